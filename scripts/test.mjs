@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// `npm test`: build, typecheck, lint, then every test tier (unit, integration,
+// e2e) with vitest. The last line is the plain summary CI reads:
+// `N passed, N failed` — gates (build, typecheck, lint) count as one test each.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+
+const gates = [
+  ['build', 'npx', ['electron-vite', 'build']],
+  ['typecheck (main, preload, tests)', 'npx', ['tsc', '-p', 'tsconfig.node.json', '--noEmit']],
+  ['typecheck (renderer)', 'npx', ['tsc', '-p', 'tsconfig.web.json', '--noEmit']],
+  ['lint', 'npx', ['eslint', '.', '--max-warnings', '0']],
+];
+const only = process.argv.slice(2);
+
+let passed = 0;
+let failed = 0;
+const failures = [];
+if (only.length === 0) {
+  for (const [name, cmd, args] of gates) {
+    process.stdout.write(`\n== ${name}\n`);
+    const r = spawnSync(cmd, args, { stdio: 'inherit' });
+    if (r.status === 0) passed++;
+    else {
+      failed++;
+      failures.push(name);
+    }
+  }
+}
+
+const report = '.vitest-report.json';
+rmSync(report, { force: true });
+process.stdout.write('\n== tests (unit, integration, e2e)\n');
+const vitest = spawnSync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...only], {
+  stdio: 'inherit',
+});
+if (existsSync(report)) {
+  const json = JSON.parse(readFileSync(report, 'utf8'));
+  passed += json.numPassedTests ?? 0;
+  failed += (json.numFailedTests ?? 0) + (json.numRuntimeErrorTestSuites ?? 0);
+  if ((json.numFailedTestSuites ?? 0) > 0 && (json.numFailedTests ?? 0) === 0) failed += json.numFailedTestSuites;
+  if (json.numPendingTests || json.numTodoTests) process.stdout.write(`(${json.numPendingTests} skipped, ${json.numTodoTests} todo)\n`);
+} else {
+  failed++;
+  failures.push('vitest produced no report');
+}
+if (vitest.status !== 0 && failed === 0) {
+  failed++;
+  failures.push(`vitest exited ${vitest.status}`);
+}
+if (failures.length) process.stdout.write(`failed gates: ${failures.join(', ')}\n`);
+process.stdout.write(`${passed} passed, ${failed} failed\n`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,33 @@
+import { request } from 'undici';
+import { AppError } from '../core/base/index.js';
+import { findRunningConsole } from '../core/instance/index.js';
+import type { ChannelInput, ChannelOutput, InvokeChannel, InvokeResult } from '../../src-preload/contract/index.js';
+
+const TOKEN_HEADER = 'x-gpu-console-token';
+
+/** Calls a channel of the console running on `dataDir`, through its web bridge. */
+export async function callRunningConsole<C extends InvokeChannel>(
+  dataDir: string,
+  channel: C,
+  input: ChannelInput<C>,
+): Promise<ChannelOutput<C>> {
+  const ready = findRunningConsole(dataDir);
+  if (!ready) {
+    throw new AppError('CLI_NO_RUNNING_CONSOLE', `no console is running on data dir ${dataDir} (start one with: gpu-console serve)`);
+  }
+  const url = new URL(ready.ui);
+  const token = new URLSearchParams(url.hash.slice(1)).get('token');
+  if (!token) throw new AppError('INSTANCE_READY_FILE_INVALID', 'the ready file has no token in its ui URL');
+  const response = await request(`${url.origin}/api/${channel}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [TOKEN_HEADER]: token },
+    body: JSON.stringify(input),
+    headersTimeout: 10_000,
+    bodyTimeout: 30_000,
+  }).catch((err: unknown) => {
+    throw new AppError('CLI_BRIDGE_UNREACHABLE', `the console at ${url.origin} did not answer: ${(err as Error).message}`, { cause: err });
+  });
+  const body = (await response.body.json()) as InvokeResult<ChannelOutput<C>>;
+  if (!body.ok) throw new AppError(body.error.code, body.error.message, { details: body.error.details });
+  return body.data;
+}

@@ -1,0 +1,115 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { FleetSnapshot } from '../../src-preload/contract/index.js';
+import { AppError, silentLogger } from '../core/base/index.js';
+import { loadConfigFile } from '../core/config/index.js';
+import { openStore } from '../core/store/index.js';
+import { callRunningConsole } from './bridge-client.js';
+import { EXIT, type Output } from './output.js';
+
+const DB_NAME = 'gpu-console.db';
+
+function openExistingStore(dataDir: string) {
+  const file = join(dataDir, DB_NAME);
+  if (!existsSync(file)) throw new AppError('CLI_NO_DATABASE', `no database at ${file} (has a console run with --data-dir ${dataDir}?)`);
+  return openStore({ file, logger: silentLogger });
+}
+
+export function auditVerify(dataDir: string, output: Output): number {
+  const store = openExistingStore(dataDir);
+  try {
+    const result = store.audit.verify();
+    if (output.json) output.out(JSON.stringify(result));
+    else if (result.ok) {
+      output.out(
+        result.head
+          ? `audit chain OK: ${result.count} events, head #${result.head.seq} ${result.head.hash}`
+          : 'audit chain OK: no events yet',
+      );
+    } else {
+      output.out(
+        `audit chain BROKEN at event #${result.brokenAt} (${result.reason}); ${result.count} events checked; ` +
+          `last good: ${result.lastGood ? `#${result.lastGood.seq} ${result.lastGood.hash}` : 'none'}`,
+      );
+    }
+    return result.ok ? EXIT.OK : EXIT.FAILED;
+  } finally {
+    store.close();
+  }
+}
+
+export function auditList(dataDir: string, limit: number, output: Output): number {
+  const store = openExistingStore(dataDir);
+  try {
+    const events = store.audit.list({ limit });
+    if (output.json) output.out(JSON.stringify({ events }));
+    else {
+      for (const e of events) {
+        output.out(`#${e.seq}  ${new Date(e.ts).toISOString()}  ${e.type.padEnd(24)} ${e.actor}${e.target ? `  → ${e.target}` : ''}`);
+      }
+      if (events.length === 0) output.out('no audit events');
+    }
+    return EXIT.OK;
+  } finally {
+    store.close();
+  }
+}
+
+export async function configCheck(file: string, output: Output): Promise<number> {
+  try {
+    const config = await loadConfigFile(resolve(file), { home: homedir() });
+    const services = config.hosts.reduce((n, h) => n + h.services.length, 0);
+    if (output.json) output.out(JSON.stringify({ ok: true, file: resolve(file), hosts: config.hosts.length, services }));
+    else output.out(`${file}: OK (${config.hosts.length} hosts, ${services} services)`);
+    return EXIT.OK;
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    if (output.json) output.out(JSON.stringify({ ok: false, error: err.toJSON() }));
+    else {
+      output.out(`${err.message}`);
+      const issues = (err.details.issues as { path: string; line?: number; column?: number; message: string }[] | undefined) ?? [];
+      for (const issue of issues.slice(1)) output.out(`  also line ${issue.line ?? '?'}: ${issue.path}: ${issue.message}`);
+    }
+    return EXIT.FAILED;
+  }
+}
+
+function fmt(value: number | null, digits = 0, unit = ''): string {
+  return value === null ? '—' : `${value.toFixed(digits)}${unit}`;
+}
+
+export function renderSnapshot(snapshot: FleetSnapshot): string[] {
+  const lines: string[] = [];
+  for (const host of snapshot.hosts) {
+    lines.push(`${host.label}  ${host.state}${host.lastError ? `  (${host.lastError.code}: ${host.lastError.message})` : ''}  ${host.address}`);
+    for (const gpu of host.gpus) {
+      lines.push(
+        `  gpu${gpu.index} ${gpu.name}  vram ${fmt(gpu.memoryUsedMiB)}/${fmt(gpu.memoryTotalMiB)} MiB  util ${fmt(gpu.utilizationPct, 0, '%')}  ` +
+          `${fmt(gpu.powerW, 0, ' W')}  ${fmt(gpu.temperatureC, 0, '°C')}`,
+      );
+    }
+    for (const s of host.services) {
+      lines.push(
+        `  ${s.id} ${s.model}  ${s.sleep}  tunnel ${s.tunnel.state}${s.tunnel.localUrl ? ` ${s.tunnel.localUrl}` : ''}  ` +
+          `running ${fmt(s.requestsRunning)} waiting ${fmt(s.requestsWaiting)}  kv ${fmt(s.kvCachePct, 1, '%')}  ` +
+          `gen ${fmt(s.generationTokensPerS, 1, ' tok/s')}${s.stale ? `  STALE (${s.staleReason ?? 'unknown'})` : ''}`,
+      );
+    }
+  }
+  return lines;
+}
+
+export async function status(dataDir: string, output: Output): Promise<number> {
+  const snapshot = await callRunningConsole(dataDir, 'fleet.snapshot', {});
+  if (output.json) output.out(JSON.stringify(snapshot));
+  else for (const line of renderSnapshot(snapshot)) output.out(line);
+  return EXIT.OK;
+}
+
+export async function hostsConnect(dataDir: string, label: string, connect: boolean, output: Output): Promise<number> {
+  const result = await callRunningConsole(dataDir, connect ? 'hosts.connect' : 'hosts.disconnect', { label });
+  if (output.json) output.out(JSON.stringify(result));
+  else output.out(`${result.label}: ${result.state}`);
+  return EXIT.OK;
+}

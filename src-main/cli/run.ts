@@ -1,0 +1,148 @@
+import { parseArgs } from 'node:util';
+import { isAppError } from '../core/base/index.js';
+import { auditList, auditVerify, configCheck, hostsConnect, status } from './commands.js';
+import { parsePort, parsePositiveInt, resolveDataDir } from './options.js';
+import { EXIT, UsageError, createOutput, type Output } from './output.js';
+import { serve } from './serve.js';
+import { VERSION } from './version.js';
+
+export const HELP = `gpu-console ${VERSION} — the on-call console for self-hosted LLM inference
+
+Usage: gpu-console <command> [options]
+
+Commands:
+  serve                 Run the console headless and serve its UI on 127.0.0.1.
+      --demo              run the built-in demo fleet (also the default when no config file exists)
+      --config FILE       config file (default: <data dir>/config.yaml)
+      --ui-port N         UI port on 127.0.0.1 (default 0 = any free port)
+      --proxy-port N      port for the local OpenAI-compatible proxy (reserved; the proxy is not in this version)
+      --ready-file FILE   also write {"ui","proxy","pid"} to FILE once ready
+      --log-level LEVEL   debug | info | warn | error (default warn)
+    Prints one line: GPU Console ready ui=<url with token>
+
+  status                Show hosts, GPUs and model services of the running console.
+  hosts connect LABEL   Ask the running console to connect a host.
+  hosts disconnect LABEL
+                        Ask the running console to disconnect a host.
+  audit verify          Check the audit log's hash chain; prints the head, or the first broken
+                        event and exits 1.
+  audit list [--limit N]
+                        Print the newest audit events (default 20).
+  config check FILE     Validate a config file; errors name the line and field.
+  help                  Show this text.     version   Print the version.
+
+Options every command takes:
+  --data-dir DIR        data folder (default: $GPU_CONSOLE_DATA_DIR, else the platform's user-data folder)
+  --json                machine-readable output
+
+Commands that act on a running console (status, hosts) find it through <data dir>/ready.json.
+Exit codes: 0 success, 1 the check or action failed, 2 usage error.`;
+
+const COMMON = {
+  'data-dir': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+function parse<T extends Record<string, { type: 'string' | 'boolean'; short?: string; default?: string | boolean }>>(args: string[], extra: T) {
+  try {
+    return parseArgs({ args, options: { ...COMMON, ...extra }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+  }
+}
+
+export async function runCli(argv: string[], outputOverride?: Output): Promise<number> {
+  const [command, ...rest] = argv;
+  const wantsJson = argv.includes('--json');
+  const output = outputOverride ?? createOutput(wantsJson);
+  try {
+    switch (command) {
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        output.out(HELP);
+        return EXIT.OK;
+      case 'version':
+      case '--version':
+        output.out(output.json ? JSON.stringify({ version: VERSION }) : VERSION);
+        return EXIT.OK;
+      case 'serve': {
+        const { values, positionals } = parse(rest, {
+          demo: { type: 'boolean', default: false },
+          config: { type: 'string' },
+          'ui-port': { type: 'string' },
+          'proxy-port': { type: 'string' },
+          'ready-file': { type: 'string' },
+          'log-level': { type: 'string' },
+        });
+        if (values.help) return help(output);
+        if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(' ')}"`);
+        const logLevel = values['log-level'] ?? 'warn';
+        if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new UsageError(`--log-level must be debug, info, warn or error`);
+        return await serve(
+          {
+            demo: values.demo ?? false,
+            configFile: values.config ?? null,
+            dataDir: resolveDataDir(values['data-dir']),
+            uiPort: parsePort('--ui-port', values['ui-port']) ?? 0,
+            proxyPort: parsePort('--proxy-port', values['proxy-port']),
+            readyFile: values['ready-file'] ?? null,
+            logLevel: logLevel as 'debug' | 'info' | 'warn' | 'error',
+          },
+          output,
+        );
+      }
+      case 'status': {
+        const { values, positionals } = parse(rest, {});
+        if (values.help) return help(output);
+        if (positionals.length > 0) throw new UsageError('status takes no arguments');
+        return await status(resolveDataDir(values['data-dir']), output);
+      }
+      case 'hosts': {
+        const { values, positionals } = parse(rest, {});
+        if (values.help) return help(output);
+        const [verb, label] = positionals;
+        if ((verb !== 'connect' && verb !== 'disconnect') || !label || positionals.length !== 2) {
+          throw new UsageError('usage: gpu-console hosts connect|disconnect LABEL');
+        }
+        return await hostsConnect(resolveDataDir(values['data-dir']), label, verb === 'connect', output);
+      }
+      case 'audit': {
+        const { values, positionals } = parse(rest, { limit: { type: 'string' } });
+        if (values.help) return help(output);
+        const dataDir = resolveDataDir(values['data-dir']);
+        if (positionals[0] === 'verify' && positionals.length === 1) return auditVerify(dataDir, output);
+        if (positionals[0] === 'list' && positionals.length === 1) {
+          return auditList(dataDir, parsePositiveInt('--limit', values.limit, 1000) ?? 20, output);
+        }
+        throw new UsageError('usage: gpu-console audit verify | audit list [--limit N]');
+      }
+      case 'config': {
+        const { values, positionals } = parse(rest, {});
+        if (values.help) return help(output);
+        if (positionals[0] === 'check' && positionals.length === 2) return await configCheck(positionals[1]!, output);
+        throw new UsageError('usage: gpu-console config check FILE');
+      }
+      default:
+        throw new UsageError(`unknown command "${command}" (see gpu-console --help)`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      output.err(`gpu-console: ${err.message}`);
+      return EXIT.USAGE;
+    }
+    if (isAppError(err)) {
+      if (output.json) output.out(JSON.stringify({ ok: false, error: err.toJSON() }));
+      output.err(`gpu-console: ${err.code}: ${err.message}`);
+      return EXIT.FAILED;
+    }
+    throw err;
+  }
+}
+
+function help(output: Output): number {
+  output.out(HELP);
+  return EXIT.OK;
+}

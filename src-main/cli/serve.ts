@@ -1,0 +1,100 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createApi } from '../core/api.js';
+import { startApp } from '../core/app.js';
+import { AppError, createLogger, type LogLevel } from '../core/base/index.js';
+import { findRunningConsole, readyFilePath, removeReadyFile, writeReadyFile, type ReadyInfo } from '../core/instance/index.js';
+import { startWebBridge } from '../web/index.js';
+import { EXIT, type Output } from './output.js';
+import { VERSION } from './version.js';
+
+export interface ServeOptions {
+  demo: boolean;
+  configFile: string | null;
+  dataDir: string;
+  uiPort: number;
+  proxyPort: number | undefined;
+  readyFile: string | null;
+  logLevel: LogLevel;
+}
+
+/** The built renderer: beside the built CLI (out/main → out/renderer), or from the repo when run from source. */
+export function findRendererDir(): string {
+  const fromEnv = process.env.GPU_CONSOLE_RENDERER_DIR;
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [fromEnv, resolve(here, '../renderer'), resolve(here, '../../out/renderer')].filter(
+    (c): c is string => typeof c === 'string',
+  );
+  for (const dir of candidates) if (existsSync(join(dir, 'index.html'))) return dir;
+  throw new AppError('CLI_RENDERER_NOT_BUILT', 'the UI is not built: run `npm run build` first');
+}
+
+export async function serve(options: ServeOptions, output: Output): Promise<number> {
+  const logger = createLogger({ level: options.logLevel, scope: 'gpu-console' });
+  const running = findRunningConsole(options.dataDir);
+  if (running) {
+    output.err(`gpu-console: another console (pid ${running.pid}) already uses data dir ${options.dataDir}; its UI: ${running.ui.split('#')[0]}`);
+    return EXIT.FAILED;
+  }
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const rendererDir = findRendererDir();
+
+  const app = await startApp({
+    mode: 'web',
+    version: VERSION,
+    dataDir: options.dataDir,
+    configFile: options.configFile,
+    demo: options.demo,
+    logger,
+  });
+  const api = createApi(app, logger.child('api'));
+  let bridge;
+  try {
+    bridge = await startWebBridge({ api, rendererDir, port: options.uiPort, logger: logger.child('web') });
+  } catch (err) {
+    await api.dispose();
+    await app.dispose();
+    throw new AppError('CLI_UI_PORT_UNAVAILABLE', `cannot listen on 127.0.0.1:${options.uiPort}: ${(err as Error).message}`, { cause: err });
+  }
+
+  const info: ReadyInfo = { ui: bridge.url, proxy: null, pid: process.pid };
+  const dataDirReady = readyFilePath(options.dataDir);
+  writeReadyFile(dataDirReady, info);
+  if (options.readyFile) writeReadyFile(resolve(options.readyFile), info);
+  if (output.json) output.out(JSON.stringify({ event: 'ready', ...info, demo: app.demo !== null }));
+  else output.out(`GPU Console ready ui=${info.ui}${info.proxy ? ` proxy=${info.proxy}` : ''}`);
+
+  return await new Promise<number>((resolveExit) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) {
+        output.err(`gpu-console: ${signal} again, exiting now`);
+        process.exit(EXIT.FAILED);
+      }
+      stopping = true;
+      logger.info('shutting down', { signal });
+      const done = async () => {
+        await bridge.close();
+        await api.dispose();
+        await app.dispose();
+        removeReadyFile(dataDirReady, process.pid);
+        if (options.readyFile) removeReadyFile(resolve(options.readyFile), process.pid);
+      };
+      const deadline = setTimeout(() => {
+        output.err('gpu-console: shutdown took longer than 10 s, exiting');
+        process.exit(EXIT.FAILED);
+      }, 10_000);
+      deadline.unref();
+      done().then(
+        () => resolveExit(EXIT.OK),
+        (err: unknown) => {
+          output.err(`gpu-console: error during shutdown: ${(err as Error).message}`);
+          resolveExit(EXIT.FAILED);
+        },
+      );
+    };
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+  });
+}

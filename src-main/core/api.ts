@@ -1,0 +1,141 @@
+// Implements every contract channel on top of the services. Input is parsed
+// with the channel's strict schema, output checked against its schema, and
+// the answer is always a value ({ok:true,data} | {ok:false,error}) — never a
+// throw across a bridge.
+import { randomUUID } from 'node:crypto';
+import {
+  BridgeErrorCode,
+  invokeChannels,
+  eventChannels,
+  isInvokeChannel,
+  parseStrict,
+  type ChannelOutput,
+  type ChannelParsedInput,
+  type ContractError,
+  type EventChannel,
+  type EventPayload,
+  type InvokeChannel,
+  type InvokeResult,
+} from '../../src-preload/contract/index.js';
+import { AppError, Emitter, toAppError, type Disposable, type Logger } from './base/index.js';
+import type { App } from './app.js';
+
+export interface CallContext {
+  requestId: string;
+  /** Which transport the call came through; used in audit rows and logs. */
+  caller: 'ipc' | 'web' | 'cli' | 'test';
+  signal?: AbortSignal;
+}
+
+type Handler<C extends InvokeChannel> = (
+  input: ChannelParsedInput<C>,
+  ctx: CallContext,
+) => Promise<ChannelOutput<C>> | ChannelOutput<C>;
+type Handlers = { [C in InvokeChannel]: Handler<C> };
+
+export interface ApiEvent<E extends EventChannel = EventChannel> {
+  channel: E;
+  payload: EventPayload<E>;
+}
+
+export interface Api extends Disposable {
+  invoke(channel: string, input: unknown, ctx?: Partial<CallContext>): Promise<InvokeResult<unknown>>;
+  onEvent(listener: (event: ApiEvent) => void): Disposable;
+}
+
+export function contractError(err: unknown): ContractError {
+  const e = toAppError(err);
+  return { code: e.code, message: e.message, retryable: e.retryable, details: e.details };
+}
+
+function makeHandlers(app: App): Handlers {
+  return {
+    'app.info': () => app.info(),
+    'fleet.snapshot': () => app.fleet.snapshot(),
+    'hosts.connect': async ({ label }, ctx) => {
+      const state = await app.connectHost(label, ctx.caller);
+      return { label, state };
+    },
+    'hosts.disconnect': async ({ label }, ctx) => {
+      const state = await app.disconnectHost(label, ctx.caller);
+      return { label, state };
+    },
+    'config.reload': async () => {
+      const error = await app.reloadConfig();
+      return { ok: error === null, error: error ? contractError(error) : null };
+    },
+    'audit.list': ({ limit, beforeSeq }) => ({
+      events: app.store.audit.list({ limit, beforeSeq }).map((e) => ({
+        seq: e.seq,
+        ts: e.ts,
+        type: e.type,
+        actor: e.actor,
+        target: e.target,
+        payload: e.payload,
+        prevHash: e.prevHash,
+        hash: e.hash,
+      })),
+    }),
+    'audit.verify': () => app.store.audit.verify(),
+  };
+}
+
+export function createApi(app: App, logger: Logger): Api {
+  const handlers = makeHandlers(app);
+  const events = new Emitter<ApiEvent>();
+  const subscriptions: Disposable[] = [
+    app.onEvent((event) => {
+      // Events are checked against their schema before leaving the core, so a
+      // bug shows up here and not as a confusing UI state.
+      const schema = eventChannels[event.channel];
+      const parsed = parseStrict(schema, event.payload);
+      if (!parsed.ok) {
+        logger.error('dropping event that fails its schema', { channel: event.channel, problem: parsed.message });
+        return;
+      }
+      events.fire({ channel: event.channel, payload: parsed.data } as ApiEvent);
+    }),
+  ];
+
+  async function invoke(channel: string, input: unknown, partial: Partial<CallContext> = {}): Promise<InvokeResult<unknown>> {
+    const ctx: CallContext = { requestId: partial.requestId ?? randomUUID(), caller: partial.caller ?? 'test', signal: partial.signal };
+    if (!isInvokeChannel(channel)) {
+      return { ok: false, error: contractError(new AppError(BridgeErrorCode.UNKNOWN_CHANNEL, `unknown channel "${channel}"`)) };
+    }
+    const spec = invokeChannels[channel];
+    const parsedInput = parseStrict(spec.input, input ?? {});
+    if (!parsedInput.ok) {
+      return {
+        ok: false,
+        error: contractError(
+          new AppError(BridgeErrorCode.INVALID_INPUT, `invalid input for ${channel}: ${parsedInput.message}`, {
+            details: { channel, issues: parsedInput.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) },
+          }),
+        ),
+      };
+    }
+    try {
+      const handler = handlers[channel] as Handler<InvokeChannel>;
+      const output = await handler(parsedInput.data as never, ctx);
+      const checked = parseStrict(spec.output, output);
+      if (!checked.ok) {
+        logger.error('handler produced output that fails its schema', { channel, problem: checked.message });
+        return { ok: false, error: contractError(new AppError(BridgeErrorCode.INVALID_OUTPUT, `internal error in ${channel}`)) };
+      }
+      return { ok: true, data: checked.data };
+    } catch (err) {
+      const e = toAppError(err);
+      if (e.code === 'INTERNAL_ERROR' || e.code === 'INTERNAL_ASSERTION') logger.error(`${channel} failed`, { error: e.message });
+      return { ok: false, error: contractError(e) };
+    }
+  }
+
+  return {
+    invoke,
+    onEvent: (listener) => events.on(listener),
+    dispose: () => {
+      for (const s of subscriptions) void s.dispose();
+      events.dispose();
+    },
+  };
+}

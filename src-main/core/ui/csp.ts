@@ -1,0 +1,27 @@
+/**
+ * The renderer's Content-Security-Policy, sent by both hosts (the Electron
+ * app:// protocol and the web bridge) and repeated in index.html's meta tag.
+ * No inline script or style, no remote content, no framing.
+ */
+export const RENDERER_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Headers every renderer response carries, whichever host serves it. */
+export const RENDERER_SECURITY_HEADERS: Record<string, string> = {
+  'content-security-policy': RENDERER_CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'x-frame-options': 'DENY',
+};

@@ -1,0 +1,3 @@
+// The headless bridge: the same contract the Electron preload carries, over
+// HTTP + SSE on loopback, for `gpu-console serve` and the e2e tests.
+export { startWebBridge, TOKEN_HEADER, MAX_BODY_BYTES, type WebBridge, type WebBridgeOptions } from './server.js';

@@ -1,0 +1,238 @@
+// The headless bridge: serves the built renderer and the contract over HTTP on
+// 127.0.0.1 only. Calls are `POST /api/<channel>` with a JSON body; events
+// stream from `GET /api/events` as SSE. Every /api request needs the per-start
+// token in `x-gpu-console-token`; every request must carry a loopback Host
+// header naming our port (DNS-rebinding defence).
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { BridgeErrorCode, type ContractError } from '../../src-preload/contract/index.js';
+import type { Api } from '../core/api.js';
+import { AppError, type Logger } from '../core/base/index.js';
+import { RENDERER_SECURITY_HEADERS, contentTypeFor, resolveStaticPath } from '../core/ui/index.js';
+
+export const TOKEN_HEADER = 'x-gpu-console-token';
+export const MAX_BODY_BYTES = 1024 * 1024;
+const SSE_KEEPALIVE_MS = 15_000;
+
+export interface WebBridgeOptions {
+  api: Api;
+  rendererDir: string;
+  port?: number;
+  /** Fixed token for tests; by default 32 random bytes per start. */
+  token?: string;
+  logger: Logger;
+}
+
+export interface WebBridge {
+  readonly port: number;
+  readonly token: string;
+  /** The URL an operator opens: token in the fragment, so it never reaches logs or Referer headers. */
+  readonly url: string;
+  readonly origin: string;
+  close(): Promise<void>;
+}
+
+const STATUS_BY_CODE: Record<string, number> = {
+  [BridgeErrorCode.UNAUTHORIZED]: 401,
+  [BridgeErrorCode.FORBIDDEN_HOST]: 403,
+  [BridgeErrorCode.BAD_REQUEST]: 400,
+  [BridgeErrorCode.INVALID_INPUT]: 400,
+  [BridgeErrorCode.UNKNOWN_CHANNEL]: 404,
+  [BridgeErrorCode.INVALID_OUTPUT]: 500,
+  [BridgeErrorCode.INTERNAL]: 500,
+  INTERNAL_ASSERTION: 500,
+};
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+  const error: ContractError = { code, message, retryable: false, details: {} };
+  sendJson(res, status, { ok: false, error });
+}
+
+function tokensEqual(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (declared > MAX_BODY_BYTES) throw new AppError('BRIDGE_BODY_TOO_LARGE', `body over ${MAX_BODY_BYTES} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new AppError('BRIDGE_BODY_TOO_LARGE', `body over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export async function startWebBridge(options: WebBridgeOptions): Promise<WebBridge> {
+  const { api, logger } = options;
+  const token = options.token ?? randomBytes(32).toString('hex');
+  const sockets = new Set<Socket>();
+  const sseClients = new Set<ServerResponse>();
+  let port = 0;
+
+  const allowedHost = (host: string | undefined): boolean =>
+    host === `127.0.0.1:${port}` || host === `localhost:${port}` || host === `[::1]:${port}`;
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      logger.error('web bridge request failed', { error: err instanceof Error ? err.message : String(err) });
+      if (!res.headersSent) sendError(res, 500, BridgeErrorCode.INTERNAL, 'internal error');
+      else res.destroy();
+    });
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 60_000;
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!allowedHost(req.headers.host)) {
+      sendError(res, 403, BridgeErrorCode.FORBIDDEN_HOST, 'forbidden Host header');
+      return;
+    }
+    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
+      await handleApi(req, res, url);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      sendError(res, 405, BridgeErrorCode.BAD_REQUEST, 'method not allowed');
+      return;
+    }
+    await serveStatic(req, res, url);
+  }
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const given = req.headers[TOKEN_HEADER];
+    if (typeof given !== 'string' || !tokensEqual(given, token)) {
+      sendError(res, 401, BridgeErrorCode.UNAUTHORIZED, `missing or wrong ${TOKEN_HEADER} header`);
+      return;
+    }
+    if (url.pathname === '/api/events') {
+      if (req.method !== 'GET') return sendError(res, 405, BridgeErrorCode.BAD_REQUEST, 'use GET for /api/events');
+      openEventStream(req, res);
+      return;
+    }
+    const channel = decodeURIComponent(url.pathname.slice('/api/'.length));
+    if (req.method !== 'POST') return sendError(res, 405, BridgeErrorCode.BAD_REQUEST, `use POST for /api/${channel}`);
+    const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+    if (type !== 'application/json') {
+      sendError(res, 415, BridgeErrorCode.BAD_REQUEST, 'content-type must be application/json');
+      return;
+    }
+    let body: Buffer;
+    try {
+      body = await readBody(req);
+    } catch (err) {
+      sendError(res, 413, 'BRIDGE_BODY_TOO_LARGE', err instanceof Error ? err.message : 'body too large');
+      return;
+    }
+    let input: unknown = {};
+    if (body.length > 0) {
+      try {
+        input = JSON.parse(body.toString('utf8'));
+      } catch {
+        sendError(res, 400, BridgeErrorCode.BAD_REQUEST, 'body is not valid JSON');
+        return;
+      }
+    }
+    const result = await api.invoke(channel, input, { caller: 'web' });
+    const status = result.ok ? 200 : (STATUS_BY_CODE[result.error.code] ?? 422);
+    sendJson(res, status, result);
+  }
+
+  function openEventStream(req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    res.write(': connected\n\n');
+    sseClients.add(res);
+    const keepalive = setInterval(() => res.write(': keep-alive\n\n'), SSE_KEEPALIVE_MS);
+    const subscription = api.onEvent((event) => {
+      // A slow browser must not make the core buffer without bound: skip
+      // events while this client's socket is backed up (ticks are snapshots,
+      // the next one supersedes a skipped one).
+      if (res.writableNeedDrain) return;
+      res.write(`event: ${event.channel}\ndata: ${JSON.stringify(event.payload)}\n\n`);
+    });
+    const close = () => {
+      clearInterval(keepalive);
+      void subscription.dispose();
+      sseClients.delete(res);
+    };
+    req.on('close', close);
+    res.on('close', close);
+  }
+
+  async function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const file = resolveStaticPath(options.rendererDir, url.pathname);
+    if (!file) return sendError(res, 404, 'BRIDGE_NOT_FOUND', 'not found');
+    let size: number;
+    try {
+      const info = await stat(file);
+      if (!info.isFile()) return sendError(res, 404, 'BRIDGE_NOT_FOUND', 'not found');
+      size = info.size;
+    } catch {
+      return sendError(res, 404, 'BRIDGE_NOT_FOUND', 'not found');
+    }
+    res.writeHead(200, {
+      ...RENDERER_SECURITY_HEADERS,
+      'content-type': contentTypeFor(file),
+      'content-length': size,
+      'cache-control': file.endsWith('.html') ? 'no-store' : 'max-age=300',
+    });
+    if (req.method === 'HEAD') return void res.end();
+    createReadStream(file).pipe(res);
+  }
+
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolvePromise();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  logger.info('web bridge listening', { origin });
+
+  let closing: Promise<void> | null = null;
+  return {
+    port,
+    token,
+    origin,
+    url: `${origin}/#token=${token}`,
+    close: () => {
+      closing ??= new Promise<void>((resolveClose) => {
+        for (const client of sseClients) client.end();
+        server.close(() => resolveClose());
+        // Idle keep-alive sockets would hold close() open; end them.
+        for (const socket of sockets) socket.destroy();
+      });
+      return closing;
+    },
+  };
+}

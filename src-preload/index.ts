@@ -1,0 +1,32 @@
+// The sandboxed preload: exposes window.gpuConsole = { invoke, on } for the
+// contract's channels only. The raw IPC event never reaches the page, and
+// unknown channels are refused here before they reach the main process.
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import { BridgeErrorCode, IPC_EVENT, IPC_INVOKE, isEventChannel, isInvokeChannel } from './contract/channels-names.js';
+
+type Listener = (payload: unknown) => void;
+
+const api = {
+  invoke(channel: string, input: unknown): Promise<unknown> {
+    if (typeof channel !== 'string' || !isInvokeChannel(channel)) {
+      return Promise.resolve({
+        ok: false,
+        error: { code: BridgeErrorCode.UNKNOWN_CHANNEL, message: `unknown channel "${String(channel)}"`, retryable: false, details: {} },
+      });
+    }
+    return ipcRenderer.invoke(IPC_INVOKE, channel, input);
+  },
+  on(event: string, listener: Listener): () => void {
+    if (typeof event !== 'string' || !isEventChannel(event)) throw new Error(`unknown event "${String(event)}"`);
+    if (typeof listener !== 'function') throw new Error('listener must be a function');
+    const handler = (_e: IpcRendererEvent, channel: unknown, payload: unknown) => {
+      if (channel === event) listener(payload);
+    };
+    ipcRenderer.on(IPC_EVENT, handler);
+    return () => {
+      ipcRenderer.removeListener(IPC_EVENT, handler);
+    };
+  },
+};
+
+contextBridge.exposeInMainWorld('gpuConsole', api);

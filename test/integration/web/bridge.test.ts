@@ -1,0 +1,182 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Api, ApiEvent } from '../../../src-main/core/api.js';
+import { Emitter, silentLogger } from '../../../src-main/core/base/index.js';
+import { startWebBridge, type WebBridge } from '../../../src-main/web/index.js';
+
+// The bridge over real loopback sockets, with a recording Api behind it, so
+// the assertions are about the bridge's own rules: token, Host header, body.
+
+interface Recorded {
+  channel: string;
+  input: unknown;
+}
+
+function recordingApi() {
+  const calls: Recorded[] = [];
+  const events = new Emitter<ApiEvent>();
+  const api: Api = {
+    invoke: async (channel, input) => {
+      calls.push({ channel, input });
+      if (channel === 'hosts.connect') return { ok: false, error: { code: 'FLEET_UNKNOWN_HOST', message: 'no such host', retryable: false, details: {} } };
+      return { ok: true, data: { echoed: input } };
+    },
+    onEvent: (l) => events.on(l),
+    dispose: () => events.dispose(),
+  };
+  return { api, calls, events };
+}
+
+function raw(
+  port: number,
+  opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer },
+): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+    });
+    req.on('error', reject);
+    if (opts.body !== undefined) req.write(opts.body);
+    req.end();
+  });
+}
+
+describe('web bridge', () => {
+  let bridge: WebBridge;
+  let rec: ReturnType<typeof recordingApi>;
+  let host: string;
+  const token = 'a'.repeat(64);
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-bridge-'));
+    mkdirSync(join(dir, 'assets'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>GPU Console</title>');
+    writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1)');
+    writeFileSync(join(tmpdir(), 'gc-bridge-secret.txt'), 'secret');
+    rec = recordingApi();
+    bridge = await startWebBridge({ api: rec.api, rendererDir: dir, port: 0, token, logger: silentLogger });
+    host = `127.0.0.1:${bridge.port}`;
+  });
+  afterAll(async () => {
+    await bridge.close();
+  });
+
+  const call = (channel: string, body: unknown, extra: Record<string, string> = {}) =>
+    raw(bridge.port, {
+      method: 'POST',
+      path: `/api/${channel}`,
+      headers: { host, 'content-type': 'application/json', 'x-gpu-console-token': token, ...extra },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  it('binds 127.0.0.1 and puts the token in the URL fragment only', () => {
+    expect(bridge.url).toBe(`http://127.0.0.1:${bridge.port}/#token=${token}`);
+  });
+
+  it('generates a fresh 256-bit token per start when none is given', async () => {
+    const a = await startWebBridge({ api: rec.api, rendererDir: '/nonexistent', port: 0, logger: silentLogger });
+    const b = await startWebBridge({ api: rec.api, rendererDir: '/nonexistent', port: 0, logger: silentLogger });
+    expect(a.token).toMatch(/^[0-9a-f]{64}$/);
+    expect(a.token).not.toBe(b.token);
+    await a.close();
+    await b.close();
+  });
+
+  it('passes a valid call through and answers {ok:true,data}', async () => {
+    const r = await call('fleet.snapshot', { x: 1 });
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body)).toEqual({ ok: true, data: { echoed: { x: 1 } } });
+    expect(rec.calls.at(-1)).toEqual({ channel: 'fleet.snapshot', input: { x: 1 } });
+  });
+
+  it('maps an application error to a non-2xx status with the coded body', async () => {
+    const r = await call('hosts.connect', { label: 'nope' });
+    expect(r.status).toBe(422);
+    expect(JSON.parse(r.body).error.code).toBe('FLEET_UNKNOWN_HOST');
+  });
+
+  it('401 without the token or with a wrong one, and the call never reaches the api', async () => {
+    const before = rec.calls.length;
+    const missing = await raw(bridge.port, { method: 'POST', path: '/api/app.info', headers: { host, 'content-type': 'application/json' }, body: '{}' });
+    const wrong = await call('app.info', {}, { 'x-gpu-console-token': 'b'.repeat(64) });
+    const short = await call('app.info', {}, { 'x-gpu-console-token': 'a' });
+    for (const r of [missing, wrong, short]) {
+      expect(r.status).toBe(401);
+      expect(JSON.parse(r.body).error.code).toBe('BRIDGE_UNAUTHORIZED');
+    }
+    expect(rec.calls.length).toBe(before);
+  });
+
+  it('403 for a foreign Host header, even with the right token (DNS rebinding)', async () => {
+    const before = rec.calls.length;
+    for (const h of ['evil.example:80', `attacker.test:${bridge.port}`, '127.0.0.1:1']) {
+      const r = await call('app.info', {}, { host: h });
+      expect(r.status).toBe(403);
+      expect(JSON.parse(r.body).error.code).toBe('BRIDGE_FORBIDDEN_HOST');
+    }
+    const page = await raw(bridge.port, { path: '/', headers: { host: 'evil.example' } });
+    expect(page.status).toBe(403);
+    expect(rec.calls.length).toBe(before);
+  });
+
+  it('400 for a malformed body, 415 for a wrong content type, 413 for an oversized body, 405 for GET', async () => {
+    const before = rec.calls.length;
+    const bad = await call('app.info', '{"unterminated');
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body).error.code).toBe('BRIDGE_BAD_REQUEST');
+    const type = await call('app.info', '{}', { 'content-type': 'text/plain' });
+    expect(type.status).toBe(415);
+    const big = await call('app.info', JSON.stringify({ pad: 'x'.repeat(1024 * 1024 + 10) }));
+    expect(big.status).toBe(413);
+    const get = await raw(bridge.port, { path: '/api/app.info', headers: { host, 'x-gpu-console-token': token } });
+    expect(get.status).toBe(405);
+    expect(rec.calls.length).toBe(before);
+  });
+
+  it('serves the renderer with the CSP and refuses traversal', async () => {
+    const page = await raw(bridge.port, { path: '/', headers: { host } });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('GPU Console');
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    const js = await raw(bridge.port, { path: '/assets/app.js', headers: { host } });
+    expect(js.headers['content-type']).toContain('javascript');
+    for (const path of ['/../gc-bridge-secret.txt', '/%2e%2e/gc-bridge-secret.txt', '/assets/..%2f..%2fgc-bridge-secret.txt']) {
+      const r = await raw(bridge.port, { path, headers: { host } });
+      expect(r.status).toBe(404);
+      expect(r.body).not.toContain('secret"');
+    }
+  });
+
+  it('streams events as SSE to a client with the token, and refuses one without', async () => {
+    const refused = await raw(bridge.port, { path: '/api/events', headers: { host } });
+    expect(refused.status).toBe(401);
+
+    const received = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port: bridge.port, path: '/api/events', headers: { host, 'x-gpu-console-token': token } },
+        (res) => {
+          expect(res.headers['content-type']).toContain('text/event-stream');
+          let text = '';
+          res.on('data', (c: Buffer) => {
+            text += c.toString('utf8');
+            if (text.includes(': connected') && !text.includes('event:')) {
+              rec.events.fire({ channel: 'host.status', payload: { label: 'l20-poc', state: 'connected', message: null } });
+            }
+            if (text.includes('\n\nevent:') || text.match(/event: host\.status\ndata: .*\n\n/)) {
+              req.destroy();
+              resolve(text);
+            }
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(received).toMatch(/event: host\.status\ndata: \{"label":"l20-poc","state":"connected","message":null\}\n\n/);
+  });
+});
