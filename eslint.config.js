@@ -2,6 +2,7 @@
 // that no promise floats in the main process.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'net', 'http', 'https', 'child_process', 'crypto', 'stream', 'url', 'util', 'events'];
 
@@ -9,6 +10,7 @@ export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', '.data/**', 'test-results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  { files: ['scripts/**', 'bin/**', '*.config.{js,ts}'], languageOptions: { globals: globals.node } },
   {
     files: ['**/*.{ts,tsx}'],
     rules: {

@@ -1,0 +1,9 @@
+import { chromium, type Browser } from 'playwright-core';
+
+/** Debian's chromium, headless, with no background traffic to the outside. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}

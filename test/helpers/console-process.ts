@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './imports.js';
+
+export const CLI = join(ROOT, 'bin', 'gpu-console.js');
+
+/** The e2e tier runs the built console; `npm test` builds first. A missing build is a failure, not a skip. */
+export function assertBuilt(): void {
+  for (const f of ['out/main/cli.js', 'out/renderer/index.html']) {
+    if (!existsSync(join(ROOT, f))) throw new Error(`${f} is missing: run \`npm run build\` before the e2e tests`);
+  }
+}
+
+export interface RunningConsole {
+  child: ChildProcess;
+  ui: string;
+  output: () => string;
+  stop(): Promise<number | null>;
+}
+
+/** Starts `gpu-console serve …` and resolves on its ready line (an event, not a sleep). */
+export function startConsole(args: string[], timeoutMs = 30_000, env: NodeJS.ProcessEnv = {}): Promise<RunningConsole> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`console did not print its ready line within ${timeoutMs} ms; output:\n${out}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const m = out.match(/^GPU Console ready ui=(\S+)/m);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          ui: m[1]!,
+          output: () => out,
+          stop: () =>
+            new Promise((res) => {
+              if (child.exitCode !== null) return res(child.exitCode);
+              child.once('exit', (code) => res(code));
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`console exited with ${code} before it was ready; output:\n${out}`));
+    });
+  });
+}
+
+export function runCliProcess(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
