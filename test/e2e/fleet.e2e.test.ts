@@ -55,8 +55,8 @@ describe('gpu-console serve --demo, seen in a browser', () => {
 
   it('shows non-zero tokens/s and a KV-cache figure for a host while chat requests run through its tunnel', async () => {
     const service = page.getByTestId('service-l20-poc-qwen');
-    await expect.poll(async () => service.getByTestId('tunnel-url').textContent(), { timeout: 20_000 }).toMatch(/http:\/\/127\.0\.0\.1:\d+/);
-    const tunnelUrl = ((await service.getByTestId('tunnel-url').textContent()) ?? '').match(/http:\/\/127\.0\.0\.1:\d+/)![0];
+    await expect.poll(async () => service.getByTestId('tunnel-url').getAttribute('data-value'), { timeout: 20_000 }).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const tunnelUrl = (await service.getByTestId('tunnel-url').getAttribute('data-value'))!;
 
     const chats = Array.from({ length: 4 }, (_, i) =>
       request(`${tunnelUrl}/v1/chat/completions`, {

@@ -1,0 +1,39 @@
+// The shell: header, left nav, connection banner and the active view.
+import { useEffect } from 'react';
+import { ConnectionBanner } from '../components/ConnectionBanner.js';
+import { AuditView } from '../features/audit/AuditView.js';
+import { FleetView } from '../features/fleet/FleetView.js';
+import { AppHeader } from './AppHeader.js';
+import { useAppStore } from './app-context.js';
+import { ConfigErrorBanner } from './ConfigErrorBanner.js';
+import { Nav } from './Nav.js';
+import { TokenPage } from './TokenPage.js';
+
+export function App(): React.JSX.Element {
+  const view = useAppStore((s) => s.ui.view);
+  const theme = useAppStore((s) => s.ui.theme);
+  const refused = useAppStore((s) => s.app.connection.status === 'unauthorized');
+
+  useEffect(() => {
+    document.documentElement.dataset['theme'] = theme;
+    try {
+      localStorage.setItem('gpu-console.theme', theme);
+    } catch {
+      // storage unavailable: the choice lasts for this page only
+    }
+  }, [theme]);
+
+  if (refused) return <TokenPage reason="refused" />;
+
+  return (
+    <div className="app-shell">
+      <AppHeader />
+      <Nav />
+      <main className="app-main" id="main">
+        <ConnectionBanner />
+        <ConfigErrorBanner />
+        {view === 'fleet' ? <FleetView /> : <AuditView />}
+      </main>
+    </div>
+  );
+}

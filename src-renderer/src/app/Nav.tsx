@@ -1,0 +1,34 @@
+import { useAppStore } from './app-context.js';
+import type { ViewId } from '../store/ui-slice.js';
+
+const VIEWS: ReadonlyArray<{ id: ViewId; label: string; glyph: string }> = [
+  { id: 'fleet', label: 'Fleet', glyph: '▦' },
+  { id: 'audit', label: 'Audit', glyph: '☰' },
+];
+
+export function Nav(): React.JSX.Element {
+  const view = useAppStore((s) => s.ui.view);
+  const setView = useAppStore((s) => s.setView);
+  return (
+    <nav className="app-nav" aria-label="Views">
+      <ul>
+        {VIEWS.map((item) => (
+          <li key={item.id}>
+            <button
+              type="button"
+              className={`app-nav__item${view === item.id ? ' app-nav__item--active' : ''}`}
+              aria-current={view === item.id ? 'page' : undefined}
+              onClick={() => setView(item.id)}
+              data-testid={`nav-${item.id}`}
+            >
+              <span className="app-nav__glyph" aria-hidden="true">
+                {item.glyph}
+              </span>
+              {item.label}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}

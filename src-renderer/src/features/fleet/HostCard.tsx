@@ -1,0 +1,79 @@
+// One host: identity and connection state, its GPUs, its model services.
+import { memo } from 'react';
+import { useAppStore } from '../../app/app-context.js';
+import { Badge } from '../../components/Badge.js';
+import { useNow } from '../../components/use-now.js';
+import { formatAgo, formatUntil, formatUsdPerHour } from '../../format/format.js';
+import { hostByLabel } from '../../store/fleet-slice.js';
+import { GpuTable } from './GpuTable.js';
+import { HostActions } from './HostActions.js';
+import { HOST_STATE_TONE } from './host-state.js';
+import { ServiceTable } from './ServiceTable.js';
+
+export interface HostCardProps {
+  readonly label: string;
+}
+
+export const HostCard = memo(function HostCard({ label }: HostCardProps): React.JSX.Element | null {
+  const host = useAppStore((s) => hostByLabel(s, label));
+  const statusMessage = useAppStore((s) => s.fleet.statusMessages[label] ?? null);
+  const now = useNow(host?.nextRetryAt != null || host?.lastError != null);
+  if (host === undefined) return null;
+  const headingId = `host-${label}-title`;
+  return (
+    <article className={`host-card host-card--${host.state}`} data-testid={`host-card-${label}`} aria-labelledby={headingId}>
+      <header className="host-card__header">
+        <div className="host-card__identity">
+          <h2 id={headingId} className="host-card__label">
+            {host.label}
+          </h2>
+          <Badge tone={HOST_STATE_TONE[host.state]} testId="host-state" value={host.state}>
+            {host.state}
+          </Badge>
+          <code className="host-card__address">{host.address}</code>
+        </div>
+        <dl className="host-card__facts">
+          <div>
+            <dt>GPUs</dt>
+            <dd className="num">{host.gpus.length > 0 ? `${host.gpus.length}× ${host.gpuModel ?? host.gpus[0]?.name ?? ''}` : (host.gpuModel ?? '—')}</dd>
+          </div>
+          <div>
+            <dt>Price</dt>
+            <dd className="num" data-testid="price" data-value={host.pricePerHourUsd ?? ''}>
+              {formatUsdPerHour(host.pricePerHourUsd)}
+            </dd>
+          </div>
+        </dl>
+        <HostActions label={host.label} state={host.state} />
+      </header>
+      {host.lastError || statusMessage || host.nextRetryAt !== null ? (
+        <p className={`host-card__status${host.state === 'failed' ? ' host-card__status--error' : ''}`} data-testid="host-error">
+          {host.lastError ? (
+            <>
+              <span className="code">{host.lastError.code}</span> {host.lastError.message}{' '}
+              <span className="muted">({formatAgo(host.lastError.at, now)})</span>
+            </>
+          ) : (
+            statusMessage
+          )}
+          {host.nextRetryAt !== null ? (
+            <span className="host-card__retry" data-testid="next-retry" data-value={host.nextRetryAt}>
+              {' '}
+              · next retry {formatUntil(host.nextRetryAt, now)}
+            </span>
+          ) : null}
+        </p>
+      ) : null}
+      {host.state === 'awaiting-trust' ? (
+        <p className="host-card__trust" data-testid="host-trust">
+          Unknown host key{host.hostKeyFingerprint ? ' ' : ''}
+          {host.hostKeyFingerprint ? <code>{host.hostKeyFingerprint}</code> : null} — compare it with the host before trusting it.
+        </p>
+      ) : null}
+      <div className="host-card__body">
+        <GpuTable label={host.label} gpus={host.gpus} stale={host.gpuStale} staleReason={host.gpuStaleReason} />
+        <ServiceTable label={host.label} services={host.services} />
+      </div>
+    </article>
+  );
+});

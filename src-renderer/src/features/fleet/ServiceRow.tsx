@@ -1,0 +1,98 @@
+import { memo } from 'react';
+import type { ServiceView } from '../../../../src-preload/contract/index.js';
+import { Badge } from '../../components/Badge.js';
+import { CopyButton } from '../../components/CopyButton.js';
+import { MeterBar } from '../../components/MeterBar.js';
+import { dataValue, displayUrl, formatCount, formatPct, formatTokPerS } from '../../format/format.js';
+import { HEALTH_TONE, sleepBadge, TUNNEL_TONE } from './service-state.js';
+import { TokSparkline } from './TokSparkline.js';
+
+export interface ServiceRowProps {
+  readonly label: string;
+  readonly service: ServiceView;
+}
+
+export const ServiceRow = memo(function ServiceRow({ label, service: s }: ServiceRowProps): React.JSX.Element {
+  const sleep = sleepBadge(s.sleep);
+  const asleep = s.sleep === 'asleep-1' || s.sleep === 'asleep-2';
+  return (
+    <tr
+      data-testid={`service-${label}-${s.id}`}
+      className={`${s.stale ? 'is-stale' : ''}${asleep ? ' is-asleep' : ''}`.trim() || undefined}
+    >
+      <td className="service-model">
+        <div className="service-model__head">
+          <span className="service-model__name" title={s.model}>
+            {s.model}
+          </span>
+          {s.stale ? (
+            <Badge tone="warn" testId="stale" title={s.staleReason ?? 'last scrape failed'}>
+              stale
+            </Badge>
+          ) : null}
+        </div>
+        <div className="service-model__meta">
+          <span className="muted">{s.id}</span>
+          <span className="kind">{s.kind}</span>
+          {s.aliases.map((alias) => (
+            <span key={alias} className="alias">
+              {alias}
+            </span>
+          ))}
+        </div>
+        {s.stale ? <div className="stale-reason" data-testid="stale-reason">{s.staleReason ?? 'last scrape failed; figures are the last good ones'}</div> : null}
+      </td>
+      <td className="col-tunnel">
+        <div className="tunnel">
+          <Badge tone={TUNNEL_TONE[s.tunnel.state]} testId="tunnel-state" value={s.tunnel.state} title={s.tunnel.lastError?.message}>
+            {s.tunnel.state}
+          </Badge>
+          {s.tunnel.localUrl ? (
+            <>
+              <code className="tunnel__url" data-testid="tunnel-url" data-value={s.tunnel.localUrl} title={s.tunnel.localUrl}>
+                {displayUrl(s.tunnel.localUrl)}
+              </code>
+              <CopyButton text={s.tunnel.localUrl} label={`Copy ${s.id} URL`} />
+            </>
+          ) : (
+            <span className="muted" data-testid="tunnel-url" data-value="">
+              —
+            </span>
+          )}
+        </div>
+        {s.tunnel.lastError ? <div className="tunnel__error">{s.tunnel.lastError.message}</div> : null}
+      </td>
+      <td className="col-state">
+        <div className="badges">
+          <Badge tone={sleep.tone} testId="sleep-state" value={s.sleep}>
+            {sleep.text}
+          </Badge>
+          <Badge tone={HEALTH_TONE[s.health]} testId="health" value={s.health}>
+            {s.health === 'ok' ? 'healthy' : s.health === 'down' ? 'down' : 'health ?'}
+          </Badge>
+        </div>
+      </td>
+      <td className="col-num num">
+        <span data-testid="running" data-value={dataValue(s.requestsRunning)}>
+          {formatCount(s.requestsRunning)}
+        </span>
+        <span className="muted"> / </span>
+        <span data-testid="waiting" data-value={dataValue(s.requestsWaiting)} className={s.requestsWaiting ? 'text-warn' : undefined}>
+          {formatCount(s.requestsWaiting)}
+        </span>
+      </td>
+      <td className="col-kv">
+        <MeterBar pct={s.kvCachePct} text={formatPct(s.kvCachePct)} label="KV cache" testId="kv-pct" />
+      </td>
+      <td className="col-num num" data-testid="tokps" data-value={dataValue(s.generationTokensPerS)}>
+        {formatTokPerS(s.generationTokensPerS)}
+      </td>
+      <td className="col-num num" data-testid="prompt-tokps" data-value={dataValue(s.promptTokensPerS)}>
+        {formatTokPerS(s.promptTokensPerS)}
+      </td>
+      <td className="col-spark">
+        <TokSparkline label={label} serviceId={s.id} />
+      </td>
+    </tr>
+  );
+});

@@ -1,0 +1,27 @@
+import type { ServiceView, SleepState, TunnelState } from '../../../../src-preload/contract/index.js';
+import type { BadgeTone } from '../../components/Badge.js';
+
+export const TUNNEL_TONE: Record<TunnelState, BadgeTone> = {
+  up: 'ok',
+  connecting: 'warn',
+  reconnecting: 'warn',
+  degraded: 'warn',
+  failed: 'error',
+  idle: 'neutral',
+  closed: 'neutral',
+};
+
+export function sleepBadge(sleep: SleepState): { tone: BadgeTone; text: string } {
+  switch (sleep) {
+    case 'awake':
+      return { tone: 'ok', text: 'awake' };
+    case 'asleep-1':
+      return { tone: 'info', text: 'asleep · L1' };
+    case 'asleep-2':
+      return { tone: 'info', text: 'asleep · L2' };
+    default:
+      return { tone: 'neutral', text: 'sleep ?' };
+  }
+}
+
+export const HEALTH_TONE: Record<ServiceView['health'], BadgeTone> = { ok: 'ok', down: 'error', unknown: 'neutral' };

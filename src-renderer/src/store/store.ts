@@ -1,0 +1,24 @@
+// One store from three slices. Vanilla (no React) so it is testable in Node and
+// so charts can `subscribe` to ticks without a React render per sample.
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import { OPEN_CONNECTION, type ConnectionState, type TransportKind } from '../transport/transport.js';
+import { createAppSlice } from './app-slice.js';
+import { createFleetSlice } from './fleet-slice.js';
+import type { RootState } from './types.js';
+import { createUiSlice, type Theme } from './ui-slice.js';
+
+export type AppStore = StoreApi<RootState>;
+
+export interface StoreOptions {
+  transportKind: TransportKind;
+  connection?: ConnectionState;
+  theme?: Theme;
+}
+
+export function createAppStore(options: StoreOptions): AppStore {
+  return createStore<RootState>()((...a) => ({
+    ...createAppSlice(options.transportKind, options.connection ?? OPEN_CONNECTION)(...a),
+    ...createFleetSlice(...a),
+    ...createUiSlice(options.theme ?? 'dark')(...a),
+  }));
+}

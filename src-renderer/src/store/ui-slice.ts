@@ -1,0 +1,24 @@
+// Which view and host the operator looks at, and the colour theme.
+import type { StateCreator } from 'zustand/vanilla';
+import type { RootState } from './types.js';
+
+export type ViewId = 'fleet' | 'audit';
+export type Theme = 'dark' | 'light';
+
+export interface UiSlice {
+  ui: { view: ViewId; selectedHost: string | null; theme: Theme };
+  setView(view: ViewId): void;
+  selectHost(label: string | null): void;
+  setTheme(theme: Theme): void;
+  toggleTheme(): void;
+}
+
+export function createUiSlice(initialTheme: Theme): StateCreator<RootState, [], [], UiSlice> {
+  return (set) => ({
+    ui: { view: 'fleet', selectedHost: null, theme: initialTheme },
+    setView: (view) => set((state) => (state.ui.view === view ? state : { ui: { ...state.ui, view } })),
+    selectHost: (label) => set((state) => ({ ui: { ...state.ui, selectedHost: label } })),
+    setTheme: (theme) => set((state) => ({ ui: { ...state.ui, theme } })),
+    toggleTheme: () => set((state) => ({ ui: { ...state.ui, theme: state.ui.theme === 'dark' ? 'light' : 'dark' } })),
+  });
+}

@@ -1,0 +1,61 @@
+// The renderer's only way to the core: a typed call/event surface derived from
+// the contract. Two mechanisms implement it (Electron IPC and the web bridge).
+import type {
+  ChannelInput,
+  ChannelOutput,
+  ContractError,
+  EventChannel,
+  EventPayload,
+  InvokeChannel,
+} from '../../../src-preload/contract/index.js';
+
+export type TransportKind = 'ipc' | 'web';
+
+/** How the live link to the core is doing; IPC is always `open`. */
+export type ConnectionStatus = 'connecting' | 'open' | 'lost' | 'unauthorized';
+
+export interface ConnectionState {
+  readonly status: ConnectionStatus;
+  /** Consecutive failed attempts since the last open stream. */
+  readonly attempt: number;
+  /** Epoch ms of the next reconnect attempt while `lost`. */
+  readonly nextRetryAt: number | null;
+  readonly lastError: string | null;
+}
+
+export const OPEN_CONNECTION: ConnectionState = { status: 'open', attempt: 0, nextRetryAt: null, lastError: null };
+
+export interface Transport {
+  invoke<C extends InvokeChannel>(channel: C, input: ChannelInput<C>): Promise<ChannelOutput<C>>;
+  on<E extends EventChannel>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
+  /** Connection changes; the listener is called at once with the current state. */
+  onConnection(listener: (state: ConnectionState) => void): () => void;
+  dispose(): void;
+  readonly kind: TransportKind;
+}
+
+/** A `{ok:false}` answer (or a broken exchange) surfaced as an exception with the contract's fields. */
+export class TransportError extends Error {
+  readonly code: string;
+  readonly retryable: boolean;
+  readonly details: Record<string, unknown>;
+
+  constructor(error: ContractError) {
+    super(error.message);
+    this.name = 'TransportError';
+    this.code = error.code;
+    this.retryable = error.retryable;
+    this.details = error.details;
+  }
+
+  toContractError(): ContractError {
+    return { code: this.code, message: this.message, retryable: this.retryable, details: this.details };
+  }
+}
+
+/** Any thrown value as a contract error, for showing inline. */
+export function toContractError(error: unknown): ContractError {
+  if (error instanceof TransportError) return error.toContractError();
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: 'INTERNAL_ERROR', message, retryable: false, details: {} };
+}

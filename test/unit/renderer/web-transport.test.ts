@@ -1,0 +1,195 @@
+import { describe, expect, it } from 'vitest';
+import { WebTransport } from '../../../src-renderer/src/transport/web-transport.js';
+import { TransportError, type ConnectionState } from '../../../src-renderer/src/transport/transport.js';
+import { unwrapInvokeResult } from '../../../src-renderer/src/transport/envelope.js';
+import { host, snapshot } from './fixtures/fleet.js';
+
+const TOKEN = '0123456789abcdef0123456789abcdef';
+
+interface Call {
+  url: string;
+  init: RequestInit | undefined;
+}
+
+/** A stream the test pushes SSE text into and can close (a dropped connection). */
+function sseBody(): { body: ReadableStream<Uint8Array>; push(text: string): void; close(): void } {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+  const encoder = new TextEncoder();
+  return { body, push: (text) => controller.enqueue(encoder.encode(text)), close: () => controller.close() };
+}
+
+function manualTimers(): {
+  setTimeout: (fn: () => void, ms: number) => unknown;
+  clearTimeout: (h: unknown) => void;
+  pending: Array<{ fn: () => void; ms: number }>;
+  fire(): void;
+} {
+  const pending: Array<{ fn: () => void; ms: number }> = [];
+  return {
+    pending,
+    setTimeout: (fn, ms) => {
+      const entry = { fn, ms };
+      pending.push(entry);
+      return entry;
+    },
+    clearTimeout: (h) => {
+      const i = pending.indexOf(h as { fn: () => void; ms: number });
+      if (i >= 0) pending.splice(i, 1);
+    },
+    fire: () => pending.splice(0).forEach((t) => t.fn()),
+  };
+}
+
+const flush = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return;
+    await flush();
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function jsonResponse(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+}
+
+describe('WebTransport.invoke', () => {
+  it('POSTs JSON with the token header and parses the output schema', async () => {
+    const calls: Call[] = [];
+    const t = new WebTransport({
+      token: TOKEN,
+      fetch: async (url, init) => {
+        calls.push({ url: String(url), init });
+        return jsonResponse(200, { ok: true, data: { label: 'l20-poc', state: 'connecting' } });
+      },
+      now: () => 0,
+      setTimeout: () => 0,
+      clearTimeout: () => undefined,
+    });
+    await expect(t.invoke('hosts.connect', { label: 'l20-poc' })).resolves.toEqual({ label: 'l20-poc', state: 'connecting' });
+    expect(calls[0]?.url).toBe('/api/hosts.connect');
+    expect(calls[0]?.init?.method).toBe('POST');
+    expect(calls[0]?.init?.headers).toMatchObject({ 'content-type': 'application/json', 'x-gpu-console-token': TOKEN });
+    expect(calls[0]?.init?.body).toBe('{"label":"l20-poc"}');
+  });
+
+  it('turns {ok:false} (with any HTTP status) into a TransportError with the same fields', async () => {
+    const t = new WebTransport({
+      token: TOKEN,
+      fetch: async () => jsonResponse(409, { ok: false, error: { code: 'SSH_BUSY', message: 'drain first', retryable: true, details: { n: 7 } } }),
+      now: () => 0,
+      setTimeout: () => 0,
+      clearTimeout: () => undefined,
+    });
+    const error = await t.invoke('hosts.disconnect', { label: 'x' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error).toMatchObject({ code: 'SSH_BUSY', message: 'drain first', retryable: true, details: { n: 7 } });
+  });
+
+  it('rejects an answer that does not match the channel schema, and network failures', async () => {
+    const bad = new WebTransport({
+      token: TOKEN,
+      fetch: async () => jsonResponse(200, { ok: true, data: { label: 'x', state: 'exploded' } }),
+      now: () => 0,
+      setTimeout: () => 0,
+      clearTimeout: () => undefined,
+    });
+    await expect(bad.invoke('hosts.connect', { label: 'x' })).rejects.toMatchObject({ code: 'CONTRACT_INVALID_OUTPUT' });
+    const down = new WebTransport({
+      token: TOKEN,
+      fetch: async () => {
+        throw new TypeError('Failed to fetch');
+      },
+      now: () => 0,
+      setTimeout: () => 0,
+      clearTimeout: () => undefined,
+    });
+    await expect(down.invoke('app.info', {})).rejects.toMatchObject({ code: 'BRIDGE_TRANSPORT_FAILED', retryable: true });
+  });
+
+  it('unwrapInvokeResult refuses a malformed envelope', () => {
+    expect(() => unwrapInvokeResult('app.info', { data: 1 })).toThrow(TransportError);
+  });
+});
+
+describe('WebTransport events', () => {
+  it('parses the SSE stream, validates payloads, reconnects with backoff after a drop', async () => {
+    const timers = manualTimers();
+    const streams: Array<ReturnType<typeof sseBody>> = [];
+    const calls: Call[] = [];
+    let now = 1000;
+    const reports: string[] = [];
+    const t = new WebTransport({
+      token: TOKEN,
+      fetch: async (url, init) => {
+        calls.push({ url: String(url), init });
+        const s = sseBody();
+        streams.push(s);
+        return new Response(s.body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+      },
+      now: () => now,
+      setTimeout: timers.setTimeout,
+      clearTimeout: timers.clearTimeout,
+      random: () => 0,
+      report: (m) => reports.push(m),
+    });
+    const states: ConnectionState[] = [];
+    t.onConnection((s) => states.push(s));
+    const ticks: number[] = [];
+    t.on('fleet.tick', (s) => ticks.push(s.at));
+    t.start();
+    await until(() => states.at(-1)?.status === 'open', 'open');
+    expect(calls[0]?.url).toBe('/api/events');
+    expect(calls[0]?.init?.headers).toMatchObject({ 'x-gpu-console-token': TOKEN, accept: 'text/event-stream' });
+
+    const frame = `event: fleet.tick\ndata: ${JSON.stringify(snapshot(42, [host('a')]))}\n\n`;
+    streams[0]?.push(': keepalive\n\n' + frame.slice(0, 17));
+    streams[0]?.push(frame.slice(17) + 'event: fleet.tick\ndata: {"at":"nope"}\n\n');
+    await until(() => ticks.length === 1 && reports.length === 1, 'tick + report');
+    expect(ticks).toEqual([42]);
+    expect(reports[0]).toContain('fleet.tick');
+
+    streams[0]?.close();
+    await until(() => states.at(-1)?.status === 'lost', 'lost');
+    expect(states.at(-1)).toMatchObject({ status: 'lost', attempt: 1, nextRetryAt: 1500 });
+    expect(timers.pending[0]?.ms).toBe(500);
+    now = 1500;
+    timers.fire();
+    await until(() => states.at(-1)?.status === 'open' && calls.length === 2, 'reopen');
+    t.dispose();
+  });
+
+  it('backs off 0.5 s → 10 s while the bridge is down, and stops on 401', async () => {
+    const timers = manualTimers();
+    let mode: 'down' | 'refuse' = 'down';
+    const t = new WebTransport({
+      token: TOKEN,
+      fetch: async () => {
+        if (mode === 'down') throw new TypeError('Failed to fetch');
+        return jsonResponse(401, { ok: false, error: { code: 'BRIDGE_UNAUTHORIZED', message: 'no', retryable: false, details: {} } });
+      },
+      now: () => 0,
+      setTimeout: timers.setTimeout,
+      clearTimeout: timers.clearTimeout,
+      random: () => 0,
+      report: () => undefined,
+    });
+    const states: ConnectionState[] = [];
+    t.onConnection((s) => states.push(s));
+    t.start();
+    const delays: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      await until(() => timers.pending.length === 1, `retry ${i}`);
+      delays.push(timers.pending[0]?.ms ?? -1);
+      if (i === 6) mode = 'refuse';
+      timers.fire();
+    }
+    expect(delays).toEqual([500, 1000, 2000, 4000, 8000, 10_000, 10_000]);
+    await until(() => states.at(-1)?.status === 'unauthorized', 'unauthorized');
+    await flush();
+    expect(timers.pending).toHaveLength(0);
+    t.dispose();
+  });
+});
