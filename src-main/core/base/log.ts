@@ -11,11 +11,21 @@ export interface Logger {
   child(scope: string): Logger;
 }
 
-const SECRET_KEY = /pass(word|phrase)?|secret|token|api[-_]?key|private[-_]?key|authorization/i;
+// A key names a secret when it mentions one (password, api_key, privateKey…)
+// or ends in "token" (token, accessToken, refresh_token) — but counts such as
+// promptTokens or completion_tokens are figures, not secrets.
+const SECRET_KEY = /pass(word|phrase)|secret|api[-_]?key|private[-_]?key|authorization|credential|cookie|token$/i;
+const MAX_DEPTH = 8;
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
+
 export function redact(value: unknown, depth = 0): unknown {
-  if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (value === null || typeof value !== 'object') return value;
+  // Deeper than any payload we write: refuse to pass it through unread.
+  if (depth >= MAX_DEPTH) return '[truncated]';
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {

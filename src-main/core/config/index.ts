@@ -1,0 +1,19 @@
+// Config: the YAML hosts inventory (hosts, ssh, services, ports), its zod
+// schema, parsing with errors that name file, line and field, and the service
+// that keeps the last good config across reloads.
+export {
+  ConfigSchema,
+  HostConfigSchema,
+  ServiceConfigSchema,
+  SshConfigSchema,
+  GpuConfigSchema,
+  type Config,
+  type ConfigInput,
+  type HostConfig,
+  type ServiceConfig,
+  type SshConfig,
+  type GpuConfig,
+} from './schema.js';
+export { parseConfig, validateConfig, loadConfigFile, defaultConfigPath, expandHomePath, type ParseConfigOptions } from './parse.js';
+export { ConfigService, redactedView, type ConfigServiceOptions } from './service.js';
+export { ConfigErrorCode, type ConfigIssue } from './errors.js';

@@ -1,0 +1,166 @@
+import { z } from 'zod';
+
+// Every object is strict: an unknown key is an error, because a misspelt key
+// silently ignored is a setting the operator believes in and does not have.
+
+const LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+const SERVICE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
+// [user@]host[:port], host may be a bracketed IPv6 address (as OpenSSH's -J).
+const JUMP_HOST = /^(?:[A-Za-z0-9._-]+@)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/;
+
+function intRange(min: number, max: number) {
+  const message = `must be between ${min} and ${max}`;
+  return z
+    .number()
+    .int({ error: 'must be a whole number' })
+    .min(min, { error: message })
+    .max(max, { error: message });
+}
+
+const nonEmpty = (what: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, { error: `${what} must not be empty` })
+    .refine((s) => !/\s/.test(s), { error: `${what} must not contain spaces` });
+
+export const PortSchema = intRange(1, 65535);
+const ListenPortSchema = intRange(0, 65535);
+
+export const SshConfigSchema = z
+  .object({
+    host: nonEmpty('host'),
+    port: PortSchema.default(22),
+    user: nonEmpty('user'),
+    identityFile: z.string().min(1, { error: 'identityFile must not be empty' }).optional(),
+    agent: z.boolean().optional(),
+    jumpHost: z
+      .string()
+      .regex(JUMP_HOST, { error: 'must look like user@host:port' })
+      .refine((s) => {
+        const port = JUMP_HOST.exec(s)?.[1];
+        return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+      }, { error: 'jump host port must be between 1 and 65535' })
+      .optional(),
+    keepaliveIntervalMs: intRange(1000, 600_000).optional(),
+  })
+  .strict()
+  .refine((ssh) => ssh.identityFile !== undefined || ssh.agent === true, {
+    error: 'needs identityFile or agent: true (or both)',
+  });
+
+export const ServiceConfigSchema = z
+  .object({
+    id: z.string().regex(SERVICE_ID, {
+      error: 'must start with a letter or digit and use only letters, digits, "_" and "-" (at most 63)',
+    }),
+    kind: z.enum(['vllm', 'llama-server'], { error: 'must be one of: vllm, llama-server' }),
+    remoteHost: nonEmpty('remoteHost').default('127.0.0.1'),
+    remotePort: PortSchema,
+    localPort: PortSchema.optional(),
+    model: z.string().trim().min(1, { error: 'model must not be empty' }),
+    aliases: z.array(z.string().trim().min(1, { error: 'alias must not be empty' })).default([]),
+    slots: intRange(1, 1024).default(4),
+    restartCommand: z.string().trim().min(1, { error: 'restartCommand must not be empty' }).optional(),
+  })
+  .strict();
+
+export const GpuConfigSchema = z
+  .object({
+    model: z.string().trim().min(1, { error: 'model must not be empty' }),
+    count: z.number().int({ error: 'must be a whole number' }).min(1, { error: 'must be at least 1' }),
+  })
+  .strict();
+
+export const HostConfigSchema = z
+  .object({
+    label: z.string().regex(LABEL, {
+      error: 'must start with a letter or digit and use only letters, digits, ".", "_" and "-" (at most 63)',
+    }),
+    ssh: SshConfigSchema,
+    /** `~/` is expanded by parseConfig; the default is the user's own known_hosts. */
+    knownHostsFile: z.string().min(1, { error: 'knownHostsFile must not be empty' }).default('~/.ssh/known_hosts'),
+    gpu: GpuConfigSchema.optional(),
+    pricePerHourUsd: z.number().min(0, { error: 'must be 0 or more' }).optional(),
+    services: z.array(ServiceConfigSchema).default([]),
+  })
+  .strict();
+
+export const TelemetryConfigSchema = z
+  .object({ pollIntervalMs: intRange(250, 60_000).default(1000) })
+  .strict();
+
+export const ListenConfigSchema = z.object({ port: ListenPortSchema.default(0) }).strict();
+
+export const ConfigSchema = z
+  .object({
+    hosts: z.array(HostConfigSchema).default([]),
+    telemetry: TelemetryConfigSchema.prefault({}),
+    proxy: ListenConfigSchema.prefault({}),
+    ui: ListenConfigSchema.prefault({}),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    for (const issue of crossFieldIssues(config)) ctx.addIssue({ code: 'custom', ...issue });
+  });
+
+export type SshConfig = z.infer<typeof SshConfigSchema>;
+export type ServiceConfig = z.infer<typeof ServiceConfigSchema>;
+export type GpuConfig = z.infer<typeof GpuConfigSchema>;
+export type HostConfig = z.infer<typeof HostConfigSchema>;
+export type Config = z.infer<typeof ConfigSchema>;
+/** What a person or code may write before defaults are filled in. */
+export type ConfigInput = z.input<typeof ConfigSchema>;
+
+type Path = (string | number)[];
+
+/** Uniqueness rules zod cannot express per field; each issue points at the second occurrence. */
+function crossFieldIssues(config: Config): { path: Path; message: string }[] {
+  const issues: { path: Path; message: string }[] = [];
+  const where = (p: Path) => p.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+
+  const labels = new Map<string, Path>();
+  const ports = new Map<number, Path>();
+  const names = new Map<string, { path: Path; owner: string }>();
+
+  const claimPort = (port: number, path: Path) => {
+    const first = ports.get(port);
+    if (first) issues.push({ path, message: `port ${port} is already used by ${where(first)}` });
+    else ports.set(port, path);
+  };
+  if (config.proxy.port !== 0) claimPort(config.proxy.port, ['proxy', 'port']);
+  if (config.ui.port !== 0) claimPort(config.ui.port, ['ui', 'port']);
+
+  config.hosts.forEach((host, h) => {
+    const labelKey = host.label.toLowerCase();
+    const firstLabel = labels.get(labelKey);
+    if (firstLabel) issues.push({ path: ['hosts', h, 'label'], message: `duplicate host label "${host.label}" (first at ${where(firstLabel)})` });
+    else labels.set(labelKey, ['hosts', h, 'label']);
+
+    const ids = new Map<string, Path>();
+    host.services.forEach((service, s) => {
+      const base: Path = ['hosts', h, 'services', s];
+      const idKey = service.id.toLowerCase();
+      const firstId = ids.get(idKey);
+      if (firstId) issues.push({ path: [...base, 'id'], message: `duplicate service id "${service.id}" on host ${host.label} (first at ${where(firstId)})` });
+      else ids.set(idKey, [...base, 'id']);
+
+      if (service.localPort !== undefined) claimPort(service.localPort, [...base, 'localPort']);
+
+      // Model names and aliases route requests, so each must lead to one service.
+      const owner = `${host.label}/${service.id}`;
+      const candidates: [string, Path][] = [
+        [service.model, [...base, 'model']],
+        ...service.aliases.map((a, i): [string, Path] => [a, [...base, 'aliases', i]]),
+      ];
+      for (const [name, path] of candidates) {
+        const key = name.toLowerCase();
+        const first = names.get(key);
+        if (!first) names.set(key, { path, owner });
+        else if (first.owner !== owner) issues.push({ path, message: `model name "${name}" is already served by ${first.owner} (${where(first.path)})` });
+        // A service repeating its own model name as an alias is redundant but unambiguous.
+      }
+    });
+  });
+  return issues;
+}

@@ -1,0 +1,278 @@
+// The hash-chained, append-only audit log.
+//
+// Each row's hash is
+//   hash = lowercase hex SHA-256 of the UTF-8 bytes of
+//          prev_hash + canonicalJson({ seq, ts, type, actor, target, payload })
+// where prev_hash is the previous row's hash (64 '0's for seq 1), `+` is plain
+// string concatenation (no separator), target is null when absent and payload is
+// the stored object; canonicalJson (canonical-json.ts) sorts keys, so the object
+// text is {"actor":…,"payload":…,"seq":…,"target":…,"ts":…,"type":…}. The
+// payload column must hold exactly canonicalJson(payload).
+//
+// What verify() can and cannot see: an altered column, a deleted or inserted row
+// in the middle, and reordered rows break the chain at a definite seq. A deleted
+// TAIL leaves a shorter, valid chain, and so does a chain rewritten from some row
+// on by someone who recomputes the hashes; only a head recorded elsewhere (a
+// signed report, an exported file) reveals those. Compare head() against it.
+
+import { createHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { AppError, redact, type Clock } from '../base/index.js';
+import { canonicalJson, isPlainObject } from './canonical-json.js';
+import { StoreErrorCode, wrapSqliteError } from './errors.js';
+import { GENESIS_HASH } from './migrations.js';
+
+export interface AuditEventInput {
+  /** Dotted event name, e.g. `host.trust.confirmed`. */
+  type: string;
+  /** Who: `operator:alice`, `system`, `policy:idle-sleep`. */
+  actor: string;
+  /** What it concerns, e.g. a host label; null/absent when nothing in particular. */
+  target?: string | null;
+  /** A plain JSON object; keys that look secret are replaced by `[redacted]` before storage. */
+  payload: Record<string, unknown>;
+}
+
+export interface AuditEvent {
+  seq: number;
+  ts: number;
+  type: string;
+  actor: string;
+  target: string | null;
+  payload: Record<string, unknown>;
+  prevHash: string;
+  hash: string;
+}
+
+export interface AuditHead {
+  seq: number;
+  hash: string;
+}
+
+export type AuditBreak = 'hash-mismatch' | 'prev-mismatch' | 'gap' | 'bad-payload';
+
+export type AuditVerifyResult =
+  | { ok: true; count: number; head: AuditHead | null }
+  | {
+      ok: false;
+      /** Rows that verified before the break. */
+      count: number;
+      /** Seq of the first row that does not verify. */
+      brokenAt: number;
+      reason: AuditBreak;
+      /** gap: the seq expected (as a decimal string); prev-mismatch: the previous row's hash; hash-mismatch: the recomputed hash. */
+      expected?: string;
+      /** The value found in the row (seq as a decimal string for a gap). */
+      actual?: string;
+      lastGood: AuditHead | null;
+    };
+
+export interface AuditListQuery {
+  /** 1..1000; default 100. */
+  limit?: number;
+  /** Only rows with seq < beforeSeq (paging backwards). */
+  beforeSeq?: number;
+  /** Only rows of this exact type. */
+  type?: string;
+}
+
+export interface AuditLog {
+  append(input: AuditEventInput): AuditEvent;
+  /** Newest first. */
+  list(query?: AuditListQuery): AuditEvent[];
+  head(): AuditHead | null;
+  /** Walks the whole chain row by row (streamed, O(n) time, O(1) memory). */
+  verify(): AuditVerifyResult;
+}
+
+interface AuditRow {
+  seq: number;
+  ts: number;
+  type: string;
+  actor: string;
+  target: string | null;
+  payload: string;
+  prev_hash: string;
+  hash: string;
+}
+
+const TYPE_PATTERN = /^[a-z][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)*$/;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const MAX_LIST = 1000;
+
+/** The exact hash of a row, given the previous row's hash and the stored payload object. */
+export function auditHash(
+  prevHash: string,
+  row: { seq: number; ts: number; type: string; actor: string; target: string | null; payload: Record<string, unknown> },
+): string {
+  const body = canonicalJson({
+    seq: row.seq,
+    ts: row.ts,
+    type: row.type,
+    actor: row.actor,
+    target: row.target,
+    payload: row.payload,
+  });
+  return createHash('sha256').update(prevHash + body, 'utf8').digest('hex');
+}
+
+export function createAuditLog(db: Database.Database, clock: Clock, ensureOpen: () => void): AuditLog {
+  const headStmt = db.prepare<[], { seq: number; hash: string }>(
+    'SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1',
+  );
+  const insertStmt = db.prepare(
+    `INSERT INTO audit_events (seq, ts, type, actor, target, payload, prev_hash, hash)
+     VALUES (@seq, @ts, @type, @actor, @target, @payload, @prev_hash, @hash)`,
+  );
+  const allStmt = db.prepare<[], AuditRow>('SELECT * FROM audit_events ORDER BY seq');
+  const listStmts = new Map<string, Database.Statement>();
+
+  const appendTx = db.transaction((input: AuditEventInput): AuditEvent => {
+    const { type, actor } = input;
+    const target = input.target ?? null;
+    const payload = preparePayload(input.payload);
+    const head = headStmt.get();
+    const seq = head ? head.seq + 1 : 1;
+    const prevHash = head ? head.hash : GENESIS_HASH;
+    const ts = Math.floor(clock.now());
+    const hash = auditHash(prevHash, { seq, ts, type, actor, target, payload });
+    insertStmt.run({ seq, ts, type, actor, target, payload: canonicalJson(payload), prev_hash: prevHash, hash });
+    return { seq, ts, type, actor, target, payload, prevHash, hash };
+  });
+
+  const listStatement = (byType: boolean, before: boolean): Database.Statement => {
+    const key = `${byType}/${before}`;
+    let stmt = listStmts.get(key);
+    if (!stmt) {
+      const where = [byType ? 'type = @type' : '', before ? 'seq < @beforeSeq' : ''].filter(Boolean);
+      stmt = db.prepare(
+        `SELECT * FROM audit_events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq DESC LIMIT @limit`,
+      );
+      listStmts.set(key, stmt);
+    }
+    return stmt;
+  };
+
+  return {
+    append(input: AuditEventInput): AuditEvent {
+      ensureOpen();
+      validateInput(input);
+      // IMMEDIATE: the write lock is taken before the head is read, so two
+      // appenders (this process or another) can never both extend the same head.
+      try {
+        return appendTx.immediate(input);
+      } catch (err) {
+        throw wrapSqliteError(err, `audit append (${input.type})`);
+      }
+    },
+
+    list(query: AuditListQuery = {}): AuditEvent[] {
+      ensureOpen();
+      const limit = query.limit ?? 100;
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST) {
+        throw invalidQuery(`limit must be an integer between 1 and ${MAX_LIST} (got ${String(limit)})`);
+      }
+      if (query.beforeSeq !== undefined && !Number.isInteger(query.beforeSeq)) {
+        throw invalidQuery(`beforeSeq must be an integer (got ${String(query.beforeSeq)})`);
+      }
+      const stmt = listStatement(query.type !== undefined, query.beforeSeq !== undefined);
+      const params: Record<string, unknown> = { limit };
+      if (query.type !== undefined) params['type'] = query.type;
+      if (query.beforeSeq !== undefined) params['beforeSeq'] = query.beforeSeq;
+      return (stmt.all(params) as AuditRow[]).map(toEvent);
+    },
+
+    head(): AuditHead | null {
+      ensureOpen();
+      return headStmt.get() ?? null;
+    },
+
+    verify(): AuditVerifyResult {
+      ensureOpen();
+      let lastGood: AuditHead | null = null;
+      let count = 0;
+      for (const row of allStmt.iterate()) {
+        const broken = checkRow(row, lastGood);
+        // Returning from inside iterate() ends the statement, so the read is released.
+        if (broken) return { ok: false, count, brokenAt: row.seq, ...broken, lastGood };
+        lastGood = { seq: row.seq, hash: row.hash };
+        count++;
+      }
+      return { ok: true, count, head: lastGood };
+    },
+  };
+}
+
+/** Why `row` does not extend the chain ending at `prev`, or null when it does. */
+function checkRow(
+  row: AuditRow,
+  prev: AuditHead | null,
+): { reason: AuditBreak; expected?: string; actual?: string } | null {
+  const expectedSeq = prev ? prev.seq + 1 : 1;
+  if (row.seq !== expectedSeq) return { reason: 'gap', expected: String(expectedSeq), actual: String(row.seq) };
+  const expectedPrev = prev ? prev.hash : GENESIS_HASH;
+  if (row.prev_hash !== expectedPrev) return { reason: 'prev-mismatch', expected: expectedPrev, actual: row.prev_hash };
+  const payload = decodePayload(row.payload);
+  if (!payload) return { reason: 'bad-payload' };
+  const recomputed = auditHash(row.prev_hash, { ...row, payload });
+  if (row.hash !== recomputed) return { reason: 'hash-mismatch', expected: recomputed, actual: row.hash };
+  return null;
+}
+
+function validateInput(input: AuditEventInput): void {
+  const bad = (message: string): AppError => new AppError(StoreErrorCode.AUDIT_INVALID_EVENT, message);
+  if (typeof input?.type !== 'string' || input.type.length > 200 || !TYPE_PATTERN.test(input.type)) {
+    throw bad(`audit type must be a dotted lower-case name like host.trust.confirmed (got ${JSON.stringify(input?.type)})`);
+  }
+  if (typeof input.actor !== 'string' || input.actor.length === 0 || input.actor.length > 200 || CONTROL.test(input.actor)) {
+    throw bad(`audit actor must be a non-empty printable string (got ${JSON.stringify(input.actor)})`);
+  }
+  const target = input.target ?? null;
+  if (target !== null && (typeof target !== 'string' || target.length > 500 || CONTROL.test(target))) {
+    throw bad(`audit target must be a printable string or null (got ${JSON.stringify(target)})`);
+  }
+  if (!isPlainObject(input.payload)) throw bad('audit payload must be a plain object');
+}
+
+/** Checks the payload is encodable as it stands (so nothing is silently dropped), then redacts it. */
+function preparePayload(payload: Record<string, unknown>): Record<string, unknown> {
+  try {
+    canonicalJson(payload);
+  } catch (err) {
+    throw new AppError(StoreErrorCode.AUDIT_INVALID_EVENT, `audit payload: ${(err as Error).message}`, { cause: err });
+  }
+  // Round-trip through the canonical text so the returned object is exactly what is stored.
+  return JSON.parse(canonicalJson(redact(payload))) as Record<string, unknown>;
+}
+
+function decodePayload(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (!isPlainObject(value) || canonicalJson(value) !== text) return null;
+    return value;
+  } catch {
+    return null;
+  }
+}
+
+function toEvent(row: AuditRow): AuditEvent {
+  const payload = decodePayload(row.payload);
+  if (!payload) {
+    throw new AppError(StoreErrorCode.CORRUPT, `audit event ${row.seq} has a damaged payload`, { details: { seq: row.seq } });
+  }
+  return {
+    seq: row.seq,
+    ts: row.ts,
+    type: row.type,
+    actor: row.actor,
+    target: row.target,
+    payload,
+    prevHash: row.prev_hash,
+    hash: row.hash,
+  };
+}
+
+function invalidQuery(message: string): AppError {
+  return new AppError(StoreErrorCode.AUDIT_INVALID_QUERY, message);
+}

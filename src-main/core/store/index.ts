@@ -1,0 +1,18 @@
+// The store: one SQLite file (WAL) holding the console's own records, its
+// numbered migrations, small settings and the hash-chained, append-only audit
+// log with its verifier. Electron-agnostic; the shell only supplies nativeBinding.
+export { openStore, type OpenStoreOptions, type Store } from './database.js';
+export { MIGRATIONS, LATEST_SCHEMA_VERSION, GENESIS_HASH, type Migration } from './migrations.js';
+export type { SettingsRepository } from './settings.js';
+export {
+  auditHash,
+  type AuditLog,
+  type AuditEvent,
+  type AuditEventInput,
+  type AuditHead,
+  type AuditBreak,
+  type AuditListQuery,
+  type AuditVerifyResult,
+} from './audit.js';
+export { canonicalJson } from './canonical-json.js';
+export { StoreErrorCode } from './errors.js';

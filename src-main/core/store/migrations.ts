@@ -1,0 +1,56 @@
+// The schema, as numbered migrations applied in order at open.
+//
+// To add tables for a new capability, APPEND an entry with the next version
+// number (never edit, renumber or remove a shipped entry: databases in the field
+// have recorded it by version and name). `up` is plain SQL run with db.exec()
+// inside the same IMMEDIATE transaction that records the version, so a failing
+// migration leaves the file untouched. Keep each migration forward-only; an
+// older app refuses a database whose highest version it does not know
+// (STORE_SCHEMA_TOO_NEW) rather than guess at it. Tables for later capabilities
+// (requests, samples, actions, bench_runs, bench_requests, reports) go here.
+
+export interface Migration {
+  /** 1, 2, 3… without gaps. */
+  readonly version: number;
+  /** Short snake_case description; recorded and checked on every open. */
+  readonly name: string;
+  /** SQL executed as one script. */
+  readonly up: string;
+}
+
+export const GENESIS_HASH = '0'.repeat(64);
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'settings_and_audit',
+    up: `
+      CREATE TABLE settings (
+        key        TEXT PRIMARY KEY NOT NULL,
+        value      TEXT NOT NULL,           -- canonical JSON
+        updated_at INTEGER NOT NULL         -- ms epoch, injected clock
+      ) STRICT;
+
+      CREATE TABLE audit_events (
+        seq       INTEGER PRIMARY KEY,      -- 1, 2, 3…; assigned by append, never reused
+        ts        INTEGER NOT NULL,         -- ms epoch, injected clock
+        type      TEXT NOT NULL,
+        actor     TEXT NOT NULL,
+        target    TEXT,
+        payload   TEXT NOT NULL,            -- canonical JSON object, already redacted
+        prev_hash TEXT NOT NULL,            -- hex; '${GENESIS_HASH}' for seq 1
+        hash      TEXT NOT NULL             -- see audit.ts for the exact preimage
+      ) STRICT;
+
+      CREATE INDEX audit_events_type_seq ON audit_events (type, seq);
+
+      CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
+      BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END;
+
+      CREATE TRIGGER audit_events_no_delete BEFORE DELETE ON audit_events
+      BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END;
+    `,
+  },
+];
+
+export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
