@@ -1,0 +1,8 @@
+// Stable error codes of the demo capability.
+export const DemoErrorCode = {
+  UNKNOWN_HOST: 'DEMO_UNKNOWN_HOST',
+  UNKNOWN_SERVICE: 'DEMO_UNKNOWN_SERVICE',
+  BAD_OPTIONS: 'DEMO_BAD_OPTIONS',
+  DISPOSED: 'DEMO_DISPOSED',
+} as const;
+export type DemoErrorCode = (typeof DemoErrorCode)[keyof typeof DemoErrorCode];

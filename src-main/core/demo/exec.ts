@@ -1,0 +1,109 @@
+// The demo host's command interpreter: no shell, just a tokenizer (single and
+// double quotes, backslash escapes) and a few commands an operator console
+// runs — nvidia-smi, each service's restart command verbatim, hostname,
+// uptime, cat /proc/loadavg. Everything else is "command not found" (127).
+// Shell operators (| ; && > <) are not interpreted; such a line fails with 2.
+
+import { runNvidiaSmi, type ExecResult } from './nvidia-smi.js';
+import type { GpuSample } from './gpu-model.js';
+
+export type { ExecResult };
+
+export interface ExecHost {
+  hostname: string;
+  bootMs: number;
+  nowMs(): number;
+  samples(): GpuSample[];
+  /** The services' restart commands; running one restarts that service. */
+  restartCommands: { tokens: string[]; run(): Promise<ExecResult> }[];
+  loadAverage(): [number, number, number];
+}
+
+export class TokenizeError extends Error {}
+
+export function tokenize(command: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let inToken = false;
+  let quote: '"' | "'" | null = null;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!;
+    if (quote === "'") {
+      if (c === "'") quote = null;
+      else cur += c;
+      continue;
+    }
+    if (quote === '"') {
+      if (c === '"') quote = null;
+      else if (c === '\\' && i + 1 < command.length && '"\\$`'.includes(command[i + 1]!)) cur += command[++i];
+      else cur += c;
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quote = c;
+      inToken = true;
+    } else if (c === '\\' && i + 1 < command.length) {
+      cur += command[++i];
+      inToken = true;
+    } else if (/\s/.test(c)) {
+      if (inToken) out.push(cur);
+      cur = '';
+      inToken = false;
+    } else if ('|;&<>'.includes(c)) {
+      throw new TokenizeError(`shell operator '${c}' is not supported by the demo host`);
+    } else {
+      cur += c;
+      inToken = true;
+    }
+  }
+  if (quote) throw new TokenizeError(`unexpected EOF while looking for matching \`${quote}'`);
+  if (inToken) out.push(cur);
+  return out;
+}
+
+function sameTokens(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((t, i) => t === b[i]);
+}
+
+function formatUptime(host: ExecHost): string {
+  const d = new Date(host.nowMs());
+  const upMin = Math.floor((host.nowMs() - host.bootMs) / 60_000);
+  const days = Math.floor(upMin / 1440);
+  const hh = Math.floor((upMin % 1440) / 60);
+  const mm = upMin % 60;
+  const up = `${days > 0 ? `${days} day${days === 1 ? '' : 's'}, ` : ''}${hh}:${String(mm).padStart(2, '0')}`;
+  const [a, b, c] = host.loadAverage();
+  const time = [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+  return ` ${time} up ${up},  1 user,  load average: ${a.toFixed(2)}, ${b.toFixed(2)}, ${c.toFixed(2)}\n`;
+}
+
+export async function runCommand(command: string, host: ExecHost): Promise<ExecResult> {
+  let argv: string[];
+  try {
+    argv = tokenize(command);
+  } catch (err) {
+    return { stdout: '', stderr: `bash: ${(err as Error).message}\n`, code: 2 };
+  }
+  if (argv.length === 0) return { stdout: '', stderr: '', code: 0 };
+  const restart = host.restartCommands.find((r) => sameTokens(r.tokens, argv));
+  if (restart) return restart.run();
+  const [cmd, ...args] = argv as [string, ...string[]];
+  switch (cmd) {
+    case 'nvidia-smi':
+      return runNvidiaSmi(args, host.samples());
+    case 'hostname':
+      return { stdout: host.hostname + '\n', stderr: '', code: 0 };
+    case 'uptime':
+      return { stdout: formatUptime(host), stderr: '', code: 0 };
+    case 'cat':
+      if (args.length === 1 && args[0] === '/proc/loadavg') {
+        const [a, b, c] = host.loadAverage();
+        return { stdout: `${a.toFixed(2)} ${b.toFixed(2)} ${c.toFixed(2)} 1/412 ${40000 + Math.floor(host.nowMs() / 1000) % 9999}\n`, stderr: '', code: 0 };
+      }
+      return { stdout: '', stderr: `cat: ${args[0] ?? ''}: No such file or directory\n`, code: 1 };
+    case 'true':
+      return { stdout: '', stderr: '', code: 0 };
+    default:
+      return { stdout: '', stderr: `bash: ${cmd}: command not found\n`, code: 127 };
+  }
+}

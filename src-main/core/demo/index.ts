@@ -1,0 +1,218 @@
+// The built-in demo fleet: simulated GPU hosts behind real ssh2 servers
+// (forwards to vLLM-compatible HTTP simulators, exec of nvidia-smi and restart
+// commands). Owns its keys, known_hosts, servers and timers; time-scalable.
+
+import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { AppError, DisposableStore, silentLogger, systemClock, toDisposable, type Clock, type Logger } from '../base/index.js';
+import { DemoErrorCode } from './errors.js';
+import { tokenize, type ExecResult } from './exec.js';
+import { SimGpu } from './gpu-model.js';
+import { ensureDir, fingerprintOf, knownHostsText, loadOrCreateKey } from './keys.js';
+import { DEMO_HOSTS, type HostProfile } from './profiles.js';
+import { DEMO_SSH_USER, DemoSshServer } from './ssh-server.js';
+import { VllmSimulator } from './vllm-simulator.js';
+
+export { VllmSimulator } from './vllm-simulator.js';
+export type { SimulatorState, ProcessState, SleepTag, RestartHandle } from './vllm-simulator.js';
+export { SimGpu } from './gpu-model.js';
+export type { GpuSample, GpuProcess } from './gpu-model.js';
+export { DEMO_SSH_USER } from './ssh-server.js';
+export { DemoErrorCode } from './errors.js';
+export { isGibberish } from './text-gen.js';
+
+export interface DemoFleetOptions {
+  /** Folder where the fleet writes its files (client key 0600, host keys, known_hosts); created if missing. */
+  dir: string;
+  /** Divides lifecycle durations (sleep, wake, restart, load); decode/prefill rates are not scaled by it. Default 1. */
+  timeScale?: number;
+  /** Multiplies decode and prefill rates. Default 1. */
+  decodeSpeedFactor?: number;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+export interface DemoServiceConfig {
+  id: string;
+  kind: 'vllm';
+  remotePort: number;
+  model: string;
+  aliases: string[];
+  slots: number;
+  restartCommand: string;
+}
+
+export interface DemoHostConfig {
+  label: string;
+  ssh: { host: '127.0.0.1'; port: number; user: string; identityFile: string };
+  knownHostsFile: string;
+  gpu: { model: string; count: number };
+  pricePerHourUsd: number;
+  services: DemoServiceConfig[];
+}
+
+export interface DemoConfig {
+  hosts: DemoHostConfig[];
+}
+
+export interface DemoHostHandle {
+  label: string;
+  sshPort: number;
+  /** `SHA256:...` as `ssh-keygen -l` prints it. */
+  hostKeyFingerprint: string;
+  /** Throws AppError DEMO_UNKNOWN_SERVICE. */
+  simulator(serviceId: string): VllmSimulator;
+  gpus(): SimGpu[];
+}
+
+export interface DemoFleet {
+  readonly hosts: DemoHostHandle[];
+  readonly config: DemoConfig;
+  readonly clientKeyFile: string;
+  readonly knownHostsFile: string;
+  /** Throws AppError DEMO_UNKNOWN_HOST. */
+  host(label: string): DemoHostHandle;
+  /** Closes every server, socket and timer; idempotent. */
+  dispose(): Promise<void>;
+}
+
+interface StartedHost {
+  handle: DemoHostHandle;
+  publicLine: string;
+  config: DemoHostConfig;
+}
+
+async function startHost(
+  profile: HostProfile,
+  ctx: { dir: string; clock: Clock; logger: Logger; timeScale: number; decodeSpeedFactor: number; clientKeyFile: string; knownHostsFile: string },
+  clientKey: Awaited<ReturnType<typeof loadOrCreateKey>>,
+  store: DisposableStore,
+): Promise<StartedHost> {
+  const logger = ctx.logger.child(profile.label);
+  const hostKey = await loadOrCreateKey(ctx.dir, `host_${profile.label}_ed25519`, `demo host ${profile.label}`);
+  const gpus = Array.from({ length: profile.gpuCount }, (_, i) => new SimGpu(profile.label, i, profile.gpu, ctx.clock));
+  let pid = 2000 + (hashLabel(profile.label) % 50_000);
+  const allocatePid = () => (pid += 7 + (pid % 13));
+  const sims = new Map<string, VllmSimulator>();
+  for (const service of profile.services) {
+    const sim = await VllmSimulator.start({
+      profile: service,
+      clock: ctx.clock,
+      logger,
+      timeScale: ctx.timeScale,
+      decodeSpeedFactor: ctx.decodeSpeedFactor,
+      allocatePid,
+    });
+    store.add(sim);
+    sims.set(service.id, sim);
+    for (const g of service.gpuIndices) gpus[g]?.attach(sim);
+  }
+  const bootMs = ctx.clock.now() - 3 * 86_400_000 - 4 * 3_600_000;
+  const ssh = new DemoSshServer({
+    hostKey: hostKey.privateKey,
+    clientKey: clientKey.publicKey,
+    logger,
+    targets: profile.services.map((s) => ({
+      remotePort: s.remotePort,
+      localPort: () => {
+        const sim = sims.get(s.id)!;
+        return sim.acceptsConnections ? sim.port : null;
+      },
+    })),
+    execHost: {
+      hostname: profile.hostname,
+      bootMs,
+      nowMs: () => ctx.clock.now(),
+      samples: () => gpus.map((g) => g.sample()),
+      loadAverage: () => {
+        const running = [...sims.values()].reduce((n, s) => n + s.snapshot().running, 0);
+        return [0.3 + running * 0.9, 0.25 + running * 0.7, 0.2 + running * 0.5];
+      },
+      restartCommands: profile.services.map((s) => ({
+        tokens: tokenize(s.restartCommand),
+        run: async (): Promise<ExecResult> => {
+          // Both `docker compose restart` and `systemctl restart` return once the
+          // new process has been started (it is then loading, not yet healthy).
+          await sims.get(s.id)!.restart().initiated;
+          return { stdout: s.restartOutput.stdout, stderr: s.restartOutput.stderr, code: 0 };
+        },
+      })),
+    },
+  });
+  const sshPort = await ssh.listen();
+  store.add(toDisposable(() => ssh.close()));
+  logger.info('demo host listening', { port: sshPort, services: profile.services.map((s) => s.id) });
+  const handle: DemoHostHandle = {
+    label: profile.label,
+    sshPort,
+    hostKeyFingerprint: fingerprintOf(hostKey.publicKey.getPublicSSH()),
+    simulator(serviceId) {
+      const sim = sims.get(serviceId);
+      if (!sim) throw new AppError(DemoErrorCode.UNKNOWN_SERVICE, `demo host ${profile.label} has no service "${serviceId}"`, { details: { serviceId } });
+      return sim;
+    },
+    gpus: () => [...gpus],
+  };
+  const config: DemoHostConfig = {
+    label: profile.label,
+    ssh: { host: '127.0.0.1', port: sshPort, user: DEMO_SSH_USER, identityFile: ctx.clientKeyFile },
+    knownHostsFile: ctx.knownHostsFile,
+    gpu: { model: profile.gpu.name, count: profile.gpuCount },
+    pricePerHourUsd: profile.pricePerHourUsd,
+    services: profile.services.map((s) => ({
+      id: s.id,
+      kind: 'vllm',
+      remotePort: s.remotePort,
+      model: s.servedModelName,
+      aliases: [...s.aliases],
+      slots: s.slots,
+      restartCommand: s.restartCommand,
+    })),
+  };
+  return { handle, publicLine: hostKey.publicLine, config };
+}
+
+function hashLabel(label: string): number {
+  let h = 0;
+  for (const c of label) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return h;
+}
+
+export async function startDemoFleet(options: DemoFleetOptions): Promise<DemoFleet> {
+  const timeScale = options.timeScale ?? 1;
+  const decodeSpeedFactor = options.decodeSpeedFactor ?? 1;
+  if (!(timeScale > 0) || !(decodeSpeedFactor > 0)) {
+    throw new AppError(DemoErrorCode.BAD_OPTIONS, 'timeScale and decodeSpeedFactor must be positive numbers', { details: { timeScale, decodeSpeedFactor } });
+  }
+  const logger = options.logger ?? silentLogger;
+  const clock = options.clock ?? systemClock;
+  await ensureDir(options.dir);
+  const clientKey = await loadOrCreateKey(options.dir, 'client_ed25519', 'gpu-console demo client');
+  const knownHostsFile = join(options.dir, 'known_hosts');
+  const store = new DisposableStore();
+  const started: StartedHost[] = [];
+  try {
+    for (const profile of DEMO_HOSTS) {
+      started.push(
+        await startHost(profile, { dir: options.dir, clock, logger, timeScale, decodeSpeedFactor, clientKeyFile: clientKey.path, knownHostsFile }, clientKey, store),
+      );
+    }
+    await writeFile(knownHostsFile, knownHostsText(started.map((s) => ({ port: s.handle.sshPort, publicLine: s.publicLine }))), { mode: 0o644 });
+  } catch (err) {
+    await store.dispose().catch(() => undefined);
+    throw err;
+  }
+  const hosts = started.map((s) => s.handle);
+  return {
+    hosts,
+    config: { hosts: started.map((s) => s.config) },
+    clientKeyFile: clientKey.path,
+    knownHostsFile,
+    host(label) {
+      const h = hosts.find((x) => x.label === label);
+      if (!h) throw new AppError(DemoErrorCode.UNKNOWN_HOST, `no demo host named "${label}"`, { details: { label } });
+      return h;
+    },
+    dispose: () => store.dispose(),
+  };
+}

@@ -1,0 +1,160 @@
+// One demo host's SSH endpoint: an ssh2 Server on 127.0.0.1:0 with its own
+// host key. Only user `ops` with the fleet's client key gets in; direct-tcpip
+// reaches only the services' remotePorts on loopback (piped to the private
+// simulator listeners); session exec runs the demo command interpreter.
+
+import { timingSafeEqual } from 'node:crypto';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import ssh2 from 'ssh2';
+import type { Connection, ParsedKey, ServerChannel } from 'ssh2';
+import { toAppError, type Logger } from '../base/index.js';
+import { runCommand, type ExecHost } from './exec.js';
+
+const { Server } = ssh2;
+
+export const DEMO_SSH_USER = 'ops';
+
+export interface ForwardTarget {
+  remotePort: number;
+  /** Null while the service refuses connections (down or loading). */
+  localPort(): number | null;
+}
+
+export interface DemoSshServerOptions {
+  hostKey: string;
+  clientKey: ParsedKey;
+  logger: Logger;
+  execHost: ExecHost;
+  targets: ForwardTarget[];
+}
+
+function equalBytes(input: Buffer, allowed: Buffer): boolean {
+  // Compare in constant time; a length mismatch still does a comparison.
+  const same = input.length === allowed.length;
+  return timingSafeEqual(input, same ? allowed : input) && same;
+}
+
+export class DemoSshServer {
+  private readonly server: InstanceType<typeof Server>;
+  private readonly clients = new Set<Connection>();
+  private readonly sockets = new Set<Socket>();
+  private closed = false;
+  // ssh2's Server does not proxy net.Server#listening; track it here.
+  private isListening = false;
+
+  constructor(private readonly options: DemoSshServerOptions) {
+    this.server = new Server({ hostKeys: [options.hostKey] }, (client) => this.onClient(client));
+  }
+
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(0, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        this.isListening = true;
+        this.server.on('error', (err: Error) => this.options.logger.warn('demo ssh server error', { error: err.message }));
+        resolve((this.server.address() as AddressInfo).port);
+      });
+    });
+  }
+
+  get listening(): boolean {
+    return this.isListening;
+  }
+
+  get connectionCount(): number {
+    return this.clients.size;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const s of this.sockets) s.destroy();
+    for (const c of this.clients) c.end();
+    await new Promise<void>((resolve) => {
+      if (!this.isListening) return resolve();
+      this.server.close(() => {
+        this.isListening = false;
+        resolve();
+      });
+    });
+  }
+
+  private onClient(client: Connection): void {
+    const log = this.options.logger;
+    this.clients.add(client);
+    client.on('close', () => this.clients.delete(client));
+    client.on('error', (err) => log.debug('ssh client error', { error: err.message }));
+    client.on('authentication', (ctx) => {
+      const userOk = equalBytes(Buffer.from(ctx.username), Buffer.from(DEMO_SSH_USER));
+      if (ctx.method !== 'publickey') return ctx.reject(['publickey']);
+      const allowed = this.options.clientKey;
+      const keyOk =
+        ctx.key.algo === allowed.type &&
+        equalBytes(ctx.key.data, allowed.getPublicSSH()) &&
+        (!ctx.signature || !ctx.blob || allowed.verify(ctx.blob, ctx.signature, ctx.hashAlgo) === true);
+      if (!userOk || !keyOk) {
+        log.info('ssh authentication rejected', { user: ctx.username, method: ctx.method });
+        return ctx.reject(['publickey']);
+      }
+      ctx.accept();
+    });
+    client.on('ready', () => {
+      client.on('tcpip', (accept, reject, info) => {
+        const destOk = info.destIP === '127.0.0.1' || info.destIP === 'localhost';
+        const target = destOk ? this.options.targets.find((t) => t.remotePort === info.destPort) : undefined;
+        const port = target?.localPort() ?? null;
+        if (!target || port === null) {
+          log.debug('direct-tcpip refused', { destIP: info.destIP, destPort: info.destPort });
+          return reject();
+        }
+        const socket = connect(port, '127.0.0.1');
+        this.sockets.add(socket);
+        let channel: ServerChannel | undefined;
+        socket.once('close', () => {
+          this.sockets.delete(socket);
+          channel?.end();
+        });
+        socket.on('error', () => {
+          if (!channel) reject();
+          else channel.destroy();
+        });
+        socket.once('connect', () => {
+          channel = accept();
+          if (!channel) {
+            socket.destroy();
+            return;
+          }
+          socket.pipe(channel).pipe(socket);
+          channel.on('error', () => socket.destroy());
+          channel.once('close', () => socket.destroy());
+        });
+      });
+      client.on('session', (accept) => {
+        const session = accept();
+        session.on('pty', (_accept, reject) => reject?.());
+        session.on('shell', (_accept, reject) => reject?.());
+        session.on('env', (accept) => accept?.());
+        session.once('exec', (acceptExec, _reject, info) => {
+          const stream = acceptExec();
+          this.exec(info.command, stream);
+        });
+      });
+    });
+  }
+
+  private exec(command: string, stream: ServerChannel): void {
+    const log = this.options.logger;
+    log.debug('exec', { command });
+    runCommand(command, this.options.execHost)
+      .catch((err: unknown) => ({ stdout: '', stderr: `demo host: ${toAppError(err).message}\n`, code: 1 }))
+      .then((result) => {
+        if (stream.destroyed) return;
+        if (result.stdout) stream.write(result.stdout);
+        if (result.stderr) stream.stderr.write(result.stderr);
+        stream.exit(result.code);
+        stream.end();
+      })
+      .catch(() => undefined);
+  }
+}
