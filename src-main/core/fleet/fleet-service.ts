@@ -1,0 +1,223 @@
+import { Agent } from 'undici';
+import type { FleetSnapshot, HostConnectionState } from '../../../src-preload/contract/index.js';
+import type { Config, HostConfig } from '../config/index.js';
+import { AppError, Emitter, fireAndForget, silentLogger, systemClock, type Clock, type Disposable, type Logger } from '../base/index.js';
+import { SshConnection, type SshSession, type SshStateChange } from '../ssh/index.js';
+import { FleetErrorCode } from './errors.js';
+import { HostRuntime, type PollSettings } from './host-runtime.js';
+
+export interface ConnectionFactoryDeps {
+  clock: Clock;
+  logger: Logger;
+}
+
+export type ConnectionFactory = (host: HostConfig, deps: ConnectionFactoryDeps) => SshSession;
+
+export interface FleetServiceOptions {
+  config: Config;
+  clock?: Clock;
+  logger?: Logger;
+  /** Tests inject sessions here; default: a real SshConnection per host. */
+  connectionFactory?: ConnectionFactory;
+  /** Default: config.telemetry.pollIntervalMs, else 1000. */
+  pollIntervalMs?: number;
+  /** Deadline for each HTTP scrape through a tunnel (headers and body). Default 3 s. */
+  scrapeTimeoutMs?: number;
+  /** Deadline for nvidia-smi over exec. Default 5 s. */
+  execTimeoutMs?: number;
+  /** Cap on a /metrics body. Default 8 MiB. */
+  maxScrapeBytes?: number;
+}
+
+export interface HostStateChange {
+  label: string;
+  state: HostConnectionState;
+  message: string | null;
+}
+
+export interface FleetResourceCounts {
+  hosts: number;
+  connections: number;
+  listeningForwards: number;
+  activeStreams: number;
+}
+
+/**
+ * The fleet screen's engine: one SSH session per configured host, a tunnel per
+ * service, and one poll round per interval (nvidia-smi over exec, /metrics and
+ * /health through the tunnels) ending in one `onDidTick` snapshot for the
+ * whole fleet. Rounds never overlap; a host still busy from the last round is skipped.
+ */
+export class FleetService implements Disposable {
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly factory: ConnectionFactory;
+  private readonly hosts = new Map<string, HostRuntime>();
+  private readonly agent: Agent;
+  private readonly settings: PollSettings;
+  private readonly pollIntervalMs: number;
+  private readonly tickEmitter = new Emitter<FleetSnapshot>();
+  private readonly hostStateEmitter = new Emitter<HostStateChange>();
+  readonly onDidTick = this.tickEmitter.on.bind(this.tickEmitter);
+  readonly onDidChangeHostState = this.hostStateEmitter.on.bind(this.hostStateEmitter);
+  private timer: Disposable | null = null;
+  private roundInFlight: Promise<void> | null = null;
+  private started = false;
+  private disposed = false;
+
+  constructor(options: FleetServiceOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? silentLogger;
+    this.factory =
+      options.connectionFactory ?? ((host, deps) => new SshConnection(host, { clock: deps.clock, logger: deps.logger }));
+    this.pollIntervalMs = options.pollIntervalMs ?? options.config.telemetry?.pollIntervalMs ?? 1_000;
+    // Our own pool, so that dispose() closes every keep-alive socket into the tunnels.
+    this.agent = new Agent({ connections: 4, keepAliveTimeout: 4_000 });
+    this.settings = {
+      dispatcher: this.agent,
+      timeoutMs: options.scrapeTimeoutMs ?? 3_000,
+      maxBytes: options.maxScrapeBytes ?? 8 * 1024 * 1024,
+      execTimeoutMs: options.execTimeoutMs ?? 5_000,
+    };
+    for (const host of options.config.hosts) this.addHost(host);
+  }
+
+  /** Connects every host and starts the poll rounds. */
+  start(): void {
+    if (this.disposed || this.started) return;
+    this.started = true;
+    for (const host of this.hosts.values()) this.connectQuietly(host);
+    this.timer = this.clock.setInterval(() => this.round(), this.pollIntervalMs);
+  }
+
+  snapshot(): FleetSnapshot {
+    return { at: this.clock.now(), hosts: [...this.hosts.values()].map((h) => h.view()) };
+  }
+
+  async connect(label: string): Promise<HostConnectionState> {
+    const host = this.requireHost(label);
+    try {
+      await host.connect();
+    } catch {
+      // The failure is in the host's state and lastError, which the caller reads.
+    }
+    return host.session.state;
+  }
+
+  async disconnect(label: string): Promise<HostConnectionState> {
+    const host = this.requireHost(label);
+    await host.disconnect();
+    return host.session.state;
+  }
+
+  /** Records the operator's confirmation of a host's fingerprint (memory only for now) and reconnects. */
+  async trustHostKey(label: string, fingerprint: string): Promise<HostConnectionState> {
+    const host = this.requireHost(label);
+    try {
+      await host.session.trustFingerprint(fingerprint);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'SSH_INVALID_FINGERPRINT') throw err;
+    }
+    return host.session.state;
+  }
+
+  /** The local URL of a service's tunnel (for the proxy). Throws while the tunnel has no listener. */
+  tunnelUrl(label: string, serviceId: string): string {
+    const host = this.requireHost(label);
+    const service = host.services.find((s) => s.config.id === serviceId);
+    if (!service) {
+      throw new AppError(FleetErrorCode.UNKNOWN_SERVICE, `host ${label} has no service ${serviceId}`, { details: { label, serviceId } });
+    }
+    if (!service.forward) {
+      throw new AppError(FleetErrorCode.TUNNEL_NOT_READY, `the tunnel to ${label}/${serviceId} is not open (SSH ${host.session.state})`, {
+        retryable: true,
+        details: { label, serviceId, state: host.session.state },
+      });
+    }
+    return service.forward.url;
+  }
+
+  /** Hosts added or changed are (re)started, removed ones stopped; unchanged hosts keep running. */
+  applyConfig(config: Config): void {
+    if (this.disposed) return;
+    const next = new Map(config.hosts.map((h) => [h.label, h]));
+    for (const [label, runtime] of [...this.hosts]) {
+      const wanted = next.get(label);
+      if (!wanted || JSON.stringify(wanted) !== JSON.stringify(runtime.config)) {
+        this.hosts.delete(label);
+        fireAndForget(runtime.dispose(), this.logger, `stopping host ${label}`);
+      }
+    }
+    for (const host of config.hosts) {
+      if (this.hosts.has(host.label)) continue;
+      const runtime = this.addHost(host);
+      if (this.started) this.connectQuietly(runtime);
+    }
+  }
+
+  resourceCounts(): FleetResourceCounts {
+    const counts: FleetResourceCounts = { hosts: this.hosts.size, connections: 0, listeningForwards: 0, activeStreams: 0 };
+    for (const h of this.hosts.values()) {
+      const c = h.resourceCounts();
+      counts.connections += c.connections;
+      counts.listeningForwards += c.listeningForwards;
+      counts.activeStreams += c.activeStreams;
+    }
+    return counts;
+  }
+
+  /** Pollers first, then each host's tunnels and session (reverse order), then the HTTP pool. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    void this.timer?.dispose();
+    this.timer = null;
+    const hosts = [...this.hosts.values()].reverse();
+    this.hosts.clear();
+    await Promise.allSettled(hosts.map((h) => h.dispose()));
+    // A round still in flight is not awaited: its I/O was just torn down and it fires nothing once disposed.
+    await this.agent.destroy().catch(() => undefined);
+    this.tickEmitter.dispose();
+    this.hostStateEmitter.dispose();
+  }
+
+  // --- internals -----------------------------------------------------------
+
+  private requireHost(label: string): HostRuntime {
+    const host = this.hosts.get(label);
+    if (!host) throw new AppError(FleetErrorCode.UNKNOWN_HOST, `no host named ${label}`, { details: { label } });
+    return host;
+  }
+
+  private addHost(config: HostConfig): HostRuntime {
+    const logger = this.logger.child(config.label);
+    const session = this.factory(config, { clock: this.clock, logger });
+    const runtime = new HostRuntime(config, session, this.clock, logger, (change: SshStateChange) => {
+      if (this.hosts.get(config.label) !== runtime) return;
+      this.hostStateEmitter.fire({ label: config.label, state: change.state, message: change.error?.message ?? null });
+    });
+    this.hosts.set(config.label, runtime);
+    return runtime;
+  }
+
+  private connectQuietly(host: HostRuntime): void {
+    host.connect().catch((err: unknown) => {
+      this.logger.debug('connect attempt failed', { label: host.label, error: err instanceof Error ? err.message : String(err) });
+    });
+  }
+
+  /** One round: poll each connected, idle host; tick when all finish or the interval is over. */
+  private round(): void {
+    if (this.roundInFlight || this.disposed) return;
+    const polls = [...this.hosts.values()].filter((h) => !h.isPolling).map((h) => h.poll(this.settings));
+    let deadline: Disposable | undefined;
+    const cutoff = new Promise<void>((resolve) => {
+      deadline = this.clock.setTimeout(resolve, Math.max(1, this.pollIntervalMs - 10));
+    });
+    this.roundInFlight = Promise.race([Promise.allSettled(polls).then(() => undefined), cutoff]).then(() => {
+      void deadline?.dispose();
+      this.roundInFlight = null;
+      if (!this.disposed) this.tickEmitter.fire(this.snapshot());
+    });
+  }
+}

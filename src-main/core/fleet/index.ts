@@ -1,0 +1,12 @@
+// The fleet screen's engine: SSH sessions, service tunnels and poll rounds for
+// every configured host, published as one contract FleetSnapshot per interval.
+export { FleetErrorCode } from './errors.js';
+export {
+  FleetService,
+  type FleetServiceOptions,
+  type ConnectionFactory,
+  type ConnectionFactoryDeps,
+  type HostStateChange,
+  type FleetResourceCounts,
+} from './fleet-service.js';
+export { gpuViewsFromNvidiaSmi } from './gpu-view.js';

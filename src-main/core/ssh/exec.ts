@@ -1,0 +1,123 @@
+import type { Client, ClientChannel } from 'ssh2';
+import { AppError, type Clock } from '../base/index.js';
+import { SshErrorCode } from './errors.js';
+
+export interface ExecOptions {
+  /** Default 10 s. On expiry the channel is closed and SSH_EXEC_TIMEOUT thrown. */
+  timeoutMs?: number;
+  /** Per stream (stdout and stderr each). Default 1 MiB; the rest is read and dropped. */
+  maxOutputBytes?: number;
+  signal?: AbortSignal;
+}
+
+export interface ExecResult {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  /** True when stdout or stderr went past maxOutputBytes and was cut. */
+  truncated: boolean;
+}
+
+class CappedBuffer {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  truncated = false;
+  constructor(private readonly max: number) {}
+  push(chunk: Buffer): void {
+    const room = this.max - this.size;
+    if (room <= 0) {
+      if (chunk.length > 0) this.truncated = true;
+      return;
+    }
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    if (part.length < chunk.length) this.truncated = true;
+    this.chunks.push(part);
+    this.size += part.length;
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+/**
+ * Runs one command on an open client. Output past the cap is drained, not
+ * kept, so a chatty command still reports its exit code; the deadline bounds a
+ * command that never ends.
+ */
+export function execOnClient(client: Client, command: string, clock: Clock, options: ExecOptions = {}): Promise<ExecResult> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const stdout = new CappedBuffer(options.maxOutputBytes ?? 1024 * 1024);
+  const stderr = new CappedBuffer(options.maxOutputBytes ?? 1024 * 1024);
+  const signal = options.signal;
+  if (signal?.aborted) return Promise.reject(new AppError(SshErrorCode.CANCELLED, 'exec was cancelled'));
+
+  return new Promise<ExecResult>((resolve, reject) => {
+    let channel: ClientChannel | undefined;
+    let settled = false;
+    let exitCode: number | null = null;
+    let exitSignal: string | null = null;
+    const finish = (err: AppError | null): void => {
+      if (settled) return;
+      settled = true;
+      void timer.dispose();
+      signal?.removeEventListener('abort', onAbort);
+      if (err) {
+        try {
+          channel?.close();
+        } catch {
+          // already closed
+        }
+        reject(err);
+        return;
+      }
+      resolve({ exitCode, signal: exitSignal, stdout: stdout.text(), stderr: stderr.text(), truncated: stdout.truncated || stderr.truncated });
+    };
+    const onAbort = (): void => finish(new AppError(SshErrorCode.CANCELLED, 'exec was cancelled'));
+    const timer = clock.setTimeout(
+      () =>
+        finish(
+          new AppError(SshErrorCode.EXEC_TIMEOUT, `command did not finish within ${timeoutMs} ms`, {
+            retryable: true,
+            details: { timeoutMs },
+          }),
+        ),
+      timeoutMs,
+    );
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    try {
+      client.exec(command, (err, ch) => {
+        if (err) {
+          finish(new AppError(SshErrorCode.EXEC_FAILED, `could not start command: ${err.message}`, { retryable: true, cause: err }));
+          return;
+        }
+        channel = ch;
+        if (settled) {
+          ch.close();
+          return;
+        }
+        ch.on('data', (d: Buffer) => stdout.push(d));
+        ch.stderr.on('data', (d: Buffer) => stderr.push(d));
+        let exited = false;
+        ch.on('exit', (code: number | null, sig?: string) => {
+          exited = true;
+          exitCode = typeof code === 'number' ? code : null;
+          exitSignal = sig ?? null;
+        });
+        ch.on('error', (e: Error) =>
+          finish(new AppError(SshErrorCode.EXEC_FAILED, `command channel failed: ${e.message}`, { retryable: true, cause: e })),
+        );
+        ch.on('close', () =>
+          finish(
+            exited
+              ? null
+              : new AppError(SshErrorCode.EXEC_FAILED, 'the command channel closed without an exit status', { retryable: true }),
+          ),
+        );
+      });
+    } catch (err) {
+      finish(new AppError(SshErrorCode.NOT_CONNECTED, 'the SSH session is not open', { retryable: true, cause: err }));
+    }
+  });
+}

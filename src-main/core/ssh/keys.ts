@@ -1,0 +1,40 @@
+import { readFile } from 'node:fs/promises';
+import ssh2 from 'ssh2';
+import { AppError } from '../base/index.js';
+import { SshErrorCode } from './errors.js';
+
+/**
+ * Reads and checks a private key file before any connection is made, so that a
+ * bad path, a broken file or a missing passphrase is a coded error the operator
+ * can act on, not a throw from inside ssh2. The key bytes are never logged.
+ */
+export async function loadPrivateKey(path: string, passphrase?: string): Promise<Buffer> {
+  let data: Buffer;
+  try {
+    data = await readFile(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+    throw new AppError(SshErrorCode.KEY_UNREADABLE, `cannot read private key ${path} (${code})`, {
+      details: { path, reason: code },
+      cause: err,
+    });
+  }
+  const parsed = ssh2.utils.parseKey(data, passphrase);
+  if (parsed instanceof Error) {
+    if (/passphrase/i.test(parsed.message) && !passphrase) {
+      throw new AppError(SshErrorCode.PASSPHRASE_REQUIRED, `private key ${path} is encrypted and needs a passphrase`, {
+        details: { path },
+      });
+    }
+    throw new AppError(SshErrorCode.KEY_UNREADABLE, `private key ${path} could not be parsed: ${parsed.message}`, {
+      details: { path, reason: parsed.message },
+    });
+  }
+  const key = Array.isArray(parsed) ? parsed[0] : parsed;
+  if (!key || key.getPrivatePEM() === null) {
+    throw new AppError(SshErrorCode.KEY_UNREADABLE, `${path} holds no private key`, {
+      details: { path, reason: 'no private key in file' },
+    });
+  }
+  return data;
+}

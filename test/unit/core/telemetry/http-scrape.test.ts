@@ -1,0 +1,78 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetchText, probeHealth, scrapeLlamaServerMetrics, scrapeVllmMetrics } from '../../../../src-main/core/telemetry/index.js';
+
+let server: Server;
+let base: string;
+const agent = new Agent();
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    switch (req.url) {
+      case '/big/metrics':
+        res.writeHead(200).end('x'.repeat(50_000));
+        return;
+      case '/stall/metrics':
+        return; // never answers
+      case '/err/metrics':
+        res.writeHead(503).end('loading');
+        return;
+      case '/err/health':
+        res.writeHead(503).end();
+        return;
+      case '/llama/metrics':
+        res.writeHead(200).end(
+          [
+            '# TYPE llamacpp:prompt_tokens_total counter',
+            'llamacpp:prompt_tokens_total 4096',
+            '# TYPE llamacpp:tokens_predicted_total counter',
+            'llamacpp:tokens_predicted_total 512',
+            '# TYPE llamacpp:requests_processing gauge',
+            'llamacpp:requests_processing 1',
+            '# TYPE llamacpp:requests_deferred gauge',
+            'llamacpp:requests_deferred 2',
+          ].join('\n'),
+        );
+        return;
+      default:
+        res.writeHead(200).end('vllm:num_requests_running{engine="0"} 3\nbroken line here\n');
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await agent.destroy();
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+describe('HTTP scrapes', () => {
+  it('reads vLLM figures and counts unreadable lines', async () => {
+    const r = await scrapeVllmMetrics(base, { dispatcher: agent });
+    expect(r.metrics.running).toBe(3);
+    expect(r.parseErrors).toBe(1);
+  });
+
+  it('reads llama-server figures', async () => {
+    const r = await scrapeLlamaServerMetrics(`${base}/llama`, { dispatcher: agent });
+    expect(r.metrics).toEqual({ running: 1, waiting: 2, promptTokensTotal: 4096, generationTokensTotal: 512 });
+  });
+
+  it('caps the body', async () => {
+    await expect(fetchText(`${base}/big/metrics`, { dispatcher: agent, maxBytes: 10_000 })).rejects.toMatchObject({ code: 'TELEMETRY_BODY_TOO_LARGE' });
+  });
+
+  it('times out a server that never answers', async () => {
+    await expect(fetchText(`${base}/stall/metrics`, { dispatcher: agent, timeoutMs: 150 })).rejects.toMatchObject({ code: 'TELEMETRY_SCRAPE_TIMEOUT' });
+  });
+
+  it('non-200 metrics is TELEMETRY_HTTP_STATUS; non-200 health is down; refused is TELEMETRY_SCRAPE_FAILED', async () => {
+    await expect(scrapeVllmMetrics(`${base}/err`, { dispatcher: agent })).rejects.toMatchObject({ code: 'TELEMETRY_HTTP_STATUS', details: { status: 503 } });
+    expect(await probeHealth(`${base}/err`, { dispatcher: agent })).toBe('down');
+    expect(await probeHealth(base, { dispatcher: agent })).toBe('ok');
+    await expect(fetchText('http://127.0.0.1:1/metrics', { dispatcher: agent })).rejects.toMatchObject({ code: 'TELEMETRY_SCRAPE_FAILED' });
+  });
+});
