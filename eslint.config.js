@@ -10,7 +10,7 @@ export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', '.data/**', 'test-results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
-  { files: ['scripts/**', 'bin/**', '*.config.{js,ts}'], languageOptions: { globals: globals.node } },
+  { files: ['scripts/**', 'bin/**', '*.config.{js,ts}', 'test/**/*.mjs'], languageOptions: { globals: { ...globals.node, ...globals.browser } } },
   {
     files: ['**/*.{ts,tsx}'],
     rules: {

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 
 const args = process.argv.slice(2);
 process.stdout.write('Building GPU Console…\n');
-const build = spawnSync('npx', ['electron-vite', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
+const build = spawnSync(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
 if (build.status !== 0) {
   process.stderr.write('npm start: the build failed (see above)\n');
   process.exit(1);

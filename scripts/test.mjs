@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 
 const gates = [
-  ['build', 'npx', ['electron-vite', 'build']],
+  // electron-vite's bin file ships without its exec bit: run it through node.
+  ['build', process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build']],
   ['typecheck (main, preload, tests)', 'npx', ['tsc', '-p', 'tsconfig.node.json', '--noEmit']],
   ['typecheck (renderer)', 'npx', ['tsc', '-p', 'tsconfig.web.json', '--noEmit']],
   ['lint', 'npx', ['eslint', '.', '--max-warnings', '0']],
