@@ -14,15 +14,28 @@ if (build.status !== 0) {
   process.exit(1);
 }
 
-function electronBinary() {
+function resolveElectron() {
   try {
     const require = createRequire(import.meta.url);
     const path = require('electron');
-    if (typeof path === 'string' && existsSync(path)) return { path };
-    return { reason: 'the Electron binary is not downloaded (it is fetched on first use, and this machine could not fetch it)' };
-  } catch (err) {
-    return { reason: `the electron package is not usable: ${err.message}` };
+    return typeof path === 'string' && existsSync(path) ? path : null;
+  } catch {
+    return null;
   }
+}
+
+// The electron package's own download step is not run by `npm ci` (see
+// allowScripts in package.json): it is fetched here, the first time the
+// desktop app is started, so installs work on machines that cannot reach it.
+function electronBinary() {
+  const found = resolveElectron();
+  if (found) return { path: found };
+  process.stdout.write('Fetching the Electron binary (first desktop start only)…\n');
+  const fetched = spawnSync(process.execPath, ['node_modules/electron/install.js'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000 });
+  const again = fetched.status === 0 ? resolveElectron() : null;
+  if (again) return { path: again };
+  const why = (fetched.stderr?.toString() ?? '').split('\n').find((l) => /error/i.test(l)) ?? `exit ${fetched.status}`;
+  return { reason: `the Electron binary could not be downloaded (${why.trim().slice(0, 160)})` };
 }
 
 const hasDisplay = process.platform !== 'linux' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
