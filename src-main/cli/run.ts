@@ -13,6 +13,8 @@ Usage: gpu-console <command> [options]
 Commands:
   serve                 Run the console headless and serve its UI on 127.0.0.1.
       --demo              run the built-in demo fleet (also the default when no config file exists)
+      --demo-traffic on|off
+                          simulated application traffic on the demo fleet (default on)
       --config FILE       config file (default: <data dir>/config.yaml)
       --ui-port N         UI port on 127.0.0.1 (default 0 = any free port)
       --proxy-port N      port for the local OpenAI-compatible proxy (reserved; the proxy is not in this version)
@@ -71,6 +73,7 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
       case 'serve': {
         const { values, positionals } = parse(rest, {
           demo: { type: 'boolean', default: false },
+          'demo-traffic': { type: 'string' },
           config: { type: 'string' },
           'ui-port': { type: 'string' },
           'proxy-port': { type: 'string' },
@@ -81,9 +84,12 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
         if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(' ')}"`);
         const logLevel = values['log-level'] ?? 'warn';
         if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new UsageError(`--log-level must be debug, info, warn or error`);
+        const demoTraffic = values['demo-traffic'] ?? 'on';
+        if (demoTraffic !== 'on' && demoTraffic !== 'off') throw new UsageError(`--demo-traffic must be on or off, got "${demoTraffic}"`);
         return await serve(
           {
             demo: values.demo ?? false,
+            demoTraffic: demoTraffic === 'on',
             configFile: values.config ?? null,
             dataDir: resolveDataDir(values['data-dir']),
             uiPort: parsePort('--ui-port', values['ui-port']) ?? 0,

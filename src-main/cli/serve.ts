@@ -11,6 +11,8 @@ import { VERSION } from './version.js';
 
 export interface ServeOptions {
   demo: boolean;
+  /** Background application traffic on the demo fleet (on by default; tests turn it off). */
+  demoTraffic: boolean;
   configFile: string | null;
   dataDir: string;
   uiPort: number;
@@ -46,6 +48,7 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
     dataDir: options.dataDir,
     configFile: options.configFile,
     demo: options.demo,
+    demoOptions: { traffic: options.demoTraffic },
     logger,
   });
   const api = createApi(app, logger.child('api'));

@@ -25,7 +25,7 @@ export interface AppOptions {
   home?: string;
   /** Path to an Electron-ABI better_sqlite3.node (desktop only). */
   sqliteNativeBinding?: string;
-  demoOptions?: { timeScale?: number; decodeSpeedFactor?: number };
+  demoOptions?: { timeScale?: number; decodeSpeedFactor?: number; traffic?: boolean };
   /** Overrides the poll interval from config (tests). */
   pollIntervalMs?: number;
 }

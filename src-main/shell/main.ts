@@ -65,6 +65,7 @@ export function runDesktop(): void {
         dataDir,
         configFile: process.env.GPU_CONSOLE_CONFIG ?? null,
         demo: process.argv.includes('--demo'),
+        demoOptions: { traffic: !process.argv.includes('--demo-traffic=off') },
         logger,
         sqliteNativeBinding: nativeBinding,
       });

@@ -20,7 +20,7 @@ describe('gpu-console serve --demo, seen in a browser', () => {
 
   beforeAll(async () => {
     assertBuilt();
-    consoleProc = await startConsole(['--demo', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0', '--ready-file', readyFile]);
+    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0', '--ready-file', readyFile]);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   }, 60_000);

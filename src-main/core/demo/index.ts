@@ -12,6 +12,7 @@ import { ensureDir, fingerprintOf, knownHostsText, loadOrCreateKey } from './key
 import { DEMO_HOSTS, type HostProfile } from './profiles.js';
 import { DEMO_SSH_USER, DemoSshServer } from './ssh-server.js';
 import { VllmSimulator } from './vllm-simulator.js';
+import { startDemoTraffic, type TrafficTarget } from './traffic.js';
 
 export { VllmSimulator } from './vllm-simulator.js';
 export type { SimulatorState, ProcessState, SleepTag, RestartHandle } from './vllm-simulator.js';
@@ -28,6 +29,8 @@ export interface DemoFleetOptions {
   timeScale?: number;
   /** Multiplies decode and prefill rates. Default 1. */
   decodeSpeedFactor?: number;
+  /** Play background application traffic against the models so the fleet looks alive (default false; tests keep it off). */
+  traffic?: boolean;
   logger?: Logger;
   clock?: Clock;
 }
@@ -80,7 +83,11 @@ interface StartedHost {
   handle: DemoHostHandle;
   publicLine: string;
   config: DemoHostConfig;
+  traffic: TrafficTarget[];
 }
+
+/** Clients at the top of a swell: enough to queue on the small L20, a calm OCR and embedding load. */
+const TRAFFIC_CLIENTS: Record<string, number> = { qwen: 5, gemma: 6, ocr: 2, embed: 2 };
 
 async function startHost(
   profile: HostProfile,
@@ -169,7 +176,13 @@ async function startHost(
       restartCommand: s.restartCommand,
     })),
   };
-  return { handle, publicLine: hostKey.publicLine, config };
+  const traffic: TrafficTarget[] = profile.services.map((s) => ({
+    simulator: sims.get(s.id)!,
+    model: s.servedModelName,
+    kind: s.kind,
+    maxClients: TRAFFIC_CLIENTS[s.id] ?? Math.max(1, Math.ceil(s.slots / 2)),
+  }));
+  return { handle, publicLine: hostKey.publicLine, config, traffic };
 }
 
 function hashLabel(label: string): number {
@@ -202,6 +215,7 @@ export async function startDemoFleet(options: DemoFleetOptions): Promise<DemoFle
     await store.dispose().catch(() => undefined);
     throw err;
   }
+  if (options.traffic) store.add(startDemoTraffic(started.flatMap((s) => s.traffic), { clock, logger: logger.child('traffic') }));
   const hosts = started.map((s) => s.handle);
   return {
     hosts,

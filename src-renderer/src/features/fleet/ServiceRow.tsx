@@ -82,7 +82,7 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s }: Servic
         </span>
       </td>
       <td className="col-kv">
-        <MeterBar pct={s.kvCachePct} text={formatPct(s.kvCachePct)} label="KV cache" testId="kv-pct" />
+        <MeterBar pct={s.kvCachePct} text={formatPct(s.kvCachePct, s.kvCachePct !== null && s.kvCachePct < 10 ? 1 : 0)} label="KV cache" testId="kv-pct" />
       </td>
       <td className="col-num num" data-testid="tokps" data-value={dataValue(s.generationTokensPerS)}>
         {formatTokPerS(s.generationTokensPerS)}

@@ -1,0 +1,116 @@
+// Background traffic for the demo fleet, so that a first-time user sees a
+// living fleet (tokens/s, queues, KV cache, power) before sending anything.
+// It plays the applications that would use these servers on a real host: a
+// few clients per model with think times, and a load that swells and ebbs
+// over minutes. Requests go straight to the simulators on loopback, as an
+// application on the GPU host would; every one has a deadline, and dispose
+// stops the loops and aborts what is in flight.
+import { request } from 'node:http';
+import { DisposableStore, toDisposable, type Clock, type Disposable, type Logger } from '../base/index.js';
+import type { VllmSimulator } from './vllm-simulator.js';
+
+export interface TrafficTarget {
+  simulator: VllmSimulator;
+  model: string;
+  kind: 'generate' | 'embed';
+  /** Most clients this model gets at the top of a swell. */
+  maxClients: number;
+}
+
+export interface DemoTrafficOptions {
+  clock: Clock;
+  logger: Logger;
+  random?: () => number;
+  /** Length of one swell-and-ebb cycle of the load. Default 6 minutes. */
+  cycleMs?: number;
+}
+
+const PROMPTS = [
+  'Summarise the incident report for the on-call handover.',
+  'Extract the invoice number, total and due date as JSON.',
+  'Translate the release notes into German.',
+  'Write a short reply to the customer about the delayed shipment.',
+  'List three risks in this deployment plan and how to reduce them.',
+  'Classify this support ticket: printer offline since Monday.',
+];
+
+function post(port: number, path: string, body: unknown, signal: AbortSignal, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const data = JSON.stringify(body);
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) }, signal, timeout: timeoutMs },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+        res.on('error', () => resolve());
+      },
+    );
+    // Failures (a sleeping or restarting server, an abort at dispose) are part
+    // of what the demo shows; the client just tries again later.
+    req.on('error', () => resolve());
+    req.on('timeout', () => req.destroy());
+    req.end(data);
+  });
+}
+
+export function startDemoTraffic(targets: TrafficTarget[], options: DemoTrafficOptions): Disposable {
+  const { clock } = options;
+  const random = options.random ?? Math.random;
+  const cycleMs = options.cycleMs ?? 6 * 60_000;
+  const startedAt = clock.now();
+  const store = new DisposableStore();
+  const abort = new AbortController();
+  store.add(toDisposable(() => abort.abort()));
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (abort.signal.aborted) return resolve();
+      const timer = clock.setTimeout(resolve, ms);
+      abort.signal.addEventListener('abort', () => {
+        void timer.dispose();
+        resolve();
+      }, { once: true });
+    });
+
+  // 0..1: how busy the fleet is now; each target's phase differs so the models do not swell together.
+  const intensity = (phase: number) => {
+    const t = (clock.now() - startedAt) / cycleMs + phase;
+    return 0.5 - 0.5 * Math.cos(2 * Math.PI * t);
+  };
+
+  const runClient = async (target: TrafficTarget, index: number, phase: number) => {
+    // Stagger the start so the first minute is not a thundering herd.
+    await sleep(500 + random() * 4000);
+    while (!abort.signal.aborted) {
+      const active = index < Math.round(target.maxClients * (0.15 + 0.85 * intensity(phase)));
+      if (!active || !target.simulator.listening) {
+        await sleep(2000 + random() * 3000);
+        continue;
+      }
+      if (target.kind === 'embed') {
+        const input = Array.from({ length: 1 + Math.floor(random() * 8) }, (_, i) => `${PROMPTS[i % PROMPTS.length]} #${i}`);
+        await post(target.simulator.port, '/v1/embeddings', { model: target.model, input }, abort.signal, 30_000);
+        await sleep(1500 + random() * 4000);
+      } else {
+        const prompt = PROMPTS[Math.floor(random() * PROMPTS.length)]!;
+        const maxTokens = 40 + Math.floor(random() * 220);
+        await post(
+          target.simulator.port,
+          '/v1/chat/completions',
+          { model: target.model, max_tokens: maxTokens, messages: [{ role: 'user', content: prompt.repeat(1 + Math.floor(random() * 6)) }] },
+          abort.signal,
+          120_000,
+        );
+        await sleep(1000 + random() * 6000);
+      }
+    }
+  };
+
+  targets.forEach((target, t) => {
+    const phase = t * 0.23;
+    for (let i = 0; i < target.maxClients; i++) {
+      runClient(target, i, phase).catch((err: unknown) => options.logger.warn('demo traffic client stopped', { error: String(err) }));
+    }
+  });
+  return store;
+}
