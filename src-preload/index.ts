@@ -1,8 +1,11 @@
 // The sandboxed preload: exposes window.gpuConsole = { invoke, on } for the
 // contract's channels only. The raw IPC event never reaches the page, and
 // unknown channels are refused here before they reach the main process.
+// The channel table (with zod) is bundled in: a sandboxed preload cannot require it.
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import { BridgeErrorCode, IPC_EVENT, IPC_INVOKE, isEventChannel, isInvokeChannel } from './contract/channels-names.js';
+import { isEventChannel, isInvokeChannel } from './contract/channels.js';
+import { BridgeErrorCode } from './contract/codes.js';
+import { IPC_EVENT, IPC_INVOKE } from './contract/ipc.js';
 
 type Listener = (payload: unknown) => void;
 

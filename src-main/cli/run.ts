@@ -5,8 +5,21 @@ import { parsePort, parsePositiveInt, resolveDataDir } from './options.js';
 import { EXIT, UsageError, createOutput, type Output } from './output.js';
 import { serve } from './serve.js';
 import { VERSION } from './version.js';
+import { proxyCommands } from './extra/proxy.js';
+import { sshCommands } from './extra/ssh.js';
+import type { CliCommand } from './extra/types.js';
 
-export const HELP = `gpu-console ${VERSION} — the on-call console for self-hosted LLM inference
+const EXTRA_COMMANDS: CliCommand[] = [...sshCommands, ...proxyCommands];
+
+function findExtra(command: string | undefined, rest: string[]): { cmd: CliCommand; args: string[] } | null {
+  if (!command) return null;
+  const two = rest[0] ? EXTRA_COMMANDS.find((c) => c.name === `${command} ${rest[0]}`) : undefined;
+  if (two) return { cmd: two, args: rest.slice(1) };
+  const one = EXTRA_COMMANDS.find((c) => c.name === command);
+  return one ? { cmd: one, args: rest } : null;
+}
+
+const BASE_HELP = `gpu-console ${VERSION} — the on-call console for self-hosted LLM inference
 
 Usage: gpu-console <command> [options]
 
@@ -31,6 +44,7 @@ Commands:
   audit list [--limit N]
                         Print the newest audit events (default 20).
   config check FILE     Validate a config file; errors name the line and field.
+@EXTRA@
   help                  Show this text.     version   Print the version.
 
 Options every command takes:
@@ -39,6 +53,8 @@ Options every command takes:
 
 Commands that act on a running console (status, hosts) find it through <data dir>/ready.json.
 Exit codes: 0 success, 1 the check or action failed, 2 usage error.`;
+
+export const HELP = BASE_HELP.replace('@EXTRA@\n', EXTRA_COMMANDS.map((c) => c.help.replace(/\n?$/, '\n')).join(''));
 
 const COMMON = {
   'data-dir': { type: 'string' },
@@ -59,6 +75,8 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
   const wantsJson = argv.includes('--json');
   const output = outputOverride ?? createOutput(wantsJson);
   try {
+    const extra = findExtra(command, rest);
+    if (extra) return await extra.cmd.run(extra.args, output);
     switch (command) {
       case undefined:
       case 'help':

@@ -49,6 +49,7 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
     configFile: options.configFile,
     demo: options.demo,
     demoOptions: { traffic: options.demoTraffic },
+    proxyPort: options.proxyPort,
     logger,
   });
   const api = createApi(app, logger.child('api'));
@@ -61,7 +62,7 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
     throw new AppError('CLI_UI_PORT_UNAVAILABLE', `cannot listen on 127.0.0.1:${options.uiPort}: ${(err as Error).message}`, { cause: err });
   }
 
-  const info: ReadyInfo = { ui: bridge.url, proxy: null, pid: process.pid };
+  const info: ReadyInfo = { ui: bridge.url, proxy: app.info().proxyUrl, pid: process.pid };
   const dataDirReady = readyFilePath(options.dataDir);
   writeReadyFile(dataDirReady, info);
   if (options.readyFile) writeReadyFile(resolve(options.readyFile), info);

@@ -9,8 +9,6 @@ import {
   eventChannels,
   isInvokeChannel,
   parseStrict,
-  type ChannelOutput,
-  type ChannelParsedInput,
   type ContractError,
   type EventChannel,
   type EventPayload,
@@ -19,6 +17,9 @@ import {
 } from '../../src-preload/contract/index.js';
 import { AppError, Emitter, toAppError, type Disposable, type Logger } from './base/index.js';
 import type { App } from './app.js';
+import { proxyHandlers } from './handlers/proxy.js';
+import { sshHandlers } from './handlers/ssh.js';
+import type { Handler, HandlersFor } from './handlers/types.js';
 
 export interface CallContext {
   requestId: string;
@@ -27,11 +28,7 @@ export interface CallContext {
   signal?: AbortSignal;
 }
 
-type Handler<C extends InvokeChannel> = (
-  input: ChannelParsedInput<C>,
-  ctx: CallContext,
-) => Promise<ChannelOutput<C>> | ChannelOutput<C>;
-type Handlers = { [C in InvokeChannel]: Handler<C> };
+type Handlers = HandlersFor<InvokeChannel>;
 
 export interface ApiEvent<E extends EventChannel = EventChannel> {
   channel: E;
@@ -50,6 +47,8 @@ export function contractError(err: unknown): ContractError {
 
 function makeHandlers(app: App): Handlers {
   return {
+    ...sshHandlers(app),
+    ...proxyHandlers(app),
     'app.info': () => app.info(),
     'fleet.snapshot': () => app.fleet.snapshot(),
     'hosts.connect': async ({ label }, ctx) => {

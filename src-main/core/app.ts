@@ -11,6 +11,9 @@ import { ConfigService, type Config } from './config/index.js';
 import { startDemoFleet, type DemoFleet } from './demo/index.js';
 import { FleetService } from './fleet/index.js';
 import { openStore, type Store } from './store/index.js';
+import type { AppContext } from './app-context.js';
+import { wireProxy, type ProxyWiring } from './wiring/proxy.js';
+import { wireSsh, type SshWiring } from './wiring/ssh.js';
 
 export interface AppOptions {
   mode: 'electron' | 'web';
@@ -28,6 +31,8 @@ export interface AppOptions {
   demoOptions?: { timeScale?: number; decodeSpeedFactor?: number; traffic?: boolean };
   /** Overrides the poll interval from config (tests). */
   pollIntervalMs?: number;
+  /** Port of the local OpenAI-compatible proxy on 127.0.0.1 (0 = any free port); overrides config. */
+  proxyPort?: number;
 }
 
 export interface AppEvent<E extends EventChannel = EventChannel> {
@@ -40,6 +45,8 @@ export interface App extends Disposable {
   readonly config: ConfigService;
   readonly fleet: FleetService;
   readonly demo: DemoFleet | null;
+  readonly ssh: SshWiring;
+  readonly proxy: ProxyWiring;
   info(): AppInfo;
   onEvent(listener: (event: AppEvent) => void): Disposable;
   connectHost(label: string, caller: string): Promise<HostConnectionState>;
@@ -119,6 +126,21 @@ export async function startApp(options: AppOptions): Promise<App> {
       }),
     );
 
+    const ctx: AppContext = {
+      options,
+      store,
+      config,
+      fleet,
+      clock,
+      logger,
+      home,
+      disposables,
+      emit,
+      operatorActor,
+    };
+    const ssh = await wireSsh(ctx);
+    const proxy = await wireProxy(ctx);
+
     store.audit.append({
       type: 'console.started',
       actor: 'system',
@@ -132,6 +154,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       config,
       fleet,
       demo,
+      ssh,
+      proxy,
       info: () => ({
         name: 'GPU Console',
         version: options.version,
@@ -140,7 +164,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         dataDir: options.dataDir,
         configFile: demo ? null : configFile,
         configError: config.lastError ? { code: config.lastError.code, message: config.lastError.message, retryable: false, details: config.lastError.details } : null,
-        proxyUrl: null,
+        proxyUrl: proxy.url(),
         startedAt,
       }),
       onEvent: (listener) => events.on(listener),

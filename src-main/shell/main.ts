@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BrowserWindow, app, dialog, ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
-import { BridgeErrorCode, IPC_EVENT, IPC_INVOKE } from '../../src-preload/contract/channels-names.js';
+import { BridgeErrorCode, IPC_EVENT, IPC_INVOKE } from '../../src-preload/contract/index.js';
 import { createApi, type Api } from '../core/api.js';
 import { startApp, type App } from '../core/app.js';
 import { createLogger } from '../core/base/index.js';

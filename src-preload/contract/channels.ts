@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { FleetSnapshotSchema, HostConnectionStateSchema } from './fleet.js';
 import { AuditEventViewSchema, AuditVerifyResultSchema } from './audit.js';
 import { ContractErrorSchema } from './errors.js';
+import { proxyEventChannels, proxyInvokeChannels } from './proxy.js';
+import { sshEventChannels, sshInvokeChannels } from './ssh.js';
 
 // The one table of channels. Calls are `capability.verb`, events
 // `capability.noun`. Both bridges (Electron IPC and the web bridge) carry
@@ -44,6 +46,8 @@ export const invokeChannels = {
     output: z.object({ events: z.array(AuditEventViewSchema) }).strict(),
   },
   'audit.verify': { input: Empty, output: AuditVerifyResultSchema },
+  ...sshInvokeChannels,
+  ...proxyInvokeChannels,
 } as const;
 
 export const eventChannels = {
@@ -54,6 +58,8 @@ export const eventChannels = {
     .object({ label: z.string(), state: HostConnectionStateSchema, message: z.string().nullable() })
     .strict(),
   'config.changed': z.object({ ok: z.boolean(), error: ContractErrorSchema.nullable() }).strict(),
+  ...sshEventChannels,
+  ...proxyEventChannels,
 } as const;
 
 export type InvokeChannels = typeof invokeChannels;
@@ -74,5 +80,4 @@ export function isEventChannel(name: string): name is EventChannel {
   return Object.prototype.hasOwnProperty.call(eventChannels, name);
 }
 
-/** Names of the single Electron IPC channel used for calls and the one for events. */
-export { IPC_INVOKE, IPC_EVENT } from './channels-names.js';
+export { IPC_INVOKE, IPC_EVENT } from './ipc.js';

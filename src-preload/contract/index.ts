@@ -5,3 +5,5 @@ export * from './fleet.js';
 export * from './audit.js';
 export * from './channels.js';
 export * from './parse.js';
+export * from './ssh.js';
+export * from './proxy.js';

@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_CHANNEL_NAMES, INVOKE_CHANNEL_NAMES } from '../../../src-preload/contract/channels-names.js';
 import { eventChannels, invokeChannels, parseStrict } from '../../../src-preload/contract/index.js';
 
 describe('contract channel table', () => {
-  it('the preload name lists equal the schema tables', () => {
-    expect([...INVOKE_CHANNEL_NAMES].sort()).toEqual(Object.keys(invokeChannels).sort());
-    expect([...EVENT_CHANNEL_NAMES].sort()).toEqual(Object.keys(eventChannels).sort());
+  it('invoke and event names do not collide', () => {
+    const invoke = new Set(Object.keys(invokeChannels));
+    expect(Object.keys(eventChannels).filter((e) => invoke.has(e))).toEqual([]);
   });
 
   it('names follow capability.verb / capability.noun', () => {
-    for (const name of [...INVOKE_CHANNEL_NAMES, ...EVENT_CHANNEL_NAMES]) expect(name).toMatch(/^[a-z]+\.[a-z][a-zA-Z]*$/);
+    for (const name of [...Object.keys(invokeChannels), ...Object.keys(eventChannels)]) expect(name).toMatch(/^[a-z]+\.[a-z][a-zA-Z]*$/);
   });
 
   it('inputs are strict: unknown keys are refused', () => {
