@@ -63,6 +63,9 @@ describe('import rules', () => {
       const parts = target.slice(core.length).split('/');
       if (parts.length < 2) return false; // core/app.ts, core/api.ts, core/ports.ts
       const [toCap, ...rest] = parts;
+      // handlers/ and wiring/ belong to the composition root (app.ts, api.ts), not to a capability.
+      const composition = new Set(['handlers', 'wiring']);
+      if (composition.has(toCap!) && (fromCap!.endsWith('.ts') || composition.has(fromCap!))) return false;
       return toCap !== fromCap && !(rest.length === 1 && /^index\.(js|ts)$/.test(rest[0]!));
     });
     expect(bad).toEqual([]);
