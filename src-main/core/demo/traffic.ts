@@ -5,6 +5,7 @@
 // over minutes. Requests go straight to the simulators on loopback, as an
 // application on the GPU host would; every one has a deadline, and dispose
 // stops the loops and aborts what is in flight.
+import { setMaxListeners } from 'node:events';
 import { request } from 'node:http';
 import { DisposableStore, toDisposable, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { VllmSimulator } from './vllm-simulator.js';
@@ -62,14 +63,21 @@ export function startDemoTraffic(targets: TrafficTarget[], options: DemoTrafficO
   const abort = new AbortController();
   store.add(toDisposable(() => abort.abort()));
 
+  // One signal is shared by every client's pending sleep and request.
+  setMaxListeners(200, abort.signal);
+
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       if (abort.signal.aborted) return resolve();
-      const timer = clock.setTimeout(resolve, ms);
-      abort.signal.addEventListener('abort', () => {
+      const onAbort = () => {
         void timer.dispose();
         resolve();
-      }, { once: true });
+      };
+      const timer = clock.setTimeout(() => {
+        abort.signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      abort.signal.addEventListener('abort', onAbort, { once: true });
     });
 
   // 0..1: how busy the fleet is now; each target's phase differs so the models do not swell together.
