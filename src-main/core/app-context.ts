@@ -4,6 +4,7 @@ import type { ConfigService } from './config/index.js';
 import type { FleetService } from './fleet/index.js';
 import type { Store } from './store/index.js';
 import type { AppOptions } from './app.js';
+import type { SecretStore } from './ports.js';
 
 /** What each capability's wiring (core/wiring/*) gets from the composition root. */
 export interface AppContext {
@@ -14,6 +15,8 @@ export interface AppContext {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly home: string;
+  /** Upstream API keys, remembered passphrases, client tokens: never sent to the renderer. */
+  readonly secrets: SecretStore;
   /** Everything created here is registered in it; disposed in reverse order at shutdown. */
   readonly disposables: DisposableStore;
   emit<E extends EventChannel>(channel: E, payload: EventPayload<E>): void;

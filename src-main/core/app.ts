@@ -12,6 +12,8 @@ import { startDemoFleet, type DemoFleet } from './demo/index.js';
 import { FleetService } from './fleet/index.js';
 import { openStore, type Store } from './store/index.js';
 import type { AppContext } from './app-context.js';
+import type { SecretStore } from './ports.js';
+import { FileSecretStore } from './secrets/index.js';
 import { wireProxy, type ProxyWiring } from './wiring/proxy.js';
 import { wireSsh, type SshWiring } from './wiring/ssh.js';
 
@@ -31,6 +33,8 @@ export interface AppOptions {
   demoOptions?: { timeScale?: number; decodeSpeedFactor?: number; traffic?: boolean };
   /** Overrides the poll interval from config (tests). */
   pollIntervalMs?: number;
+  /** Where secrets are kept; default: a 0600 file in the data dir (headless). The desktop shell passes the keychain. */
+  secretStore?: (store: Store) => SecretStore;
   /** Port of the local OpenAI-compatible proxy on 127.0.0.1 (0 = any free port); overrides config. */
   proxyPort?: number;
 }
@@ -126,8 +130,10 @@ export async function startApp(options: AppOptions): Promise<App> {
       }),
     );
 
+    const secrets = options.secretStore ? options.secretStore(store) : new FileSecretStore(join(options.dataDir, 'secrets.json'));
     const ctx: AppContext = {
       options,
+      secrets,
       store,
       config,
       fleet,

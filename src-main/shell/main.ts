@@ -12,6 +12,7 @@ import { createLogger } from '../core/base/index.js';
 import { defaultDataDir } from '../core/instance/index.js';
 import { VERSION } from '../cli/version.js';
 import { APP_ORIGIN, handleAppProtocol, registerAppScheme } from './protocol.js';
+import { keychainSecretStore } from './secrets.js';
 import { ensureElectronSqliteBinding } from './sqlite-binding.js';
 import { createMainWindow, lockDownSessions } from './window.js';
 
@@ -68,6 +69,7 @@ export function runDesktop(): void {
         demoOptions: { traffic: !process.argv.includes('--demo-traffic=off') },
         logger,
         sqliteNativeBinding: nativeBinding,
+        secretStore: keychainSecretStore,
       });
       const api = createApi(started, logger.child('api'));
       core = { app: started, api };
