@@ -16,6 +16,7 @@ const only = process.argv.slice(2);
 
 let passed = 0;
 let failed = 0;
+let skipped = 0;
 const failures = [];
 if (only.length === 0) {
   for (const [name, cmd, args] of gates) {
@@ -40,7 +41,7 @@ if (existsSync(report)) {
   passed += json.numPassedTests ?? 0;
   failed += (json.numFailedTests ?? 0) + (json.numRuntimeErrorTestSuites ?? 0);
   if ((json.numFailedTestSuites ?? 0) > 0 && (json.numFailedTests ?? 0) === 0) failed += json.numFailedTestSuites;
-  if (json.numPendingTests || json.numTodoTests) process.stdout.write(`(${json.numPendingTests} skipped, ${json.numTodoTests} todo)\n`);
+  skipped = (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0);
 } else {
   failed++;
   failures.push('vitest produced no report');
@@ -50,5 +51,5 @@ if (vitest.status !== 0 && failed === 0) {
   failures.push(`vitest exited ${vitest.status}`);
 }
 if (failures.length) process.stdout.write(`failed gates: ${failures.join(', ')}\n`);
-process.stdout.write(`${passed} passed, ${failed} failed\n`);
+process.stdout.write(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
 process.exit(failed === 0 ? 0 : 1);
