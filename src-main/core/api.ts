@@ -17,6 +17,7 @@ import {
 } from '../../src-preload/contract/index.js';
 import { AppError, Emitter, toAppError, type Disposable, type Logger } from './base/index.js';
 import type { App } from './app.js';
+import { notifyHandlers } from './handlers/notify.js';
 import { proxyHandlers } from './handlers/proxy.js';
 import { sshHandlers } from './handlers/ssh.js';
 import type { Handler, HandlersFor } from './handlers/types.js';
@@ -47,6 +48,7 @@ export function contractError(err: unknown): ContractError {
 
 function makeHandlers(app: App): Handlers {
   return {
+    ...notifyHandlers(app),
     ...sshHandlers(app),
     ...proxyHandlers(app),
     'app.info': () => app.info(),

@@ -12,7 +12,8 @@ import { startDemoFleet, type DemoFleet } from './demo/index.js';
 import { FleetService } from './fleet/index.js';
 import { openStore, type Store } from './store/index.js';
 import type { AppContext } from './app-context.js';
-import type { SecretStore } from './ports.js';
+import type { Notifier, SecretStore } from './ports.js';
+import { NotificationRouter, hostTransitionNotification } from './notify/index.js';
 import { FileSecretStore } from './secrets/index.js';
 import { wireProxy, type ProxyWiring } from './wiring/proxy.js';
 import { wireSsh, type SshWiring } from './wiring/ssh.js';
@@ -35,6 +36,8 @@ export interface AppOptions {
   pollIntervalMs?: number;
   /** Where secrets are kept; default: a 0600 file in the data dir (headless). The desktop shell passes the keychain. */
   secretStore?: (store: Store) => SecretStore;
+  /** Native notifications (desktop); headless, the browser shows them from the `notifications.notice` event. */
+  notifier?: Notifier;
   /** Port of the local OpenAI-compatible proxy on 127.0.0.1 (0 = any free port); overrides config. */
   proxyPort?: number;
 }
@@ -51,6 +54,8 @@ export interface App extends Disposable {
   readonly demo: DemoFleet | null;
   readonly ssh: SshWiring;
   readonly proxy: ProxyWiring;
+  readonly notifications: NotificationRouter;
+  setDoNotDisturb(on: boolean, minutes: number | null, caller: string): void;
   info(): AppInfo;
   onEvent(listener: (event: AppEvent) => void): Disposable;
   connectHost(label: string, caller: string): Promise<HostConnectionState>;
@@ -120,8 +125,18 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     disposables.add(fleet);
     disposables.add(fleet.onDidTick((snapshot) => emit('fleet.tick', snapshot)));
+    const notifications = new NotificationRouter({
+      clock,
+      deliver: (n) => options.notifier?.notify({ title: n.title, body: n.body, route: n.route }),
+    });
+    const lastHostState = new Map<string, HostConnectionState>();
     disposables.add(
-      fleet.onDidChangeHostState((change) => emit('host.status', { label: change.label, state: change.state, message: change.message ?? null })),
+      fleet.onDidChangeHostState((change) => {
+        emit('host.status', { label: change.label, state: change.state, message: change.message ?? null });
+        const input = hostTransitionNotification(change.label, lastHostState.get(change.label) ?? null, change.state, change.message ?? null);
+        lastHostState.set(change.label, change.state);
+        if (input) emit('notifications.notice', notifications.push(input));
+      }),
     );
     disposables.add(
       config.onDidChange((next) => {
@@ -162,6 +177,11 @@ export async function startApp(options: AppOptions): Promise<App> {
       demo,
       ssh,
       proxy,
+      notifications,
+      setDoNotDisturb: (on, minutes, caller) => {
+        notifications.setDoNotDisturb(on, on && minutes !== null ? clock.now() + minutes * 60_000 : null);
+        store.audit.append({ type: 'notifications.dnd', actor: operatorActor(caller), target: null, payload: { on, minutes } });
+      },
       info: () => ({
         name: 'GPU Console',
         version: options.version,

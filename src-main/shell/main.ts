@@ -12,6 +12,7 @@ import { createLogger } from '../core/base/index.js';
 import { defaultDataDir } from '../core/instance/index.js';
 import { VERSION } from '../cli/version.js';
 import { APP_ORIGIN, handleAppProtocol, registerAppScheme } from './protocol.js';
+import { electronNotifier } from './notifier.js';
 import { keychainSecretStore } from './secrets.js';
 import { ensureElectronSqliteBinding } from './sqlite-binding.js';
 import { createMainWindow, lockDownSessions } from './window.js';
@@ -70,6 +71,7 @@ export function runDesktop(): void {
         logger,
         sqliteNativeBinding: nativeBinding,
         secretStore: keychainSecretStore,
+        notifier: electronNotifier(),
       });
       const api = createApi(started, logger.child('api'));
       core = { app: started, api };

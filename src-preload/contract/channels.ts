@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FleetSnapshotSchema, HostConnectionStateSchema } from './fleet.js';
 import { AuditEventViewSchema, AuditVerifyResultSchema } from './audit.js';
 import { ContractErrorSchema } from './errors.js';
+import { notifyEventChannels, notifyInvokeChannels } from './notify.js';
 import { proxyEventChannels, proxyInvokeChannels } from './proxy.js';
 import { sshEventChannels, sshInvokeChannels } from './ssh.js';
 
@@ -46,6 +47,7 @@ export const invokeChannels = {
     output: z.object({ events: z.array(AuditEventViewSchema) }).strict(),
   },
   'audit.verify': { input: Empty, output: AuditVerifyResultSchema },
+  ...notifyInvokeChannels,
   ...sshInvokeChannels,
   ...proxyInvokeChannels,
 } as const;
@@ -58,6 +60,7 @@ export const eventChannels = {
     .object({ label: z.string(), state: HostConnectionStateSchema, message: z.string().nullable() })
     .strict(),
   'config.changed': z.object({ ok: z.boolean(), error: ContractErrorSchema.nullable() }).strict(),
+  ...notifyEventChannels,
   ...sshEventChannels,
   ...proxyEventChannels,
 } as const;

@@ -7,3 +7,4 @@ export * from './channels.js';
 export * from './parse.js';
 export * from './ssh.js';
 export * from './proxy.js';
+export * from './notify.js';

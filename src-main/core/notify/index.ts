@@ -1,0 +1,12 @@
+// Notifications for the operator: which events are shown natively (rate
+// limits, folding, do-not-disturb) and how fleet changes read as messages.
+// Delivery itself is a port (Electron Notification, or the browser's).
+export {
+  NotificationRouter,
+  type ConsoleNotification,
+  type DeliveryOutcome,
+  type NotificationInput,
+  type NotificationRouterOptions,
+  type NotificationSeverity,
+} from './router.js';
+export { hostTransitionNotification } from './fleet-events.js';
