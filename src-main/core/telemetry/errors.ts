@@ -7,6 +7,14 @@ export const TelemetryErrorCode = {
   BODY_TOO_LARGE: 'TELEMETRY_BODY_TOO_LARGE',
   EXEC_FAILED: 'TELEMETRY_EXEC_FAILED',
   UNPARSEABLE: 'TELEMETRY_UNPARSEABLE',
+  /** The endpoint answered something else than Prometheus text (an HTML page, JSON). */
+  NOT_METRICS: 'TELEMETRY_NOT_METRICS',
+  /** llama-server answers 503 "Loading model" while it loads. */
+  SERVER_LOADING: 'TELEMETRY_SERVER_LOADING',
+  /** An nvidia-smi field this driver does not know (the field list is probed again). */
+  UNKNOWN_FIELD: 'TELEMETRY_UNKNOWN_FIELD',
+  /** The series store was used after close. */
+  STORE_CLOSED: 'TELEMETRY_STORE_CLOSED',
 } as const;
 
 export type TelemetryErrorCode = (typeof TelemetryErrorCode)[keyof typeof TelemetryErrorCode];

@@ -1,6 +1,6 @@
-// Telemetry readers: Prometheus text and vLLM figures, nvidia-smi CSV, counter
-// → rate conversion, and HTTP scrapes with deadlines and size caps. Parsers
-// never throw on odd input; they return what they could read and count the rest.
+// Telemetry: sources behind one interface (vLLM, llama-server, nvidia-smi, AMD),
+// lenient parsers that count what they cannot read, derived figures (rates,
+// windowed percentiles), and the series store (1 s memory, 10 s / 5 min on disk).
 export { TelemetryErrorCode } from './errors.js';
 export {
   parsePrometheusText,
@@ -33,3 +33,51 @@ export {
   type VllmScrape,
   type LlamaServerScrape,
 } from './http-scrape.js';
+export { histogramDelta, histogramQuantile, type QuantileResult } from './histogram.js';
+export {
+  emptyServiceReading,
+  type ServiceReading,
+  type ServiceHealth,
+  type GpuReading,
+  type GpuProcess,
+  type SourceReading,
+  type StaleReason,
+} from './readings.js';
+export { parseVllmIsSleeping, parseVllmVersion, parseVllmModels, vllmMaxModelLen, type VllmModelCard } from './vllm-endpoints.js';
+export {
+  parseLlamaSlots,
+  parseLlamaProps,
+  llamaSlotsTokensInUse,
+  llamaHealthFromResponse,
+  type LlamaSlot,
+  type LlamaSlots,
+  type LlamaProps,
+} from './llama-server-endpoints.js';
+export {
+  WANTED_GPU_FIELDS,
+  COMPUTE_APPS_FIELDS,
+  parseHelpQueryGpu,
+  selectGpuFields,
+  unknownFieldInError,
+  parseComputeApps,
+  gpuReadingsFromNvidiaSmi,
+  type ComputeApp,
+} from './nvidia-smi-gpus.js';
+export { parseAmdSmiMetricJson, parseRocmSmiJson, parseAmdSysfs, AMD_SYSFS_COMMAND, type AmdParseResult } from './amd-gpu.js';
+export {
+  httpGetFor,
+  staleFromError,
+  staleReason,
+  formatStaleReason,
+  type TelemetrySource,
+  type SourceKind,
+  type HttpGet,
+  type ExecRunner,
+} from './source.js';
+export { VllmHttpSource, type HttpServiceSourceOptions } from './vllm-source.js';
+export { LlamaServerHttpSource } from './llama-server-source.js';
+export { NvidiaSmiSource, AmdGpuSource, type ExecSourceOptions, type AmdTool } from './gpu-sources.js';
+export { ServiceDeriver, type ServiceFigures, type ServiceDeriverOptions } from './derive.js';
+export { gpuValues, serviceValues, staleServiceValues, costValues, hostValuesFromView, type HostValues } from './host-values.js';
+export { SeriesStore, type SeriesStoreOptions } from './series-store.js';
+export { SAMPLES_MIGRATION } from './samples-migration.js';

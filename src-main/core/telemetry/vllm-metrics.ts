@@ -32,6 +32,13 @@ export interface VllmMetrics {
   /** Finished requests by `finished_reason`, summed across engines. */
   requestSuccess: Record<string, number>;
   ttft: Histogram | null;
+  /** Inter-token latency (`inter_token_latency_seconds`, before 0.11 `time_per_output_token_seconds`). */
+  itl: Histogram | null;
+  e2e: Histogram | null;
+  /** Data-parallel engines seen (distinct `engine` labels; 1 when the label is absent). */
+  engineCount: number;
+  /** `model_name` label of the first series that has one. */
+  modelName: string | null;
 }
 
 const stripTotal = (name: string): string => (name.endsWith('_total') ? name.slice(0, -6) : name);
@@ -99,6 +106,7 @@ function readHistogram(f: MetricFamily | undefined): Histogram | null {
   let sumValue = 0;
   let count = 0;
   for (const s of f.samples) {
+    if (!Number.isFinite(s.value)) continue;
     if (s.name.endsWith('_bucket')) {
       const le = s.labels['le'] === '+Inf' ? Number.POSITIVE_INFINITY : Number(s.labels['le']);
       if (Number.isNaN(le)) continue;
@@ -112,6 +120,20 @@ function readHistogram(f: MetricFamily | undefined): Histogram | null {
     sum: sumValue,
     count,
   };
+}
+
+function engineFacts(families: readonly MetricFamily[]): { engineCount: number; modelName: string | null } {
+  const engines = new Set<string>();
+  let modelName: string | null = null;
+  for (const f of families) {
+    if (!f.name.startsWith('vllm:')) continue;
+    for (const s of f.samples) {
+      const e = s.labels['engine'];
+      if (e !== undefined) engines.add(e);
+      if (modelName === null && s.labels['model_name'] !== undefined) modelName = s.labels['model_name'];
+    }
+  }
+  return { engineCount: Math.max(1, engines.size), modelName };
 }
 
 export function readVllmMetrics(families: readonly MetricFamily[]): VllmMetrics {
@@ -135,5 +157,8 @@ export function readVllmMetrics(families: readonly MetricFamily[]): VllmMetrics 
     prefixCacheHits: sum(findFamily(families, 'vllm:prefix_cache_hits_total', 'vllm:gpu_prefix_cache_hits_total')),
     requestSuccess,
     ttft: readHistogram(findFamily(families, 'vllm:time_to_first_token_seconds')),
+    itl: readHistogram(findFamily(families, 'vllm:inter_token_latency_seconds', 'vllm:time_per_output_token_seconds')),
+    e2e: readHistogram(findFamily(families, 'vllm:e2e_request_latency_seconds')),
+    ...engineFacts(families),
   };
 }

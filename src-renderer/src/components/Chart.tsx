@@ -13,9 +13,11 @@ export interface ChartProps {
   readonly subscribe?: (apply: ChartUpdate) => () => void;
   readonly className?: string;
   readonly ariaLabel: string;
+  /** echarts connect group: charts of one group share the tooltip and crosshair. */
+  readonly group?: string;
 }
 
-export function Chart({ option, subscribe, className, ariaLabel }: ChartProps): React.JSX.Element {
+export function Chart({ option, subscribe, className, ariaLabel, group }: ChartProps): React.JSX.Element {
   const elementRef = useRef<HTMLDivElement>(null);
   const chartRef = useRef<ECharts | null>(null);
 
@@ -32,6 +34,11 @@ export function Chart({ option, subscribe, className, ariaLabel }: ChartProps): 
       chart.dispose();
     };
   }, []);
+
+  useEffect(() => {
+    const chart = chartRef.current;
+    if (chart !== null) chart.group = group ?? '';
+  }, [group]);
 
   useEffect(() => {
     chartRef.current?.setOption(option, { lazyUpdate: true });

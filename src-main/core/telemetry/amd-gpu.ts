@@ -1,0 +1,144 @@
+import { parseJsonBody } from './json-body.js';
+import type { GpuReading } from './readings.js';
+
+// AMD GPUs (wire-formats §5.2): amd-smi JSON, rocm-smi JSON and amdgpu sysfs
+// values. Values may be strings, "N/A" or missing; those read as null.
+
+export interface AmdParseResult {
+  gpus: GpuReading[];
+  /** Devices or values present but unreadable. */
+  errors: number;
+}
+
+function toNumber(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v !== 'string') return null;
+  const t = v.trim();
+  if (t === '' || /^n\/?a$/i.test(t)) return null;
+  const n = Number(t.replace(/\s*(%|W|C|MB|MiB|B)$/i, ''));
+  return Number.isFinite(n) ? n : null;
+}
+
+/** `{value, unit}` or a bare value → number in the unit asked for (memory in MiB). */
+function valueOf(v: unknown, kind: 'mem' | 'plain' = 'plain'): number | null {
+  if (v !== null && typeof v === 'object' && 'value' in v) {
+    const n = toNumber((v as { value: unknown }).value);
+    if (n === null || kind !== 'mem') return n;
+    const unit = String((v as { unit?: unknown }).unit ?? 'MB').toUpperCase();
+    if (unit === 'GB' || unit === 'GIB') return n * 1024;
+    if (unit === 'KB' || unit === 'KIB') return n / 1024;
+    if (unit === 'B') return n / 1024 / 1024;
+    return n; // amd-smi "MB" is MiB
+  }
+  return toNumber(v);
+}
+
+const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+function blank(index: number, name: string): GpuReading {
+  return {
+    index,
+    uuid: null,
+    name,
+    vendor: 'amd',
+    memoryUsedMiB: null,
+    memoryTotalMiB: null,
+    utilizationPct: null,
+    powerW: null,
+    powerLimitW: null,
+    temperatureC: null,
+    migEnabled: null,
+    processes: null,
+  };
+}
+
+/** `amd-smi metric [--usage --mem-usage --power --temperature] --json`: a list (or `{gpu_data:[…]}`). */
+export function parseAmdSmiMetricJson(text: string): AmdParseResult | null {
+  let body = parseJsonBody(text);
+  if (body !== null && typeof body === 'object' && !Array.isArray(body) && Array.isArray((body as { gpu_data?: unknown }).gpu_data)) {
+    body = (body as { gpu_data: unknown[] }).gpu_data;
+  }
+  if (!Array.isArray(body)) return null;
+  const gpus: GpuReading[] = [];
+  let errors = 0;
+  body.forEach((item, i) => {
+    const d = obj(item);
+    if (Object.keys(d).length === 0) {
+      errors++;
+      return;
+    }
+    const index = toNumber(d['gpu']) ?? i;
+    const g = blank(index, `AMD GPU ${index}`);
+    const usage = obj(d['usage']);
+    const mem = obj(d['mem_usage']);
+    const power = obj(d['power']);
+    const temp = obj(d['temperature']);
+    g.utilizationPct = valueOf(usage['gfx_activity']);
+    g.memoryUsedMiB = valueOf(mem['used_vram'], 'mem');
+    g.memoryTotalMiB = valueOf(mem['total_vram'], 'mem');
+    g.powerW = valueOf(power['socket_power']) ?? valueOf(power['average_socket_power']);
+    g.powerLimitW = valueOf(power['power_limit']);
+    g.temperatureC = valueOf(temp['edge']) ?? valueOf(temp['hotspot']);
+    gpus.push(g);
+  });
+  return { gpus, errors };
+}
+
+function findKey(d: Record<string, unknown>, pattern: RegExp): unknown {
+  const key = Object.keys(d).find((k) => pattern.test(k));
+  return key === undefined ? undefined : d[key];
+}
+
+/** `rocm-smi --showuse --showmeminfo vram --showpower --showtemp --json`: `{"card0":{…strings…}}`. */
+export function parseRocmSmiJson(text: string): AmdParseResult | null {
+  const body = parseJsonBody(text);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+  const gpus: GpuReading[] = [];
+  let errors = 0;
+  for (const [card, value] of Object.entries(body as Record<string, unknown>)) {
+    const m = /^card(\d+)$/.exec(card);
+    if (!m) continue; // "system" and other sections
+    const d = obj(value);
+    const index = Number(m[1]);
+    const g = blank(index, String(d['Card series'] ?? d['Card Series'] ?? `AMD GPU ${index}`));
+    g.utilizationPct = toNumber(findKey(d, /^GPU use \(%\)$/i));
+    const used = toNumber(findKey(d, /^VRAM Total Used Memory \(B\)$/i));
+    const total = toNumber(findKey(d, /^VRAM Total Memory \(B\)$/i));
+    g.memoryUsedMiB = used === null ? null : used / 1048576;
+    g.memoryTotalMiB = total === null ? null : total / 1048576;
+    g.powerW = toNumber(findKey(d, /Package Power \(W\)$/i));
+    g.temperatureC = toNumber(findKey(d, /^Temperature \(Sensor edge\) \(C\)$/i)) ?? toNumber(findKey(d, /^Temperature \(Sensor junction\) \(C\)$/i));
+    if (g.utilizationPct === null && g.memoryUsedMiB === null && g.powerW === null) errors++;
+    gpus.push(g);
+  }
+  return { gpus: gpus.sort((a, b) => a.index - b.index), errors };
+}
+
+/** The shell command whose output `parseAmdSysfs` reads: one line per amdgpu card. */
+export const AMD_SYSFS_COMMAND =
+  'for d in /sys/class/drm/card[0-9]*/device; do [ -r "$d/mem_info_vram_used" ] || continue; ' +
+  'echo "$(basename "$(dirname "$d")") $(cat "$d/mem_info_vram_used" 2>/dev/null || echo NA) ' +
+  '$(cat "$d/mem_info_vram_total" 2>/dev/null || echo NA) $(cat "$d/gpu_busy_percent" 2>/dev/null || echo NA)"; done';
+
+/** Lines `card0 <vram_used_bytes> <vram_total_bytes> <gpu_busy_percent>` (NA where unreadable). */
+export function parseAmdSysfs(text: string): AmdParseResult {
+  const gpus: GpuReading[] = [];
+  let errors = 0;
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '') continue;
+    const m = /^card(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$/.exec(line.trim());
+    if (!m) {
+      errors++;
+      continue;
+    }
+    const index = Number(m[1]);
+    const g = blank(index, `AMD GPU ${index}`);
+    const used = toNumber(m[2]);
+    const total = toNumber(m[3]);
+    g.memoryUsedMiB = used === null ? null : used / 1048576;
+    g.memoryTotalMiB = total === null ? null : total / 1048576;
+    g.utilizationPct = toNumber(m[4]);
+    gpus.push(g);
+  }
+  return { gpus, errors };
+}

@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { finiteOrNull, parseJsonBody } from './json-body.js';
+import type { ServiceHealth } from './readings.js';
+
+// llama-server JSON endpoints (wire-formats §4.3), read leniently.
+
+const NextTokenSchema = z
+  .object({ has_next_token: z.boolean().nullish(), n_remain: z.number().nullish(), n_decoded: z.number().nullish() })
+  .passthrough();
+
+const SlotSchema = z
+  .object({
+    id: z.number(),
+    n_ctx: z.number().nullish(),
+    is_processing: z.boolean().nullish(),
+    n_prompt_tokens: z.number().nullish(),
+    n_prompt_tokens_processed: z.number().nullish(),
+    n_prompt_tokens_cache: z.number().nullish(),
+    // An object in the README; some late-2025/2026 builds wrap it in a one-element array.
+    next_token: z.union([NextTokenSchema, z.array(NextTokenSchema)]).nullish(),
+  })
+  .passthrough();
+
+export interface LlamaSlot {
+  id: number;
+  nCtx: number | null;
+  isProcessing: boolean;
+  promptTokens: number | null;
+  decodedTokens: number | null;
+}
+
+export interface LlamaSlots {
+  slots: LlamaSlot[];
+  /** Array entries that were not slot objects. */
+  unreadable: number;
+}
+
+export function parseLlamaSlots(text: string): LlamaSlots | null {
+  const body = parseJsonBody(text);
+  if (!Array.isArray(body)) return null;
+  const slots: LlamaSlot[] = [];
+  let unreadable = 0;
+  for (const item of body) {
+    const r = SlotSchema.safeParse(item);
+    if (!r.success) {
+      unreadable++;
+      continue;
+    }
+    const s = r.data;
+    const next = Array.isArray(s.next_token) ? s.next_token[0] : s.next_token;
+    slots.push({
+      id: s.id,
+      nCtx: finiteOrNull(s.n_ctx),
+      isProcessing: s.is_processing === true,
+      promptTokens: finiteOrNull(s.n_prompt_tokens),
+      decodedTokens: finiteOrNull(next?.n_decoded),
+    });
+  }
+  return { slots, unreadable };
+}
+
+/** Tokens held by busy slots (prompt + decoded); null when no busy slot reports both. */
+export function llamaSlotsTokensInUse(slots: readonly LlamaSlot[]): number | null {
+  let total = 0;
+  let known = false;
+  for (const s of slots) {
+    if (!s.isProcessing) continue;
+    if (s.promptTokens === null && s.decodedTokens === null) continue;
+    total += (s.promptTokens ?? 0) + (s.decodedTokens ?? 0);
+    known = true;
+  }
+  if (!known && slots.length > 0 && slots.every((s) => !s.isProcessing)) return 0;
+  return known ? total : null;
+}
+
+const PropsSchema = z
+  .object({
+    default_generation_settings: z.object({ n_ctx: z.number().nullish() }).passthrough().nullish(),
+    total_slots: z.number().nullish(),
+    model_alias: z.string().nullish(),
+    model_path: z.string().nullish(),
+    build_info: z.string().nullish(),
+    is_sleeping: z.boolean().nullish(),
+  })
+  .passthrough();
+
+export interface LlamaProps {
+  /** Per-slot serving context (`default_generation_settings.n_ctx`), not the training context. */
+  nCtx: number | null;
+  totalSlots: number | null;
+  model: string | null;
+  buildInfo: string | null;
+  /** null on builds without the field (before --sleep-idle-seconds). */
+  isSleeping: boolean | null;
+}
+
+export function parseLlamaProps(text: string): LlamaProps | null {
+  const r = PropsSchema.safeParse(parseJsonBody(text));
+  if (!r.success) return null;
+  const p = r.data;
+  return {
+    nCtx: finiteOrNull(p.default_generation_settings?.n_ctx),
+    totalSlots: finiteOrNull(p.total_slots),
+    model: p.model_alias ?? p.model_path ?? null,
+    buildInfo: p.build_info ?? null,
+    isSleeping: typeof p.is_sleeping === 'boolean' ? p.is_sleeping : null,
+  };
+}
+
+/** `/health`: 200 ok; 503 with "Loading model" (or an unavailable_error) → loading; else down. */
+export function llamaHealthFromResponse(status: number, text: string): ServiceHealth {
+  if (status === 200) return 'ok';
+  if (status === 503) {
+    const body = parseJsonBody(text) as { error?: { message?: unknown; type?: unknown } } | undefined;
+    const message = typeof body?.error?.message === 'string' ? body.error.message : '';
+    if (/loading/i.test(message) || body?.error?.type === 'unavailable_error') return 'loading';
+  }
+  return 'down';
+}

@@ -1,0 +1,565 @@
+import type Database from 'better-sqlite3';
+import { SERIES_RANGES, metricUnit, type SeriesQuery, type SeriesResult } from '../../../src-preload/contract/telemetry.js';
+import { AppError, silentLogger, type Clock, type Disposable, type Logger } from '../base/index.js';
+import { TelemetryErrorCode } from './errors.js';
+import type { HostValues } from './host-values.js';
+
+// Recent and historical series for the host charts.
+//
+// - Memory: per host a ring of 1 s slots for the last hour (Float64 times, one
+//   Float32Array per series, NaN = unknown). Preallocated, so memory is flat
+//   from the first sample of a series on.
+// - Disk: 10 s rows (mean) kept 7 days and 5 min rows (mean and max) kept 90
+//   days, one packed row per host per bucket (samples-migration.ts). Closed
+//   buckets wait in a bounded queue (overflow drops the oldest, counted) and
+//   are written in one transaction per flush.
+// - Queries fill each chart bucket from memory when it holds that time, else
+//   from the coarsest disk tier that is still fine enough for the step, else
+//   from the others (history from before a restart, a tier already pruned).
+
+export interface SeriesStoreOptions {
+  /** A connection on which SAMPLES_MIGRATION has been applied. */
+  db: Database.Database;
+  clock: Clock;
+  logger?: Logger;
+  /** Default 1 h. */
+  memoryWindowMs?: number;
+  /** Default 10 s. */
+  flushEveryMs?: number;
+  /** Default 7 days / 90 days. */
+  retention10sMs?: number;
+  retention5mMs?: number;
+  /** Default 1 h. */
+  pruneEveryMs?: number;
+  /** Bound on closed rows waiting to be written. Default 50 000. */
+  maxPendingRows?: number;
+}
+
+const SLOT_MS = 1_000;
+const T10 = 10_000;
+const T5M = 300_000;
+
+interface Bucket {
+  t: number;
+  sum: Float64Array;
+  cnt: Uint32Array;
+  max: Float32Array;
+}
+
+interface PendingRow {
+  hostId: number;
+  tier: '10s' | '5m';
+  tSec: number;
+  data: Buffer;
+  n: number;
+}
+
+class HostSeries {
+  readonly cols = new Map<string, number>();
+  readonly names: string[] = [];
+  readonly ring: Float32Array[] = [];
+  readonly times: Float64Array;
+  head = 0;
+  size = 0;
+  lastSlot = -Infinity;
+  acc10: Bucket | null = null;
+  acc5m: Bucket | null = null;
+  /** Columns created since the last flush (persisted with it). */
+  newCols: number[] = [];
+
+  constructor(
+    readonly label: string,
+    readonly id: number,
+    readonly capacity: number,
+  ) {
+    this.times = new Float64Array(capacity);
+  }
+
+  column(metric: string): number {
+    let c = this.cols.get(metric);
+    if (c === undefined) {
+      c = this.names.length;
+      this.cols.set(metric, c);
+      this.names.push(metric);
+      this.ring.push(new Float32Array(this.capacity).fill(Number.NaN));
+      this.newCols.push(c);
+    }
+    return c;
+  }
+
+  /** Loaded from disk: known already, not new. */
+  loadColumn(col: number, metric: string): void {
+    while (this.names.length <= col) {
+      this.names.push('');
+      this.ring.push(new Float32Array(this.capacity).fill(Number.NaN));
+    }
+    this.names[col] = metric;
+    this.cols.set(metric, col);
+  }
+}
+
+function newBucket(t: number, n: number): Bucket {
+  return { t, sum: new Float64Array(n), cnt: new Uint32Array(n), max: new Float32Array(n).fill(Number.NaN) };
+}
+
+function grow(b: Bucket, n: number): Bucket {
+  if (b.sum.length >= n) return b;
+  const g = newBucket(b.t, n);
+  g.sum.set(b.sum);
+  g.cnt.set(b.cnt);
+  g.max.set(b.max);
+  return g;
+}
+
+function addTo(b: Bucket, col: number, value: number, maxValue: number, weight: number): void {
+  b.sum[col]! += value * weight;
+  b.cnt[col]! += weight;
+  const m = b.max[col]!;
+  if (Number.isNaN(m) || maxValue > m) b.max[col] = maxValue;
+}
+
+function encode(b: Bucket, withMax: boolean): { data: Buffer; n: number } {
+  const n = b.sum.length;
+  const f = new Float32Array(withMax ? 2 * n : n);
+  for (let i = 0; i < n; i++) {
+    const c = b.cnt[i]!;
+    f[i] = c > 0 ? b.sum[i]! / c : Number.NaN;
+    if (withMax) f[n + i] = b.max[i]!;
+  }
+  return { data: Buffer.from(f.buffer, f.byteOffset, f.byteLength), n };
+}
+
+export class SeriesStore implements Disposable {
+  private readonly db: Database.Database;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly capacity: number;
+  private readonly hostsByLabel = new Map<string, HostSeries>();
+  private pending: PendingRow[] = [];
+  private timers: Disposable[] = [];
+  private closed = false;
+  private _droppedRows = 0;
+  private _rowsWritten = 0;
+  private readonly options: Required<Omit<SeriesStoreOptions, 'db' | 'clock' | 'logger'>>;
+  private readonly stmt: {
+    insertHost: Database.Statement;
+    selectHost: Database.Statement;
+    insertCol: Database.Statement;
+    insert10: Database.Statement;
+    insert5m: Database.Statement;
+    range10: Database.Statement;
+    range5m: Database.Statement;
+    prune10: Database.Statement;
+    prune5m: Database.Statement;
+  };
+
+  constructor(options: SeriesStoreOptions) {
+    this.db = options.db;
+    this.clock = options.clock;
+    this.logger = options.logger ?? silentLogger;
+    this.options = {
+      memoryWindowMs: options.memoryWindowMs ?? 3_600_000,
+      flushEveryMs: options.flushEveryMs ?? 10_000,
+      retention10sMs: options.retention10sMs ?? 7 * 86_400_000,
+      retention5mMs: options.retention5mMs ?? 90 * 86_400_000,
+      pruneEveryMs: options.pruneEveryMs ?? 3_600_000,
+      maxPendingRows: options.maxPendingRows ?? 50_000,
+    };
+    this.capacity = Math.max(1, Math.ceil(this.options.memoryWindowMs / SLOT_MS));
+    const db = this.db;
+    this.stmt = {
+      insertHost: db.prepare('INSERT OR IGNORE INTO telemetry_hosts (label) VALUES (?)'),
+      selectHost: db.prepare('SELECT id FROM telemetry_hosts WHERE label = ?'),
+      insertCol: db.prepare('INSERT OR IGNORE INTO telemetry_columns (host_id, col, metric) VALUES (?, ?, ?)'),
+      insert10: db.prepare('INSERT OR REPLACE INTO telemetry_samples_10s (host_id, t, n, data) VALUES (?, ?, ?, ?)'),
+      insert5m: db.prepare('INSERT OR REPLACE INTO telemetry_samples_5m (host_id, t, n, data) VALUES (?, ?, ?, ?)'),
+      range10: db.prepare('SELECT t, n, data FROM telemetry_samples_10s WHERE host_id = ? AND t >= ? AND t < ? ORDER BY t'),
+      range5m: db.prepare('SELECT t, n, data FROM telemetry_samples_5m WHERE host_id = ? AND t >= ? AND t < ? ORDER BY t'),
+      prune10: db.prepare('DELETE FROM telemetry_samples_10s WHERE host_id = ? AND t < ?'),
+      prune5m: db.prepare('DELETE FROM telemetry_samples_5m WHERE host_id = ? AND t < ?'),
+    };
+    this.load();
+  }
+
+  /** Rows dropped because the write queue was full (oldest first). */
+  get droppedRows(): number {
+    return this._droppedRows;
+  }
+  get rowsWritten(): number {
+    return this._rowsWritten;
+  }
+  get pendingRows(): number {
+    return this.pending.length;
+  }
+
+  /** Flush every flushEveryMs and prune every pruneEveryMs on the injected clock. */
+  start(): void {
+    if (this.closed || this.timers.length > 0) return;
+    this.timers.push(this.clock.setInterval(() => this.safely('flush', () => this.flush()), this.options.flushEveryMs));
+    this.timers.push(this.clock.setInterval(() => this.safely('prune', () => this.prune()), this.options.pruneEveryMs));
+  }
+
+  hosts(): string[] {
+    return [...this.hostsByLabel.keys()];
+  }
+
+  metrics(host: string): string[] {
+    return (this.hostsByLabel.get(host)?.names ?? []).filter((n) => n !== '');
+  }
+
+  /** Bytes held by the rings (times and values). */
+  memoryBytes(): number {
+    let total = 0;
+    for (const h of this.hostsByLabel.values()) total += h.times.byteLength + h.ring.reduce((a, r) => a + r.byteLength, 0);
+    return total;
+  }
+
+  /** One host's values at one time. Samples not newer than the last 1 s slot overwrite that slot. */
+  record(host: string, atMs: number, values: HostValues): void {
+    this.ensureOpen();
+    if (!Number.isFinite(atMs)) return;
+    const h = this.host(host);
+    const slot = Math.floor(atMs / SLOT_MS);
+    if (slot < h.lastSlot) return; // out of order: older than what we hold
+    const entries = Object.entries(values);
+    for (const [metric] of entries) h.column(metric);
+    let idx: number;
+    if (slot === h.lastSlot) idx = (h.head - 1 + h.capacity) % h.capacity;
+    else {
+      idx = h.head;
+      h.head = (h.head + 1) % h.capacity;
+      h.size = Math.min(h.capacity, h.size + 1);
+      h.lastSlot = slot;
+      h.times[idx] = slot * SLOT_MS;
+      for (const r of h.ring) r[idx] = Number.NaN;
+    }
+    for (const [metric, v] of entries) {
+      h.ring[h.cols.get(metric)!]![idx] = v === null || !Number.isFinite(v) ? Number.NaN : v;
+    }
+    this.accumulate(h, atMs, entries);
+  }
+
+  private accumulate(h: HostSeries, atMs: number, entries: [string, number | null][]): void {
+    const t10 = Math.floor(atMs / T10) * T10;
+    if (h.acc10 !== null && h.acc10.t !== t10) this.close10(h);
+    h.acc10 = grow(h.acc10 ?? newBucket(t10, h.names.length), h.names.length);
+    for (const [metric, v] of entries) {
+      if (v === null || !Number.isFinite(v)) continue;
+      addTo(h.acc10, h.cols.get(metric)!, v, v, 1);
+    }
+  }
+
+  private close10(h: HostSeries): void {
+    const b = h.acc10;
+    if (b === null) return;
+    h.acc10 = null;
+    const { data, n } = encode(b, false);
+    this.enqueue({ hostId: h.id, tier: '10s', tSec: b.t / 1000, data, n });
+    const t5 = Math.floor(b.t / T5M) * T5M;
+    if (h.acc5m !== null && h.acc5m.t !== t5) this.close5m(h);
+    h.acc5m = grow(h.acc5m ?? newBucket(t5, n), n);
+    for (let i = 0; i < n; i++) {
+      const c = b.cnt[i]!;
+      if (c > 0) addTo(h.acc5m, i, b.sum[i]! / c, b.max[i]!, c);
+    }
+  }
+
+  private close5m(h: HostSeries): void {
+    const b = h.acc5m;
+    if (b === null) return;
+    h.acc5m = null;
+    const { data, n } = encode(b, true);
+    this.enqueue({ hostId: h.id, tier: '5m', tSec: b.t / 1000, data, n });
+  }
+
+  private enqueue(row: PendingRow): void {
+    this.pending.push(row);
+    if (this.pending.length > this.options.maxPendingRows) {
+      const drop = this.pending.length - this.options.maxPendingRows;
+      this.pending.splice(0, drop);
+      this._droppedRows += drop;
+    }
+  }
+
+  /** Writes closed rows (and new column names) in one transaction; returns rows written. */
+  flush(): number {
+    this.ensureOpen();
+    const rows = this.pending;
+    const hosts = [...this.hostsByLabel.values()].filter((h) => h.newCols.length > 0);
+    if (rows.length === 0 && hosts.length === 0) return 0;
+    this.pending = [];
+    const write = this.db.transaction(() => {
+      for (const h of hosts) {
+        for (const c of h.newCols) this.stmt.insertCol.run(h.id, c, h.names[c]);
+        h.newCols = [];
+      }
+      for (const r of rows) (r.tier === '10s' ? this.stmt.insert10 : this.stmt.insert5m).run(r.hostId, r.tSec, r.n, r.data);
+    });
+    write.immediate();
+    this._rowsWritten += rows.length;
+    return rows.length;
+  }
+
+  /** Deletes rows past retention; returns rows deleted. */
+  prune(nowMs: number = this.clock.now()): number {
+    this.ensureOpen();
+    const cut10 = Math.floor((nowMs - this.options.retention10sMs) / 1000);
+    const cut5m = Math.floor((nowMs - this.options.retention5mMs) / 1000);
+    let deleted = 0;
+    const run = this.db.transaction(() => {
+      for (const h of this.hostsByLabel.values()) {
+        deleted += this.stmt.prune10.run(h.id, cut10).changes;
+        deleted += this.stmt.prune5m.run(h.id, cut5m).changes;
+      }
+    });
+    run.immediate();
+    return deleted;
+  }
+
+  query(q: SeriesQuery): SeriesResult {
+    this.ensureOpen();
+    const { spanMs, stepMs } = SERIES_RANGES[q.range];
+    const toMs = q.endMs ?? this.clock.now();
+    const fromMs = toMs - spanMs;
+    const h = this.hostsByLabel.get(q.host);
+    const empty: SeriesResult = { host: q.host, range: q.range, fromMs, toMs, stepMs, t: [], series: [], tiers: [] };
+    if (h === undefined) return empty;
+    const cols = selectColumns(h.names, q.metrics);
+    if (cols.length === 0) return empty;
+
+    const b0 = Math.floor(fromMs / stepMs) * stepMs;
+    const nb = Math.max(1, Math.ceil((toMs + 1 - b0) / stepMs));
+    const k = cols.length;
+    const sum = new Float64Array(nb * k);
+    const cnt = new Uint32Array(nb * k);
+    const max = new Float64Array(nb * k).fill(Number.NaN);
+    const claimed = new Uint8Array(nb);
+    const touched = new Uint8Array(nb);
+    const used: ('1s' | '10s' | '5m')[] = [];
+
+    const acc = new Accumulator(b0, stepMs, nb, toMs, cols, claimed, touched, sum, cnt, max);
+
+    const tiers: { name: '1s' | '10s' | '5m'; res: number }[] = [
+      { name: '1s', res: SLOT_MS },
+      { name: '10s', res: T10 },
+      { name: '5m', res: T5M },
+    ];
+    // Memory first (exact, cheap, at most an hour); then the coarsest disk tier
+    // that is fine enough for the step (fewest rows); then the others.
+    const disk = tiers.filter((t) => t.name !== '1s');
+    const fine = disk.filter((t) => t.res <= stepMs).sort((a, b) => b.res - a.res);
+    const coarse = disk.filter((t) => t.res > stepMs).sort((a, b) => a.res - b.res);
+    for (const tier of [tiers[0]!, ...fine, ...coarse]) {
+      const runs = unclaimedRuns(claimed);
+      if (runs.length === 0) break;
+      touched.fill(0);
+      for (const [lo, hi] of runs) {
+        // a coarse row starting before the bucket still belongs to it
+        const loMs = b0 + lo * stepMs - (tier.res > stepMs ? tier.res - 1 : 0);
+        const hiMs = b0 + (hi + 1) * stepMs;
+        if (tier.name === '1s') this.readRing(h, loMs, hiMs, acc);
+        else this.readRows(h, tier.name, loMs, hiMs, acc);
+      }
+      let any = false;
+      for (let i = 0; i < nb; i++) {
+        if (touched[i] === 1) {
+          claimed[i] = 1;
+          any = true;
+        }
+      }
+      if (any) used.push(tier.name);
+    }
+
+    const t: number[] = [];
+    const avgs: (number | null)[][] = cols.map(() => []);
+    const maxes: (number | null)[][] = cols.map(() => []);
+    for (let i = 0; i < nb; i++) {
+      if (claimed[i] !== 1) continue;
+      t.push(b0 + i * stepMs);
+      const o = i * k;
+      for (let j = 0; j < k; j++) {
+        const c = cnt[o + j]!;
+        avgs[j]!.push(c > 0 ? round(sum[o + j]! / c) : null);
+        maxes[j]!.push(c > 0 ? round(max[o + j]!) : null);
+      }
+    }
+    const order = ['1s', '10s', '5m'] as const;
+    return {
+      host: q.host,
+      range: q.range,
+      fromMs,
+      toMs,
+      stepMs,
+      t,
+      series: cols.map((c, j) => ({ metric: h.names[c]!, unit: metricUnit(h.names[c]!), avg: avgs[j]!, max: maxes[j]! })),
+      tiers: order.filter((n) => used.includes(n)),
+    };
+  }
+
+  private readRing(h: HostSeries, fromMs: number, toMs: number, acc: Accumulator): void {
+    const start = (h.head - h.size + h.capacity) % h.capacity;
+    const cols = acc.cols;
+    for (let i = 0; i < h.size; i++) {
+      const idx = (start + i) % h.capacity;
+      const t = h.times[idx]!;
+      if (t < fromMs || t >= toMs) continue;
+      const o = acc.bucket(t);
+      if (o < 0) continue;
+      for (let j = 0; j < cols.length; j++) {
+        const v = h.ring[cols[j]!]?.[idx] ?? Number.NaN;
+        acc.add(o + j, v, v);
+      }
+    }
+  }
+
+  private readRows(h: HostSeries, tier: '10s' | '5m', fromMs: number, toMs: number, acc: Accumulator): void {
+    const stmt = tier === '10s' ? this.stmt.range10 : this.stmt.range5m;
+    const rows = stmt.all(h.id, Math.floor(fromMs / 1000), Math.ceil(toMs / 1000)) as { t: number; n: number; data: Buffer }[];
+    // Rows of this tier not yet written (the unflushed tail) count too.
+    for (const p of this.pending) {
+      if (p.hostId === h.id && p.tier === tier && p.tSec * 1000 >= fromMs && p.tSec * 1000 < toMs) rows.push({ t: p.tSec, n: p.n, data: p.data });
+    }
+    const cols = acc.cols;
+    for (const r of rows) {
+      const o = acc.bucket(r.t * 1000);
+      if (o < 0) continue;
+      const f = floats(r.data);
+      const n = Math.min(r.n, f.length);
+      const hasMax = f.length >= 2 * r.n;
+      for (let j = 0; j < cols.length; j++) {
+        const c = cols[j]!;
+        const v = c < n ? f[c]! : Number.NaN;
+        acc.add(o + j, v, hasMax && c < n ? f[r.n + c]! : v);
+      }
+    }
+  }
+
+  private host(label: string): HostSeries {
+    let h = this.hostsByLabel.get(label);
+    if (h === undefined) {
+      this.stmt.insertHost.run(label);
+      const row = this.stmt.selectHost.get(label) as { id: number };
+      h = new HostSeries(label, row.id, this.capacity);
+      this.hostsByLabel.set(label, h);
+    }
+    return h;
+  }
+
+  private load(): void {
+    const hosts = this.db.prepare('SELECT id, label FROM telemetry_hosts').all() as { id: number; label: string }[];
+    const cols = this.db.prepare('SELECT host_id, col, metric FROM telemetry_columns ORDER BY host_id, col').all() as {
+      host_id: number;
+      col: number;
+      metric: string;
+    }[];
+    const byId = new Map<number, HostSeries>();
+    for (const r of hosts) {
+      const h = new HostSeries(r.label, r.id, this.capacity);
+      this.hostsByLabel.set(r.label, h);
+      byId.set(r.id, h);
+    }
+    for (const c of cols) byId.get(c.host_id)?.loadColumn(c.col, c.metric);
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new AppError(TelemetryErrorCode.STORE_CLOSED, 'the series store is closed');
+  }
+
+  private safely(what: string, fn: () => unknown): void {
+    try {
+      fn();
+    } catch (err) {
+      this.logger.error(`series store ${what} failed`, { error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  /** Writes the open buckets too (so a restart keeps the last seconds), then stops. Idempotent. */
+  dispose(): void {
+    if (this.closed) return;
+    for (const t of this.timers) void t.dispose();
+    this.timers = [];
+    for (const h of this.hostsByLabel.values()) {
+      this.close10(h);
+      this.close5m(h);
+    }
+    this.safely('final flush', () => this.flush());
+    this.closed = true;
+  }
+}
+
+const POW10 = Array.from({ length: 61 }, (_, i) => 10 ** (i - 30));
+
+/** Seven significant digits: Float32 storage holds no more (and JSON stays short). */
+function round(v: number): number {
+  if (v === 0 || !Number.isFinite(v)) return v;
+  const e = Math.floor(Math.log10(Math.abs(v)));
+  const f = POW10[6 - e + 30];
+  return f === undefined ? v : Math.round(v * f) / f;
+}
+
+function selectColumns(names: readonly string[], patterns: readonly string[] | undefined): number[] {
+  const out: number[] = [];
+  names.forEach((name, i) => {
+    if (name === '') return;
+    if (patterns === undefined || patterns.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : name === p))) out.push(i);
+  });
+  return out;
+}
+
+/** The blob as Float32 values: a view when aligned, else a copy. */
+function floats(data: Buffer): Float32Array {
+  const len = Math.floor(data.byteLength / 4);
+  if (data.byteOffset % 4 === 0) return new Float32Array(data.buffer, data.byteOffset, len);
+  return new Float32Array(Uint8Array.prototype.slice.call(data, 0, len * 4).buffer);
+}
+
+/** [lo, hi] index runs of buckets no tier has filled yet. */
+function unclaimedRuns(claimed: Uint8Array): [number, number][] {
+  const runs: [number, number][] = [];
+  let i = 0;
+  while (i < claimed.length) {
+    if (claimed[i] === 1) {
+      i++;
+      continue;
+    }
+    const lo = i;
+    while (i < claimed.length && claimed[i] === 0) i++;
+    runs.push([lo, i - 1]);
+  }
+  // many small gaps (a flapping host): one wide read is cheaper than many narrow ones
+  return runs.length > 64 ? [[runs[0]![0], runs[runs.length - 1]![1]]] : runs;
+}
+
+/** Per-bucket sums for a query: bucket(t) gives the offset of its first column, add() folds a value in. */
+class Accumulator {
+  constructor(
+    private readonly b0: number,
+    private readonly stepMs: number,
+    private readonly nb: number,
+    private readonly toMs: number,
+    readonly cols: readonly number[],
+    private readonly claimed: Uint8Array,
+    private readonly touched: Uint8Array,
+    private readonly sum: Float64Array,
+    private readonly cnt: Uint32Array,
+    private readonly max: Float64Array,
+  ) {}
+
+  /** Offset of bucket(tMs) in the sums; -1 outside the range or already filled by a finer tier. */
+  bucket(tMs: number): number {
+    if (tMs < this.b0 || tMs > this.toMs) return -1;
+    const bi = Math.floor((tMs - this.b0) / this.stepMs);
+    if (bi >= this.nb || this.claimed[bi] === 1) return -1;
+    this.touched[bi] = 1;
+    return bi * this.cols.length;
+  }
+
+  add(at: number, v: number, m: number): void {
+    if (Number.isNaN(v)) return;
+    this.sum[at]! += v;
+    this.cnt[at]! += 1;
+    const mv = Number.isNaN(m) ? v : m;
+    const cur = this.max[at]!;
+    if (Number.isNaN(cur) || mv > cur) this.max[at] = mv;
+  }
+}

@@ -1,0 +1,223 @@
+import { z } from 'zod';
+
+// Contract of the telemetry, cost and alerts capabilities: series queries for
+// the host charts, the once-per-tick live values, cost estimates and
+// degradation alerts. Merged into the channel table in channels.ts by spreading
+// `telemetryInvokeChannels` / `telemetryEventChannels`.
+
+const Label = z.string().min(1).max(64);
+
+/** Series names are `gpu.<index>.<figure>`, `svc.<serviceId>.<figure>` or `host.<figure>`. */
+export const MetricNameSchema = z.string().regex(/^(gpu\.\d{1,3}|svc\.[A-Za-z0-9_-]{1,63}|host)\.[a-z0-9_]{1,40}$/);
+/** A metric name, or a prefix ending in `*` (`gpu.*`, `svc.qwen.*`). */
+export const MetricPatternSchema = z.string().regex(/^[A-Za-z0-9_.-]{0,120}\*?$/);
+
+export const SeriesRangeSchema = z.enum(['15m', '1h', '24h', '7d']);
+export type SeriesRange = z.infer<typeof SeriesRangeSchema>;
+
+/** Span and point spacing of each chart range (points per series ≤ 2016). */
+export const SERIES_RANGES: Readonly<Record<SeriesRange, { spanMs: number; stepMs: number }>> = {
+  '15m': { spanMs: 15 * 60_000, stepMs: 1_000 },
+  '1h': { spanMs: 3_600_000, stepMs: 10_000 },
+  '24h': { spanMs: 86_400_000, stepMs: 60_000 },
+  '7d': { spanMs: 7 * 86_400_000, stepMs: 300_000 },
+};
+
+export const MetricUnitSchema = z.enum(['MiB', '%', 'W', '°C', 'tok/s', 'req', 'req/s', 's', 'tokens', 'USD/h', 'USD/1M tok', '']);
+export type MetricUnit = z.infer<typeof MetricUnitSchema>;
+
+const UNIT_BY_SUFFIX: ReadonlyArray<readonly [RegExp, MetricUnit]> = [
+  [/_mib$/, 'MiB'],
+  [/_pct$/, '%'],
+  [/_w$/, 'W'],
+  [/_c$/, '°C'],
+  [/_tok_s$/, 'tok/s'],
+  [/_req_s$/, 'req/s'],
+  [/_s$/, 's'],
+  [/_tokens$/, 'tokens'],
+  [/_usd_h$/, 'USD/h'],
+  [/_usd_per_mtok$/, 'USD/1M tok'],
+  [/\.(running|waiting)$/, 'req'],
+];
+
+/** The unit a series name implies (names carry their unit, STYLE "Units in names"). */
+export function metricUnit(metric: string): MetricUnit {
+  for (const [re, unit] of UNIT_BY_SUFFIX) if (re.test(metric)) return unit;
+  return '';
+}
+
+export const SeriesQuerySchema = z
+  .object({
+    host: Label,
+    range: SeriesRangeSchema,
+    /** Exact names or `prefix*`; omitted: every series of the host. */
+    metrics: z.array(MetricPatternSchema).max(256).optional(),
+    /** End of the range (ms epoch); default now. */
+    endMs: z.number().int().nonnegative().optional(),
+  })
+  .strict();
+export type SeriesQuery = z.infer<typeof SeriesQuerySchema>;
+
+export const SeriesColumnSchema = z
+  .object({
+    metric: z.string(),
+    unit: MetricUnitSchema,
+    /** One value per entry of `t`: the bucket's mean; null when unknown or stale. */
+    avg: z.array(z.number().nullable()),
+    /** The bucket's maximum where the tier keeps it (5 min rows, 1 s memory); else null. */
+    max: z.array(z.number().nullable()).nullable(),
+  })
+  .strict();
+export type SeriesColumn = z.infer<typeof SeriesColumnSchema>;
+
+export const SeriesResultSchema = z
+  .object({
+    host: z.string(),
+    range: SeriesRangeSchema,
+    fromMs: z.number(),
+    toMs: z.number(),
+    stepMs: z.number().int().positive(),
+    /** Bucket start times (ms epoch), ascending; only buckets that hold data. */
+    t: z.array(z.number()),
+    series: z.array(SeriesColumnSchema),
+    /** Storage tiers the points came from, finest first. */
+    tiers: z.array(z.enum(['1s', '10s', '5m'])),
+  })
+  .strict();
+export type SeriesResult = z.infer<typeof SeriesResultSchema>;
+
+export const HostTickSchema = z
+  .object({
+    host: z.string(),
+    /** `CODE: message` when this host's telemetry could not be read this tick. */
+    staleReason: z.string().nullable(),
+    values: z.record(z.string(), z.number().nullable()),
+  })
+  .strict();
+export type HostTick = z.infer<typeof HostTickSchema>;
+
+/** One event per poll interval with every host's latest values (batched, not one per metric). */
+export const TelemetryTickSchema = z.object({ at: z.number(), hosts: z.array(HostTickSchema) }).strict();
+export type TelemetryTick = z.infer<typeof TelemetryTickSchema>;
+
+// ── cost ────────────────────────────────────────────────────────────────────
+
+/** Every cost figure is an estimate; without data it is unavailable (null + reason), never 0. */
+export const EstimateSchema = z
+  .object({
+    value: z.number().nullable(),
+    unit: z.enum(['USD', 'USD/h', 'USD/day', 'USD/month', 'USD/1M tok', 'h']),
+    estimate: z.literal(true),
+    /** Why `value` is null. */
+    unavailableReason: z.string().nullable(),
+    /** How it was computed, in words an operator can check. */
+    basis: z.string(),
+  })
+  .strict();
+export type Estimate = z.infer<typeof EstimateSchema>;
+
+export const CostWindowSchema = z.enum(['1h', '24h', '7d', '30d']);
+export type CostWindow = z.infer<typeof CostWindowSchema>;
+
+export const CostSummaryQuerySchema = z
+  .object({ window: CostWindowSchema.default('24h'), host: Label.optional(), monthlyBudgetUsd: z.number().positive().optional() })
+  .strict();
+export type CostSummaryQuery = z.infer<typeof CostSummaryQuerySchema>;
+
+export const HostCostSchema = z
+  .object({
+    host: z.string(),
+    perHour: EstimateSchema,
+    perDay: EstimateSchema,
+    perMonth: EstimateSchema,
+    perMillionOutputUsageBased: EstimateSchema,
+    perMillionOutputReservationBased: EstimateSchema,
+    /** Compute hours a monthly budget buys, and hours left this month before the gate. */
+    budgetComputeHours: EstimateSchema,
+    hoursUntilBudgetGate: EstimateSchema,
+  })
+  .strict();
+export type HostCost = z.infer<typeof HostCostSchema>;
+
+export const CostShareSchema = z
+  .object({
+    key: z.string(),
+    requests: z.number().int(),
+    completionTokens: z.number(),
+    gpuSeconds: z.number(),
+    cost: EstimateSchema,
+    perMillionOutput: EstimateSchema,
+  })
+  .strict();
+export type CostShare = z.infer<typeof CostShareSchema>;
+
+export const CostSummarySchema = z
+  .object({
+    at: z.number(),
+    window: CostWindowSchema,
+    hosts: z.array(HostCostSchema),
+    byModel: z.array(CostShareSchema),
+    byClient: z.array(CostShareSchema),
+  })
+  .strict();
+export type CostSummary = z.infer<typeof CostSummarySchema>;
+
+// ── alerts ──────────────────────────────────────────────────────────────────
+
+export const AlertKindSchema = z.enum(['throughput', 'kv_cache', 'waiting_growing', 'host_stale']);
+export type AlertKind = z.infer<typeof AlertKindSchema>;
+export const AlertSeveritySchema = z.enum(['warning', 'critical']);
+export type AlertSeverity = z.infer<typeof AlertSeveritySchema>;
+
+export const AlertSchema = z
+  .object({
+    /** `kind:host[/serviceId]`, stable while the condition lasts. */
+    id: z.string(),
+    kind: AlertKindSchema,
+    severity: AlertSeveritySchema,
+    host: z.string(),
+    serviceId: z.string().nullable(),
+    model: z.string().nullable(),
+    message: z.string(),
+    /** The figure that crossed the threshold, and the threshold (units per kind). */
+    value: z.number().nullable(),
+    threshold: z.number().nullable(),
+    raisedAt: z.number(),
+    updatedAt: z.number(),
+  })
+  .strict();
+export type Alert = z.infer<typeof AlertSchema>;
+
+export const AlertEventSchema = z
+  .object({ type: z.enum(['raised', 'changed', 'cleared']), at: z.number(), alert: AlertSchema })
+  .strict();
+export type AlertEvent = z.infer<typeof AlertEventSchema>;
+
+export const BaselineSchema = z
+  .object({
+    model: z.string().min(1).max(200),
+    tokPerS: z.number().positive(),
+    source: z.enum(['manual', 'benchmark']),
+    setAt: z.number(),
+  })
+  .strict();
+export type Baseline = z.infer<typeof BaselineSchema>;
+
+const Empty = z.object({}).strict();
+
+export const telemetryInvokeChannels = {
+  'telemetry.series': { input: SeriesQuerySchema, output: SeriesResultSchema },
+  'cost.summary': { input: CostSummaryQuerySchema, output: CostSummarySchema },
+  'alerts.list': { input: Empty, output: z.object({ alerts: z.array(AlertSchema), baselines: z.array(BaselineSchema) }).strict() },
+  'alerts.setBaseline': {
+    input: z.object({ model: z.string().min(1).max(200), tokPerS: z.number().positive().max(1e7) }).strict(),
+    output: BaselineSchema,
+  },
+} as const;
+
+export const telemetryEventChannels = {
+  /** Every host's latest derived values, once per poll interval. */
+  'telemetry.tick': TelemetryTickSchema,
+  /** An alert was raised, changed severity, or cleared. */
+  'alert.changed': AlertEventSchema,
+} as const;

@@ -1,0 +1,21 @@
+import type { Estimate } from '../../../../src-preload/contract/telemetry.js';
+
+/** "$2.64/h est.", "$10.13 / 1M tok est.", "unavailable" — never a bare 0 for missing data. */
+export function formatEstimate(e: Estimate): string {
+  if (e.value === null) return 'unavailable';
+  const v = e.value;
+  switch (e.unit) {
+    case 'USD':
+      return `$${v.toFixed(2)} est.`;
+    case 'USD/h':
+      return `$${v.toFixed(2)}/h est.`;
+    case 'USD/day':
+      return `$${v.toFixed(2)}/day est.`;
+    case 'USD/month':
+      return `$${v.toFixed(0)}/month est.`;
+    case 'USD/1M tok':
+      return `$${v.toFixed(2)} / 1M tok est.`;
+    case 'h':
+      return `${v.toFixed(0)} h est.`;
+  }
+}

@@ -1,0 +1,134 @@
+// Pure pieces of the host view: which series each chart shows, value
+// formatting with units, and SeriesResult / live ticks → echarts data. No
+// React, no DOM: tested in test/unit/renderer/host-panels.test.ts.
+import type { HostTick, MetricUnit, SeriesRange, SeriesResult } from '../../../../src-preload/contract/telemetry.js';
+import { SERIES_RANGES, metricUnit } from '../../../../src-preload/contract/telemetry.js';
+
+export interface PanelDef {
+  readonly id: string;
+  readonly title: string;
+  readonly unit: MetricUnit;
+  /** Series patterns for the query (`prefix*` or exact). */
+  readonly patterns: readonly string[];
+  readonly match: (metric: string) => boolean;
+  readonly yMax?: number;
+}
+
+const re = (r: RegExp) => (m: string) => r.test(m);
+
+export const HOST_PANELS: readonly PanelDef[] = [
+  { id: 'vram', title: 'VRAM used per GPU', unit: 'MiB', patterns: ['gpu.*'], match: re(/^gpu\.\d+\.vram_used_mib$/) },
+  { id: 'util', title: 'GPU utilisation', unit: '%', patterns: ['gpu.*'], match: re(/^gpu\.\d+\.util_pct$/), yMax: 100 },
+  { id: 'power', title: 'Power', unit: 'W', patterns: ['gpu.*'], match: re(/^gpu\.\d+\.power_w$/) },
+  { id: 'temp', title: 'Temperature', unit: '°C', patterns: ['gpu.*'], match: re(/^gpu\.\d+\.temp_c$/) },
+  { id: 'kv', title: 'KV cache', unit: '%', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.kv_pct$/), yMax: 100 },
+  { id: 'queue', title: 'Requests running / waiting', unit: 'req', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.(running|waiting)$/) },
+  { id: 'tok', title: 'Tokens per second', unit: 'tok/s', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.(gen|prompt)_tok_s$/) },
+  { id: 'latency', title: 'TTFT / end-to-end p50 · p95', unit: 's', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.(ttft|e2e)_p(50|95)_s$/) },
+  { id: 'cost', title: 'Cost (estimate)', unit: 'USD/1M tok', patterns: ['host.*'], match: re(/^host\.cost_usd_per_mtok$/) },
+];
+
+export const RANGES: readonly SeriesRange[] = ['15m', '1h', '24h', '7d'];
+
+/** All patterns the view needs in one query. */
+export function panelPatterns(panels: readonly PanelDef[] = HOST_PANELS): string[] {
+  return [...new Set(panels.flatMap((p) => p.patterns))];
+}
+
+/** A legend name an operator reads: `gpu.3.util_pct` → `GPU 3`, `svc.qwen.ttft_p95_s` → `qwen TTFT p95`. */
+export function seriesLabel(metric: string): string {
+  const gpu = /^gpu\.(\d+)\./.exec(metric);
+  if (gpu) return `GPU ${gpu[1]}`;
+  const svc = /^svc\.([^.]+)\.(.+)$/.exec(metric);
+  if (svc) {
+    const figure = svc[2]!
+      .replace(/_(tok_s|s|pct)$/, '')
+      .replace(/^gen$/, 'generation')
+      .replace(/^(ttft|e2e|itl)_p(\d+)$/, (_, k: string, p: string) => `${k.toUpperCase()} p${p}`);
+    return `${svc[1]} ${figure}`;
+  }
+  if (metric === 'host.cost_usd_per_mtok') return 'USD per 1M output tokens';
+  if (metric === 'host.cost_usd_h') return 'USD per hour';
+  return metric;
+}
+
+/** A value with its unit for tooltips and axes; unknown is "—". */
+export function formatValue(value: number | null | undefined, unit: MetricUnit): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  switch (unit) {
+    case 'MiB':
+      return `${(value / 1024).toFixed(1)} GiB`;
+    case '%':
+      return `${value < 10 ? value.toFixed(1) : value.toFixed(0)}%`;
+    case 'W':
+      return `${value.toFixed(0)} W`;
+    case '°C':
+      return `${value.toFixed(0)} °C`;
+    case 's':
+      return value < 1 ? `${(value * 1000).toFixed(0)} ms` : `${value.toFixed(2)} s`;
+    case 'tok/s':
+      return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} tok/s`;
+    case 'req':
+      return `${Math.round(value)}`;
+    case 'USD/h':
+      return `$${value.toFixed(2)}/h`;
+    case 'USD/1M tok':
+      return `$${value.toFixed(2)} / 1M tok (est.)`;
+    default:
+      return `${Number(value.toPrecision(4))}${unit ? ` ${unit}` : ''}`;
+  }
+}
+
+export type Point = [number, number | null];
+
+/** One panel's lines, keyed by metric: points [t, value] from a SeriesResult. */
+export function panelSeries(panel: PanelDef, result: SeriesResult | null): Map<string, Point[]> {
+  const out = new Map<string, Point[]>();
+  if (result === null) return out;
+  for (const s of result.series) {
+    if (!panel.match(s.metric)) continue;
+    out.set(
+      s.metric,
+      result.t.map((t, i) => [t, s.avg[i] ?? null]),
+    );
+  }
+  return out;
+}
+
+/**
+ * Live values appended to a panel's lines in place, dropping points older than
+ * the range (and a bound on the count). Returns whether anything changed, so a
+ * caller pushes to the chart only when needed.
+ */
+export function appendTick(
+  lines: Map<string, Point[]>,
+  panel: PanelDef,
+  tick: HostTick,
+  atMs: number,
+  range: SeriesRange,
+  maxPoints = 4000,
+): boolean {
+  const cutoff = atMs - SERIES_RANGES[range].spanMs;
+  let changed = false;
+  for (const [metric, value] of Object.entries(tick.values)) {
+    if (!panel.match(metric)) continue;
+    const pts = lines.get(metric) ?? [];
+    const last = pts[pts.length - 1];
+    if (last !== undefined && last[0] >= atMs) continue;
+    pts.push([atMs, tick.staleReason !== null ? null : value]);
+    let drop = 0;
+    while (drop < pts.length && pts[drop]![0] < cutoff) drop++;
+    if (pts.length - drop > maxPoints) drop = pts.length - maxPoints;
+    if (drop > 0) pts.splice(0, drop);
+    lines.set(metric, pts);
+    changed = true;
+  }
+  return changed;
+}
+
+/** Only the 15 min and 1 h ranges move with live ticks; longer ones are reloaded now and then. */
+export function isLiveRange(range: SeriesRange): boolean {
+  return range === '15m' || range === '1h';
+}
+
+export { metricUnit };
