@@ -30,7 +30,7 @@ Commands:
                           simulated application traffic on the demo fleet (default on)
       --config FILE       config file (default: <data dir>/config.yaml)
       --ui-port N         UI port on 127.0.0.1 (default 0 = any free port)
-      --proxy-port N      port for the local OpenAI-compatible proxy (reserved; the proxy is not in this version)
+      --proxy-port N      port of the local OpenAI-compatible proxy on 127.0.0.1 (default: config, else any free port)
       --ready-file FILE   also write {"ui","proxy","pid"} to FILE once ready
       --log-level LEVEL   debug | info | warn | error (default warn)
     Prints one line: GPU Console ready ui=<url with token>

@@ -1,3 +1,160 @@
+import { z } from 'zod';
+
 // Contract channels of the proxy capability, merged into the channel table in channels.ts.
-export const proxyInvokeChannels = {} as const;
-export const proxyEventChannels = {} as const;
+// The local OpenAI-compatible endpoint: client tokens, per-upstream priority
+// pools (slots and per-class caps), live queue figures and the request log.
+
+export const TrafficClassSchema = z.enum(['interactive', 'system', 'batch']);
+export type TrafficClass = z.infer<typeof TrafficClassSchema>;
+
+/** `label/serviceId` of a model service. */
+export const UpstreamKeySchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}\/[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/);
+
+export const TokenNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, {
+  error: 'must start with a letter or digit and use only letters, digits, ".", "_" and "-" (at most 64)',
+});
+
+/** Per-class concurrency caps of one upstream; `reservedInteractive` slots are never given to system or batch. */
+export const PoolCapsSchema = z
+  .object({
+    reservedInteractive: z.number().int().min(0).max(1024),
+    interactive: z.number().int().min(0).max(1024),
+    system: z.number().int().min(0).max(1024),
+    batch: z.number().int().min(0).max(1024),
+  })
+  .strict();
+export type PoolCaps = z.infer<typeof PoolCapsSchema>;
+
+export const ClassFiguresSchema = z
+  .object({
+    class: TrafficClassSchema,
+    inFlight: z.number().int(),
+    queued: z.number().int(),
+    /** Queue wait over the last minute (ms); null with no samples. */
+    waitP50Ms: z.number().nullable(),
+    waitP95Ms: z.number().nullable(),
+    /** Time to first byte of the answer, measured at the proxy (ms). */
+    ttftP50Ms: z.number().nullable(),
+    ttftP95Ms: z.number().nullable(),
+    /** Answered requests per second over the last minute. */
+    requestsPerS: z.number(),
+    /** Completion tokens per second over the last minute. */
+    tokensOutPerS: z.number(),
+    completed: z.number().int(),
+    rejected: z.number().int(),
+  })
+  .strict();
+export type ClassFigures = z.infer<typeof ClassFiguresSchema>;
+
+export const UpstreamStateSchema = z.enum(['ready', 'draining', 'sleeping', 'down']);
+export type UpstreamState = z.infer<typeof UpstreamStateSchema>;
+
+export const UpstreamFiguresSchema = z
+  .object({
+    upstream: UpstreamKeySchema,
+    label: z.string(),
+    serviceId: z.string(),
+    model: z.string(),
+    aliases: z.array(z.string()),
+    state: UpstreamStateSchema,
+    slots: z.number().int(),
+    caps: PoolCapsSchema,
+    inFlight: z.number().int(),
+    queued: z.number().int(),
+    /** Mean service time the ETAs are computed from (ms); null before the first answer. */
+    serviceMsEstimate: z.number().nullable(),
+    classes: z.array(ClassFiguresSchema),
+  })
+  .strict();
+export type UpstreamFigures = z.infer<typeof UpstreamFiguresSchema>;
+
+export const ProxyStatsSchema = z
+  .object({
+    at: z.number(),
+    url: z.string().nullable(),
+    /** Requests answered since start. */
+    answered: z.number().int(),
+    inFlight: z.number().int(),
+    queued: z.number().int(),
+    upstreams: z.array(UpstreamFiguresSchema),
+  })
+  .strict();
+export type ProxyStats = z.infer<typeof ProxyStatsSchema>;
+
+export const TokenViewSchema = z
+  .object({
+    name: z.string(),
+    maxClass: TrafficClassSchema,
+    /** First characters of the token, enough to tell tokens apart; never the token. */
+    prefix: z.string(),
+    createdAt: z.number(),
+    revokedAt: z.number().nullable(),
+    lastUsedAt: z.number().nullable(),
+  })
+  .strict();
+export type TokenView = z.infer<typeof TokenViewSchema>;
+
+export const RequestRowSchema = z
+  .object({
+    seq: z.number().int(),
+    id: z.string(),
+    ts: z.number(),
+    client: z.string(),
+    class: TrafficClassSchema.nullable(),
+    endpoint: z.string(),
+    model: z.string().nullable(),
+    upstream: z.string().nullable(),
+    stream: z.boolean(),
+    status: z.number().int(),
+    errorCode: z.string().nullable(),
+    queueMs: z.number(),
+    ttftMs: z.number().nullable(),
+    totalMs: z.number(),
+    tokensIn: z.number().int().nullable(),
+    tokensOut: z.number().int().nullable(),
+    bytesIn: z.number().int(),
+    bytesOut: z.number().int(),
+    replayed: z.boolean(),
+  })
+  .strict();
+export type RequestRow = z.infer<typeof RequestRowSchema>;
+
+const Empty = z.object({}).strict();
+
+export const RequestQuerySchema = z
+  .object({
+    limit: z.number().int().min(1).max(2000).default(500),
+    beforeSeq: z.number().int().positive().optional(),
+    model: z.string().max(200).optional(),
+    class: TrafficClassSchema.optional(),
+    outcome: z.enum(['all', 'ok', 'error']).default('all'),
+  })
+  .strict();
+export type RequestQuery = z.infer<typeof RequestQuerySchema>;
+
+export const proxyInvokeChannels = {
+  'proxy.snapshot': { input: Empty, output: ProxyStatsSchema },
+  'proxy.listTokens': { input: Empty, output: z.object({ tokens: z.array(TokenViewSchema) }).strict() },
+  /** The token is in this answer only; the console keeps its hash. */
+  'proxy.createToken': {
+    input: z.object({ name: TokenNameSchema, maxClass: TrafficClassSchema.default('interactive') }).strict(),
+    output: z.object({ token: z.string(), view: TokenViewSchema }).strict(),
+  },
+  'proxy.revokeToken': {
+    input: z.object({ name: TokenNameSchema }).strict(),
+    output: z.object({ view: TokenViewSchema }).strict(),
+  },
+  'proxy.setCaps': {
+    input: z.object({ upstream: UpstreamKeySchema, caps: PoolCapsSchema }).strict(),
+    output: z.object({ upstream: z.string(), caps: PoolCapsSchema }).strict(),
+  },
+  'proxy.requests': {
+    input: RequestQuerySchema,
+    output: z.object({ rows: z.array(RequestRowSchema) }).strict(),
+  },
+} as const;
+
+export const proxyEventChannels = {
+  /** Queue and latency figures per upstream and class, about once a second. */
+  'proxy.stats': ProxyStatsSchema,
+} as const;

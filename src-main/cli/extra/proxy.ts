@@ -1,4 +1,124 @@
-// `gpu-console` commands of the proxy capability.
+// `gpu-console tokens …`: client tokens of the local proxy. They work on the
+// data dir's database directly (SQLite, WAL), so they need no running console
+// and a running one sees a new or revoked token on its next request. Every
+// change is an audit event, as it is from the UI.
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { TokenNameSchema, TrafficClassSchema } from '../../../src-preload/contract/index.js';
+import { silentLogger, systemClock } from '../../core/base/index.js';
+import { createTokenRepository } from '../../core/proxy/index.js';
+import { openStore } from '../../core/store/index.js';
+import { resolveDataDir } from '../options.js';
+import { EXIT, UsageError, type Output } from '../output.js';
 import type { CliCommand } from './types.js';
 
-export const proxyCommands: CliCommand[] = [];
+const DB_NAME = 'gpu-console.db';
+
+function actor(): string {
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // no passwd entry (containers)
+  }
+  return `operator:${user}@cli`;
+}
+
+function parse(args: string[], withClass: boolean) {
+  try {
+    return parseArgs({
+      args,
+      options: {
+        'data-dir': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        ...(withClass ? { 'max-class': { type: 'string' } } : {}),
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+  }
+}
+
+function withStore<T>(dataDir: string, fn: (store: ReturnType<typeof openStore>) => T): T {
+  const store = openStore({ file: join(dataDir, DB_NAME), logger: silentLogger });
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+function tokenName(value: string | undefined, usage: string): string {
+  if (!value) throw new UsageError(usage);
+  const parsed = TokenNameSchema.safeParse(value);
+  if (!parsed.success) throw new UsageError(`token name ${parsed.error.issues[0]?.message ?? 'is invalid'}`);
+  return parsed.data;
+}
+
+const create: CliCommand = {
+  name: 'tokens create',
+  help: `  tokens create NAME [--max-class interactive|system|batch]
+                        Issue a proxy token (default class: interactive); prints the token alone.`,
+  async run(args: string[], output: Output): Promise<number> {
+    const { values, positionals } = parse(args, true);
+    const usage = 'usage: gpu-console tokens create NAME [--max-class interactive|system|batch]';
+    if (positionals.length !== 1) throw new UsageError(usage);
+    const name = tokenName(positionals[0], usage);
+    const rawClass = (values as { 'max-class'?: string })['max-class'] ?? 'interactive';
+    const cls = TrafficClassSchema.safeParse(rawClass);
+    if (!cls.success) throw new UsageError(`--max-class must be interactive, system or batch, got "${rawClass}"`);
+    const created = withStore(resolveDataDir(values['data-dir']), (store) => {
+      const result = createTokenRepository(store.db, systemClock).create(name, cls.data);
+      store.audit.append({ type: 'proxy.token.created', actor: actor(), target: name, payload: { maxClass: cls.data, prefix: result.view.prefix } });
+      return result;
+    });
+    // The token alone on stdout, so `TOKEN=$(gpu-console tokens create app)` works.
+    output.out(output.json ? JSON.stringify({ token: created.token, ...created.view }) : created.token);
+    return EXIT.OK;
+  },
+};
+
+const list: CliCommand = {
+  name: 'tokens list',
+  help: `  tokens list           Show proxy tokens (names, classes, prefixes; never the tokens).`,
+  async run(args: string[], output: Output): Promise<number> {
+    const { values, positionals } = parse(args, false);
+    if (positionals.length !== 0) throw new UsageError('usage: gpu-console tokens list');
+    const tokens = withStore(resolveDataDir(values['data-dir']), (store) => createTokenRepository(store.db, systemClock).list());
+    if (output.json) output.out(JSON.stringify({ tokens }));
+    else if (tokens.length === 0) output.out('no tokens (create one with: gpu-console tokens create NAME)');
+    else {
+      for (const t of tokens) {
+        output.out(
+          `${t.name.padEnd(24)} ${t.maxClass.padEnd(12)} ${t.prefix}…  created ${new Date(t.createdAt).toISOString()}` +
+            (t.revokedAt ? `  REVOKED ${new Date(t.revokedAt).toISOString()}` : '') +
+            (t.lastUsedAt ? `  last used ${new Date(t.lastUsedAt).toISOString()}` : ''),
+        );
+      }
+    }
+    return EXIT.OK;
+  },
+};
+
+const revoke: CliCommand = {
+  name: 'tokens revoke',
+  help: `  tokens revoke NAME    Revoke a proxy token at once (its clients get 401 token_revoked).`,
+  async run(args: string[], output: Output): Promise<number> {
+    const { values, positionals } = parse(args, false);
+    const usage = 'usage: gpu-console tokens revoke NAME';
+    if (positionals.length !== 1) throw new UsageError(usage);
+    const name = tokenName(positionals[0], usage);
+    const view = withStore(resolveDataDir(values['data-dir']), (store) => {
+      const v = createTokenRepository(store.db, systemClock).revoke(name);
+      store.audit.append({ type: 'proxy.token.revoked', actor: actor(), target: name, payload: { prefix: v.prefix } });
+      return v;
+    });
+    output.out(output.json ? JSON.stringify(view) : `${view.name}: revoked`);
+    return EXIT.OK;
+  },
+};
+
+export const proxyCommands: CliCommand[] = [create, list, revoke];

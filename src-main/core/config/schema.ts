@@ -92,11 +92,71 @@ export const TelemetryConfigSchema = z
 
 export const ListenConfigSchema = z.object({ port: ListenPortSchema.default(0) }).strict();
 
+const TRAFFIC_CLASS = z.enum(['interactive', 'system', 'batch'], { error: 'must be one of: interactive, system, batch' });
+const UPSTREAM_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}\/[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
+
+/** Per-class figures; a class left out keeps its default. */
+const perClass = (defaults: { interactive: number; system: number; batch: number }, min: number, max: number) =>
+  z
+    .object({
+      interactive: intRange(min, max).default(defaults.interactive),
+      system: intRange(min, max).default(defaults.system),
+      batch: intRange(min, max).default(defaults.batch),
+    })
+    .strict()
+    .prefault({});
+
+export const ProxyUpstreamConfigSchema = z
+  .object({
+    /** Concurrent requests sent to this upstream; default: the service's `slots`. */
+    slots: intRange(1, 1024).optional(),
+    /** Slots only interactive requests may use. */
+    reservedInteractive: intRange(0, 1024).optional(),
+    caps: z
+      .object({ interactive: intRange(0, 1024).optional(), system: intRange(0, 1024).optional(), batch: intRange(0, 1024).optional() })
+      .strict()
+      .optional(),
+    /** Name of the upstream's API key in the secret store; the key itself never appears in config. */
+    apiKeyRef: z.string().trim().min(1, { error: 'apiKeyRef must not be empty' }).max(200).optional(),
+  })
+  .strict();
+
+export const ProxyConfigSchema = z
+  .object({
+    port: ListenPortSchema.default(0),
+    /** Longest a request may wait for a slot, per class (ms). */
+    holdBudgetMs: perClass({ interactive: 45_000, system: 10_000, batch: 1_800_000 }, 0, 3_600_000),
+    /** Most requests waiting per upstream and class; past it: 429 queue_full. */
+    queueBound: perClass({ interactive: 256, system: 64, batch: 4096 }, 0, 100_000),
+    /** A waiting streaming request gets an SSE keep-alive comment this often (the first after this long). */
+    keepAliveIntervalMs: intRange(100, 60_000).default(2_000),
+    maxBodyBytes: intRange(1024, 64 * 1024 * 1024).default(8 * 1024 * 1024),
+    /** A client must finish sending its body within this time. */
+    bodyTimeoutMs: intRange(100, 600_000).default(15_000),
+    /** Upstream: until the response starts (a non-streaming answer starts when it is complete). */
+    upstreamHeadersTimeoutMs: intRange(1_000, 3_600_000).default(600_000),
+    /** Upstream: longest silence between two chunks of a response. */
+    upstreamIdleTimeoutMs: intRange(1_000, 3_600_000).default(300_000),
+    idempotencyTtlMs: intRange(1_000, 86_400_000).default(600_000),
+    /** At shutdown, in-flight requests get this long to finish before they are cut. */
+    shutdownGraceMs: intRange(0, 60_000).default(5_000),
+    /** Lets clients without a token in (they are on loopback) at one class. Off by default. */
+    anonymousLoopback: z
+      .object({ enabled: z.boolean().default(false), class: TRAFFIC_CLASS.default('batch') })
+      .strict()
+      .prefault({}),
+    /** Per upstream (`label/serviceId`): slots, caps and the API key reference. */
+    upstreams: z
+      .record(z.string().regex(UPSTREAM_KEY, { error: 'upstream keys look like label/serviceId' }), ProxyUpstreamConfigSchema)
+      .default({}),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     hosts: z.array(HostConfigSchema).default([]),
     telemetry: TelemetryConfigSchema.prefault({}),
-    proxy: ListenConfigSchema.prefault({}),
+    proxy: ProxyConfigSchema.prefault({}),
     ui: ListenConfigSchema.prefault({}),
   })
   .strict()
@@ -109,6 +169,8 @@ export type ServiceConfig = z.infer<typeof ServiceConfigSchema>;
 export type GpuConfig = z.infer<typeof GpuConfigSchema>;
 export type HostConfig = z.infer<typeof HostConfigSchema>;
 export type Config = z.infer<typeof ConfigSchema>;
+export type ProxyConfig = z.infer<typeof ProxyConfigSchema>;
+export type ProxyUpstreamConfig = z.infer<typeof ProxyUpstreamConfigSchema>;
 /** What a person or code may write before defaults are filled in. */
 export type ConfigInput = z.input<typeof ConfigSchema>;
 

@@ -51,6 +51,54 @@ export const MIGRATIONS: readonly Migration[] = [
       BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END;
     `,
   },
+  {
+    version: 2,
+    name: 'proxy_requests',
+    up: `
+      -- One row per request the proxy answered (written in batches off the hot path).
+      CREATE TABLE requests (
+        seq         INTEGER PRIMARY KEY,
+        id          TEXT NOT NULL UNIQUE,   -- the x-request-id the client saw
+        ts          INTEGER NOT NULL,       -- ms epoch when the request arrived
+        client      TEXT NOT NULL,          -- token name, or 'anonymous'
+        class       TEXT,                   -- interactive | system | batch; NULL when refused before it was known
+        endpoint    TEXT NOT NULL,
+        model       TEXT,
+        upstream    TEXT,                   -- label/serviceId
+        stream      INTEGER NOT NULL,
+        status      INTEGER NOT NULL,
+        error_code  TEXT,
+        queue_ms    REAL NOT NULL,
+        ttft_ms     REAL,
+        total_ms    REAL NOT NULL,
+        tokens_in   INTEGER,
+        tokens_out  INTEGER,
+        bytes_in    INTEGER NOT NULL,
+        bytes_out   INTEGER NOT NULL,
+        replayed    INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE INDEX requests_ts ON requests (ts);
+      CREATE INDEX requests_model_seq ON requests (model, seq);
+    `,
+  },
+  {
+    version: 3,
+    name: 'proxy_client_tokens',
+    up: `
+      -- Bearer tokens of local clients. Only a SHA-256 of each token is kept.
+      CREATE TABLE client_tokens (
+        token_hash   TEXT PRIMARY KEY NOT NULL,
+        name         TEXT NOT NULL,
+        prefix       TEXT NOT NULL,
+        max_class    TEXT NOT NULL CHECK (max_class IN ('interactive', 'system', 'batch')),
+        created_at   INTEGER NOT NULL,
+        revoked_at   INTEGER,
+        last_used_at INTEGER
+      ) STRICT;
+      -- A name is unique among live tokens; a revoked name may be issued again.
+      CREATE UNIQUE INDEX client_tokens_live_name ON client_tokens (name) WHERE revoked_at IS NULL;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

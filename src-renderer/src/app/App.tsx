@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { ConnectionBanner } from '../components/ConnectionBanner.js';
 import { AuditView } from '../features/audit/AuditView.js';
 import { FleetView } from '../features/fleet/FleetView.js';
+import { ProxyView } from '../features/proxy/ProxyView.js';
 import { AppHeader } from './AppHeader.js';
 import { useAppStore } from './app-context.js';
 import { ConfigErrorBanner } from './ConfigErrorBanner.js';
@@ -32,7 +33,7 @@ export function App(): React.JSX.Element {
       <main className="app-main" id="main">
         <ConnectionBanner />
         <ConfigErrorBanner />
-        {view === 'fleet' ? <FleetView /> : <AuditView />}
+        {view === 'fleet' ? <FleetView /> : view === 'proxy' ? <ProxyView /> : <AuditView />}
       </main>
     </div>
   );

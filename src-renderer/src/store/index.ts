@@ -5,3 +5,4 @@ export { wireTransport } from './wire.js';
 export * from './fleet-slice.js';
 export * from './app-slice.js';
 export * from './ui-slice.js';
+export * from './proxy-slice.js';

@@ -4,6 +4,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import { OPEN_CONNECTION, type ConnectionState, type TransportKind } from '../transport/transport.js';
 import { createAppSlice } from './app-slice.js';
 import { createFleetSlice } from './fleet-slice.js';
+import { createProxySlice } from './proxy-slice.js';
 import type { RootState } from './types.js';
 import { createUiSlice, type Theme } from './ui-slice.js';
 
@@ -19,6 +20,7 @@ export function createAppStore(options: StoreOptions): AppStore {
   return createStore<RootState>()((...a) => ({
     ...createAppSlice(options.transportKind, options.connection ?? OPEN_CONNECTION)(...a),
     ...createFleetSlice(...a),
+    ...createProxySlice(...a),
     ...createUiSlice(options.theme ?? 'dark')(...a),
   }));
 }

@@ -10,14 +10,16 @@ export function wireTransport(transport: Transport, store: AppStore): () => void
   let disposed = false;
 
   const refresh = async (): Promise<void> => {
-    const [info, snapshot] = await Promise.allSettled([
+    const [info, snapshot, proxy] = await Promise.allSettled([
       transport.invoke('app.info', {}),
       transport.invoke('fleet.snapshot', {}),
+      transport.invoke('proxy.snapshot', {}),
     ]);
     if (disposed) return;
     if (info.status === 'fulfilled') s().setInfo(info.value);
     else s().setInfoError(toContractError(info.reason));
     if (snapshot.status === 'fulfilled') s().applySnapshot(snapshot.value);
+    if (proxy.status === 'fulfilled') s().applyProxyStats(proxy.value);
   };
   const refreshLogged = (): void => {
     refresh().catch((error: unknown) => console.warn('[wire] refresh failed', error));
@@ -26,6 +28,7 @@ export function wireTransport(transport: Transport, store: AppStore): () => void
   offs.push(transport.on('fleet.tick', (snapshot) => s().applySnapshot(snapshot)));
   offs.push(transport.on('host.status', (event) => s().applyHostStatus(event)));
   offs.push(transport.on('config.changed', (event) => s().applyConfigChanged(event)));
+  offs.push(transport.on('proxy.stats', (stats) => s().applyProxyStats(stats)));
 
   let wasLost = false;
   offs.push(

@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import {
+  ProxyConfigSchema,
   parseConfig,
   validateConfig,
   defaultConfigPath,
@@ -52,7 +53,7 @@ describe('parseConfig: valid input', () => {
         },
       ],
       telemetry: { pollIntervalMs: 1000 },
-      proxy: { port: 0 },
+      proxy: ProxyConfigSchema.parse({ port: 0 }),
       ui: { port: 0 },
     });
   });
@@ -87,7 +88,7 @@ describe('parseConfig: valid input', () => {
   });
 
   it('an empty file (or only comments) is the empty config', () => {
-    const empty = { hosts: [], telemetry: { pollIntervalMs: 1000 }, proxy: { port: 0 }, ui: { port: 0 } };
+    const empty = { hosts: [], telemetry: { pollIntervalMs: 1000 }, proxy: ProxyConfigSchema.parse({}), ui: { port: 0 } };
     expect(parseConfig('', opts)).toEqual(empty);
     expect(parseConfig('# nothing yet\n', opts)).toEqual(empty);
     expect(ConfigSchema.parse({})).toEqual(empty);

@@ -1,0 +1,134 @@
+// One request through the proxy, from arrival to its single answer: the
+// figures for its `requests` row, and the helpers that answer it — a JSON
+// error before headers are out, or an SSE error frame once a stream has begun.
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { TrafficClass } from './classes.js';
+import { errorBody, type WireCode, type WireError } from './errors.js';
+import type { RequestRecord } from './request-log.js';
+
+export type Endpoint = 'chat' | 'completions' | 'embeddings' | 'models' | 'queue' | 'health' | 'metrics' | 'other';
+
+export const ENDPOINT_PATH: Record<Endpoint, string> = {
+  chat: '/v1/chat/completions',
+  completions: '/v1/completions',
+  embeddings: '/v1/embeddings',
+  models: '/v1/models',
+  queue: '/v1/queue',
+  health: '/health',
+  metrics: '/metrics',
+  other: '(other)',
+};
+
+export function newRequestId(): string {
+  return 'req_' + randomBytes(12).toString('hex');
+}
+
+export class Exchange {
+  readonly id = newRequestId();
+  client = 'unauthenticated';
+  cls: TrafficClass | null = null;
+  endpoint: Endpoint = 'other';
+  model: string | null = null;
+  upstream: string | null = null;
+  stream = false;
+  status = 0;
+  errorCode: string | null = null;
+  queueMs = 0;
+  ttftMs: number | null = null;
+  tokensIn: number | null = null;
+  tokensOut: number | null = null;
+  bytesIn = 0;
+  bytesOut = 0;
+  replayed = false;
+  /** SSE headers went out before the upstream answered (keep-alives while queued). */
+  committed = false;
+  /** The answer on the wire is an SSE stream (so late errors go out as frames). */
+  sse = false;
+  finished = false;
+  /** Set when the client went away before its answer was complete. */
+  clientGone = false;
+  /** Cancels whatever the request waits on (queue, idempotent twin, upstream). */
+  abort: ((why: 'client' | 'drain') => void) | null = null;
+
+  constructor(
+    readonly res: ServerResponse,
+    /** Monotonic ms at arrival. */
+    readonly t0: number,
+    /** Epoch ms at arrival (for the row). */
+    readonly ts: number,
+  ) {}
+
+  record(now: number): RequestRecord {
+    return {
+      id: this.id,
+      ts: this.ts,
+      client: this.client,
+      class: this.cls,
+      endpoint: ENDPOINT_PATH[this.endpoint],
+      model: this.model,
+      upstream: this.upstream,
+      stream: this.stream,
+      status: this.status,
+      errorCode: this.errorCode,
+      queueMs: round1(this.queueMs),
+      ttftMs: this.ttftMs === null ? null : round1(this.ttftMs),
+      totalMs: round1(now - this.t0),
+      tokensIn: this.tokensIn,
+      tokensOut: this.tokensOut,
+      bytesIn: this.bytesIn,
+      bytesOut: this.bytesOut,
+      replayed: this.replayed,
+    };
+  }
+}
+
+function round1(x: number): number {
+  return Math.round(x * 10) / 10;
+}
+
+/** Headers every answer carries. */
+export function baseHeaders(ex: Exchange, extra: Record<string, string | number> = {}): Record<string, string | number> {
+  return { 'x-request-id': ex.id, 'x-queue-ms': Math.round(ex.queueMs), ...extra };
+}
+
+/**
+ * Answers `ex` with an OpenAI-style error. Before headers: the status, a JSON
+ * body, Retry-After and retry-after-ms when given. After an SSE stream began:
+ * a `data: {"error":…}` frame (openai-node raises it as an APIError), then the end.
+ */
+export function writeError(ex: Exchange, e: WireError): void {
+  const { res } = ex;
+  ex.status = e.status;
+  ex.errorCode = e.code;
+  if (res.destroyed || res.writableEnded) return;
+  const body = errorBody(e);
+  if (!res.headersSent) {
+    const headers: Record<string, string | number> = baseHeaders(ex, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'no-store',
+      ...(e.headers ?? {}),
+    });
+    if (e.retryAfterS !== undefined) {
+      headers['retry-after'] = String(Math.max(0, Math.ceil(e.retryAfterS)));
+      headers['retry-after-ms'] = String(Math.round(e.retryAfterS * 1000));
+    }
+    res.writeHead(e.status, headers);
+    res.end(body);
+    ex.bytesOut += Buffer.byteLength(body);
+    return;
+  }
+  if (!ex.sse) {
+    // A JSON body is half out: cutting the connection is the only honest signal left.
+    res.destroy();
+    return;
+  }
+  const frame = `data: ${body}\n\n`;
+  ex.bytesOut += Buffer.byteLength(frame);
+  res.end(frame);
+}
+
+export function wire(status: number, code: WireCode, message: string, more: Partial<WireError> = {}): WireError {
+  return { status, code, message, ...more };
+}

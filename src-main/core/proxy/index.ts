@@ -1,0 +1,13 @@
+// The proxy capability: the local OpenAI-compatible endpoint on 127.0.0.1
+// with client tokens, per-upstream priority pools, queue visibility, streaming
+// pass-through, idempotency, request accounting and graceful drain.
+export { ProxyServer, type ProxyServerOptions, type UpstreamResolver, type UpstreamAvailability, type DrainResult } from './server.js';
+export { ModelRegistry, type UpstreamSpec, type ModelEntry } from './registry.js';
+export { PriorityPool, defaultCaps, validateCaps, type PoolLimits, type PoolPolicy, type Lease, type QueueTicket } from './pool.js';
+export { RequestLog, type RequestRecord, type RequestLogOptions } from './request-log.js';
+export { createTokenRepository, hashToken, TOKEN_PREFIX, type TokenRepository, type TokenCheck } from './tokens.js';
+export { IdempotencyCache, fingerprintOf, type StoredAnswer } from './idempotency.js';
+export { SseRelay, usageFromBody, type Usage } from './sse.js';
+export { ClassStats, percentile } from './stats.js';
+export { CLASS_ORDER, CLASS_RANK, allows, isTrafficClass, parsePriorityHeader, type TrafficClass } from './classes.js';
+export { ProxyErrorCode, errorBody, errorType, type WireCode, type WireError } from './errors.js';

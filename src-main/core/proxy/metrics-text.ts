@@ -1,0 +1,40 @@
+// The proxy's own /metrics in Prometheus text format (for an existing Grafana).
+import type { ProxyStats } from '../../../src-preload/contract/index.js';
+
+function esc(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+export function renderProxyMetrics(stats: ProxyStats, answered: ReadonlyMap<string, number>): string {
+  const lines: string[] = [];
+  const family = (name: string, type: 'counter' | 'gauge', help: string) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+
+  family('gpu_console_proxy_requests_total', 'counter', 'Requests answered by the proxy, by upstream, class and HTTP status.');
+  for (const [key, n] of answered) {
+    const [upstream, cls, status] = key.split('|');
+    lines.push(`gpu_console_proxy_requests_total{upstream="${esc(upstream!)}",class="${esc(cls!)}",status="${status}"} ${n}`);
+  }
+  family('gpu_console_proxy_slots', 'gauge', 'Slots of each upstream pool.');
+  for (const u of stats.upstreams) lines.push(`gpu_console_proxy_slots{upstream="${esc(u.upstream)}"} ${u.slots}`);
+  family('gpu_console_proxy_in_flight', 'gauge', 'Requests holding a slot.');
+  for (const u of stats.upstreams) for (const c of u.classes) lines.push(`gpu_console_proxy_in_flight{upstream="${esc(u.upstream)}",class="${c.class}"} ${c.inFlight}`);
+  family('gpu_console_proxy_queue_depth', 'gauge', 'Requests waiting for a slot.');
+  for (const u of stats.upstreams) for (const c of u.classes) lines.push(`gpu_console_proxy_queue_depth{upstream="${esc(u.upstream)}",class="${c.class}"} ${c.queued}`);
+  family('gpu_console_proxy_queue_wait_seconds', 'gauge', 'Queue wait over the last minute (quantiles).');
+  for (const u of stats.upstreams) {
+    for (const c of u.classes) {
+      for (const [q, v] of [['0.5', c.waitP50Ms], ['0.95', c.waitP95Ms]] as const) {
+        if (v !== null) lines.push(`gpu_console_proxy_queue_wait_seconds{upstream="${esc(u.upstream)}",class="${c.class}",quantile="${q}"} ${v / 1000}`);
+      }
+    }
+  }
+  family('gpu_console_proxy_ttft_seconds', 'gauge', 'Time to the first byte of the answer over the last minute (quantiles).');
+  for (const u of stats.upstreams) {
+    for (const c of u.classes) {
+      for (const [q, v] of [['0.5', c.ttftP50Ms], ['0.95', c.ttftP95Ms]] as const) {
+        if (v !== null) lines.push(`gpu_console_proxy_ttft_seconds{upstream="${esc(u.upstream)}",class="${c.class}",quantile="${q}"} ${v / 1000}`);
+      }
+    }
+  }
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,147 @@
+// One `requests` row per answered request, written in batches off the hot
+// path: rows collect in memory and a timer (or a full batch) writes them in one
+// transaction. The buffer is bounded; flush() and dispose() write what is left.
+import type Database from 'better-sqlite3';
+import type { RequestQuery, RequestRow } from '../../../src-preload/contract/index.js';
+import { type Clock, type Disposable, type Logger } from '../base/index.js';
+import type { TrafficClass } from './classes.js';
+
+export type RequestRecord = Omit<RequestRow, 'seq'>;
+
+export interface RequestLogOptions {
+  db: Database.Database;
+  clock: Clock;
+  logger: Logger;
+  flushIntervalMs?: number;
+  /** Rows that trigger a flush at once. */
+  batchSize?: number;
+  /** Called after each written batch with the distinct client names in it. */
+  onFlushed?(clients: Set<string>, at: number): void;
+}
+
+interface DbRow {
+  seq: number;
+  id: string;
+  ts: number;
+  client: string;
+  class: TrafficClass | null;
+  endpoint: string;
+  model: string | null;
+  upstream: string | null;
+  stream: number;
+  status: number;
+  error_code: string | null;
+  queue_ms: number;
+  ttft_ms: number | null;
+  total_ms: number;
+  tokens_in: number | null;
+  tokens_out: number | null;
+  bytes_in: number;
+  bytes_out: number;
+  replayed: number;
+}
+
+export class RequestLog implements Disposable {
+  private buffer: RequestRecord[] = [];
+  private readonly timer: Disposable;
+  private readonly insert: Database.Statement;
+  private readonly writeBatch: (rows: RequestRecord[]) => void;
+  private readonly batchSize: number;
+  private written = 0;
+  private failedRows = 0;
+  private disposed = false;
+
+  constructor(private readonly options: RequestLogOptions) {
+    const { db } = options;
+    this.batchSize = options.batchSize ?? 512;
+    this.insert = db.prepare(
+      `INSERT INTO requests (id, ts, client, class, endpoint, model, upstream, stream, status, error_code, queue_ms, ttft_ms,
+         total_ms, tokens_in, tokens_out, bytes_in, bytes_out, replayed)
+       VALUES (@id, @ts, @client, @class, @endpoint, @model, @upstream, @stream, @status, @errorCode, @queueMs, @ttftMs,
+         @totalMs, @tokensIn, @tokensOut, @bytesIn, @bytesOut, @replayed)`,
+    );
+    this.writeBatch = db.transaction((rows: RequestRecord[]) => {
+      for (const r of rows) this.insert.run({ ...r, stream: r.stream ? 1 : 0, replayed: r.replayed ? 1 : 0 });
+    });
+    this.timer = options.clock.setInterval(() => this.flush(), options.flushIntervalMs ?? 250);
+  }
+
+  /** Rows written so far by this log. */
+  get writtenCount(): number {
+    return this.written;
+  }
+
+  get pendingCount(): number {
+    return this.buffer.length;
+  }
+
+  add(record: RequestRecord): void {
+    this.buffer.push(record);
+    if (this.buffer.length >= this.batchSize) this.flush();
+  }
+
+  flush(): void {
+    if (this.buffer.length === 0) return;
+    const rows = this.buffer;
+    this.buffer = [];
+    try {
+      this.writeBatch(rows);
+      this.written += rows.length;
+      this.options.onFlushed?.(new Set(rows.map((r) => r.client)), this.options.clock.now());
+    } catch (err) {
+      // A busy or full disk must not take the proxy down; keep a bounded backlog and say so.
+      this.failedRows += rows.length;
+      if (!this.disposed && rows.length < 50_000) this.buffer = rows.concat(this.buffer);
+      this.options.logger.warn('request log write failed; will retry', { rows: rows.length, error: (err as Error).message, failedRows: this.failedRows });
+    }
+  }
+
+  query(q: RequestQuery): RequestRow[] {
+    this.flush();
+    const where: string[] = [];
+    const params: Record<string, unknown> = { limit: q.limit };
+    if (q.beforeSeq !== undefined) {
+      where.push('seq < @beforeSeq');
+      params['beforeSeq'] = q.beforeSeq;
+    }
+    if (q.model) {
+      where.push('model = @model COLLATE NOCASE');
+      params['model'] = q.model;
+    }
+    if (q.class) {
+      where.push('class = @class');
+      params['class'] = q.class;
+    }
+    if (q.outcome === 'ok') where.push('status < 400');
+    if (q.outcome === 'error') where.push('status >= 400');
+    const sql = `SELECT * FROM requests ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq DESC LIMIT @limit`;
+    return (this.options.db.prepare(sql).all(params) as DbRow[]).map((r) => ({
+      seq: r.seq,
+      id: r.id,
+      ts: r.ts,
+      client: r.client,
+      class: r.class,
+      endpoint: r.endpoint,
+      model: r.model,
+      upstream: r.upstream,
+      stream: r.stream === 1,
+      status: r.status,
+      errorCode: r.error_code,
+      queueMs: r.queue_ms,
+      ttftMs: r.ttft_ms,
+      totalMs: r.total_ms,
+      tokensIn: r.tokens_in,
+      tokensOut: r.tokens_out,
+      bytesIn: r.bytes_in,
+      bytesOut: r.bytes_out,
+      replayed: r.replayed === 1,
+    }));
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    void this.timer.dispose();
+    this.flush();
+  }
+}

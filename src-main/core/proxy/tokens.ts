@@ -1,0 +1,106 @@
+// Bearer tokens of local clients: a name, a highest class, and a SHA-256 of
+// the token (the token itself is shown once, at creation, and never stored).
+// Works on the database directly, so the CLI can issue tokens with or without
+// a running console, and a running proxy sees a revocation on the next request.
+import { createHash, randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { TokenView } from '../../../src-preload/contract/index.js';
+import { AppError, type Clock } from '../base/index.js';
+import type { TrafficClass } from './classes.js';
+import { ProxyErrorCode } from './errors.js';
+
+export const TOKEN_PREFIX = 'gcp_';
+
+interface TokenRow {
+  token_hash: string;
+  name: string;
+  prefix: string;
+  max_class: TrafficClass;
+  created_at: number;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+export type TokenCheck =
+  | { ok: true; name: string; maxClass: TrafficClass }
+  | { ok: false; reason: 'unknown' | 'revoked'; name?: string };
+
+export interface TokenRepository {
+  create(name: string, maxClass: TrafficClass): { token: string; view: TokenView };
+  list(): TokenView[];
+  revoke(name: string): TokenView;
+  check(token: string): TokenCheck;
+  /** Stamps last use for the named clients (called from the batched request writer). */
+  touch(names: Iterable<string>, at: number): void;
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+function toView(row: TokenRow): TokenView {
+  return {
+    name: row.name,
+    maxClass: row.max_class,
+    prefix: row.prefix,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+export function createTokenRepository(db: Database.Database, clock: Clock): TokenRepository {
+  const insert = db.prepare(
+    'INSERT INTO client_tokens (token_hash, name, prefix, max_class, created_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const byHash = db.prepare<[string], Pick<TokenRow, 'name' | 'max_class' | 'revoked_at'>>(
+    'SELECT name, max_class, revoked_at FROM client_tokens WHERE token_hash = ?',
+  );
+  const liveByName = db.prepare<[string], TokenRow>('SELECT * FROM client_tokens WHERE name = ? AND revoked_at IS NULL');
+  const all = db.prepare<[], TokenRow>('SELECT * FROM client_tokens ORDER BY revoked_at IS NOT NULL, created_at DESC');
+  const revoke = db.prepare('UPDATE client_tokens SET revoked_at = ? WHERE token_hash = ?');
+  const touch = db.prepare('UPDATE client_tokens SET last_used_at = ? WHERE name = ? AND revoked_at IS NULL');
+  const touchAll = db.transaction((names: string[], at: number) => {
+    for (const n of names) touch.run(at, n);
+  });
+
+  return {
+    create(name, maxClass) {
+      if (liveByName.get(name)) {
+        throw new AppError(ProxyErrorCode.TOKEN_NAME_TAKEN, `a token named "${name}" exists; revoke it first or pick another name`, {
+          details: { name },
+        });
+      }
+      const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+      const row: TokenRow = {
+        token_hash: hashToken(token),
+        name,
+        prefix: token.slice(0, TOKEN_PREFIX.length + 6),
+        max_class: maxClass,
+        created_at: Math.floor(clock.now()),
+        revoked_at: null,
+        last_used_at: null,
+      };
+      insert.run(row.token_hash, row.name, row.prefix, row.max_class, row.created_at);
+      return { token, view: toView(row) };
+    },
+    list: () => all.all().map(toView),
+    revoke(name) {
+      const row = liveByName.get(name);
+      if (!row) throw new AppError(ProxyErrorCode.UNKNOWN_TOKEN, `no live token named "${name}"`, { details: { name } });
+      const at = Math.floor(clock.now());
+      revoke.run(at, row.token_hash);
+      return toView({ ...row, revoked_at: at });
+    },
+    check(token) {
+      const row = byHash.get(hashToken(token));
+      if (!row) return { ok: false, reason: 'unknown' };
+      if (row.revoked_at !== null) return { ok: false, reason: 'revoked', name: row.name };
+      return { ok: true, name: row.name, maxClass: row.max_class };
+    },
+    touch(names, at) {
+      const list = [...names];
+      if (list.length > 0) touchAll(list, Math.floor(at));
+    },
+  };
+}
