@@ -20,6 +20,7 @@ import type { App } from './app.js';
 import { notifyHandlers } from './handlers/notify.js';
 import { proxyHandlers } from './handlers/proxy.js';
 import { sshHandlers } from './handlers/ssh.js';
+import { telemetryHandlers } from './handlers/telemetry.js';
 import type { Handler, HandlersFor } from './handlers/types.js';
 
 export interface CallContext {
@@ -49,6 +50,7 @@ export function contractError(err: unknown): ContractError {
 function makeHandlers(app: App): Handlers {
   return {
     ...notifyHandlers(app),
+    ...telemetryHandlers(app),
     ...sshHandlers(app),
     ...proxyHandlers(app),
     'app.info': () => app.info(),

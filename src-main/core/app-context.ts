@@ -5,6 +5,7 @@ import type { FleetService } from './fleet/index.js';
 import type { Store } from './store/index.js';
 import type { AppOptions } from './app.js';
 import type { SecretStore } from './ports.js';
+import type { NotificationInput } from './notify/index.js';
 
 /** What each capability's wiring (core/wiring/*) gets from the composition root. */
 export interface AppContext {
@@ -20,6 +21,10 @@ export interface AppContext {
   /** Everything created here is registered in it; disposed in reverse order at shutdown. */
   readonly disposables: DisposableStore;
   emit<E extends EventChannel>(channel: E, payload: EventPayload<E>): void;
+  /** When the console started (ms epoch). */
+  readonly startedAt: number;
+  /** Tell the operator (native notification when allowed, and the in-app list). */
+  notify(input: NotificationInput): void;
   /** `operator:<os user>@<transport>` for audit rows of operator actions. */
   operatorActor(caller: string): string;
 }

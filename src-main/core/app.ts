@@ -17,6 +17,7 @@ import { NotificationRouter, hostTransitionNotification } from './notify/index.j
 import { FileSecretStore } from './secrets/index.js';
 import { wireProxy, type ProxyWiring } from './wiring/proxy.js';
 import { wireSsh, type SshWiring } from './wiring/ssh.js';
+import { wireTelemetry, type TelemetryWiring } from './wiring/telemetry.js';
 
 export interface AppOptions {
   mode: 'electron' | 'web';
@@ -54,6 +55,8 @@ export interface App extends Disposable {
   readonly demo: DemoFleet | null;
   readonly ssh: SshWiring;
   readonly proxy: ProxyWiring;
+  readonly telemetry: TelemetryWiring;
+  operatorActor(caller: string): string;
   readonly notifications: NotificationRouter;
   setDoNotDisturb(on: boolean, minutes: number | null, caller: string): void;
   info(): AppInfo;
@@ -158,7 +161,10 @@ export async function startApp(options: AppOptions): Promise<App> {
       disposables,
       emit,
       operatorActor,
+      startedAt,
+      notify: (input) => emit('notifications.notice', notifications.push(input)),
     };
+    const telemetry = await wireTelemetry(ctx);
     const ssh = await wireSsh(ctx);
     const proxy = await wireProxy(ctx);
 
@@ -177,6 +183,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       demo,
       ssh,
       proxy,
+      telemetry,
+      operatorActor,
       notifications,
       setDoNotDisturb: (on, minutes, caller) => {
         notifications.setDoNotDisturb(on, on && minutes !== null ? clock.now() + minutes * 60_000 : null);

@@ -5,6 +5,7 @@ import { ContractErrorSchema } from './errors.js';
 import { notifyEventChannels, notifyInvokeChannels } from './notify.js';
 import { proxyEventChannels, proxyInvokeChannels } from './proxy.js';
 import { sshEventChannels, sshInvokeChannels } from './ssh.js';
+import { telemetryEventChannels, telemetryInvokeChannels } from './telemetry.js';
 
 // The one table of channels. Calls are `capability.verb`, events
 // `capability.noun`. Both bridges (Electron IPC and the web bridge) carry
@@ -48,6 +49,7 @@ export const invokeChannels = {
   },
   'audit.verify': { input: Empty, output: AuditVerifyResultSchema },
   ...notifyInvokeChannels,
+  ...telemetryInvokeChannels,
   ...sshInvokeChannels,
   ...proxyInvokeChannels,
 } as const;
@@ -61,6 +63,7 @@ export const eventChannels = {
     .strict(),
   'config.changed': z.object({ ok: z.boolean(), error: ContractErrorSchema.nullable() }).strict(),
   ...notifyEventChannels,
+  ...telemetryEventChannels,
   ...sshEventChannels,
   ...proxyEventChannels,
 } as const;

@@ -19,6 +19,57 @@ export type TunnelState = z.infer<typeof TunnelStateSchema>;
 export const ErrorSummarySchema = z.object({ code: z.string(), message: z.string(), at: z.number() }).strict();
 export type ErrorSummary = z.infer<typeof ErrorSummarySchema>;
 
+const CodedMessageSchema = z.object({ code: z.string(), message: z.string() }).strict();
+
+/** The last end-to-end probe through a tunnel (GET /v1/models); a tunnel is `up` only while the last one passed. */
+export const TunnelProbeSchema = z
+  .object({ ok: z.boolean(), at: z.number(), latencyMs: z.number(), error: CodedMessageSchema.nullable() })
+  .strict();
+export type TunnelProbe = z.infer<typeof TunnelProbeSchema>;
+
+export const TunnelTestStepSchema = z
+  .object({
+    name: z.enum(['models', 'chat']),
+    ok: z.boolean(),
+    status: z.number().int().nullable(),
+    latencyMs: z.number(),
+    detail: z.string(),
+  })
+  .strict();
+
+/** The operator's Test of a tunnel: GET /v1/models, then a 1-token chat. */
+export const TunnelTestResultSchema = z
+  .object({
+    ok: z.boolean(),
+    at: z.number(),
+    totalMs: z.number(),
+    localUrl: z.string().nullable(),
+    steps: z.array(TunnelTestStepSchema),
+    error: CodedMessageSchema.nullable(),
+  })
+  .strict();
+export type TunnelTestResult = z.infer<typeof TunnelTestResultSchema>;
+
+/** A host key the console will not accept on its own: unknown (operator decides) or changed/revoked (refused). */
+export const HostKeyProblemSchema = z
+  .object({
+    status: z.enum(['unknown', 'changed', 'revoked']),
+    role: z.enum(['host', 'jump']),
+    endpoint: z.string(),
+    keyType: z.string(),
+    fingerprint: z.string(),
+    knownFingerprints: z.array(z.string()),
+    knownSource: z.enum(['known_hosts', 'console']).nullable(),
+  })
+  .strict();
+export type HostKeyProblem = z.infer<typeof HostKeyProblemSchema>;
+
+/** The host waits for the operator to type a key's passphrase (kept in main-process memory only). */
+export const CredentialPromptSchema = z
+  .object({ kind: z.literal('passphrase'), keyFile: z.string(), reason: z.enum(['required', 'incorrect']) })
+  .strict();
+export type CredentialPrompt = z.infer<typeof CredentialPromptSchema>;
+
 export const GpuViewSchema = z
   .object({
     index: z.number().int(),
@@ -50,6 +101,10 @@ export const ServiceViewSchema = z
         state: TunnelStateSchema,
         localUrl: z.string().nullable(),
         lastError: ErrorSummarySchema.nullable(),
+        lastProbe: TunnelProbeSchema.nullable().optional(),
+        lastTest: TunnelTestResultSchema.nullable().optional(),
+        /** While the host reconnects: when the next SSH attempt is due (the listener stays bound meanwhile). */
+        nextRetryAt: z.number().nullable().optional(),
       })
       .strict(),
     health: z.enum(['ok', 'down', 'unknown']),
@@ -75,6 +130,9 @@ export const HostViewSchema = z
     nextRetryAt: z.number().nullable(),
     /** SHA256 fingerprint of the host key when known (shown for trust decisions). */
     hostKeyFingerprint: z.string().nullable(),
+    hostKey: HostKeyProblemSchema.nullable().optional(),
+    credentialPrompt: CredentialPromptSchema.nullable().optional(),
+    jumpHost: z.string().nullable().optional(),
     gpuModel: z.string().nullable(),
     pricePerHourUsd: z.number().nullable(),
     gpus: z.array(GpuViewSchema),

@@ -8,3 +8,4 @@ export * from './parse.js';
 export * from './ssh.js';
 export * from './proxy.js';
 export * from './notify.js';
+export * from './telemetry.js';

@@ -1,3 +1,86 @@
+import { z } from 'zod';
+import { HostConnectionStateSchema, TunnelTestResultSchema } from './fleet.js';
+
 // Contract channels of the ssh capability, merged into the channel table in channels.ts.
-export const sshInvokeChannels = {} as const;
+// Trust decisions, passphrases, reconnect-now, tunnel tests and the
+// ~/.ssh/config import. A passphrase goes in and never comes back out.
+
+const Label = z.string().min(1).max(64);
+const Fingerprint = z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, { error: 'must be a SHA256:… fingerprint' });
+const HostState = z.object({ label: z.string(), state: HostConnectionStateSchema }).strict();
+
+export const SshConfigIssueSchema = z
+  .object({ line: z.number().int(), directive: z.string(), severity: z.enum(['info', 'warning']), message: z.string() })
+  .strict();
+
+export const ImportedHostSchema = z
+  .object({
+    alias: z.string(),
+    label: z.string(),
+    host: z.string(),
+    port: z.number().int(),
+    user: z.string(),
+    identityFile: z.string().nullable(),
+    agent: z.boolean(),
+    jumpHost: z.string().nullable(),
+    knownHostsFile: z.string().nullable(),
+    keepaliveIntervalMs: z.number().int().nullable(),
+    notes: z.array(z.string()),
+    /** A host with this label is already in the config: applying skips it. */
+    exists: z.boolean(),
+  })
+  .strict();
+export type ImportedHostView = z.infer<typeof ImportedHostSchema>;
+
+const SkippedSchema = z.object({ alias: z.string(), reason: z.string() }).strict();
+
+export const SshConfigPreviewSchema = z
+  .object({
+    file: z.string(),
+    hosts: z.array(ImportedHostSchema),
+    skipped: z.array(SkippedSchema),
+    issues: z.array(SshConfigIssueSchema),
+    /** The YAML config file applying would write to. */
+    configFile: z.string(),
+  })
+  .strict();
+export type SshConfigPreview = z.infer<typeof SshConfigPreviewSchema>;
+
+export const SshConfigApplyResultSchema = z
+  .object({
+    configFile: z.string(),
+    added: z.array(z.string()),
+    skipped: z.array(SkippedSchema),
+    /** True when the running console loaded the new hosts at once. */
+    reloaded: z.boolean(),
+    note: z.string().nullable(),
+  })
+  .strict();
+export type SshConfigApplyResult = z.infer<typeof SshConfigApplyResultSchema>;
+
+const ImportSource = z.string().min(1).max(4096).optional();
+
+export const sshInvokeChannels = {
+  /** Drop the link (or the pending retry) and connect at once, backoff reset. */
+  'hosts.reconnect': { input: z.object({ label: Label }).strict(), output: HostState },
+  /** Confirm the host key the host is waiting on (audited); with nothing pending, pre-trust a fingerprint read out of band. */
+  'hosts.trust': { input: z.object({ label: Label, fingerprint: Fingerprint }).strict(), output: HostState },
+  /** Refuse the host key the host is waiting on (audited); the host stops. */
+  'hosts.refuseTrust': { input: z.object({ label: Label, fingerprint: Fingerprint }).strict(), output: HostState },
+  /** The passphrase of the host's encrypted key; kept in main memory only, never stored or echoed. */
+  'hosts.passphrase': { input: z.object({ label: Label, passphrase: z.string().min(1).max(1024) }).strict(), output: HostState },
+  /** GET /v1/models then a 1-token chat through the tunnel; result and latency are shown and audited. */
+  'tunnels.test': {
+    input: z.object({ label: Label, serviceId: z.string().min(1).max(64) }).strict(),
+    output: TunnelTestResultSchema,
+  },
+  /** Read an OpenSSH client config (default ~/.ssh/config) into inventory hosts, without writing anything. */
+  'hosts.importPreview': { input: z.object({ file: ImportSource }).strict(), output: SshConfigPreviewSchema },
+  /** Add the chosen imported hosts to the YAML config file and reload it. */
+  'hosts.importApply': {
+    input: z.object({ file: ImportSource, labels: z.array(z.string().min(1).max(64)).min(1).max(500) }).strict(),
+    output: SshConfigApplyResultSchema,
+  },
+} as const;
+
 export const sshEventChannels = {} as const;

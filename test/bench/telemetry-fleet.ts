@@ -17,7 +17,6 @@ import { FakeClock } from '../../src-main/core/base/index.js';
 import { openStore } from '../../src-main/core/store/index.js';
 import {
   NvidiaSmiSource,
-  SAMPLES_MIGRATION,
   SeriesStore,
   ServiceDeriver,
   VllmHttpSource,
@@ -102,7 +101,6 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'gpu-console-bench-'));
   const clock = new FakeClock(1_700_000_100_000);
   const store = openStore({ file: join(dir, 'bench.db'), clock });
-  store.db.exec(SAMPLES_MIGRATION.up);
   const series = new SeriesStore({ db: store.db, clock });
   series.start();
 

@@ -80,4 +80,3 @@ export { NvidiaSmiSource, AmdGpuSource, type ExecSourceOptions, type AmdTool } f
 export { ServiceDeriver, type ServiceFigures, type ServiceDeriverOptions } from './derive.js';
 export { gpuValues, serviceValues, staleServiceValues, costValues, hostValuesFromView, type HostValues } from './host-values.js';
 export { SeriesStore, type SeriesStoreOptions } from './series-store.js';
-export { SAMPLES_MIGRATION } from './samples-migration.js';

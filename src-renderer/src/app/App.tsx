@@ -5,6 +5,7 @@ import { AuditView } from '../features/audit/AuditView.js';
 import { FleetView } from '../features/fleet/FleetView.js';
 import { ProxyView } from '../features/proxy/ProxyView.js';
 import { AppHeader } from './AppHeader.js';
+import { HostPage } from './HostPage.js';
 import { useAppStore } from './app-context.js';
 import { ConfigErrorBanner } from './ConfigErrorBanner.js';
 import { Nav } from './Nav.js';
@@ -33,7 +34,7 @@ export function App(): React.JSX.Element {
       <main className="app-main" id="main">
         <ConnectionBanner />
         <ConfigErrorBanner />
-        {view === 'fleet' ? <FleetView /> : view === 'proxy' ? <ProxyView /> : <AuditView />}
+        {view === 'fleet' ? <FleetView /> : view === 'host' ? <HostPage /> : view === 'proxy' ? <ProxyView /> : <AuditView />}
       </main>
     </div>
   );

@@ -3,6 +3,7 @@ import type { ViewId } from '../store/ui-slice.js';
 
 const VIEWS: ReadonlyArray<{ id: ViewId; label: string; glyph: string }> = [
   { id: 'fleet', label: 'Fleet', glyph: '▦' },
+  { id: 'host', label: 'Hosts', glyph: '◫' },
   { id: 'proxy', label: 'Proxy', glyph: '⇄' },
   { id: 'audit', label: 'Audit', glyph: '☰' },
 ];

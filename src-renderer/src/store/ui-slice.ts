@@ -2,7 +2,7 @@
 import type { StateCreator } from 'zustand/vanilla';
 import type { RootState } from './types.js';
 
-export type ViewId = 'fleet' | 'proxy' | 'audit';
+export type ViewId = 'fleet' | 'host' | 'proxy' | 'audit';
 export type Theme = 'dark' | 'light';
 
 export interface UiSlice {

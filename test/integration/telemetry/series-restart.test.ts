@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src-main/core/base/index.js';
 import { openStore, type Store } from '../../../src-main/core/store/index.js';
-import { SAMPLES_MIGRATION, SeriesStore } from '../../../src-main/core/telemetry/index.js';
+import { SeriesStore } from '../../../src-main/core/telemetry/index.js';
 
 // The series tables on a real SQLite file (WAL), opened through the store; the
-// samples migration is applied here as the lead will append it to migrations.ts.
+// samples tables come from the store's own migrations.
 
 const T0 = 1_700_000_100_000;
 let dir = '';
@@ -18,8 +18,7 @@ afterEach(() => {
 
 function openWithSamples(file: string, clock: FakeClock): Store {
   const store = openStore({ file, clock });
-  const has = store.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'telemetry_samples_10s'`).get();
-  if (!has) store.db.exec(SAMPLES_MIGRATION.up);
+  expect(store.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'telemetry_samples_10s'`).get()).toBeTruthy();
   return store;
 }
 

@@ -37,6 +37,8 @@ export function panelBaseOption(panel: PanelDef, theme: ChartTheme, lines: Reado
     yAxis: {
       type: 'value',
       min: 0,
+      // Counts (requests) have whole-number ticks only.
+      ...(panel.unit === 'req' ? { minInterval: 1 } : {}),
       ...(panel.yMax === undefined ? {} : { max: panel.yMax }),
       axisLabel: { color: theme.muted, formatter: (v: number) => formatValue(v, panel.unit).replace(' (est.)', '') },
       splitLine: { lineStyle: { color: theme.border } },

@@ -1,13 +1,12 @@
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../../src-main/core/base/index.js';
-import { SAMPLES_MIGRATION, SeriesStore } from '../../../../src-main/core/telemetry/index.js';
+import { SeriesStore } from '../../../../src-main/core/telemetry/index.js';
+import { openStore } from '../../../../src-main/core/store/index.js';
 
 const T0 = 1_700_000_100_000; // a multiple of 5 min, so buckets line up with the test's arithmetic
 
 function open(clock: FakeClock, opts: Partial<ConstructorParameters<typeof SeriesStore>[0]> = {}) {
-  const db = new Database(':memory:');
-  db.exec(SAMPLES_MIGRATION.up);
+  const db = openStore({ file: ':memory:', clock }).db;
   const store = new SeriesStore({ db, clock, ...opts });
   return { db, store };
 }

@@ -1,0 +1,36 @@
+// The host detail view: time series for one host, fed by the transport.
+import { useCallback } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { HostView } from '../features/host/HostView.js';
+import type { CostSummaryQuery, SeriesQuery, TelemetryTick } from '../../../src-preload/contract/index.js';
+import { useAppStore, useServices } from './app-context.js';
+
+export function HostPage(): React.JSX.Element {
+  const { transport } = useServices();
+  const label = useAppStore((s) => s.ui.selectedHost);
+  const theme = useAppStore((s) => s.ui.theme);
+  const labels = useAppStore(useShallow((s) => (s.fleet.snapshot?.hosts ?? []).map((h) => h.label)));
+  const selectHost = useAppStore((s) => s.selectHost);
+  const loadSeries = useCallback((q: SeriesQuery) => transport.invoke('telemetry.series', q), [transport]);
+  const loadCost = useCallback((q: CostSummaryQuery) => transport.invoke('cost.summary', q), [transport]);
+  const subscribeTicks = useCallback((listener: (t: TelemetryTick) => void) => transport.on('telemetry.tick', listener), [transport]);
+  const host = label ?? labels[0] ?? null;
+  if (!host) return <p className="muted">No hosts yet.</p>;
+  return (
+    <section aria-label={`Host ${host}`}>
+      <div className="host-page__picker">
+        <label>
+          Host{' '}
+          <select value={host} onChange={(e) => selectHost(e.target.value)} data-testid="host-picker">
+            {labels.map((l) => (
+              <option key={l} value={l}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <HostView key={host} label={host} theme={theme} loadSeries={loadSeries} loadCost={loadCost} subscribeTicks={subscribeTicks} />
+    </section>
+  );
+}
