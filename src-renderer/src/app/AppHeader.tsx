@@ -4,6 +4,7 @@ import { Badge } from '../components/Badge.js';
 import { CopyButton } from '../components/CopyButton.js';
 import { ThemeToggle } from '../components/ThemeToggle.js';
 import { useAppStore } from './app-context.js';
+import { NotificationsMenu } from './NotificationsMenu.js';
 
 export function AppHeader(): React.JSX.Element {
   const { info, infoError, transportKind } = useAppStore(
@@ -56,6 +57,7 @@ export function AppHeader(): React.JSX.Element {
             app.info failed: {infoError.message}
           </span>
         ) : null}
+        <NotificationsMenu />
         <ThemeToggle />
       </div>
     </header>
