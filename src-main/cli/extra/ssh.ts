@@ -1,4 +1,160 @@
-// `gpu-console` commands of the ssh capability.
+// `gpu-console` commands of the ssh capability: the ~/.ssh/config import
+// (offline: reads and writes files, then asks a running console to reload),
+// and trust / refuse / reconnect / tunnel test through the running console.
+import { homedir, userInfo } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { AppError } from '../../core/base/index.js';
+import { defaultConfigPath } from '../../core/config/index.js';
+import { expandTilde, hostEntry, importSshConfig, mergeHostsIntoYaml, readConfigText, readSshConfigFile, writeFileAtomically } from '../../core/ssh/index.js';
+import { callRunningConsole } from '../bridge-client.js';
+import { resolveDataDir } from '../options.js';
+import { EXIT, UsageError, type Output } from '../output.js';
 import type { CliCommand } from './types.js';
 
-export const sshCommands: CliCommand[] = [];
+const COMMON = { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false } } as const;
+
+function parse<T extends Record<string, { type: 'string' | 'boolean'; default?: string | boolean }>>(args: string[], extra: T) {
+  try {
+    return parseArgs({ args, options: { ...COMMON, ...extra }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+  }
+}
+
+function localUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'root';
+  }
+}
+
+const importCommand: CliCommand = {
+  name: 'hosts import-ssh-config',
+  help: `  hosts import-ssh-config [FILE] [--config FILE] [--apply --yes]
+                        Read hosts from an OpenSSH client config (default ~/.ssh/config): Host, HostName,
+                        User, Port, IdentityFile, ProxyJump (one hop), wildcard defaults. Prints them and
+                        every directive it did not import. --apply --yes adds the new ones to the config
+                        file (default <data dir>/config.yaml) and asks a running console to reload.`,
+  async run(args, output) {
+    const { values, positionals } = parse(args, { config: { type: 'string' }, apply: { type: 'boolean', default: false }, yes: { type: 'boolean', default: false } });
+    if (positionals.length > 1) throw new UsageError('usage: gpu-console hosts import-ssh-config [FILE] [--config FILE] [--apply --yes]');
+    const home = homedir();
+    const source = positionals[0] ? resolve(expandTilde(positionals[0], home)) : join(home, '.ssh', 'config');
+    const dataDir = resolveDataDir(values['data-dir']);
+    const configFile = values.config ? resolve(values.config) : defaultConfigPath(dataDir);
+    const result = importSshConfig(await readSshConfigFile(source), { home, localUser: localUser() });
+
+    let merged: { added: string[]; skipped: { alias: string; reason: string }[] } | null = null;
+    let reloaded: boolean | null = null;
+    if (values.apply) {
+      const existing = await readConfigText(configFile);
+      const m = mergeHostsIntoYaml(existing, result.hosts, { file: configFile, home });
+      merged = { added: m.added, skipped: m.skipped };
+      if (values.yes && m.added.length > 0) {
+        await writeFileAtomically(configFile, m.text);
+        reloaded = await callRunningConsole(dataDir, 'config.reload', {}).then(
+          (r) => r.ok,
+          () => null, // no console running: it reads the file at its next start
+        );
+      }
+    }
+
+    if (output.json) {
+      output.out(JSON.stringify({ source, configFile, ...result, hosts: result.hosts.map((h) => ({ ...h, yaml: hostEntry(h) })), applied: merged && values.yes ? merged : null, reloaded }));
+    } else {
+      output.out(`${source}: ${result.hosts.length} host(s)`);
+      for (const h of result.hosts) {
+        output.out(
+          `  ${h.label.padEnd(20)} ${h.user}@${h.host}:${h.port}${h.jumpHost ? ` via ${h.jumpHost}` : ''}  ${h.identityFile ? `key ${h.identityFile}` : 'ssh-agent'}`,
+        );
+        for (const n of h.notes) output.out(`      note: ${n}`);
+      }
+      for (const s of result.skipped) output.out(`  skipped ${s.alias}: ${s.reason}`);
+      for (const i of result.issues) output.out(`  line ${i.line}: ${i.severity}: ${i.message}`);
+      if (!values.apply) output.out(`Nothing written. To add them to ${configFile}: --apply --yes`);
+      else if (merged) {
+        for (const s of merged.skipped) output.out(`  not added ${s.alias}: ${s.reason}`);
+        if (!values.yes) output.out(`Would add ${merged.added.join(', ') || 'nothing'} to ${configFile}. Confirm with --yes.`);
+        else if (merged.added.length === 0) output.out(`Nothing new to add to ${configFile}.`);
+        else
+          output.out(
+            `Added ${merged.added.join(', ')} to ${configFile}` +
+              (reloaded === true ? '; the running console reloaded it.' : reloaded === false ? '; the running console could not reload it (see config check).' : '.'),
+          );
+      }
+    }
+    return EXIT.OK;
+  },
+};
+
+function consoleCommand(name: string, usage: string, help: string, arity: number, act: (dataDir: string, args: string[], output: Output) => Promise<void>): CliCommand {
+  return {
+    name,
+    help,
+    async run(args, output) {
+      const { values, positionals } = parse(args, {});
+      if (positionals.length !== arity) throw new UsageError(`usage: gpu-console ${usage}`);
+      await act(resolveDataDir(values['data-dir']), positionals, output);
+      return EXIT.OK;
+    },
+  };
+}
+
+const trustCommand = consoleCommand(
+  'hosts trust',
+  'hosts trust LABEL SHA256:FINGERPRINT',
+  `  hosts trust LABEL FINGERPRINT
+                        Confirm the host key the host waits on (compare it with the host first); audited.`,
+  2,
+  async (dataDir, [label, fingerprint], output) => {
+    const r = await callRunningConsole(dataDir, 'hosts.trust', { label: label!, fingerprint: fingerprint! });
+    output.out(output.json ? JSON.stringify(r) : `${r.label}: trusted ${fingerprint}; now ${r.state}`);
+  },
+);
+
+const refuseCommand = consoleCommand(
+  'hosts refuse',
+  'hosts refuse LABEL SHA256:FINGERPRINT',
+  `  hosts refuse LABEL FINGERPRINT
+                        Refuse the host key the host waits on; the host stops; audited.`,
+  2,
+  async (dataDir, [label, fingerprint], output) => {
+    const r = await callRunningConsole(dataDir, 'hosts.refuseTrust', { label: label!, fingerprint: fingerprint! });
+    output.out(output.json ? JSON.stringify(r) : `${r.label}: refused ${fingerprint}; now ${r.state}`);
+  },
+);
+
+const reconnectCommand = consoleCommand(
+  'hosts reconnect',
+  'hosts reconnect LABEL',
+  `  hosts reconnect LABEL Drop the host's SSH link (or its pending retry) and connect at once.`,
+  1,
+  async (dataDir, [label], output) => {
+    const r = await callRunningConsole(dataDir, 'hosts.reconnect', { label: label! });
+    output.out(output.json ? JSON.stringify(r) : `${r.label}: ${r.state}`);
+  },
+);
+
+const testCommand: CliCommand = {
+  ...consoleCommand(
+    'tunnels test',
+    'tunnels test LABEL SERVICE',
+    `  tunnels test LABEL SERVICE
+                        GET /v1/models then a 1-token chat through the service's tunnel; audited.`,
+    2,
+    async (dataDir, [label, serviceId], output) => {
+      const r = await callRunningConsole(dataDir, 'tunnels.test', { label: label!, serviceId: serviceId! });
+      if (output.json) output.out(JSON.stringify(r));
+      else {
+        output.out(`${label}/${serviceId} ${r.localUrl ?? ''}: ${r.ok ? 'OK' : 'FAILED'} in ${r.totalMs} ms`);
+        for (const s of r.steps) output.out(`  ${s.name.padEnd(6)} ${s.ok ? 'ok  ' : 'FAIL'} ${s.status ?? '—'} ${s.latencyMs} ms  ${s.detail}`);
+        if (r.error) output.out(`  ${r.error.code}: ${r.error.message}`);
+      }
+      if (!r.ok) throw new AppError(r.error?.code ?? 'FLEET_PROBE_FAILED', r.error?.message ?? 'the tunnel test failed');
+    },
+  ),
+};
+
+export const sshCommands: CliCommand[] = [importCommand, trustCommand, refuseCommand, reconnectCommand, testCommand];

@@ -2,13 +2,25 @@ import { Agent } from 'undici';
 import type { FleetSnapshot, HostConnectionState } from '../../../src-preload/contract/index.js';
 import type { Config, HostConfig } from '../config/index.js';
 import { AppError, Emitter, fireAndForget, silentLogger, systemClock, type Clock, type Disposable, type Logger } from '../base/index.js';
-import { SshConnection, type SshSession, type SshStateChange } from '../ssh/index.js';
+import {
+  SshConnection,
+  SshErrorCode,
+  defaultSshServices,
+  type HostKeyProblem,
+  type SshConnectionOptions,
+  type SshServices,
+  type SshSession,
+  type SshStateChange,
+} from '../ssh/index.js';
 import { FleetErrorCode } from './errors.js';
 import { HostRuntime, type PollSettings } from './host-runtime.js';
+import type { TunnelTestResult } from './tunnel-probe.js';
 
 export interface ConnectionFactoryDeps {
   clock: Clock;
   logger: Logger;
+  /** The fleet's shared trust store, passphrases and dialer (installed by the app's ssh wiring). */
+  services: SshServices;
 }
 
 export type ConnectionFactory = (host: HostConfig, deps: ConnectionFactoryDeps) => SshSession;
@@ -27,12 +39,20 @@ export interface FleetServiceOptions {
   execTimeoutMs?: number;
   /** Cap on a /metrics body. Default 8 MiB. */
   maxScrapeBytes?: number;
+  /** Trust store, passphrases, dialer (resolver) for the default sessions; configureSsh() may replace them before start(). */
+  sshServices?: Partial<SshServices>;
+  /** Extra options for the default sessions (tests: backoff, keepalive, waits). */
+  sshOptions?: Omit<SshConnectionOptions, 'clock' | 'logger' | 'services'>;
 }
 
 export interface HostStateChange {
   label: string;
   state: HostConnectionState;
   message: string | null;
+  /** The coded error of this change (for audit rows and alerts). */
+  error: AppError | null;
+  /** Set when the change stopped on a host key the console would not accept. */
+  hostKey: HostKeyProblem | null;
 }
 
 export interface FleetResourceCounts {
@@ -41,6 +61,14 @@ export interface FleetResourceCounts {
   listeningForwards: number;
   activeStreams: number;
 }
+
+const DECISION_ERRORS = new Set<string>([
+  SshErrorCode.INVALID_FINGERPRINT,
+  SshErrorCode.FINGERPRINT_MISMATCH,
+  SshErrorCode.HOST_KEY_CHANGED,
+  SshErrorCode.NOTHING_TO_TRUST,
+]);
+const HOST_KEY_CODES = new Set<string>([SshErrorCode.HOST_KEY_UNKNOWN, SshErrorCode.HOST_KEY_CHANGED, SshErrorCode.HOST_KEY_REVOKED]);
 
 /**
  * The fleet screen's engine: one SSH session per configured host, a tunnel per
@@ -58,6 +86,8 @@ export class FleetService implements Disposable {
   private readonly pollIntervalMs: number;
   private readonly tickEmitter = new Emitter<FleetSnapshot>();
   private readonly hostStateEmitter = new Emitter<HostStateChange>();
+  /** One object shared by every default session, so configureSsh() reaches sessions already built. */
+  private readonly sshServices: SshServices;
   readonly onDidTick = this.tickEmitter.on.bind(this.tickEmitter);
   readonly onDidChangeHostState = this.hostStateEmitter.on.bind(this.hostStateEmitter);
   private timer: Disposable | null = null;
@@ -68,8 +98,11 @@ export class FleetService implements Disposable {
   constructor(options: FleetServiceOptions) {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
+    this.sshServices = { ...defaultSshServices(), ...options.sshServices };
+    const sshOptions = options.sshOptions ?? {};
     this.factory =
-      options.connectionFactory ?? ((host, deps) => new SshConnection(host, { clock: deps.clock, logger: deps.logger }));
+      options.connectionFactory ??
+      ((host, deps) => new SshConnection(host, { ...sshOptions, clock: deps.clock, logger: deps.logger, services: deps.services }));
     this.pollIntervalMs = options.pollIntervalMs ?? options.config.telemetry?.pollIntervalMs ?? 1_000;
     // Our own pool, so that dispose() closes every keep-alive socket into the tunnels.
     this.agent = new Agent({ connections: 4, keepAliveTimeout: 4_000 });
@@ -80,6 +113,15 @@ export class FleetService implements Disposable {
       execTimeoutMs: options.execTimeoutMs ?? 5_000,
     };
     for (const host of options.config.hosts) this.addHost(host);
+  }
+
+  /** Installs the app's trust store / passphrase cache / dialer for every session (call before start()). */
+  configureSsh(services: Partial<SshServices>): void {
+    Object.assign(this.sshServices, services);
+  }
+
+  get ssh(): Readonly<SshServices> {
+    return this.sshServices;
   }
 
   /** Connects every host and starts the poll rounds. */
@@ -110,15 +152,62 @@ export class FleetService implements Disposable {
     return host.session.state;
   }
 
-  /** Records the operator's confirmation of a host's fingerprint (memory only for now) and reconnects. */
-  async trustHostKey(label: string, fingerprint: string): Promise<HostConnectionState> {
+  /** Drops the host's link or pending retry and connects at once. */
+  async reconnectNow(label: string): Promise<HostConnectionState> {
     const host = this.requireHost(label);
     try {
-      await host.session.trustFingerprint(fingerprint);
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'SSH_INVALID_FINGERPRINT') throw err;
+      await (host.session.reconnectNow ? host.session.reconnectNow() : host.session.connect());
+    } catch {
+      // The failure is in the host's state and lastError.
     }
     return host.session.state;
+  }
+
+  /**
+   * Records the operator's confirmation of a host key (in the trust store the
+   * app installed) and reconnects. Errors that concern the decision itself
+   * (mismatch, changed key, malformed) are thrown; connection trouble after it is in the state.
+   */
+  async trustHostKey(label: string, fingerprint: string, actor = 'operator'): Promise<HostConnectionState> {
+    const host = this.requireHost(label);
+    try {
+      await host.session.trustFingerprint(fingerprint, actor);
+    } catch (err) {
+      if (err instanceof AppError && DECISION_ERRORS.has(err.code)) throw err;
+    }
+    return host.session.state;
+  }
+
+  /** The operator refused the host key the host is waiting on. */
+  async refuseHostKey(label: string, fingerprint: string): Promise<HostConnectionState> {
+    const host = this.requireHost(label);
+    if (!host.session.refuseTrust) throw new AppError(SshErrorCode.UNSUPPORTED, `${label}: this session cannot refuse a key`);
+    await host.session.refuseTrust(fingerprint);
+    return host.session.state;
+  }
+
+  /** Keeps the passphrase of the host's key in memory (never on disk) and connects. */
+  async providePassphrase(label: string, passphrase: string): Promise<HostConnectionState> {
+    const host = this.requireHost(label);
+    const keyFile = host.config.ssh.identityFile;
+    if (!keyFile) throw new AppError(FleetErrorCode.NO_IDENTITY_FILE, `${label} has no identityFile; a passphrase has nothing to unlock`);
+    this.sshServices.passphrases.set(keyFile, passphrase);
+    try {
+      await host.connect();
+    } catch {
+      // SSH_PASSPHRASE_INCORRECT and the rest land in the host's state.
+    }
+    return host.session.state;
+  }
+
+  /** The operator's Test of one tunnel: GET /v1/models, then a 1-token chat. */
+  testTunnel(label: string, serviceId: string): Promise<TunnelTestResult> {
+    return this.requireHost(label).testTunnel(serviceId, this.settings);
+  }
+
+  /** Labels and identity files, for callers that must not see the sessions. */
+  hostConfig(label: string): HostConfig {
+    return this.requireHost(label).config;
   }
 
   /** The local URL of a service's tunnel (for the proxy). Throws while the tunnel has no listener. */
@@ -191,11 +280,18 @@ export class FleetService implements Disposable {
 
   private addHost(config: HostConfig): HostRuntime {
     const logger = this.logger.child(config.label);
-    const session = this.factory(config, { clock: this.clock, logger });
+    const session = this.factory(config, { clock: this.clock, logger, services: this.sshServices });
     const runtime = new HostRuntime(config, session, this.clock, logger, (change: SshStateChange) => {
       if (this.hosts.get(config.label) !== runtime) return;
-      this.hostStateEmitter.fire({ label: config.label, state: change.state, message: change.error?.message ?? null });
+      this.hostStateEmitter.fire({
+        label: config.label,
+        state: change.state,
+        message: change.error?.message ?? null,
+        error: change.error ?? null,
+        hostKey: change.error && HOST_KEY_CODES.has(change.error.code) ? (session.hostKeyProblem ?? null) : null,
+      });
     });
+    runtime.probeSettings = this.settings;
     this.hosts.set(config.label, runtime);
     return runtime;
   }

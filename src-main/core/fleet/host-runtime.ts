@@ -1,7 +1,8 @@
-import type { ErrorSummary, GpuView, HostView } from '../../../src-preload/contract/index.js';
+import type { CredentialPrompt, ErrorSummary, GpuView, HostView } from '../../../src-preload/contract/index.js';
 import type { HostConfig } from '../config/index.js';
-import { DisposableStore, fireAndForget, toAppError, type AppError, type Clock, type Logger } from '../base/index.js';
-import { LocalForward, type SshSession, type SshStateChange } from '../ssh/index.js';
+import { AppError, DisposableStore, fireAndForget, toAppError, type Clock, type Logger } from '../base/index.js';
+import { LocalForward, SshErrorCode, type SshSession, type SshStateChange } from '../ssh/index.js';
+import type { TunnelTestResult } from './tunnel-probe.js';
 import { nvidiaSmiQueryCommand } from '../telemetry/index.js';
 import { gpuViewsFromNvidiaSmi } from './gpu-view.js';
 import { ServiceMonitor, type ScrapeSettings } from './service-monitor.js';
@@ -26,6 +27,8 @@ export class HostRuntime {
   private polling = false;
   private openingForwards: Promise<void> | null = null;
   private disposed = false;
+  /** Set by the fleet: HTTP settings for the probes run right after a (re)connect. */
+  probeSettings: PollSettings | null = null;
 
   constructor(
     readonly config: HostConfig,
@@ -51,9 +54,15 @@ export class HostRuntime {
       this.lastError = null;
       this.openForwards();
     } else {
-      for (const s of this.services) s.onHostDown(change.state, change.error ?? this.session.lastError);
+      const err = change.error ?? this.session.lastError;
+      for (const s of this.services) {
+        s.onHostDown(change.state, err);
+        // Streams through a dead link fail now, with the reason, not when TCP gives up.
+        if (s.forward && (change.state === 'reconnecting' || change.state === 'failed') && s.forward.activeStreams > 0) {
+          s.forward.abortStreams(err ?? new AppError(SshErrorCode.DISCONNECTED, `${this.label}: the SSH connection was lost`));
+        }
+      }
       if (this.gpus.length > 0) {
-        const err = change.error ?? this.session.lastError;
         this.gpuStaleReason = err ? `${err.code}: ${err.message}` : `SSH_NOT_CONNECTED: host is ${change.state}`;
       }
       if (change.state === 'disconnected') fireAndForget(this.closeForwards(), this.logger, 'closing tunnels');
@@ -71,6 +80,7 @@ export class HostRuntime {
             localPort: service.config.localPort,
             remoteHost: service.config.remoteHost,
             remotePort: service.config.remotePort,
+            httpErrors: true,
             logger: this.logger,
           });
           if (this.disposed || this.session.state === 'disconnected') {
@@ -85,9 +95,39 @@ export class HostRuntime {
         }
       }
     };
-    this.openingForwards = open().finally(() => {
-      this.openingForwards = null;
-    });
+    this.openingForwards = open()
+      .then(() => this.probeNow())
+      .finally(() => {
+        this.openingForwards = null;
+      });
+  }
+
+  /** Probe every tunnel at once (after a connect), so `up` does not wait for the next poll round. */
+  private probeNow(): void {
+    const settings = this.probeSettings;
+    if (!settings || this.disposed || this.session.state !== 'connected') return;
+    for (const s of this.services) fireAndForget(s.runProbe(this.clock, settings), this.logger, 'tunnel probe');
+  }
+
+  async testTunnel(serviceId: string, settings: PollSettings): Promise<TunnelTestResult> {
+    const service = this.services.find((s) => s.config.id === serviceId);
+    if (!service) throw new AppError('FLEET_UNKNOWN_SERVICE', `host ${this.label} has no service ${serviceId}`, { details: { label: this.label, serviceId } });
+    const state = this.session.state;
+    const notReady =
+      state === 'connected'
+        ? null
+        : new AppError('FLEET_TUNNEL_NOT_READY', `SSH to ${this.label} is ${state}${this.session.lastError ? ` (${this.session.lastError.code})` : ''}`);
+    return service.runTest(this.clock, settings, notReady);
+  }
+
+  /** The passphrase prompt the UI shows, derived from the last error. */
+  private credentialPrompt(): CredentialPrompt | null {
+    const err = this.session.lastError;
+    const keyFile = this.config.ssh.identityFile;
+    if (!err || !keyFile || this.session.state === 'connected') return null;
+    if (err.code === SshErrorCode.PASSPHRASE_REQUIRED) return { kind: 'passphrase', keyFile, reason: 'required' };
+    if (err.code === SshErrorCode.PASSPHRASE_INCORRECT) return { kind: 'passphrase', keyFile, reason: 'incorrect' };
+    return null;
   }
 
   async closeForwards(): Promise<void> {
@@ -114,7 +154,11 @@ export class HostRuntime {
     if (this.polling || this.disposed || this.session.state !== 'connected') return;
     this.polling = true;
     try {
-      await Promise.all([this.pollGpus(settings), ...this.services.map((s) => s.scrape(() => this.clock.now(), settings))]);
+      await Promise.all([
+        this.pollGpus(settings),
+        ...this.services.map((s) => s.scrape(() => this.clock.now(), settings)),
+        ...this.services.map((s) => s.runProbe(this.clock, settings)),
+      ]);
       if (this.gpuStaleReason === null || this.services.some((s) => s.fresh)) {
         this.updatedAt = this.clock.now();
       }
@@ -157,12 +201,15 @@ export class HostRuntime {
       lastError: this.lastError,
       nextRetryAt: this.session.nextRetryAt,
       hostKeyFingerprint: this.session.hostKeyFingerprint,
+      hostKey: this.session.hostKeyProblem ? { ...this.session.hostKeyProblem, knownFingerprints: [...this.session.hostKeyProblem.knownFingerprints] } : null,
+      credentialPrompt: this.credentialPrompt(),
+      jumpHost: ssh.jumpHost ?? null,
       gpuModel,
       pricePerHourUsd: this.config.pricePerHourUsd ?? null,
       gpus: this.gpus.map((g) => ({ ...g })),
       gpuStale: this.gpuStaleReason !== null,
       gpuStaleReason: this.gpuStaleReason,
-      services: this.services.map((s) => s.view(state)),
+      services: this.services.map((s) => s.view(state, this.session.nextRetryAt, this.lastError)),
       updatedAt: this.updatedAt,
     };
   }

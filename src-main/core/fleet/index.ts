@@ -10,3 +10,4 @@ export {
   type FleetResourceCounts,
 } from './fleet-service.js';
 export { gpuViewsFromNvidiaSmi } from './gpu-view.js';
+export { probeTunnel, testTunnel, type ProbeResult, type TunnelTestResult, type TunnelTestStep } from './tunnel-probe.js';

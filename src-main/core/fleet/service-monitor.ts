@@ -1,9 +1,10 @@
 import type { Dispatcher } from 'undici';
 import type { ErrorSummary, HostConnectionState, ServiceView, SleepState, TunnelState } from '../../../src-preload/contract/index.js';
 import type { ServiceConfig } from '../config/index.js';
-import { toAppError, type AppError } from '../base/index.js';
+import { toAppError, type AppError, type Clock } from '../base/index.js';
 import type { LocalForward } from '../ssh/index.js';
 import { CounterRate, probeHealth, scrapeLlamaServerMetrics, scrapeVllmMetrics } from '../telemetry/index.js';
+import { probeTunnel, testTunnel, type ProbeResult, type TunnelTestResult } from './tunnel-probe.js';
 
 export interface ScrapeSettings {
   dispatcher: Dispatcher;
@@ -25,8 +26,9 @@ const reason = (err: { code: string; message: string }): string => `${err.code}:
 
 /**
  * One model service on one host: its tunnel, the last good figures and why
- * they may be stale. Tunnel state is derived from the SSH state and from what
- * the last HTTP request through the tunnel did, so it is never `up` for a dead path.
+ * they may be stale. The tunnel is `up` only while SSH is connected AND the
+ * last end-to-end probe through it (GET /v1/models) passed, so it is never
+ * `up` for a dead path; a failing probe on a live link is `degraded`.
  */
 export class ServiceMonitor {
   forward: LocalForward | null = null;
@@ -46,8 +48,46 @@ export class ServiceMonitor {
   private promptRate: number | null = null;
   private readonly genCounter = new CounterRate();
   private readonly promptCounter = new CounterRate();
+  /** null: no probe since SSH (re)connected. */
+  private lastProbe: ProbeResult | null = null;
+  private lastTest: TunnelTestResult | null = null;
+  private probing: Promise<void> | null = null;
+  /** Bumped when SSH drops, so a probe that started before the drop cannot mark the new link up. */
+  private linkEpoch = 0;
 
   constructor(readonly config: ServiceConfig) {}
+
+  get probe(): ProbeResult | null {
+    return this.lastProbe;
+  }
+
+  /** One probe through the tunnel (joins one in flight). */
+  runProbe(clock: Clock, settings: ScrapeSettings): Promise<void> {
+    const forward = this.forward;
+    if (!forward) return Promise.resolve();
+    if (this.probing) return this.probing;
+    const epoch = this.linkEpoch;
+    this.probing = probeTunnel(forward.url, clock, { dispatcher: settings.dispatcher, timeoutMs: settings.timeoutMs })
+      .then((result) => {
+        if (epoch === this.linkEpoch && this.forward === forward) this.lastProbe = result;
+      })
+      .finally(() => {
+        this.probing = null;
+      });
+    return this.probing;
+  }
+
+  /** The operator's Test through the tunnel (models, then a 1-token chat). */
+  async runTest(clock: Clock, settings: ScrapeSettings, notReady: AppError | null): Promise<TunnelTestResult> {
+    const forward = this.forward;
+    if (!forward || notReady) {
+      const e = notReady ?? { code: 'FLEET_TUNNEL_NOT_READY', message: 'the tunnel has no local listener yet' };
+      this.lastTest = { ok: false, at: clock.now(), totalMs: 0, localUrl: forward?.url ?? null, steps: [], error: { code: e.code, message: e.message } };
+      return this.lastTest;
+    }
+    this.lastTest = await testTunnel(forward.url, this.config.model, clock, { dispatcher: settings.dispatcher, timeoutMs: Math.max(settings.timeoutMs, 15_000) });
+    return this.lastTest;
+  }
 
   /** The last request through the tunnel (since SSH connected) succeeded. */
   get fresh(): boolean {
@@ -63,6 +103,8 @@ export class ServiceMonitor {
   /** SSH left `connected`: figures turn stale, the tunnel must prove itself again afterwards. */
   onHostDown(state: HostConnectionState, error: AppError | null): void {
     this.lastOk = null;
+    this.lastProbe = null;
+    this.linkEpoch++;
     this.health = 'unknown';
     if (this.everScraped) this.staleReason = error ? reason(error) : `SSH_NOT_CONNECTED: host is ${state}`;
   }
@@ -124,7 +166,7 @@ export class ServiceMonitor {
     }
     switch (host) {
       case 'connected':
-        return this.lastOk === null ? 'connecting' : this.lastOk ? 'up' : 'degraded';
+        return this.lastProbe === null ? 'connecting' : this.lastProbe.ok ? 'up' : 'degraded';
       case 'connecting':
       case 'reconnecting':
         return 'reconnecting';
@@ -136,8 +178,10 @@ export class ServiceMonitor {
     }
   }
 
-  view(host: HostConnectionState): ServiceView {
+  view(host: HostConnectionState, nextRetryAt: number | null = null, hostError: ErrorSummary | null = null): ServiceView {
     const c = this.config;
+    const probe = this.lastProbe;
+    const probeError: ErrorSummary | null = probe && !probe.ok && probe.error ? { ...probe.error, at: probe.at } : null;
     return {
       id: c.id,
       kind: c.kind,
@@ -148,7 +192,10 @@ export class ServiceMonitor {
       tunnel: {
         state: this.tunnelState(host),
         localUrl: this.forward?.url ?? null,
-        lastError: this.listenError ?? this.lastError,
+        lastError: this.listenError ?? probeError ?? (host === 'connected' ? null : hostError),
+        lastProbe: probe ? { ...probe, error: probe.error ? { ...probe.error } : null } : null,
+        lastTest: this.lastTest ? { ...this.lastTest, steps: this.lastTest.steps.map((st) => ({ ...st })), error: this.lastTest.error ? { ...this.lastTest.error } : null } : null,
+        nextRetryAt: host === 'reconnecting' ? nextRetryAt : null,
       },
       health: host === 'connected' ? this.health : 'unknown',
       sleep: this.sleep,

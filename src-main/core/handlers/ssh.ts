@@ -3,6 +3,15 @@ import type { sshInvokeChannels } from '../../../src-preload/contract/index.js';
 import type { App } from '../app.js';
 import type { HandlersFor } from './types.js';
 
-export function sshHandlers(_app: App): HandlersFor<keyof typeof sshInvokeChannels> {
-  return {};
+export function sshHandlers(app: App): HandlersFor<keyof typeof sshInvokeChannels> {
+  return {
+    'hosts.reconnect': async ({ label }, ctx) => ({ label, state: await app.ssh.reconnect(label, ctx.caller) }),
+    'hosts.trust': async ({ label, fingerprint }, ctx) => ({ label, state: await app.ssh.trust(label, fingerprint, ctx.caller) }),
+    'hosts.refuseTrust': async ({ label, fingerprint }, ctx) => ({ label, state: await app.ssh.refuse(label, fingerprint, ctx.caller) }),
+    'hosts.passphrase': async ({ label, passphrase }, ctx) => ({ label, state: await app.ssh.passphrase(label, passphrase, ctx.caller) }),
+    'tunnels.test': ({ label, serviceId }, ctx) => app.ssh.testTunnel(label, serviceId, ctx.caller),
+    'hosts.importPreview': ({ file }) => app.ssh.importPreview(file),
+    'hosts.importApply': ({ file, labels }, ctx) =>
+      app.ssh.importApply(file, labels, ctx.caller, { demo: app.demo !== null, reload: () => app.reloadConfig() }),
+  };
 }

@@ -1,6 +1,8 @@
-// SSH sessions to GPU hosts: host-key trust (known_hosts + operator-confirmed
-// fingerprints), key-file and agent auth, keepalive and reconnect with backoff,
-// `exec` with deadline and output cap, and loopback-only local port forwards.
+// SSH sessions to GPU hosts: host-key trust (known_hosts + the console's trust
+// store of operator-confirmed fingerprints), key-file, passphrase and agent
+// auth, one ProxyJump hop, keepalive and reconnect with backoff, `exec` with
+// deadline and output cap from shell-quoted templates, loopback-only local
+// port forwards, and the ~/.ssh/config import.
 export { SshErrorCode } from './errors.js';
 export {
   SshConnection,
@@ -10,10 +12,20 @@ export {
   type SshSession,
   type SshHostTarget,
   type SshClientFactory,
+  type SshServices,
+  type HostKeyProblem,
+  defaultSshServices,
 } from './connection.js';
+export { tcpDialer, systemResolver, type Dialer, type Resolver } from './dialer.js';
+export { MemoryTrustStore, KeyValueTrustStore, type HostKeyTrustStore, type TrustedHostKey } from './trust-store.js';
+export { MemoryPassphraseCache, type PassphraseProvider } from './passphrases.js';
+export { parseJumpHost, type JumpSpec } from './jump.js';
+export { renderCommand, templateParameters } from './command-template.js';
+export { importSshConfig, type ImportedHost, type SkippedHost, type SshConfigIssue, type SshConfigImport, type SshConfigImportOptions } from './ssh-config.js';
 export { type ExecOptions, type ExecResult } from './exec.js';
 export { LocalForward, type LocalForwardOptions, type ForwardChannelOpener } from './local-forward.js';
 export { KnownHosts, knownHostsName, hostMatches, type HostKeyVerdict, type KnownHostEntry } from './known-hosts.js';
 export { sha256Fingerprint, isSha256Fingerprint } from './fingerprint.js';
-export { loadPrivateKey } from './keys.js';
+export { loadPrivateKey, loadKeyFile } from './keys.js';
 export { shellQuote, shellJoin } from './shell-quote.js';
+export { mergeHostsIntoYaml, hostEntry, expandTilde, readConfigText, writeFileAtomically, readSshConfigFile, type MergeResult } from './inventory.js';

@@ -1,5 +1,5 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { pipeline, type Duplex } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import { AppError, silentLogger, type Disposable, type Logger } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
 
@@ -13,18 +13,31 @@ export interface LocalForwardOptions {
   localPort?: number;
   remoteHost: string;
   remotePort: number;
+  /**
+   * The far side speaks HTTP: a stream that fails before the far side sent a
+   * byte is answered with a 502/503 and a JSON error body naming the cause, so
+   * curl and SDKs show why instead of "connection reset".
+   */
+  httpErrors?: boolean;
   logger?: Logger;
+}
+
+interface Stream {
+  socket: Socket;
+  channel?: Duplex;
+  /** The far side has answered something: an error can no longer be written as an HTTP response. */
+  answered: boolean;
 }
 
 /**
  * `ssh -L` in-process: a listener on 127.0.0.1 only, each accepted socket piped
  * both ways (with backpressure) through its own direct-tcpip channel. The
  * listener outlives SSH reconnects; a socket accepted while SSH is down waits
- * as long as the opener does, then is closed.
+ * as long as the opener does, then is closed with a clear error.
  */
 export class LocalForward implements Disposable {
   private readonly server: Server;
-  private readonly streams = new Set<{ socket: Socket; channel?: Duplex }>();
+  private readonly streams = new Set<Stream>();
   private readonly logger: Logger;
   private _localPort = 0;
   private closed = false;
@@ -38,7 +51,7 @@ export class LocalForward implements Disposable {
     private readonly options: LocalForwardOptions,
   ) {
     this.logger = (options.logger ?? silentLogger).child(`forward:${options.remoteHost}:${options.remotePort}`);
-    this.server = createServer({ pauseOnConnect: true }, (socket) => this.accept(socket));
+    this.server = createServer({ pauseOnConnect: true, noDelay: true }, (socket) => this.accept(socket));
   }
 
   static async open(opener: ForwardChannelOpener, options: LocalForwardOptions): Promise<LocalForward> {
@@ -88,7 +101,7 @@ export class LocalForward implements Disposable {
       socket.destroy();
       return;
     }
-    const entry: { socket: Socket; channel?: Duplex } = { socket };
+    const entry: Stream = { socket, answered: false };
     this.streams.add(entry);
     socket.on('error', () => undefined);
     socket.once('close', () => {
@@ -96,7 +109,7 @@ export class LocalForward implements Disposable {
     });
     this.opener.forwardOut('127.0.0.1', socket.remotePort ?? 0, this.options.remoteHost, this.options.remotePort).then(
       (channel) => {
-        if (this.closed || socket.destroyed) {
+        if (this.closed || socket.destroyed || !this.streams.has(entry)) {
           channel.destroy();
           this.streams.delete(entry);
           socket.destroy();
@@ -104,25 +117,74 @@ export class LocalForward implements Disposable {
         }
         entry.channel = channel;
         this._opened++;
-        // socket → channel → socket; either side ending or failing tears down both.
-        pipeline(socket, channel, socket, (err) => {
-          this.streams.delete(entry);
-          if (err && (err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
-            this.logger.debug('stream ended with error', { message: err.message });
-          }
-          socket.destroy();
-          channel.destroy();
-        });
-        socket.resume();
+        this.splice(entry, socket, channel);
       },
       (err: unknown) => {
         this._failed++;
         this._lastError = err instanceof AppError ? err : new AppError(SshErrorCode.FORWARD_FAILED, String(err));
         this.logger.debug('channel open failed', { message: this._lastError.message });
         this.streams.delete(entry);
-        socket.destroy();
+        this.failStream(entry, this._lastError, 503);
       },
     );
+  }
+
+  /** socket ⇄ channel with backpressure (pipe pauses the faster side); either side failing tears down both. */
+  private splice(entry: Stream, socket: Socket, channel: Duplex): void {
+    socket.pipe(channel);
+    channel.pipe(socket);
+    channel.once('data', () => (entry.answered = true));
+    let ended = false;
+    channel.once('end', () => (ended = true));
+    channel.on('error', (err: Error) => this.logger.debug('channel error', { message: err.message }));
+    channel.once('close', () => {
+      this.streams.delete(entry);
+      if (ended) return; // pipe ends the socket once it has written everything
+      if (!entry.answered && this.options.httpErrors) {
+        this.failStream(entry, new AppError(SshErrorCode.DISCONNECTED, 'the tunnel closed before the model server answered'), 502);
+      } else socket.destroy();
+    });
+    socket.once('close', () => {
+      this.streams.delete(entry);
+      channel.destroy();
+    });
+    socket.resume();
+  }
+
+  private failStream(entry: Stream, err: AppError, status: 502 | 503): void {
+    const { socket } = entry;
+    entry.channel?.destroy();
+    if (socket.destroyed) return;
+    if (!this.options.httpErrors || entry.answered || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    entry.answered = true;
+    // Read and drop whatever the client still sends, so closing does not turn into a reset that hides the answer.
+    socket.unpipe();
+    socket.on('data', () => undefined);
+    socket.resume();
+    const body = JSON.stringify({ error: { code: err.code, message: err.message, type: 'tunnel_error' } });
+    const reason = status === 502 ? 'Bad Gateway' : 'Service Unavailable';
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `connection: close\r\nx-gpu-console-error: ${err.code}\r\n\r\n${body}`,
+    );
+    // A client that never reads must not pin the socket.
+    socket.setTimeout(2_000, () => socket.destroy());
+  }
+
+  /**
+   * The SSH link is gone: every open stream fails now rather than when TCP
+   * notices. A request still waiting for its answer gets an HTTP error naming `err`.
+   */
+  abortStreams(err: AppError): number {
+    const streams = [...this.streams].filter((s) => s.channel);
+    for (const entry of streams) {
+      this.streams.delete(entry);
+      this.failStream(entry, err, 502);
+    }
+    return streams.length;
   }
 
   /** Stops listening and closes every open stream at once. */

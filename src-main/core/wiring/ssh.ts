@@ -1,9 +1,226 @@
 // Builds the ssh capability's services for the app and registers their
-// lifetimes and events. Called once from app.ts.
+// lifetimes and events. Called once from app.ts, before fleet.start().
+//
+// Persistence: operator-confirmed host keys live in the `settings` table under
+// `ssh.trustedHostKeys` (next to, never instead of, ~/.ssh/known_hosts).
+// Passphrases live in this process's memory only. Imported ~/.ssh/config hosts
+// are written into the YAML config file (the one inventory) and reloaded.
+import { join } from 'node:path';
+import { userInfo } from 'node:os';
+import type { HostConnectionState, SshConfigApplyResult, SshConfigPreview, TunnelTestResult } from '../../../src-preload/contract/index.js';
+import { AppError, toDisposable, type AppError as AppErrorType } from '../base/index.js';
+import {
+  KeyValueTrustStore,
+  MemoryPassphraseCache,
+  SshErrorCode,
+  importSshConfig,
+  mergeHostsIntoYaml,
+  readConfigText,
+  readSshConfigFile,
+  writeFileAtomically,
+  expandTilde,
+} from '../ssh/index.js';
 import type { AppContext } from '../app-context.js';
 
-export type SshWiring = Record<string, never>;
+export interface ImportApplyOptions {
+  /** The console runs the built-in demo fleet: the file is written but not loaded. */
+  demo: boolean;
+  reload(): Promise<AppErrorType | null>;
+}
 
-export async function wireSsh(_ctx: AppContext): Promise<SshWiring> {
-  return {};
+export interface SshWiring {
+  reconnect(label: string, caller: string): Promise<HostConnectionState>;
+  trust(label: string, fingerprint: string, caller: string): Promise<HostConnectionState>;
+  refuse(label: string, fingerprint: string, caller: string): Promise<HostConnectionState>;
+  passphrase(label: string, passphrase: string, caller: string): Promise<HostConnectionState>;
+  testTunnel(label: string, serviceId: string, caller: string): Promise<TunnelTestResult>;
+  importPreview(file: string | undefined): Promise<SshConfigPreview>;
+  importApply(file: string | undefined, labels: readonly string[], caller: string, options: ImportApplyOptions): Promise<SshConfigApplyResult>;
+}
+
+function localUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'root';
+  }
+}
+
+export async function wireSsh(ctx: AppContext): Promise<SshWiring> {
+  const { fleet, store } = ctx;
+  const trustStore = new KeyValueTrustStore(store.settings);
+  const passphrases = new MemoryPassphraseCache();
+  ctx.disposables.add(toDisposable(() => passphrases.clear()));
+  fleet.configureSsh({ trustStore, passphrases });
+
+  // Host-key events the sessions decide on their own: an unknown key (once per
+  // key and host, not per click) and every refusal of a changed or revoked key.
+  const seenUnknown = new Set<string>();
+  ctx.disposables.add(
+    fleet.onDidChangeHostState((change) => {
+      const hk = change.hostKey;
+      const code = change.error?.code;
+      if (!hk || !code) return;
+      if (code === SshErrorCode.HOST_KEY_UNKNOWN) {
+        const key = `${change.label}|${hk.endpoint}|${hk.fingerprint}`;
+        if (seenUnknown.has(key)) return;
+        seenUnknown.add(key);
+        store.audit.append({
+          type: 'ssh.hostkey.unknown',
+          actor: 'system',
+          target: change.label,
+          payload: { endpoint: hk.endpoint, role: hk.role, keyType: hk.keyType, fingerprint: hk.fingerprint },
+        });
+      } else if (code === SshErrorCode.HOST_KEY_CHANGED || code === SshErrorCode.HOST_KEY_REVOKED) {
+        ctx.logger.error('HOST KEY CHANGED: refusing to connect', { label: change.label, endpoint: hk.endpoint, presented: hk.fingerprint, known: hk.knownFingerprints });
+        store.audit.append({
+          type: code === SshErrorCode.HOST_KEY_CHANGED ? 'ssh.hostkey.changed' : 'ssh.hostkey.revoked',
+          actor: 'system',
+          target: change.label,
+          payload: {
+            endpoint: hk.endpoint,
+            role: hk.role,
+            keyType: hk.keyType,
+            presentedFingerprint: hk.fingerprint,
+            knownFingerprints: hk.knownFingerprints,
+            knownSource: hk.knownSource,
+            outcome: 'refused',
+          },
+        });
+      }
+    }),
+  );
+
+  const pending = (label: string) => {
+    const view = fleet.snapshot().hosts.find((h) => h.label === label);
+    return view?.hostKey ?? null;
+  };
+
+  const sshConfigPath = (file: string | undefined) => (file ? expandTilde(file, ctx.home) : join(ctx.home, '.ssh', 'config'));
+
+  const preview = async (file: string | undefined): Promise<SshConfigPreview> => {
+    const path = sshConfigPath(file);
+    const text = await readSshConfigFile(path);
+    const result = importSshConfig(text, { home: ctx.home, localUser: localUser() });
+    const existing = new Set(ctx.config.current.hosts.map((h) => h.label.toLowerCase()));
+    const fromFile = await readConfigText(ctx.config.path).catch(() => null);
+    if (fromFile) {
+      for (const m of fromFile.matchAll(/^\s*-?\s*label:\s*["']?([A-Za-z0-9._-]+)/gm)) existing.add(m[1]!.toLowerCase());
+    }
+    return {
+      file: path,
+      hosts: result.hosts.map((h) => ({ ...h, notes: [...h.notes], exists: existing.has(h.label.toLowerCase()) })),
+      skipped: result.skipped,
+      issues: result.issues,
+      configFile: ctx.config.path,
+    };
+  };
+
+  return {
+    reconnect: async (label, caller) => {
+      store.audit.append({ type: 'host.reconnect', actor: ctx.operatorActor(caller), target: label, payload: {} });
+      return fleet.reconnectNow(label);
+    },
+
+    trust: async (label, fingerprint, caller) => {
+      const actor = ctx.operatorActor(caller);
+      const hk = pending(label);
+      try {
+        const state = await fleet.trustHostKey(label, fingerprint, actor);
+        store.audit.append({
+          type: 'ssh.hostkey.trusted',
+          actor,
+          target: label,
+          payload: { fingerprint, endpoint: hk?.endpoint ?? null, role: hk?.role ?? 'host', keyType: hk?.keyType ?? null, preTrusted: hk === null, stateAfter: state },
+        });
+        return state;
+      } catch (err) {
+        const e = err instanceof AppError ? err : new AppError('INTERNAL_ERROR', String(err));
+        store.audit.append({
+          type: 'ssh.hostkey.trust.rejected',
+          actor,
+          target: label,
+          payload: { fingerprint, presentedFingerprint: hk?.fingerprint ?? null, code: e.code, message: e.message },
+        });
+        throw err;
+      }
+    },
+
+    refuse: async (label, fingerprint, caller) => {
+      const actor = ctx.operatorActor(caller);
+      const hk = pending(label);
+      const state = await fleet.refuseHostKey(label, fingerprint);
+      store.audit.append({
+        type: 'ssh.hostkey.refused',
+        actor,
+        target: label,
+        payload: { fingerprint, endpoint: hk?.endpoint ?? null, role: hk?.role ?? null, keyType: hk?.keyType ?? null, outcome: 'refused' },
+      });
+      return state;
+    },
+
+    passphrase: async (label, passphrase, caller) => {
+      const keyFile = fleet.hostConfig(label).ssh.identityFile ?? null;
+      const state = await fleet.providePassphrase(label, passphrase);
+      const after = fleet.snapshot().hosts.find((h) => h.label === label);
+      // The value itself never leaves this function: not in the audit row, not in a log.
+      store.audit.append({
+        type: 'ssh.key.unlocked',
+        actor: ctx.operatorActor(caller),
+        target: label,
+        payload: { keyFile, accepted: after?.credentialPrompt?.reason !== 'incorrect', stateAfter: state },
+      });
+      return state;
+    },
+
+    testTunnel: async (label, serviceId, caller) => {
+      const result = await fleet.testTunnel(label, serviceId);
+      store.audit.append({
+        type: 'tunnel.test',
+        actor: ctx.operatorActor(caller),
+        target: `${label}/${serviceId}`,
+        payload: {
+          ok: result.ok,
+          localUrl: result.localUrl,
+          totalMs: result.totalMs,
+          steps: result.steps.map((s) => ({ name: s.name, ok: s.ok, status: s.status, latencyMs: s.latencyMs })),
+          error: result.error,
+        },
+      });
+      return result;
+    },
+
+    importPreview: preview,
+
+    importApply: async (file, labels, caller, options) => {
+      const p = await preview(file);
+      const wanted = new Set(labels.map((l) => l.toLowerCase()));
+      const unknown = labels.filter((l) => !p.hosts.some((h) => h.label.toLowerCase() === l.toLowerCase()));
+      if (unknown.length > 0) {
+        throw new AppError(SshErrorCode.CONFIG_UNSUPPORTED, `not in ${p.file}: ${unknown.join(', ')}`, { details: { unknown } });
+      }
+      const chosen = p.hosts.filter((h) => wanted.has(h.label.toLowerCase()));
+      const existing = await readConfigText(ctx.config.path);
+      const merged = mergeHostsIntoYaml(existing, chosen, { file: ctx.config.path, home: ctx.home });
+      if (merged.added.length > 0) await writeFileAtomically(ctx.config.path, merged.text);
+      let reloaded = false;
+      let note: string | null = null;
+      if (merged.added.length > 0) {
+        if (options.demo) {
+          note = `written to ${ctx.config.path}; the console runs the demo fleet — restart it without --demo to use these hosts`;
+        } else {
+          const error = await options.reload();
+          reloaded = error === null;
+          if (error) note = `written, but the reload failed: ${error.code}: ${error.message}`;
+        }
+      }
+      store.audit.append({
+        type: 'hosts.imported',
+        actor: ctx.operatorActor(caller),
+        target: ctx.config.path,
+        payload: { source: p.file, added: merged.added, skipped: merged.skipped.map((s) => s.alias), reloaded },
+      });
+      return { configFile: ctx.config.path, added: merged.added, skipped: merged.skipped, reloaded, note };
+    },
+  };
 }

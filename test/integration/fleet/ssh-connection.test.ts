@@ -115,9 +115,11 @@ describe('SshConnection against a loopback ssh2 server', () => {
     const c = session(`[127.0.0.1]:${sshd.port} ssh-ed25519 ${other}\n`);
     const err = (await c.connect().catch((e: unknown) => e)) as AppError;
     expect(err.code).toBe('SSH_HOST_KEY_CHANGED');
-    expect(err.details).toEqual({
+    expect(err.details).toMatchObject({
       fingerprint: sha256Fingerprint(sshd.hostKeyBlob),
       knownFingerprints: [sha256Fingerprint(Buffer.from(other, 'base64'))],
+      knownSource: 'known_hosts',
+      endpoint: `[127.0.0.1]:${sshd.port}`,
     });
     expect(c.state).toBe('failed');
     expect(c.nextRetryAt).toBeNull();

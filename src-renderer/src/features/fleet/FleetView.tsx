@@ -2,6 +2,7 @@
 import { useShallow } from 'zustand/react/shallow';
 import { useAppStore } from '../../app/app-context.js';
 import { selectHostLabels } from '../../store/fleet-slice.js';
+import { ImportSshConfigButton } from '../hosts/ImportSshConfigDialog.js';
 import { FleetSummary } from './FleetSummary.js';
 import { HostCard } from './HostCard.js';
 
@@ -13,6 +14,7 @@ export function FleetView(): React.JSX.Element {
       <div className="view-title">
         <h1 id="fleet-title">Fleet</h1>
         <FleetSummary />
+        <ImportSshConfigButton />
       </div>
       {!loaded ? (
         <p className="empty-state" data-testid="fleet-loading">

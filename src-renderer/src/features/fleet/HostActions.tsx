@@ -3,6 +3,7 @@ import type { HostConnectionState } from '../../../../src-preload/contract/index
 import { useServices, useAppStore } from '../../app/app-context.js';
 import { IDLE_OP } from '../../store/fleet-slice.js';
 import { toContractError } from '../../transport/transport.js';
+import { useCall } from '../hosts/use-call.js';
 import { offersConnect } from './host-state.js';
 
 export interface HostActionsProps {
@@ -31,13 +32,34 @@ export function HostActions({ label, state }: HostActionsProps): React.JSX.Eleme
     );
   };
 
+  const reconnect = useCall('hosts.reconnect');
+  const reconnectNow = (): void => {
+    void reconnect.run({ label }).then((out) => {
+      if (out) store.getState().applyHostStatus({ label: out.label, state: out.state, message: null });
+    });
+  };
+  // Reconnect now makes sense whenever a link exists or is being retried; trust and passphrase states have their own prompts.
+  const offersReconnect = state === 'connected' || state === 'reconnecting' || state === 'connecting';
+
   const verb = connect ? 'Connect' : 'Disconnect';
   return (
     <div className="host-actions">
-      {op.error ? (
+      {op.error || reconnect.error ? (
         <span className="inline-error" role="alert" data-testid="host-action-error">
-          {op.error}
+          {op.error ?? reconnect.error}
         </span>
+      ) : null}
+      {offersReconnect ? (
+        <button
+          type="button"
+          className="button"
+          onClick={reconnectNow}
+          disabled={reconnect.pending || op.pending !== null}
+          aria-label={`Reconnect ${label} now`}
+          data-testid="host-reconnect"
+        >
+          {reconnect.pending ? 'Reconnecting…' : 'Reconnect now'}
+        </button>
       ) : null}
       <button
         type="button"

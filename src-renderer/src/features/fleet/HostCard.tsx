@@ -5,6 +5,9 @@ import { Badge } from '../../components/Badge.js';
 import { useNow } from '../../components/use-now.js';
 import { formatAgo, formatUntil, formatUsdPerHour } from '../../format/format.js';
 import { hostByLabel } from '../../store/fleet-slice.js';
+import { HostKeyAlert } from '../hosts/HostKeyAlert.js';
+import { PassphrasePrompt } from '../hosts/PassphrasePrompt.js';
+import { TrustBanner } from '../hosts/TrustBanner.js';
 import { GpuTable } from './GpuTable.js';
 import { HostActions } from './HostActions.js';
 import { HOST_STATE_TONE } from './host-state.js';
@@ -31,6 +34,7 @@ export const HostCard = memo(function HostCard({ label }: HostCardProps): React.
             {host.state}
           </Badge>
           <code className="host-card__address">{host.address}</code>
+          {host.jumpHost ? <span className="muted host-card__jump">via {host.jumpHost}</span> : null}
         </div>
         <dl className="host-card__facts">
           <div>
@@ -64,12 +68,16 @@ export const HostCard = memo(function HostCard({ label }: HostCardProps): React.
           ) : null}
         </p>
       ) : null}
-      {host.state === 'awaiting-trust' ? (
+      {host.state === 'awaiting-trust' && host.hostKey?.status === 'unknown' ? (
+        <TrustBanner label={host.label} hostKey={host.hostKey} />
+      ) : host.state === 'awaiting-trust' ? (
         <p className="host-card__trust" data-testid="host-trust">
           Unknown host key{host.hostKeyFingerprint ? ' ' : ''}
           {host.hostKeyFingerprint ? <code>{host.hostKeyFingerprint}</code> : null} — compare it with the host before trusting it.
         </p>
       ) : null}
+      {host.hostKey && host.hostKey.status !== 'unknown' && host.state !== 'connected' ? <HostKeyAlert hostKey={host.hostKey} /> : null}
+      {host.credentialPrompt ? <PassphrasePrompt label={host.label} prompt={host.credentialPrompt} /> : null}
       <div className="host-card__body">
         <GpuTable label={host.label} gpus={host.gpus} stale={host.gpuStale} staleReason={host.gpuStaleReason} />
         <ServiceTable label={host.label} services={host.services} />

@@ -5,6 +5,9 @@ import { CopyButton } from '../../components/CopyButton.js';
 import { MeterBar } from '../../components/MeterBar.js';
 import { dataValue, displayUrl, formatCount, formatPct, formatTokPerS } from '../../format/format.js';
 import { HEALTH_TONE, sleepBadge, TUNNEL_TONE } from './service-state.js';
+import { TunnelTest } from '../hosts/TunnelTest.js';
+import { useNow } from '../../components/use-now.js';
+import { formatUntil } from '../../format/format.js';
 import { TokSparkline } from './TokSparkline.js';
 
 export interface ServiceRowProps {
@@ -15,6 +18,9 @@ export interface ServiceRowProps {
 export const ServiceRow = memo(function ServiceRow({ label, service: s }: ServiceRowProps): React.JSX.Element {
   const sleep = sleepBadge(s.sleep);
   const asleep = s.sleep === 'asleep-1' || s.sleep === 'asleep-2';
+  const retryAt = s.tunnel.nextRetryAt ?? null;
+  const now = useNow(retryAt !== null);
+  const probe = s.tunnel.lastProbe ?? null;
   return (
     <tr
       data-testid={`service-${label}-${s.id}`}
@@ -60,7 +66,22 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s }: Servic
             </span>
           )}
         </div>
-        {s.tunnel.lastError ? <div className="tunnel__error">{s.tunnel.lastError.message}</div> : null}
+        {s.tunnel.lastError ? (
+          <div className="tunnel__error" data-testid="tunnel-error">
+            {s.tunnel.lastError.code}: {s.tunnel.lastError.message}
+          </div>
+        ) : null}
+        {retryAt !== null || probe ? (
+          <div className="tunnel-meta">
+            {probe?.ok ? <span data-testid="tunnel-probe" data-value={probe.latencyMs}>probe {Math.round(probe.latencyMs)} ms</span> : null}
+            {retryAt !== null ? (
+              <span data-testid="tunnel-retry" data-value={retryAt}>
+                {probe?.ok ? ' · ' : ''}listener kept · SSH retry {formatUntil(retryAt, now)}
+              </span>
+            ) : null}
+          </div>
+        ) : null}
+        <TunnelTest label={label} serviceId={s.id} last={s.tunnel.lastTest ?? null} />
       </td>
       <td className="col-state">
         <div className="badges">

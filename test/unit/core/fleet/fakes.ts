@@ -84,6 +84,9 @@ export interface FakeVllm {
   kvUsage: number;
   metricsStatus: number;
   healthStatus: number;
+  /** Status of GET /v1/models: the tunnel probe. */
+  modelsStatus: number;
+  chatCalls: number;
   close(): Promise<void>;
 }
 
@@ -95,8 +98,24 @@ export async function startFakeVllm(): Promise<FakeVllm> {
     kvUsage: 0.4,
     metricsStatus: 200,
     healthStatus: 200,
+    modelsStatus: 200,
+    chatCalls: 0,
   };
   const server: Server = createServer((req, res) => {
+    if (req.url === '/v1/models') {
+      res.writeHead(state.modelsStatus, { 'content-type': 'application/json' });
+      res.end(state.modelsStatus === 200 ? JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }) : JSON.stringify({ error: { message: 'model not loaded' } }));
+      return;
+    }
+    if (req.url === '/v1/chat/completions' && req.method === 'POST') {
+      state.chatCalls++;
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'length' }] }));
+      });
+      return;
+    }
     if (req.url === '/health') {
       res.writeHead(state.healthStatus).end();
       return;

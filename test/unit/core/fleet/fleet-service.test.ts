@@ -130,7 +130,7 @@ describe('FleetService', () => {
     expect(second.hosts[0]!.updatedAt).toBe(clock.now());
   });
 
-  it('a failed scrape keeps the last figures, marks them stale with a coded reason and the tunnel degraded', async () => {
+  it('a failed scrape keeps the last figures and marks them stale; the tunnel stays up while its probe passes', async () => {
     fleet.start();
     await settle();
     await tick();
@@ -141,11 +141,40 @@ describe('FleetService', () => {
     expect(svc.stale).toBe(true);
     expect(svc.staleReason).toMatch(/^TELEMETRY_HTTP_STATUS: .*HTTP 500/);
     expect(svc.requestsRunning).toBe(2);
-    expect(svc.tunnel.state).toBe('degraded');
-    expect(svc.tunnel.lastError?.code).toBe('TELEMETRY_HTTP_STATUS');
+    expect(svc.tunnel.state).toBe('up');
+    expect(svc.tunnel.lastProbe).toMatchObject({ ok: true, error: null });
     vllm.metricsStatus = 200;
     const back = (await tick()).hosts[0]!.services[0]!;
     expect(back).toMatchObject({ stale: false, staleReason: null, requestsRunning: 99, tunnel: { state: 'up' } });
+  });
+
+  it('a failing end-to-end probe (GET /v1/models) turns the tunnel degraded with the coded reason, and up again when it passes', async () => {
+    fleet.start();
+    await settle();
+    expect((await tick()).hosts[0]!.services[0]!.tunnel.state).toBe('up');
+    vllm.modelsStatus = 503;
+    const svc = (await tick()).hosts[0]!.services[0]!;
+    expect(svc.tunnel.state).toBe('degraded');
+    expect(svc.tunnel.lastError).toMatchObject({ code: 'FLEET_PROBE_HTTP_STATUS' });
+    expect(svc.tunnel.lastError!.message).toContain('HTTP 503: model not loaded');
+    expect(svc.tunnel.lastProbe).toMatchObject({ ok: false });
+    vllm.modelsStatus = 200;
+    expect((await tick()).hosts[0]!.services[0]!.tunnel).toMatchObject({ state: 'up', lastError: null });
+  });
+
+  it('Test: GET /v1/models then a 1-token chat, with per-step latency; a host that is not connected fails clearly', async () => {
+    fleet.start();
+    await settle();
+    await tick();
+    const result = await fleet.testTunnel('l20-poc', 'qwen');
+    expect(result).toMatchObject({ ok: true, error: null, steps: [{ name: 'models', ok: true, status: 200 }, { name: 'chat', ok: true, status: 200 }] });
+    expect(result.totalMs).toBeGreaterThanOrEqual(0);
+    expect(vllm.chatCalls).toBe(1);
+    expect((await tick()).hosts[0]!.services[0]!.tunnel.lastTest).toMatchObject({ ok: true });
+    session('l20-poc').set({ state: 'reconnecting', error: new AppError('SSH_DISCONNECTED', 'lost', { retryable: true }), nextRetryAt: clock.now() + 1_000 });
+    const down = await fleet.testTunnel('l20-poc', 'qwen');
+    expect(down).toMatchObject({ ok: false, steps: [], error: { code: 'FLEET_TUNNEL_NOT_READY' } });
+    await expect(fleet.testTunnel('l20-poc', 'nope')).rejects.toMatchObject({ code: 'FLEET_UNKNOWN_SERVICE' });
   });
 
   it('health other than 200 reads as down', async () => {
@@ -170,7 +199,12 @@ describe('FleetService', () => {
     const h = snap.hosts[0]!;
     expect(h).toMatchObject({ state: 'reconnecting', nextRetryAt: retryAt, gpuStale: true, lastError: { code: 'SSH_DISCONNECTED' } });
     expect(h.gpus).toHaveLength(1); // last good figures kept
-    expect(h.services[0]).toMatchObject({ stale: true, health: 'unknown', tunnel: { state: 'reconnecting' }, requestsRunning: 2 });
+    expect(h.services[0]).toMatchObject({
+      stale: true,
+      health: 'unknown',
+      tunnel: { state: 'reconnecting', nextRetryAt: retryAt, lastError: { code: 'SSH_DISCONNECTED' } },
+      requestsRunning: 2,
+    });
     expect(h.services[0]!.staleReason).toMatch(/^SSH_DISCONNECTED/);
     expect(s.execCalls).toBe(calls);
     s.set({ state: 'connected' });

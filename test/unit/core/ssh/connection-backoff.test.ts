@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { PassThrough } from 'node:stream';
 import type { Client, ConnectConfig } from 'ssh2';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../../src-main/core/base/index.js';
@@ -46,6 +47,8 @@ function build(script: Outcome[]) {
       clock,
       env: { SSH_AUTH_SOCK: '/tmp/fake-agent.sock' },
       backoff: { random: () => 0.5 }, // no jitter: 1 s, 2 s, 4 s … capped at 30 s
+      // No DNS, no sockets: the scripted client plays the whole exchange.
+      services: { dialer: async () => new PassThrough() },
       clientFactory: () => {
         const c = new ScriptedClient(script[clients.length] ?? 'refused');
         clients.push(c);
@@ -79,7 +82,8 @@ describe('SshConnection reconnect policy (fake clock, scripted client)', () => {
     expect(conn.state).toBe('connected');
     expect(clients).toHaveLength(4);
     // keepalive and deadlines are passed to ssh2
-    expect(clients[3]!.config).toMatchObject({ keepaliveInterval: 5_000, keepaliveCountMax: 3, readyTimeout: 15_000, agent: '/tmp/fake-agent.sock' });
+    expect(clients[3]!.config).toMatchObject({ keepaliveInterval: 5_000, keepaliveCountMax: 2, readyTimeout: 15_000 });
+    expect(typeof clients[3]!.config!.authHandler).toBe('function');
     expect(typeof clients[3]!.config!.hostVerifier).toBe('function');
 
     // An unexpected close starts again at 1 s.

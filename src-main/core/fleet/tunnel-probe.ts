@@ -1,0 +1,166 @@
+// End-to-end checks through a tunnel: the probe (GET /v1/models) that decides
+// whether a tunnel is `up`, and the operator's Test (models, then a 1-token chat).
+import { request, type Dispatcher } from 'undici';
+import { AppError, type Clock } from '../base/index.js';
+import { FleetErrorCode } from './errors.js';
+
+export interface ProbeResult {
+  ok: boolean;
+  at: number;
+  latencyMs: number;
+  /** `CODE: message` when not ok. */
+  error: { code: string; message: string } | null;
+}
+
+export interface TunnelTestStep {
+  name: 'models' | 'chat';
+  ok: boolean;
+  status: number | null;
+  latencyMs: number;
+  detail: string;
+}
+
+export interface TunnelTestResult {
+  ok: boolean;
+  at: number;
+  totalMs: number;
+  localUrl: string | null;
+  steps: TunnelTestStep[];
+  error: { code: string; message: string } | null;
+}
+
+interface HttpOptions {
+  dispatcher: Dispatcher;
+  timeoutMs: number;
+}
+
+const MAX_BODY = 1024 * 1024;
+
+async function call(url: string, opts: HttpOptions, body?: unknown): Promise<{ status: number; json: unknown; text: string }> {
+  try {
+    const res = await request(url, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      signal: AbortSignal.timeout(opts.timeoutMs),
+      dispatcher: opts.dispatcher,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY) {
+        res.body.destroy();
+        break;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    let json: unknown = null;
+    try {
+      json = JSON.parse(text) as unknown;
+    } catch {
+      json = null;
+    }
+    return { status: res.statusCode, json, text };
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    const name = (err as Error).name;
+    const timedOut = name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+    throw new AppError(
+      timedOut ? FleetErrorCode.PROBE_TIMEOUT : FleetErrorCode.PROBE_FAILED,
+      timedOut ? `no answer within ${opts.timeoutMs} ms` : `${code ? `${code} ` : ''}${(err as Error).message}`,
+      { retryable: true, details: code ? { undiciCode: code } : {}, cause: err },
+    );
+  }
+}
+
+/** An error body the forward itself wrote (tunnel down) or the server's own error message. */
+function describeFailure(status: number, json: unknown, text: string): { code: string; message: string } {
+  const err = (json as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  if (err && typeof err.message === 'string') {
+    return { code: typeof err.code === 'string' && /^[A-Z_]+$/.test(err.code) ? err.code : FleetErrorCode.PROBE_HTTP_STATUS, message: `HTTP ${status}: ${err.message}` };
+  }
+  return { code: FleetErrorCode.PROBE_HTTP_STATUS, message: `HTTP ${status}${text ? `: ${text.slice(0, 120)}` : ''}` };
+}
+
+/** GET /v1/models through the tunnel: the cheapest request that proves the whole path to the model server. */
+export async function probeTunnel(baseUrl: string, clock: Clock, opts: HttpOptions): Promise<ProbeResult> {
+  const started = performance.now();
+  const at = clock.now();
+  try {
+    const res = await call(`${baseUrl}/v1/models`, opts);
+    const latencyMs = round(performance.now() - started);
+    if (res.status !== 200) return { ok: false, at, latencyMs, error: describeFailure(res.status, res.json, res.text) };
+    return { ok: true, at, latencyMs, error: null };
+  } catch (err) {
+    const e = err as AppError;
+    return { ok: false, at, latencyMs: round(performance.now() - started), error: { code: e.code, message: e.message } };
+  }
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** The operator's Test: list the models, then ask for one token of chat. */
+export async function testTunnel(baseUrl: string, model: string, clock: Clock, opts: HttpOptions): Promise<TunnelTestResult> {
+  const at = clock.now();
+  const started = performance.now();
+  const steps: TunnelTestStep[] = [];
+  const done = (error: { code: string; message: string } | null): TunnelTestResult => ({
+    ok: error === null,
+    at,
+    totalMs: round(performance.now() - started),
+    localUrl: baseUrl,
+    steps,
+    error,
+  });
+
+  let t = performance.now();
+  let chatModel = model;
+  try {
+    const res = await call(`${baseUrl}/v1/models`, opts);
+    const ids = ((res.json as { data?: { id?: unknown }[] } | null)?.data ?? []).map((d) => d.id).filter((id): id is string => typeof id === 'string');
+    const ok = res.status === 200 && ids.length > 0;
+    if (ok && !ids.includes(model)) chatModel = ids[0]!;
+    steps.push({
+      name: 'models',
+      ok,
+      status: res.status,
+      latencyMs: round(performance.now() - t),
+      detail: ok ? `${ids.length} model${ids.length === 1 ? '' : 's'}: ${ids.slice(0, 3).join(', ')}` : describeFailure(res.status, res.json, res.text).message,
+    });
+    if (!ok) return done(res.status === 200 ? { code: FleetErrorCode.PROBE_FAILED, message: 'GET /v1/models listed no models' } : describeFailure(res.status, res.json, res.text));
+  } catch (err) {
+    const e = err as AppError;
+    steps.push({ name: 'models', ok: false, status: null, latencyMs: round(performance.now() - t), detail: e.message });
+    return done({ code: e.code, message: `GET /v1/models: ${e.message}` });
+  }
+
+  t = performance.now();
+  try {
+    const res = await call(`${baseUrl}/v1/chat/completions`, opts, {
+      model: chatModel,
+      messages: [{ role: 'user', content: 'Reply with OK.' }],
+      max_tokens: 1,
+      temperature: 0,
+      stream: false,
+    });
+    const choices = (res.json as { choices?: unknown[] } | null)?.choices;
+    const ok = res.status === 200 && Array.isArray(choices) && choices.length > 0;
+    steps.push({
+      name: 'chat',
+      ok,
+      status: res.status,
+      latencyMs: round(performance.now() - t),
+      detail: ok ? `1-token chat with ${chatModel} answered` : describeFailure(res.status, res.json, res.text).message,
+    });
+    if (!ok) return done(res.status === 200 ? { code: FleetErrorCode.PROBE_FAILED, message: 'chat answer had no choices' } : describeFailure(res.status, res.json, res.text));
+  } catch (err) {
+    const e = err as AppError;
+    steps.push({ name: 'chat', ok: false, status: null, latencyMs: round(performance.now() - t), detail: e.message });
+    return done({ code: e.code, message: `POST /v1/chat/completions: ${e.message}` });
+  }
+  return done(null);
+}

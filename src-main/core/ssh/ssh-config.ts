@@ -1,0 +1,270 @@
+// Reads an OpenSSH client config (`~/.ssh/config`) into inventory hosts:
+// Host (with wildcard and negated patterns as defaults), HostName, User, Port,
+// IdentityFile, ProxyJump (one hop), plus UserKnownHostsFile and
+// ServerAliveInterval. OpenSSH's rule holds: the first value obtained for a
+// directive wins. Everything else is reported, never fatal.
+import { hostMatches } from './known-hosts.js';
+import { parseJumpHost } from './jump.js';
+
+export interface SshConfigIssue {
+  line: number;
+  directive: string;
+  severity: 'info' | 'warning';
+  message: string;
+}
+
+export interface ImportedHost {
+  /** The `Host` alias it came from. */
+  alias: string;
+  /** Inventory label (the alias, with characters a label may not hold replaced). */
+  label: string;
+  host: string;
+  port: number;
+  user: string;
+  identityFile: string | null;
+  agent: boolean;
+  jumpHost: string | null;
+  knownHostsFile: string | null;
+  keepaliveIntervalMs: number | null;
+  /** What the operator should know about this host (defaults taken, values dropped). */
+  notes: string[];
+}
+
+export interface SkippedHost {
+  alias: string;
+  reason: string;
+}
+
+export interface SshConfigImport {
+  hosts: ImportedHost[];
+  skipped: SkippedHost[];
+  issues: SshConfigIssue[];
+}
+
+export interface SshConfigImportOptions {
+  home: string;
+  /** Local user name: OpenSSH's default User and `%u`. */
+  localUser: string;
+}
+
+interface Directive {
+  key: string;
+  /** As written, for messages. */
+  name: string;
+  args: string[];
+  line: number;
+}
+
+interface Block {
+  patterns: string[];
+  directives: Directive[];
+}
+
+const IMPORTED = new Set(['hostname', 'user', 'port', 'identityfile', 'proxyjump', 'userknownhostsfile', 'serveraliveinterval', 'identitiesonly']);
+// Real OpenSSH directives that do not map to the inventory: reported as info.
+const NOT_IMPORTED = new Set(
+  [
+    'addkeystoagent', 'addressfamily', 'batchmode', 'bindaddress', 'bindinterface', 'canonicaldomains', 'canonicalizefallbacklocal',
+    'canonicalizehostname', 'canonicalizemaxdots', 'canonicalizepermittedcnames', 'casignaturealgorithms', 'certificatefile',
+    'checkhostip', 'ciphers', 'clearallforwardings', 'compression', 'connectionattempts', 'connecttimeout', 'controlmaster',
+    'controlpath', 'controlpersist', 'dynamicforward', 'enableescapecommandline', 'enablesshkeysign', 'escapechar',
+    'exitonforwardfailure', 'fingerprinthash', 'forkafterauthentication', 'forwardagent', 'forwardx11', 'forwardx11timeout',
+    'forwardx11trusted', 'gatewayports', 'globalknownhostsfile', 'gssapiauthentication', 'gssapidelegatecredentials',
+    'hashknownhosts', 'hostbasedacceptedalgorithms', 'hostbasedauthentication', 'hostkeyalgorithms', 'hostkeyalias',
+    'identityagent', 'ignoreunknown', 'ipqos', 'kbdinteractiveauthentication', 'kbdinteractivedevices', 'kexalgorithms',
+    'knownhostscommand', 'localcommand', 'localforward', 'loglevel', 'logverbose', 'macs', 'nohostauthenticationforlocalhost',
+    'numberofpasswordprompts', 'passwordauthentication', 'permitlocalcommand', 'permitremoteopen', 'pkcs11provider',
+    'preferredauthentications', 'proxycommand', 'proxyusefdpass', 'pubkeyacceptedalgorithms', 'pubkeyacceptedkeytypes',
+    'pubkeyauthentication', 'rekeylimit', 'remotecommand', 'remoteforward', 'requesttty', 'requiredrsasize', 'revokedhostkeys',
+    'securitykeyprovider', 'sendenv', 'serveralivecountmax', 'sessiontype', 'setenv', 'stdinnull', 'streamlocalbindmask',
+    'streamlocalbindunlink', 'stricthostkeychecking', 'syslogfacility', 'tag', 'tcpkeepalive', 'tunnel', 'tunneldevice',
+    'updatehostkeys', 'usekeychain', 'useprivilegedport', 'verifyhostkeydns', 'visualhostkey', 'xauthlocation',
+  ],
+);
+const LABEL_OK = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+/** Splits a value into arguments: whitespace-separated, double quotes group. */
+function splitArgs(text: string): string[] {
+  const out: string[] = [];
+  const re = /"([^"]*)"|(\S+)/g;
+  for (const m of text.matchAll(re)) out.push(m[1] ?? m[2]!);
+  return out;
+}
+
+function parse(text: string, issues: SshConfigIssue[]): Block[] {
+  // Directives before the first Host apply to every host.
+  const blocks: Block[] = [{ patterns: ['*'], directives: [] }];
+  let current: Block | null = blocks[0]!;
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = i + 1;
+    const trimmed = raw.trim();
+    if (trimmed === '' || trimmed.startsWith('#')) return;
+    const m = /^([A-Za-z][A-Za-z0-9]*)(?:\s*=\s*|\s+)(.*)$/.exec(trimmed);
+    if (!m) {
+      issues.push({ line, directive: '', severity: 'warning', message: `line ${line} is not "Keyword value": ${trimmed.slice(0, 60)}` });
+      return;
+    }
+    const name = m[1]!;
+    const key = name.toLowerCase();
+    const args = splitArgs(m[2] ?? '');
+    if (key === 'host') {
+      current = { patterns: args, directives: [] };
+      blocks.push(current);
+      if (args.length === 0) issues.push({ line, directive: name, severity: 'warning', message: 'Host without patterns' });
+      return;
+    }
+    if (key === 'match') {
+      current = null;
+      issues.push({ line, directive: name, severity: 'warning', message: 'Match blocks are not supported; the directives under it were skipped' });
+      return;
+    }
+    if (key === 'include') {
+      issues.push({ line, directive: name, severity: 'warning', message: `Include is not followed (${args.join(' ')}); import that file on its own` });
+      return;
+    }
+    if (current === null) return; // inside a skipped Match block
+    if (IMPORTED.has(key)) {
+      if (args.length === 0) issues.push({ line, directive: name, severity: 'warning', message: `${name} without a value` });
+      else current.directives.push({ key, name, args, line });
+      return;
+    }
+    if (NOT_IMPORTED.has(key)) {
+      issues.push({ line, directive: name, severity: 'info', message: `${name} is not imported (the console does not use it)` });
+      return;
+    }
+    issues.push({ line, directive: name, severity: 'warning', message: `unknown directive ${name}; ignored` });
+  });
+  return blocks;
+}
+
+function isConcrete(pattern: string): boolean {
+  return !/[*?!]/.test(pattern);
+}
+
+/** First value wins; IdentityFile accumulates. */
+function effective(blocks: Block[], alias: string): Map<string, Directive[]> {
+  const out = new Map<string, Directive[]>();
+  for (const block of blocks) {
+    if (!hostMatches(block.patterns, alias)) continue;
+    for (const d of block.directives) {
+      const list = out.get(d.key);
+      if (!list) out.set(d.key, [d]);
+      else if (d.key === 'identityfile') list.push(d);
+    }
+  }
+  return out;
+}
+
+function expandTokens(value: string, ctx: { home: string; localUser: string; host: string; user: string; alias: string }, onUnknown: (t: string) => void): string {
+  let v = value;
+  if (v === '~') v = ctx.home;
+  else if (v.startsWith('~/')) v = `${ctx.home}/${v.slice(2)}`;
+  return v.replace(/%(.)/g, (whole, t: string) => {
+    switch (t) {
+      case '%':
+        return '%';
+      case 'd':
+        return ctx.home;
+      case 'u':
+        return ctx.localUser;
+      case 'h':
+        return ctx.host;
+      case 'r':
+        return ctx.user;
+      case 'n':
+        return ctx.alias;
+      default:
+        onUnknown(whole);
+        return whole;
+    }
+  });
+}
+
+function toLabel(alias: string): string {
+  if (LABEL_OK.test(alias)) return alias;
+  const cleaned = alias.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 63);
+  return cleaned || 'host';
+}
+
+/** Every concrete `Host` alias, resolved with the defaults that apply to it. */
+export function importSshConfig(text: string, options: SshConfigImportOptions): SshConfigImport {
+  const issues: SshConfigIssue[] = [];
+  const blocks = parse(text, issues);
+  const aliases: string[] = [];
+  for (const block of blocks.slice(1)) {
+    for (const p of block.patterns) if (isConcrete(p) && !aliases.includes(p)) aliases.push(p);
+  }
+
+  const resolveBasic = (alias: string) => {
+    const eff = effective(blocks, alias);
+    const first = (k: string) => eff.get(k)?.[0];
+    const host = first('hostname')?.args[0]?.replace(/%h/g, alias) ?? alias;
+    const user = first('user')?.args[0] ?? null;
+    const portText = first('port')?.args[0];
+    return { eff, first, host, user, portText };
+  };
+
+  const hosts: ImportedHost[] = [];
+  const skipped: SkippedHost[] = [];
+  const labels = new Set<string>();
+  for (const alias of aliases) {
+    const { eff, first, host, user: userSet, portText } = resolveBasic(alias);
+    const notes: string[] = [];
+    const user = userSet ?? options.localUser;
+    if (!userSet) notes.push(`no User: using the local user "${options.localUser}" as ssh does`);
+    let port = 22;
+    if (portText !== undefined) {
+      const n = Number(portText);
+      if (!/^\d+$/.test(portText) || n < 1 || n > 65535) {
+        skipped.push({ alias, reason: `Port "${portText}" (line ${first('port')!.line}) is not a port number` });
+        continue;
+      }
+      port = n;
+    }
+    const ctx = { home: options.home, localUser: options.localUser, host, user, alias };
+    const identityFiles = (eff.get('identityfile') ?? []).map((d) =>
+      expandTokens(d.args[0]!, ctx, (t) => issues.push({ line: d.line, directive: d.name, severity: 'warning', message: `token ${t} is not expanded` })),
+    );
+    if (identityFiles.length > 1) notes.push(`${identityFiles.length} IdentityFile entries: the first (${identityFiles[0]}) is used`);
+    const identitiesOnly = /^yes$/i.test(first('identitiesonly')?.args[0] ?? '');
+    const identityFile = identityFiles[0] ?? null;
+    const agent = !(identitiesOnly && identityFile);
+    if (!identityFile) notes.push('no IdentityFile: authenticates through ssh-agent (SSH_AUTH_SOCK)');
+
+    let jumpHost: string | null = null;
+    const pj = first('proxyjump');
+    if (pj && pj.args[0]!.toLowerCase() !== 'none') {
+      const spec = pj.args[0]!.replace(/^ssh:\/\//, '');
+      if (spec.includes(',')) {
+        skipped.push({ alias, reason: `ProxyJump ${spec} (line ${pj.line}) has more than one hop; only one is supported` });
+        continue;
+      }
+      const bare = /^[^@:[\]]+$/.test(spec) ? spec : null;
+      if (bare && aliases.includes(bare)) {
+        const j = resolveBasic(bare);
+        jumpHost = `${j.user ?? user}@${j.host}${j.portText && j.portText !== '22' ? `:${j.portText}` : ''}`;
+        notes.push(`jump host ${bare} resolved to ${jumpHost}`);
+      } else {
+        try {
+          const parsed = parseJumpHost(spec);
+          jumpHost = `${parsed.user ?? user}@${parsed.host.includes(':') ? `[${parsed.host}]` : parsed.host}${parsed.port !== 22 ? `:${parsed.port}` : ''}`;
+        } catch {
+          skipped.push({ alias, reason: `ProxyJump "${spec}" (line ${pj.line}) is not user@host:port` });
+          continue;
+        }
+      }
+    }
+    const khf = first('userknownhostsfile');
+    const knownHostsFile = khf ? expandTokens(khf.args[0]!, ctx, () => undefined) : null;
+    if (khf && khf.args.length > 1) notes.push(`UserKnownHostsFile lists several files: only ${knownHostsFile} is read`);
+    const sai = first('serveraliveinterval');
+    const keepaliveIntervalMs = sai && /^\d+$/.test(sai.args[0]!) && Number(sai.args[0]) > 0 ? Math.min(600, Number(sai.args[0])) * 1000 : null;
+
+    let label = toLabel(alias);
+    if (label !== alias) notes.push(`label "${label}" (the alias "${alias}" has characters a label may not hold)`);
+    for (let n = 2; labels.has(label.toLowerCase()); n++) label = `${toLabel(alias).slice(0, 60)}-${n}`;
+    labels.add(label.toLowerCase());
+    hosts.push({ alias, label, host, port, user, identityFile, agent, jumpHost, knownHostsFile, keepaliveIntervalMs, notes });
+  }
+  return { hosts, skipped, issues };
+}

@@ -1,0 +1,60 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../src-main/cli/run.js';
+import { loadConfigFile } from '../../../src-main/core/config/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cli-ssh-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function capture(json = false) {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { output: { json, out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
+}
+
+describe('gpu-console hosts import-ssh-config', () => {
+  const sshConfig = join(dir, 'ssh_config');
+  writeFileSync(sshConfig, 'Host *\n  User ops\nHost gpu1\n  HostName 10.1.2.3\n  IdentityFile /keys/id_gpu\n  Bogus 1\nHost gpu2\n  HostName 10.1.2.4\n  ProxyJump gpu1\n');
+  const configFile = join(dir, 'config.yaml');
+
+  it('previews without writing, naming unknown directives', async () => {
+    const c = capture();
+    expect(await runCli(['hosts', 'import-ssh-config', sshConfig, '--config', configFile, '--data-dir', dir], c.output)).toBe(0);
+    const text = c.out.join('\n');
+    expect(text).toContain('gpu1');
+    expect(text).toMatch(/gpu2 .* via ops@10\.1\.2\.3/);
+    expect(text).toContain('unknown directive Bogus');
+    expect(text).toContain('Nothing written');
+    expect(() => readFileSync(configFile)).toThrow();
+  });
+
+  it('--apply asks for --yes; --apply --yes writes a config that validates; a second run adds nothing', async () => {
+    const a = capture();
+    await runCli(['hosts', 'import-ssh-config', sshConfig, '--config', configFile, '--data-dir', dir, '--apply'], a.output);
+    expect(a.out.join('\n')).toContain('Confirm with --yes');
+    const b = capture();
+    expect(await runCli(['hosts', 'import-ssh-config', sshConfig, '--config', configFile, '--data-dir', dir, '--apply', '--yes'], b.output)).toBe(0);
+    expect(b.out.join('\n')).toContain('Added gpu1, gpu2');
+    const config = await loadConfigFile(configFile, { home: dir });
+    expect(config.hosts.map((h) => [h.label, h.ssh.jumpHost ?? null])).toEqual([
+      ['gpu1', null],
+      ['gpu2', 'ops@10.1.2.3'],
+    ]);
+    const again = capture();
+    await runCli(['hosts', 'import-ssh-config', sshConfig, '--config', configFile, '--data-dir', dir, '--apply', '--yes'], again.output);
+    expect(again.out.join('\n')).toContain('Nothing new');
+  });
+
+  it('a missing file is a coded error; trust needs a running console', async () => {
+    const c = capture();
+    expect(await runCli(['hosts', 'import-ssh-config', join(dir, 'nope')], c.output)).toBe(1);
+    expect(c.err.join('\n')).toContain('SSH_CONFIG_UNREADABLE');
+    const t = capture();
+    expect(await runCli(['hosts', 'trust', 'gpu1', 'SHA256:' + 'a'.repeat(43), '--data-dir', dir], t.output)).toBe(1);
+    expect(t.err.join('\n')).toContain('CLI_NO_RUNNING_CONSOLE');
+    const u = capture();
+    expect(await runCli(['hosts', 'trust', 'gpu1'], u.output)).toBe(2);
+  });
+});
