@@ -5,11 +5,13 @@ import { parsePort, parsePositiveInt, resolveDataDir } from './options.js';
 import { EXIT, UsageError, createOutput, type Output } from './output.js';
 import { serve } from './serve.js';
 import { VERSION } from './version.js';
+import { benchCommands } from './extra/bench.js';
+import { lifecycleCommands } from './extra/lifecycle.js';
 import { proxyCommands } from './extra/proxy.js';
 import { sshCommands } from './extra/ssh.js';
 import type { CliCommand } from './extra/types.js';
 
-const EXTRA_COMMANDS: CliCommand[] = [...sshCommands, ...proxyCommands];
+const EXTRA_COMMANDS: CliCommand[] = [...sshCommands, ...proxyCommands, ...lifecycleCommands, ...benchCommands];
 
 function findExtra(command: string | undefined, rest: string[]): { cmd: CliCommand; args: string[] } | null {
   if (!command) return null;

@@ -17,6 +17,8 @@ import {
 } from '../../src-preload/contract/index.js';
 import { AppError, Emitter, toAppError, type Disposable, type Logger } from './base/index.js';
 import type { App } from './app.js';
+import { benchHandlers } from './handlers/bench.js';
+import { lifecycleHandlers } from './handlers/lifecycle.js';
 import { notifyHandlers } from './handlers/notify.js';
 import { proxyHandlers } from './handlers/proxy.js';
 import { sshHandlers } from './handlers/ssh.js';
@@ -53,6 +55,8 @@ function makeHandlers(app: App): Handlers {
     ...telemetryHandlers(app),
     ...sshHandlers(app),
     ...proxyHandlers(app),
+    ...lifecycleHandlers(app),
+    ...benchHandlers(app),
     'app.info': () => app.info(),
     'fleet.snapshot': () => app.fleet.snapshot(),
     'hosts.connect': async ({ label }, ctx) => {

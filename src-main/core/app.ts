@@ -15,6 +15,8 @@ import type { AppContext } from './app-context.js';
 import type { Notifier, SecretStore } from './ports.js';
 import { NotificationRouter, hostTransitionNotification } from './notify/index.js';
 import { FileSecretStore } from './secrets/index.js';
+import { wireBench, type BenchWiring } from './wiring/bench.js';
+import { wireLifecycle, type LifecycleWiring } from './wiring/lifecycle.js';
 import { wireProxy, type ProxyWiring } from './wiring/proxy.js';
 import { wireSsh, type SshWiring } from './wiring/ssh.js';
 import { wireTelemetry, type TelemetryWiring } from './wiring/telemetry.js';
@@ -56,6 +58,8 @@ export interface App extends Disposable {
   readonly ssh: SshWiring;
   readonly proxy: ProxyWiring;
   readonly telemetry: TelemetryWiring;
+  readonly lifecycle: LifecycleWiring;
+  readonly bench: BenchWiring;
   operatorActor(caller: string): string;
   readonly notifications: NotificationRouter;
   setDoNotDisturb(on: boolean, minutes: number | null, caller: string): void;
@@ -167,6 +171,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     const telemetry = await wireTelemetry(ctx);
     const ssh = await wireSsh(ctx);
     const proxy = await wireProxy(ctx);
+    const lifecycle = await wireLifecycle(ctx);
+    const bench = await wireBench(ctx);
 
     store.audit.append({
       type: 'console.started',
@@ -184,6 +190,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       ssh,
       proxy,
       telemetry,
+      lifecycle,
+      bench,
       operatorActor,
       notifications,
       setDoNotDisturb: (on, minutes, caller) => {

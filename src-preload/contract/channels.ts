@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { FleetSnapshotSchema, HostConnectionStateSchema } from './fleet.js';
 import { AuditEventViewSchema, AuditVerifyResultSchema } from './audit.js';
 import { ContractErrorSchema } from './errors.js';
+import { benchEventChannels, benchInvokeChannels } from './bench.js';
+import { lifecycleEventChannels, lifecycleInvokeChannels } from './lifecycle.js';
 import { notifyEventChannels, notifyInvokeChannels } from './notify.js';
 import { proxyEventChannels, proxyInvokeChannels } from './proxy.js';
 import { sshEventChannels, sshInvokeChannels } from './ssh.js';
@@ -52,6 +54,8 @@ export const invokeChannels = {
   ...telemetryInvokeChannels,
   ...sshInvokeChannels,
   ...proxyInvokeChannels,
+  ...lifecycleInvokeChannels,
+  ...benchInvokeChannels,
 } as const;
 
 export const eventChannels = {
@@ -66,6 +70,8 @@ export const eventChannels = {
   ...telemetryEventChannels,
   ...sshEventChannels,
   ...proxyEventChannels,
+  ...lifecycleEventChannels,
+  ...benchEventChannels,
 } as const;
 
 export type InvokeChannels = typeof invokeChannels;

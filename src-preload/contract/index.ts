@@ -9,3 +9,5 @@ export * from './ssh.js';
 export * from './proxy.js';
 export * from './notify.js';
 export * from './telemetry.js';
+export * from './lifecycle.js';
+export * from './bench.js';

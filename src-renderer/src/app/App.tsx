@@ -9,6 +9,7 @@ import { HostPage } from './HostPage.js';
 import { useAppStore } from './app-context.js';
 import { ConfigErrorBanner } from './ConfigErrorBanner.js';
 import { Nav } from './Nav.js';
+import { PLUGGED_VIEWS } from './views.js';
 import { TokenPage } from './TokenPage.js';
 
 export function App(): React.JSX.Element {
@@ -34,8 +35,17 @@ export function App(): React.JSX.Element {
       <main className="app-main" id="main">
         <ConnectionBanner />
         <ConfigErrorBanner />
-        {view === 'fleet' ? <FleetView /> : view === 'host' ? <HostPage /> : view === 'proxy' ? <ProxyView /> : <AuditView />}
+        {renderView(view)}
       </main>
     </div>
   );
+}
+
+function renderView(view: string): React.JSX.Element {
+  if (view === 'fleet') return <FleetView />;
+  if (view === 'host') return <HostPage />;
+  if (view === 'proxy') return <ProxyView />;
+  const plugged = PLUGGED_VIEWS.find((v) => v.id === view);
+  if (plugged) return <plugged.Component />;
+  return <AuditView />;
 }

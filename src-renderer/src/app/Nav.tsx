@@ -1,12 +1,14 @@
 import { useAppStore } from './app-context.js';
 import type { ViewId } from '../store/ui-slice.js';
+import { PLUGGED_VIEWS } from './views.js';
 
 const VIEWS: ReadonlyArray<{ id: ViewId; label: string; glyph: string }> = [
-  { id: 'fleet', label: 'Fleet', glyph: '▦' },
-  { id: 'host', label: 'Hosts', glyph: '◫' },
-  { id: 'proxy', label: 'Proxy', glyph: '⇄' },
-  { id: 'audit', label: 'Audit', glyph: '☰' },
-];
+  { id: 'fleet', label: 'Fleet', glyph: '▦', order: 10 },
+  { id: 'host', label: 'Hosts', glyph: '◫', order: 20 },
+  { id: 'proxy', label: 'Proxy', glyph: '⇄', order: 30 },
+  { id: 'audit', label: 'Audit', glyph: '☰', order: 90 },
+  ...PLUGGED_VIEWS,
+].sort((a, b) => a.order - b.order);
 
 export function Nav(): React.JSX.Element {
   const view = useAppStore((s) => s.ui.view);

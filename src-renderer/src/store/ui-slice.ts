@@ -2,7 +2,8 @@
 import type { StateCreator } from 'zustand/vanilla';
 import type { RootState } from './types.js';
 
-export type ViewId = 'fleet' | 'host' | 'proxy' | 'audit';
+// The core views, and any id a feature's view.ts registers (app/views.ts).
+export type ViewId = 'fleet' | 'host' | 'proxy' | 'audit' | (string & {});
 export type Theme = 'dark' | 'light';
 
 export interface UiSlice {
