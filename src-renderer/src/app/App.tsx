@@ -1,5 +1,5 @@
 // The shell: header, left nav, connection banner and the active view.
-import { useEffect } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { ConnectionBanner } from '../components/ConnectionBanner.js';
 import { AuditView } from '../features/audit/AuditView.js';
 import { FleetView } from '../features/fleet/FleetView.js';
@@ -8,7 +8,9 @@ import { AppHeader } from './AppHeader.js';
 import { HostPage } from './HostPage.js';
 import { useAppStore } from './app-context.js';
 import { ConfigErrorBanner } from './ConfigErrorBanner.js';
-import { Nav } from './Nav.js';
+import { CommandPalette } from './CommandPalette.js';
+import { Nav, VIEWS } from './Nav.js';
+import { useShortcuts } from './use-shortcuts.js';
 import { PLUGGED_VIEWS } from './views.js';
 import { TokenPage } from './TokenPage.js';
 
@@ -16,6 +18,19 @@ export function App(): React.JSX.Element {
   const view = useAppStore((s) => s.ui.view);
   const theme = useAppStore((s) => s.ui.theme);
   const refused = useAppStore((s) => s.app.connection.status === 'unauthorized');
+  const setView = useAppStore((s) => s.setView);
+  const [paletteOpen, setPaletteOpen] = useState(false);
+  const shortcuts = useMemo(
+    () => ({
+      openPalette: () => setPaletteOpen(true),
+      openView: (i: number) => {
+        const target = VIEWS[i];
+        if (target) setView(target.id);
+      },
+    }),
+    [setView],
+  );
+  useShortcuts(shortcuts);
 
   useEffect(() => {
     document.documentElement.dataset['theme'] = theme;
@@ -32,6 +47,7 @@ export function App(): React.JSX.Element {
     <div className="app-shell">
       <AppHeader />
       <Nav />
+      {paletteOpen ? <CommandPalette onClose={() => setPaletteOpen(false)} /> : null}
       <main className="app-main" id="main">
         <ConnectionBanner />
         <ConfigErrorBanner />
