@@ -82,4 +82,17 @@ describe('gpu-console serve --demo, seen in a browser', () => {
       expect(r.body.usage?.completion_tokens).toBeGreaterThan(0);
     }
   }, 60_000);
+
+  it('keyboard: Ctrl+K opens the command palette, a host can be opened from it, Alt+1 returns to the fleet', async () => {
+    await page.keyboard.press('Control+k');
+    const input = page.getByTestId('command-palette-input');
+    await expect.poll(() => input.count()).toBe(1);
+    expect(await input.evaluate((el) => el === document.activeElement)).toBe(true);
+    await input.fill('open tri');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('command-palette').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('host-picker').inputValue()).toBe('tri-gpu');
+    await page.keyboard.press('Alt+1');
+    await expect.poll(() => page.getByTestId('host-card-l20-poc').count()).toBe(1);
+  });
 });

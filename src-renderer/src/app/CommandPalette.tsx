@@ -2,7 +2,6 @@
 // keyboard. An accessible combobox: the input owns the listbox, arrows move
 // the active option, Enter runs it, Escape closes and gives focus back.
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { useShallow } from 'zustand/react/shallow';
 import { useAppStore, useServices } from './app-context.js';
 import { VIEWS } from './Nav.js';
 import { filterItems, type PaletteItem } from './palette-items.js';
@@ -12,7 +11,10 @@ export function CommandPalette({ onClose }: { onClose: () => void }): React.JSX.
   const setView = useAppStore((s) => s.setView);
   const selectHost = useAppStore((s) => s.selectHost);
   const toggleTheme = useAppStore((s) => s.toggleTheme);
-  const hosts = useAppStore(useShallow((s) => (s.fleet.snapshot?.hosts ?? []).map((h) => ({ label: h.label, address: h.address, state: h.state }))));
+  // Select the (tick-stable) host array and derive below: mapping inside the
+  // selector would make new objects on every read and never settle.
+  const hostViews = useAppStore((s) => s.fleet.snapshot?.hosts);
+  const hosts = useMemo(() => (hostViews ?? []).map((h) => ({ label: h.label, address: h.address, state: h.state })), [hostViews]);
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
   const [error, setError] = useState<string | null>(null);
