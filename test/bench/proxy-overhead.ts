@@ -5,14 +5,24 @@
 //   - concurrency 64: requests/s, and the proxy's share of nginx's
 // The proxy runs with every feature on: token check, priority pool, usage
 // capture (include_usage injected and stripped for streams), batched request rows
-// in a SQLite file. Upstream, proxy and nginx each run in their own process.
-//   npx tsx test/bench/proxy-overhead.ts [--requests N] [--rounds N]
+// in a SQLite file (with token last-use stamps), and the 1 s stats snapshot the
+// app emits. 'bare' is the yardstick: a minimal Node `http` + undici pass-through
+// (no checks, no accounting) in its own process, so the proxy's figures can be
+// judged against what Node itself costs. Upstream, bare, proxy and nginx each
+// run in their own process; the children run from an esbuild bundle (as the app
+// does), not through tsx (--tsx to compare).
+// Each table also prints CPU µs per request at c=64 for the relaying process, the upstream and
+// the load generator (from /proc): on a shared 2-core machine that is steadier than wall time.
+//   npx tsx test/bench/proxy-overhead.ts [--requests N] [--rounds N] [--targets direct,bare,proxy,nginx] [--tsx]
+// Diagnostics: PROXY_BENCH_PROF=DIR (CPU profile of the proxy child; PROXY_BENCH_PROF_ROLE=bare for
+// the yardstick), PROXY_BENCH_NOLOG=1 (the proxy without its request log).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 
@@ -53,6 +63,35 @@ async function runUpstream(): Promise<void> {
   server.listen(0, '127.0.0.1', () => process.stdout.write(`READY ${(server.address() as AddressInfo).port}\n`));
 }
 
+/** The yardstick: Node's http server relaying through an undici Pool, nothing else. */
+async function runBare(upstreamUrl: string): Promise<void> {
+  const pool = new Pool(upstreamUrl, { connections: 256, pipelining: 1, keepAliveTimeout: 10_000 });
+  const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(parts);
+      pool.request({ path: req.url ?? '/', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(body.length) }, body }).then(
+        (up) => {
+          const headers: Record<string, string> = {};
+          for (const name of ['content-type', 'content-length']) {
+            const v = up.headers[name];
+            if (typeof v === 'string') headers[name] = v;
+          }
+          res.writeHead(up.statusCode, headers);
+          up.body.on('data', (c: Buffer) => res.write(c));
+          up.body.on('end', () => res.end());
+        },
+        () => {
+          res.writeHead(502);
+          res.end();
+        },
+      );
+    });
+  });
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`));
+}
+
 async function runProxy(upstreamUrl: string, dir: string): Promise<void> {
   const { ConfigSchema } = await import('../../src-main/core/config/index.js');
   const { ModelRegistry, ProxyServer, RequestLog, createTokenRepository } = await import('../../src-main/core/proxy/index.js');
@@ -65,17 +104,20 @@ async function runProxy(upstreamUrl: string, dir: string): Promise<void> {
   const store = openStore({ file: join(dir, 'bench.db') });
   const tokens = createTokenRepository(store.db, systemClock);
   const { token } = tokens.create('bench', 'interactive');
-  const log = new RequestLog({ db: store.db, clock: systemClock, logger: silentLogger });
+  // As the app wires it: token last-use stamped per flushed batch, a stats snapshot every second.
+  const log = new RequestLog({ db: store.db, clock: systemClock, logger: silentLogger, onFlushed: (clients, at) => tokens.touch(clients, at) });
   const proxy = await ProxyServer.start({
     port: 0,
     settings: config.proxy,
     registry: ModelRegistry.fromConfig(config),
     tokens,
-    requestLog: log,
+    requestLog: process.env.PROXY_BENCH_NOLOG ? null : log,
     resolver: { resolve: () => ({ ok: true, url: upstreamUrl }) },
   });
+  const tick = setInterval(() => proxy.snapshot(), 1_000);
   process.stdout.write(`READY ${proxy.origin} ${token}\n`);
   process.on('SIGTERM', () => {
+    clearInterval(tick);
     void proxy.close(100).then(() => {
       log.dispose();
       const rows = (store.db.prepare('SELECT COUNT(*) AS n FROM requests').get() as { n: number }).n;
@@ -88,9 +130,21 @@ async function runProxy(upstreamUrl: string, dir: string): Promise<void> {
 
 // --- driver ------------------------------------------------------------------
 
-function startChild(args: string[]): Promise<{ child: ChildProcess; line: string[] }> {
-  const prof = process.env.PROXY_BENCH_PROF && args[0] === 'proxy' ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROXY_BENCH_PROF] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', new URL(import.meta.url).pathname, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Bundles this file (children run from it, as the app runs from its build) unless --tsx. */
+async function childEntry(tsx: boolean): Promise<string[]> {
+  const self = fileURLToPath(import.meta.url);
+  if (tsx) return ['--import', 'tsx', self];
+  const { build } = await import('esbuild');
+  const out = join(dirname(self), '../../node_modules/.cache/gpu-console-bench/proxy-overhead.mjs');
+  mkdirSync(dirname(out), { recursive: true });
+  await build({ entryPoints: [self], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
+  return [out];
+}
+
+function startChild(entry: string[], args: string[]): Promise<{ child: ChildProcess; line: string[] }> {
+  // PROXY_BENCH_PROF=DIR: CPU profile of the proxy (or bare, PROXY_BENCH_PROF_ROLE=bare) child.
+  const prof = process.env.PROXY_BENCH_PROF && args[0] === (process.env.PROXY_BENCH_PROF_ROLE ?? 'proxy') ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROXY_BENCH_PROF] : [];
+  const child = spawn(process.execPath, [...prof, ...entry, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
@@ -111,6 +165,7 @@ function startNginx(upstreamPort: number, dir: string): Promise<{ child: ChildPr
     conf,
     `worker_processes 1;
 daemon off;
+master_process off;
 pid ${dir}/nginx.pid;
 error_log ${dir}/nginx-error.log warn;
 events { worker_connections 4096; }
@@ -148,12 +203,25 @@ http {
   });
 }
 
+/** User + system CPU ms of a process so far (Linux /proc; 0 elsewhere). */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+const CLOCK_TICKS = 100;
+
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 interface Target {
   name: string;
+  /** The process doing the relaying (direct: none), for its CPU time per request. */
+  pid: number | null;
   origin: string;
   headers: Record<string, string>;
 }
@@ -190,56 +258,89 @@ async function run(t: Target, stream: boolean, concurrency: number, requests: nu
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { requests: { type: 'string', default: '3000' }, rounds: { type: 'string', default: '3' } } });
+  const { values } = parseArgs({
+    options: {
+      requests: { type: 'string', default: '3000' },
+      rounds: { type: 'string', default: '3' },
+      targets: { type: 'string', default: 'direct,bare,proxy,nginx' },
+      tsx: { type: 'boolean', default: false },
+    },
+  });
   const requests = Number(values.requests);
   const rounds = Number(values.rounds);
+  const wanted = new Set(['direct', ...values.targets.split(',')]);
   const dir = mkdtempSync(join(tmpdir(), 'gc-bench-proxy-'));
-  const upstream = await startChild(['upstream']);
+  const entry = await childEntry(values.tsx);
+  const upstream = await startChild(entry, ['upstream']);
   const upstreamUrl = `http://127.0.0.1:${upstream.line[0]}`;
-  const proxy = await startChild(['proxy', upstreamUrl, dir]);
-  const nginx = await startNginx(Number(upstream.line[0]), dir);
-  const targets: Target[] = [
-    { name: 'direct', origin: upstreamUrl, headers: {} },
-    { name: 'proxy', origin: proxy.line[0]!, headers: { authorization: `Bearer ${proxy.line[1]}` } },
-  ];
-  if (nginx) targets.push({ name: 'nginx', origin: `http://127.0.0.1:${nginx.port}`, headers: {} });
-  else console.log('nginx not found (apt-get install nginx-light): the nginx column is skipped');
+  const bare = wanted.has('bare') ? await startChild(entry, ['bare', upstreamUrl]) : null;
+  const proxy = wanted.has('proxy') ? await startChild(entry, ['proxy', upstreamUrl, dir]) : null;
+  const nginx = wanted.has('nginx') ? await startNginx(Number(upstream.line[0]), dir) : null;
+  const targets: Target[] = [{ name: 'direct', pid: null, origin: upstreamUrl, headers: {} }];
+  if (bare) targets.push({ name: 'bare', pid: bare.child.pid!, origin: bare.line[0]!, headers: {} });
+  if (proxy) targets.push({ name: 'proxy', pid: proxy.child.pid!, origin: proxy.line[0]!, headers: { authorization: `Bearer ${proxy.line[1]}` } });
+  if (nginx) targets.push({ name: 'nginx', pid: nginx.child.pid!, origin: `http://127.0.0.1:${nginx.port}`, headers: {} });
+  else if (wanted.has('nginx')) console.log('nginx not found (apt-get install nginx-light): the nginx column is skipped');
 
-  console.log(`proxy overhead — ${requests} requests per cell, ${rounds} rounds (median), upstream streams ${CHUNKS} chunks`);
+  console.log(`proxy overhead — ${requests} requests per cell, ${rounds} rounds (median), upstream streams ${CHUNKS} chunks, children ${values.tsx ? 'under tsx' : 'from an esbuild bundle'}`);
   for (const stream of [false, true]) {
     const p50: Record<string, number[]> = {};
     const p99: Record<string, number[]> = {};
     const rps: Record<string, number[]> = {};
+    const cpu: Record<string, Array<{ client: number; upstream: number; relay: number }>> = {};
     for (let r = 0; r < rounds; r++) {
       for (const t of targets) {
         const c1 = await run(t, stream, 1, requests);
         (p50[t.name] ??= []).push(pct(c1.times, 50));
         (p99[t.name] ??= []).push(pct(c1.times, 99));
+        const before = { up: cpuMs(upstream.child.pid!), relay: t.pid ? cpuMs(t.pid) : 0, client: process.cpuUsage() };
         const c64 = await run(t, stream, 64, requests * 3);
         (rps[t.name] ??= []).push(c64.rps);
+        const client = process.cpuUsage(before.client);
+        const per = (ms: number) => (ms * 1000) / (requests * 3);
+        (cpu[t.name] ??= []).push({
+          client: per((client.user + client.system) / 1000),
+          upstream: per(cpuMs(upstream.child.pid!) - before.up),
+          relay: t.pid ? per(cpuMs(t.pid) - before.relay) : 0,
+        });
       }
     }
-    const d50 = median(p50['direct']!);
-    const d99 = median(p99['direct']!);
-    console.log(`\n${stream ? 'streaming' : 'non-streaming'}  (direct: p50 ${d50.toFixed(3)} ms, p99 ${d99.toFixed(3)} ms, ${median(rps['direct']!).toFixed(0)} req/s at c=64)`);
-    console.log('target   c=1 added p50   c=1 added p99   c=64 req/s   vs nginx');
+    // Added latency and throughput ratios are taken per round (the cells of one round run back to back,
+    // so they share the machine's load at the time) and the median over rounds is printed.
+    const perRound = (xs: number[], base: number[], f: (a: number, b: number) => number) => median(xs.map((x, i) => f(x, base[i]!)));
+    const pctOf = (r: number[], base: string) => (rps[base] ? `${(perRound(r, rps[base], (a, b) => a / b) * 100).toFixed(0)}%` : '—');
+    console.log(
+      `\n${stream ? 'streaming' : 'non-streaming'}  (direct: p50 ${median(p50['direct']!).toFixed(3)} ms, p99 ${median(p99['direct']!).toFixed(3)} ms, ${median(rps['direct']!).toFixed(0)} req/s at c=64)`,
+    );
+    console.log('target   c=1 added p50   c=1 added p99   c=64 req/s   vs nginx   vs bare');
     for (const t of targets.filter((x) => x.name !== 'direct')) {
-      const a50 = median(p50[t.name]!) - d50;
-      const a99 = median(p99[t.name]!) - d99;
+      const a50 = perRound(p50[t.name]!, p50['direct']!, (a, b) => a - b);
+      const a99 = perRound(p99[t.name]!, p99['direct']!, (a, b) => a - b);
       const r = median(rps[t.name]!);
-      const ratio = nginx ? `${((r / median(rps['nginx']!)) * 100).toFixed(0)}%` : '—';
-      console.log(`${t.name.padEnd(8)} ${a50.toFixed(3).padStart(10)} ms   ${a99.toFixed(3).padStart(10)} ms   ${r.toFixed(0).padStart(10)}   ${ratio.padStart(6)}`);
+      console.log(
+        `${t.name.padEnd(8)} ${a50.toFixed(3).padStart(10)} ms   ${a99.toFixed(3).padStart(10)} ms   ${r.toFixed(0).padStart(10)}   ${pctOf(rps[t.name]!, 'nginx').padStart(8)}   ${pctOf(rps[t.name]!, 'bare').padStart(7)}`,
+      );
+    }
+    console.log('CPU per request at c=64 (µs; /proc, 10 ms ticks): target   relay   upstream   client');
+    for (const t of targets) {
+      const xs = cpu[t.name]!;
+      const m = (f: (x: (typeof xs)[number]) => number) => median(xs.map(f)).toFixed(0).padStart(8);
+      console.log(`${' '.repeat(46)}${t.name.padEnd(8)} ${m((x) => x.relay)} ${m((x) => x.upstream)}  ${m((x) => x.client)}`);
     }
   }
   console.log('\ntargets (issue 4): c=1 added p50 ≤ 0.3 ms, p99 ≤ 1.5 ms; c=64 req/s ≥ 80% of nginx');
   nginx?.child.kill('SIGTERM');
-  proxy.child.kill('SIGTERM');
-  await new Promise((r) => proxy.child.once('exit', r));
+  bare?.child.kill('SIGTERM');
+  if (proxy) {
+    proxy.child.kill('SIGTERM');
+    await new Promise((r) => proxy.child.once('exit', r));
+  }
   upstream.child.kill('SIGTERM');
 }
 
 const role = process.argv[2];
 if (role === 'upstream') void runUpstream();
+else if (role === 'bare') void runBare(process.argv[3]!);
 else if (role === 'proxy') void runProxy(process.argv[3]!, process.argv[4]!);
 else
   main().catch((err: unknown) => {

@@ -129,7 +129,11 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
           captureHeaders = { 'content-type': contentType || 'application/json' };
           res.writeHead(statusCode, outHeaders);
           ex.sse = isSse;
-          if (isSse) res.flushHeaders();
+          // Headers go out with the first event when it came in the same read (one write
+          // instead of two); otherwise right after this read, so clients see them at once.
+          if (isSse) queueMicrotask(() => {
+            if (!res.headersSent && !res.destroyed) res.flushHeaders();
+          });
           ex.status = statusCode;
         }
         if (mode === 'sse') relay = new SseRelay(req.stripUsage);

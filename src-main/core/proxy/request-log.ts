@@ -57,11 +57,15 @@ export class RequestLog implements Disposable {
     this.insert = db.prepare(
       `INSERT INTO requests (id, ts, client, class, endpoint, model, upstream, stream, status, error_code, queue_ms, ttft_ms,
          total_ms, tokens_in, tokens_out, bytes_in, bytes_out, replayed)
-       VALUES (@id, @ts, @client, @class, @endpoint, @model, @upstream, @stream, @status, @errorCode, @queueMs, @ttftMs,
-         @totalMs, @tokensIn, @tokensOut, @bytesIn, @bytesOut, @replayed)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    // Positional parameters: no per-row object copy, and cheaper binding than named ones.
     this.writeBatch = db.transaction((rows: RequestRecord[]) => {
-      for (const r of rows) this.insert.run({ ...r, stream: r.stream ? 1 : 0, replayed: r.replayed ? 1 : 0 });
+      const insert = this.insert;
+      for (const r of rows) {
+        insert.run(r.id, r.ts, r.client, r.class, r.endpoint, r.model, r.upstream, r.stream ? 1 : 0, r.status, r.errorCode, r.queueMs,
+          r.ttftMs, r.totalMs, r.tokensIn, r.tokensOut, r.bytesIn, r.bytesOut, r.replayed ? 1 : 0);
+      }
     });
     this.timer = options.clock.setInterval(() => this.flush(), options.flushIntervalMs ?? 250);
   }

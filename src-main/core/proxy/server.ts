@@ -19,6 +19,7 @@ import { renderProxyMetrics } from './metrics-text.js';
 import { PriorityPool, validateCaps, type Lease, type PoolPolicy } from './pool.js';
 import type { ModelRegistry, UpstreamSpec } from './registry.js';
 import type { RequestLog } from './request-log.js';
+import { withIncludeUsage } from './sse.js';
 import { ClassStats, type UpstreamStats } from './stats.js';
 import type { TokenRepository } from './tokens.js';
 
@@ -403,16 +404,21 @@ export class ProxyServer implements Disposable {
       parsed['model'] = spec.model;
       rewrite = true;
     }
+    let injectUsage = false;
     if (ex.stream && route.endpoint !== 'embeddings') {
       const so = parsed['stream_options'];
       const asks = typeof so === 'object' && so !== null && (so as Record<string, unknown>)['include_usage'] === true;
       if (!asks) {
-        parsed['stream_options'] = { ...(typeof so === 'object' && so !== null ? so : {}), include_usage: true };
         stripUsage = true;
-        rewrite = true;
+        if (so === undefined && !rewrite) injectUsage = true;
+        else {
+          parsed['stream_options'] = { ...(typeof so === 'object' && so !== null ? so : {}), include_usage: true };
+          rewrite = true;
+        }
       }
     }
     if (rewrite) upstreamBody = Buffer.from(JSON.stringify(parsed));
+    else if (injectUsage) upstreamBody = withIncludeUsage(body);
 
     // Idempotency: one upstream run per (client, key).
     const idemKey = req.headers['idempotency-key'];
@@ -556,12 +562,14 @@ export class ProxyServer implements Disposable {
         writeError(ex, this.unavailableError(avail, pool));
         return null;
       }
-      let apiKey: string | null;
-      try {
-        apiKey = await this.apiKeyFor(spec);
-      } catch (err) {
-        writeError(ex, wire(503, 'upstream_key_unavailable', (err as Error).message, { retryAfterS: 30 }));
-        return null;
+      let apiKey: string | null = null;
+      if (spec.apiKeyRef) {
+        try {
+          apiKey = await this.apiKeyFor(spec);
+        } catch (err) {
+          writeError(ex, wire(503, 'upstream_key_unavailable', (err as Error).message, { retryAfterS: 30 }));
+          return null;
+        }
       }
       if (ex.clientGone) return null;
       const result = await forward(ex, {

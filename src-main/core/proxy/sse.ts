@@ -80,6 +80,19 @@ export class SseRelay {
   }
 }
 
+const INCLUDE_USAGE = Buffer.from('{"stream_options":{"include_usage":true},');
+
+/**
+ * The request body with `stream_options.include_usage` added, without
+ * re-serialising it. Only for a body already parsed as a JSON object with at
+ * least one member and no `stream_options`: the new member goes right after
+ * the opening brace.
+ */
+export function withIncludeUsage(body: Buffer): Buffer {
+  const open = body.indexOf(0x7b);
+  return Buffer.concat([INCLUDE_USAGE, body.subarray(open + 1)]);
+}
+
 /** Usage from a complete (non-streaming) JSON answer; null when it has none. */
 export function usageFromBody(body: Buffer): Usage | null {
   try {

@@ -1,7 +1,10 @@
 // Bearer tokens of local clients: a name, a highest class, and a SHA-256 of
 // the token (the token itself is shown once, at creation, and never stored).
 // Works on the database directly, so the CLI can issue tokens with or without
-// a running console, and a running proxy sees a revocation on the next request.
+// a running console, and a running proxy sees a revocation on the next request:
+// checks are answered from a small in-memory map (hash → entry) that is emptied
+// whenever the database changed, by this connection or another process, which
+// one cheap query tells (no table read, no row lookup).
 import { createHash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { TokenView } from '../../../src-preload/contract/index.js';
@@ -10,6 +13,7 @@ import type { TrafficClass } from './classes.js';
 import { ProxyErrorCode } from './errors.js';
 
 export const TOKEN_PREFIX = 'gcp_';
+const TOKEN_CACHE_MAX = 1_024;
 
 interface TokenRow {
   token_hash: string;
@@ -63,6 +67,20 @@ export function createTokenRepository(db: Database.Database, clock: Clock): Toke
   const touchAll = db.transaction((names: string[], at: number) => {
     for (const n of names) touch.run(at, n);
   });
+  // data_version moves when another connection commits, total_changes() when this one writes
+  // anything (its request rows too, so the cache is refilled after each batch: cheap).
+  const version = db.prepare<[], { c: number; d: number }>('SELECT total_changes() AS c, data_version AS d FROM pragma_data_version');
+  const cache = new Map<string, TokenCheck>();
+  let seen = version.get()!;
+  const cached = (hash: string): TokenCheck | undefined => {
+    const now = version.get()!;
+    if (now.c !== seen.c || now.d !== seen.d) {
+      seen = now;
+      cache.clear();
+      return undefined;
+    }
+    return cache.get(hash);
+  };
 
   return {
     create(name, maxClass) {
@@ -93,10 +111,19 @@ export function createTokenRepository(db: Database.Database, clock: Clock): Toke
       return toView({ ...row, revoked_at: at });
     },
     check(token) {
-      const row = byHash.get(hashToken(token));
-      if (!row) return { ok: false, reason: 'unknown' };
-      if (row.revoked_at !== null) return { ok: false, reason: 'revoked', name: row.name };
-      return { ok: true, name: row.name, maxClass: row.max_class };
+      const hash = hashToken(token);
+      const hit = cached(hash);
+      if (hit) return hit;
+      const row = byHash.get(hash);
+      const result: TokenCheck = !row
+        ? { ok: false, reason: 'unknown' }
+        : row.revoked_at !== null
+          ? { ok: false, reason: 'revoked', name: row.name }
+          : { ok: true, name: row.name, maxClass: row.max_class };
+      // Bounded: random unknown tokens must not grow it without limit.
+      if (cache.size >= TOKEN_CACHE_MAX) cache.clear();
+      cache.set(hash, result);
+      return result;
     },
     touch(names, at) {
       const list = [...names];

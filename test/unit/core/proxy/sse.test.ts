@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SseRelay, usageFromBody } from '../../../../src-main/core/proxy/index.js';
+import { withIncludeUsage } from '../../../../src-main/core/proxy/sse.js';
 
 const chunk = (content: string) => `data: {"id":"c","choices":[{"index":0,"delta":{"content":"${content}"}}],"usage":null}\n\n`;
 const usage = 'data: {"id":"c","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}}\n\n';
@@ -47,5 +48,12 @@ describe('SseRelay', () => {
   it('reads usage from a complete JSON body', () => {
     expect(usageFromBody(Buffer.from('{"usage":{"prompt_tokens":2,"completion_tokens":5}}'))).toEqual({ promptTokens: 2, completionTokens: 5 });
     expect(usageFromBody(Buffer.from('not json'))).toBeNull();
+  });
+
+  it('adds include_usage to a request body without re-serialising it', () => {
+    const sent = ' \n{"model":"m","stream":true,"messages":[{"role":"user","content":"{hi}"}]}';
+    const out = withIncludeUsage(Buffer.from(sent)).toString();
+    expect(JSON.parse(out)).toEqual({ ...(JSON.parse(sent) as object), stream_options: { include_usage: true } });
+    expect(out.endsWith('"messages":[{"role":"user","content":"{hi}"}]}')).toBe(true);
   });
 });
