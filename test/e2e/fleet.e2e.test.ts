@@ -87,7 +87,7 @@ describe('gpu-console serve --demo, seen in a browser', () => {
     await page.keyboard.press('Control+k');
     const input = page.getByTestId('command-palette-input');
     await expect.poll(() => input.count()).toBe(1);
-    expect(await input.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await input.evaluate((el) => el === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)).toBe(true);
     await input.fill('open tri');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('command-palette').count()).toBe(0);

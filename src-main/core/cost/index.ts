@@ -18,3 +18,4 @@ export {
 } from './cost-math.js';
 export { shareGpuTime, costShares, spanFromRequestRow, type RequestSpan, type ShareResult } from './request-share.js';
 export { hostCost, type HostCostInput } from './host-cost.js';
+export { RollingCost, usageFromBuckets, type ServiceTick, type RollingCostFigures } from './rolling-cost.js';

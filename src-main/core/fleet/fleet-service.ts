@@ -11,7 +11,10 @@ import {
   type SshServices,
   type SshSession,
   type SshStateChange,
+  type ExecOptions,
+  type ExecResult,
 } from '../ssh/index.js';
+import type { ServiceFigures } from '../telemetry/index.js';
 import { FleetErrorCode } from './errors.js';
 import { HostRuntime, type PollSettings } from './host-runtime.js';
 import type { TunnelTestResult } from './tunnel-probe.js';
@@ -136,6 +139,19 @@ export class FleetService implements Disposable {
     return { at: this.clock.now(), hosts: [...this.hosts.values()].map((h) => h.view()) };
   }
 
+  /**
+   * Derived figures of each fresh service of a host (latency percentiles,
+   * prefix-cache hit rate, KV tokens), as of the last tick; stale services are absent.
+   */
+  serviceFigures(label: string): Map<string, ServiceFigures> {
+    const out = new Map<string, ServiceFigures>();
+    for (const s of this.hosts.get(label)?.services ?? []) {
+      const f = s.figures;
+      if (f !== null) out.set(s.config.id, f);
+    }
+    return out;
+  }
+
   async connect(label: string): Promise<HostConnectionState> {
     const host = this.requireHost(label);
     try {
@@ -224,6 +240,11 @@ export class FleetService implements Disposable {
       });
     }
     return service.forward.url;
+  }
+
+  /** Runs one command on a host's SSH session (lifecycle restarts). Throws FLEET_UNKNOWN_HOST, or the session's SSH_* errors. */
+  exec(label: string, command: string, options?: ExecOptions): Promise<ExecResult> {
+    return this.requireHost(label).session.exec(command, options);
   }
 
   /** Hosts added or changed are (re)started, removed ones stopped; unchanged hosts keep running. */

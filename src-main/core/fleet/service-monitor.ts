@@ -3,7 +3,17 @@ import type { ErrorSummary, HostConnectionState, ServiceView, SleepState, Tunnel
 import type { ServiceConfig } from '../config/index.js';
 import { toAppError, type AppError, type Clock } from '../base/index.js';
 import type { LocalForward } from '../ssh/index.js';
-import { CounterRate, probeHealth, scrapeLlamaServerMetrics, scrapeVllmMetrics } from '../telemetry/index.js';
+import {
+  CounterRate,
+  ServiceDeriver,
+  probeHealth,
+  scrapeLlamaServerMetrics,
+  scrapeVllmMetrics,
+  serviceReadingFromLlama,
+  serviceReadingFromVllm,
+  type ServiceFigures,
+  type ServiceReading,
+} from '../telemetry/index.js';
 import { probeTunnel, testTunnel, type ProbeResult, type TunnelTestResult } from './tunnel-probe.js';
 
 export interface ScrapeSettings {
@@ -19,6 +29,8 @@ interface Figures {
   sleepState: SleepState;
   promptTokensTotal: number | null;
   generationTokensTotal: number | null;
+  /** The whole scrape, for the derived figures (percentiles, hit rate, KV tokens). */
+  reading: ServiceReading;
 }
 
 const summary = (err: AppError, at: number): ErrorSummary => ({ code: err.code, message: err.message, at });
@@ -48,6 +60,9 @@ export class ServiceMonitor {
   private promptRate: number | null = null;
   private readonly genCounter = new CounterRate();
   private readonly promptCounter = new CounterRate();
+  /** Windowed figures (latency percentiles from histogram deltas, prefix-cache hit rate, KV tokens). */
+  private readonly deriver = new ServiceDeriver();
+  private lastFigures: ServiceFigures | null = null;
   /** null: no probe since SSH (re)connected. */
   private lastProbe: ProbeResult | null = null;
   private lastTest: TunnelTestResult | null = null;
@@ -89,6 +104,11 @@ export class ServiceMonitor {
     return this.lastTest;
   }
 
+  /** The derived figures of the last good scrape; null while stale or before the first one. */
+  get figures(): ServiceFigures | null {
+    return this.staleReason === null ? this.lastFigures : null;
+  }
+
   /** The last request through the tunnel (since SSH connected) succeeded. */
   get fresh(): boolean {
     return this.lastOk === true;
@@ -106,6 +126,9 @@ export class ServiceMonitor {
     this.lastProbe = null;
     this.linkEpoch++;
     this.health = 'unknown';
+    // a window spanning the outage would mix two runs of the server
+    this.deriver.reset();
+    this.lastFigures = null;
     if (this.everScraped) this.staleReason = error ? reason(error) : `SSH_NOT_CONNECTED: host is ${state}`;
   }
 
@@ -123,6 +146,7 @@ export class ServiceMonitor {
       this.lastOk = false;
       this.lastError = summary(err, at);
       this.staleReason = reason(err);
+      this.lastFigures = null;
       return;
     }
     const m = metrics.value;
@@ -135,16 +159,17 @@ export class ServiceMonitor {
     this.sleep = m.sleepState;
     this.genRate = m.generationTokensTotal === null ? null : this.genCounter.push(m.generationTokensTotal, at);
     this.promptRate = m.promptTokensTotal === null ? null : this.promptCounter.push(m.promptTokensTotal, at);
+    this.lastFigures = this.deriver.push(m.reading, at);
   }
 
   /** Both server kinds reduced to the figures the view shows. */
   private async scrapeFigures(base: string, opts: { dispatcher: Dispatcher; timeoutMs: number; maxBytes: number }): Promise<Figures> {
     if (this.config.kind === 'vllm') {
       const { metrics } = await scrapeVllmMetrics(base, opts);
-      return metrics;
+      return { ...metrics, reading: serviceReadingFromVllm(metrics) };
     }
     const { metrics } = await scrapeLlamaServerMetrics(base, opts);
-    return { ...metrics, kvCacheUsage: null, sleepState: 'unknown' };
+    return { ...metrics, kvCacheUsage: null, sleepState: 'unknown', reading: serviceReadingFromLlama(metrics) };
   }
 
   private tunnelState(host: HostConnectionState): TunnelState {

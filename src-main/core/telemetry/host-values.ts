@@ -39,10 +39,28 @@ export function serviceValues(serviceId: string, f: ServiceFigures, out: HostVal
   return out;
 }
 
+const SERVICE_FIGURES = [
+  'running',
+  'waiting',
+  'kv_pct',
+  'kv_tokens',
+  'kv_capacity_tokens',
+  'prompt_tok_s',
+  'gen_tok_s',
+  'finished_req_s',
+  'prefix_hit_pct',
+  'ttft_p50_s',
+  'ttft_p95_s',
+  'itl_p50_s',
+  'itl_p95_s',
+  'e2e_p50_s',
+  'e2e_p95_s',
+] as const;
+
 /** Null every value of a service (a stale tick is a gap in the charts, not the last value repeated). */
 export function staleServiceValues(serviceId: string, out: HostValues = {}): HostValues {
   const p = `svc.${serviceId}.`;
-  for (const k of ['running', 'waiting', 'kv_pct', 'kv_tokens', 'prompt_tok_s', 'gen_tok_s', 'ttft_p95_s', 'e2e_p95_s']) out[p + k] = null;
+  for (const k of SERVICE_FIGURES) out[p + k] = null;
   return out;
 }
 
@@ -58,11 +76,14 @@ export function costValues(pricePerHourUsd: number | null, genTokPerS: number | 
 }
 
 /**
- * The figures a fleet snapshot already carries (no latency percentiles): for
- * wiring the store to FleetService.onDidTick before the fleet uses the
- * telemetry sources. Stale figures are recorded as gaps.
+ * One host's values for a tick: GPUs from the snapshot, each fresh service's
+ * derived figures (`figures`, from the fleet's ServiceDeriver) or, where a
+ * service has none yet, what the snapshot carries. Stale figures are gaps.
+ * Also the host's total generation rate, whether any request was in flight
+ * (`host.busy_pct`: 100 or 0, so a bucket's mean is the busy share), and the
+ * run rate with the instantaneous cost per 1M output tokens.
  */
-export function hostValuesFromView(host: HostView): HostValues {
+export function hostValuesFromView(host: HostView, figures: ReadonlyMap<string, ServiceFigures> = new Map()): HostValues {
   const out: HostValues = {};
   gpuValues(
     host.gpuStale
@@ -72,22 +93,32 @@ export function hostValuesFromView(host: HostView): HostValues {
   );
   let gen = 0;
   let genKnown = false;
+  let busy: boolean | null = null;
   for (const s of host.services) {
     const p = `svc.${s.id}.`;
     if (s.stale) {
       staleServiceValues(s.id, out);
       continue;
     }
-    out[p + 'running'] = s.requestsRunning;
-    out[p + 'waiting'] = s.requestsWaiting;
-    out[p + 'kv_pct'] = s.kvCachePct;
-    out[p + 'prompt_tok_s'] = s.promptTokensPerS;
-    out[p + 'gen_tok_s'] = s.generationTokensPerS;
-    if (s.generationTokensPerS !== null) {
-      gen += s.generationTokensPerS;
+    const f = figures.get(s.id);
+    if (f !== undefined) serviceValues(s.id, f, out);
+    else {
+      out[p + 'running'] = s.requestsRunning;
+      out[p + 'waiting'] = s.requestsWaiting;
+      out[p + 'kv_pct'] = s.kvCachePct;
+      out[p + 'prompt_tok_s'] = s.promptTokensPerS;
+      out[p + 'gen_tok_s'] = s.generationTokensPerS;
+    }
+    const g = out[p + 'gen_tok_s'] ?? null;
+    if (g !== null) {
+      gen += g;
       genKnown = true;
     }
+    const running = out[p + 'running'] ?? null;
+    if (running !== null || g !== null) busy = busy === true || (running ?? 0) > 0 || (g ?? 0) > 0;
   }
+  out['host.gen_tok_s'] = genKnown ? gen : null;
+  out['host.busy_pct'] = busy === null ? null : busy ? 100 : 0;
   costValues(host.pricePerHourUsd, genKnown ? gen : null, out);
   return out;
 }

@@ -77,6 +77,7 @@ export {
 export { VllmHttpSource, type HttpServiceSourceOptions } from './vllm-source.js';
 export { LlamaServerHttpSource } from './llama-server-source.js';
 export { NvidiaSmiSource, AmdGpuSource, type ExecSourceOptions, type AmdTool } from './gpu-sources.js';
+export { serviceReadingFromVllm, serviceReadingFromLlama } from './reading-from-metrics.js';
 export { ServiceDeriver, type ServiceFigures, type ServiceDeriverOptions } from './derive.js';
 export { gpuValues, serviceValues, staleServiceValues, costValues, hostValuesFromView, type HostValues } from './host-values.js';
 export { SeriesStore, type SeriesStoreOptions } from './series-store.js';

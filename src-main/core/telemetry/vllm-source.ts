@@ -3,7 +3,8 @@ import { TelemetryErrorCode } from './errors.js';
 import type { HttpText } from './http-scrape.js';
 import { looksLikeHtml } from './json-body.js';
 import { parsePrometheusText } from './prometheus.js';
-import { emptyServiceReading, type ServiceReading, type SourceReading } from './readings.js';
+import type { ServiceReading, SourceReading } from './readings.js';
+import { serviceReadingFromVllm } from './reading-from-metrics.js';
 import { staleFromError, staleReason, type HttpGet, type TelemetrySource } from './source.js';
 import { parseVllmIsSleeping, parseVllmModels, parseVllmVersion, vllmMaxModelLen } from './vllm-endpoints.js';
 import { readVllmMetrics } from './vllm-metrics.js';
@@ -91,27 +92,12 @@ export class VllmHttpSource implements TelemetrySource {
     const isSleeping = s?.status === 200 ? parseVllmIsSleeping(s.text) : null;
 
     const service: ServiceReading = {
-      ...emptyServiceReading('vllm'),
-      modelName: m.modelName,
+      ...serviceReadingFromVllm(m),
       version: this.facts?.version ?? null,
       health: h === null ? 'down' : h.status === 200 ? 'ok' : 'down',
       // The metric says which level; /is_sleeping only says whether.
       sleepState: m.sleepState !== 'unknown' ? m.sleepState : isSleeping === false ? 'awake' : isSleeping === true ? 'asleep-1' : 'unknown',
-      running: m.running,
-      waiting: m.waiting,
-      kvCacheUsage: m.kvCacheUsage,
-      kvCapacityTokens: m.kvCapacityTokens,
-      kvTokensInUse: null,
       maxModelLen: this.facts?.maxModelLen ?? null,
-      promptTokensTotal: m.promptTokensTotal,
-      generationTokensTotal: m.generationTokensTotal,
-      prefixCacheQueries: m.prefixCacheQueries,
-      prefixCacheHits: m.prefixCacheHits,
-      requestsFinishedTotal: Object.keys(m.requestSuccess).length > 0 ? Object.values(m.requestSuccess).reduce((a, b) => a + b, 0) : null,
-      ttft: m.ttft,
-      itl: m.itl,
-      e2e: m.e2e,
-      engineCount: m.engineCount,
     };
     return { ok: true, atMs: at, service, unreadable: parsed.errors };
   }

@@ -1,12 +1,16 @@
 // Telemetry over time: every fleet tick is recorded in the series store
 // (1 s in memory, 10 s / 5 min on disk), fed to the alert engine, and pushed
 // to the UI as one `telemetry.tick`. Alerts are audited and notified.
-// Cost figures are computed on demand from config prices and proxy rows.
-import type { CostSummary, CostSummaryQuery, HostView, TelemetryTick } from '../../../src-preload/contract/index.js';
+// Each tick carries the fleet's derived figures (latency percentiles, prefix
+// hits, KV tokens), the proxy's queue figures per class once the proxy is
+// attached, and live cost per 1M output tokens from generation rates.
+// Cost summaries integrate the series (all traffic, proxy or not); per model
+// and per client they come from the proxy's request rows.
+import type { CostSummary, CostSummaryQuery, HostView, ProxyStats, TelemetryTick } from '../../../src-preload/contract/index.js';
 import { AlertEngine, alertTickFromValues } from '../alerts/index.js';
 import type { AppContext } from '../app-context.js';
-import { costShares, hostCost, shareGpuTime, spanFromRequestRow, type RequestSpan } from '../cost/index.js';
-import { SeriesStore, hostValuesFromView } from '../telemetry/index.js';
+import { RollingCost, costShares, hostCost, shareGpuTime, spanFromRequestRow, usageFromBuckets, type RequestSpan, type UsageWindow } from '../cost/index.js';
+import { SeriesStore, hostValuesFromView, type HostValues } from '../telemetry/index.js';
 
 const BASELINES_SETTING = 'alerts.baselines';
 const WINDOW_MS: Record<CostSummaryQuery['window'], number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 };
@@ -16,7 +20,29 @@ export interface TelemetryWiring {
   readonly alerts: AlertEngine;
   costSummary(query: CostSummaryQuery): CostSummary;
   setBaseline(model: string, tokPerS: number, source: 'manual' | 'benchmark', actor: string): ReturnType<AlertEngine['setBaseline']>;
+  /** The proxy is wired after telemetry: from then on its per-class figures join each tick. */
+  attachProxyStats(read: () => ProxyStats): void;
 }
+
+/** `svc.<serviceId>.proxy_<class>_{wait,ttft}_p{50,95}_s` for each upstream of the host. */
+export function proxyValues(host: string, stats: ProxyStats, out: HostValues = {}): HostValues {
+  const s = (ms: number | null): number | null => (ms === null ? null : ms / 1000);
+  for (const u of stats.upstreams) {
+    if (u.label !== host) continue;
+    const p = `svc.${u.serviceId}.proxy_`;
+    out[`${p}queued`] = u.queued;
+    for (const c of u.classes) {
+      out[`${p}${c.class}_wait_p50_s`] = s(c.waitP50Ms);
+      out[`${p}${c.class}_wait_p95_s`] = s(c.waitP95Ms);
+      out[`${p}${c.class}_ttft_p50_s`] = s(c.ttftP50Ms);
+      out[`${p}${c.class}_ttft_p95_s`] = s(c.ttftP95Ms);
+    }
+  }
+  return out;
+}
+
+/** Chunks of at most 7 days (the longest series range) covering a window, newest first. */
+const SEVEN_DAYS_MS = 7 * 86_400_000;
 
 /** A host's telemetry is stale when its SSH session is not up or a scrape failed this tick. */
 function staleReasonOf(host: HostView): string | null {
@@ -62,11 +88,35 @@ export async function wireTelemetry(ctx: AppContext): Promise<TelemetryWiring> {
   const modelOf = (label: string) => (serviceId: string) =>
     config.current.hosts.find((h) => h.label === label)?.services.find((s) => s.id === serviceId)?.model ?? null;
 
+  let readProxyStats: (() => ProxyStats) | null = null;
+  const rolling = new Map<string, RollingCost>();
+  const rollingFor = (label: string): RollingCost => {
+    let r = rolling.get(label);
+    if (r === undefined) rolling.set(label, (r = new RollingCost()));
+    return r;
+  };
+
   ctx.disposables.add(
     fleet.onDidTick((snapshot) => {
       const tick: TelemetryTick = { at: snapshot.at, hosts: [] };
+      let proxy: ProxyStats | null = null;
+      try {
+        proxy = readProxyStats?.() ?? null;
+      } catch (err) {
+        ctx.logger.warn('proxy stats unavailable for telemetry', { error: err instanceof Error ? err.message : String(err) });
+      }
       for (const host of snapshot.hosts) {
-        const values = hostValuesFromView(host);
+        const values = hostValuesFromView(host, fleet.serviceFigures(host.label));
+        const live = host.services.filter((s) => !s.stale);
+        const cost = rollingFor(host.label).push(
+          snapshot.at,
+          host.pricePerHourUsd,
+          live.map((s) => ({ id: s.id, genTokPerS: values[`svc.${s.id}.gen_tok_s`] ?? null, running: values[`svc.${s.id}.running`] ?? null })),
+        );
+        values['host.cost_usage_usd_per_mtok'] = cost.usageBasedUsdPerMTok;
+        values['host.cost_reserved_usd_per_mtok'] = cost.reservationBasedUsdPerMTok;
+        for (const s of host.services) values[`svc.${s.id}.cost_usd_per_mtok`] = cost.perService.get(s.id) ?? null;
+        if (proxy !== null) proxyValues(host.label, proxy, values);
         const staleReason = staleReasonOf(host);
         series.record(host.label, snapshot.at, values);
         tick.hosts.push({ host: host.label, staleReason, values });
@@ -80,6 +130,26 @@ export async function wireTelemetry(ctx: AppContext): Promise<TelemetryWiring> {
     'SELECT ts, total_ms, model, client, tokens_out, upstream FROM requests WHERE ts >= ? AND status < 400',
   );
 
+  function usageFromSeries(host: string, fromMs: number, toMs: number): UsageWindow {
+    const range = toMs - fromMs <= 3_600_000 ? '1h' : toMs - fromMs <= 86_400_000 ? '24h' : '7d';
+    let total: UsageWindow = { outputTokens: null, busySeconds: null, reservedSeconds: null };
+    for (let end = toMs; end > fromMs; end -= SEVEN_DAYS_MS) {
+      const r = series.query({ host, range, metrics: ['host.gen_tok_s', 'host.busy_pct'], endMs: end });
+      const col = (m: string) => r.series.find((c) => c.metric === m)?.avg ?? [];
+      // only buckets inside the window (and not counted by the previous chunk)
+      const keep = r.t.map((t) => t >= fromMs && t > end - SEVEN_DAYS_MS);
+      const gen = col('host.gen_tok_s').map((v, i) => (keep[i] ? v : null));
+      const u = usageFromBuckets(r.stepMs, gen, col('host.busy_pct'));
+      if (u.outputTokens === null) continue;
+      total = {
+        outputTokens: (total.outputTokens ?? 0) + u.outputTokens,
+        busySeconds: (total.busySeconds ?? 0) + (u.busySeconds ?? 0),
+        reservedSeconds: (total.reservedSeconds ?? 0) + (u.reservedSeconds ?? 0),
+      };
+    }
+    return total;
+  }
+
   function costSummary(query: CostSummaryQuery): CostSummary {
     const now = clock.now();
     const fromMs = now - WINDOW_MS[query.window];
@@ -87,19 +157,25 @@ export async function wireTelemetry(ctx: AppContext): Promise<TelemetryWiring> {
     const spans = requestRows.all(fromMs).map(spanFromRequestRow).filter((s): s is RequestSpan => s !== null);
     const { busySecondsByHost } = shareGpuTime(spans, window);
     const hosts = config.current.hosts.filter((h) => !query.host || h.label === query.host);
+    const fromProxyRows = (label: string): UsageWindow => {
+      const hostSpans = spans.filter((s) => s.host === label);
+      return {
+        outputTokens: hostSpans.length ? hostSpans.reduce((n, s) => n + (s.completionTokens ?? 0), 0) : null,
+        busySeconds: busySecondsByHost.get(label) ?? (hostSpans.length ? 0 : null),
+        reservedSeconds: (now - Math.max(fromMs, ctx.startedAt)) / 1000,
+      };
+    };
     const priceOf = (label: string) => config.current.hosts.find((h) => h.label === label)?.pricePerHourUsd ?? null;
     return {
       at: now,
       window: query.window,
       hosts: hosts.map((h) => {
-        const hostSpans = spans.filter((s) => s.host === h.label);
-        const tokens = hostSpans.reduce((n, s) => n + (s.completionTokens ?? 0), 0);
+        // Telemetry sees all traffic (also what bypasses the proxy); the proxy rows are the fallback.
+        const usage = usageFromSeries(h.label, fromMs, now);
         return hostCost({
           host: h.label,
           pricePerHourUsd: h.pricePerHourUsd ?? null,
-          outputTokens: hostSpans.length ? tokens : null,
-          busySeconds: busySecondsByHost.get(h.label) ?? (hostSpans.length ? 0 : null),
-          reservedSeconds: (now - Math.max(fromMs, ctx.startedAt)) / 1000,
+          ...(usage.outputTokens !== null ? usage : fromProxyRows(h.label)),
           monthlyBudgetUsd: query.monthlyBudgetUsd ?? null,
         });
       }),
@@ -112,6 +188,9 @@ export async function wireTelemetry(ctx: AppContext): Promise<TelemetryWiring> {
     series,
     alerts,
     costSummary,
+    attachProxyStats: (read) => {
+      readProxyStats = read;
+    },
     setBaseline: (model, tokPerS, source, actor) => {
       const baseline = alerts.setBaseline(model, tokPerS, source);
       store.settings.set(BASELINES_SETTING, alerts.listBaselines());

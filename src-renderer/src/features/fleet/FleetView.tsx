@@ -5,6 +5,10 @@ import { selectHostLabels } from '../../store/fleet-slice.js';
 import { ImportSshConfigButton } from '../hosts/ImportSshConfigDialog.js';
 import { FleetSummary } from './FleetSummary.js';
 import { HostCard } from './HostCard.js';
+import { LazyHostCard } from './LazyHostCard.js';
+
+/** Above this many hosts, only cards on screen are mounted (small fleets render every card). */
+const LAZY_FROM_HOSTS = 12;
 
 export function FleetView(): React.JSX.Element {
   const labels = useAppStore(useShallow(selectHostLabels));
@@ -26,9 +30,7 @@ export function FleetView(): React.JSX.Element {
         </p>
       ) : (
         <div className="host-list">
-          {labels.map((label) => (
-            <HostCard key={label} label={label} />
-          ))}
+          {labels.map((label) => (labels.length > LAZY_FROM_HOSTS ? <LazyHostCard key={label} label={label} /> : <HostCard key={label} label={label} />))}
         </div>
       )}
     </section>

@@ -9,6 +9,8 @@ import { TunnelTest } from '../hosts/TunnelTest.js';
 import { useNow } from '../../components/use-now.js';
 import { formatUntil } from '../../format/format.js';
 import { TokSparkline } from './TokSparkline.js';
+import { LiveFigure } from './LiveFigure.js';
+import { formatSeconds, formatUsdPerMTok } from './live-figures.js';
 
 export interface ServiceRowProps {
   readonly label: string;
@@ -110,6 +112,19 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s }: Servic
       </td>
       <td className="col-num num" data-testid="prompt-tokps" data-value={dataValue(s.promptTokensPerS)}>
         {formatTokPerS(s.promptTokensPerS)}
+      </td>
+      <td className="col-num num">
+        <LiveFigure host={label} metric={`svc.${s.id}.ttft_p95_s`} testId="ttft-p95" format={formatSeconds} title="Time to first token, p95 over the last minute" />
+      </td>
+      <td className="col-num num">
+        <LiveFigure
+          host={label}
+          metric={`svc.${s.id}.cost_usd_per_mtok`}
+          testId="cost-per-mtok"
+          format={formatUsdPerMTok}
+          unavailable="unavailable"
+          title="Estimated cost per 1M output tokens: host price × this model's share of busy time ÷ its tokens, last 5 minutes"
+        />
       </td>
       <td className="col-spark">
         <TokSparkline label={label} serviceId={s.id} />

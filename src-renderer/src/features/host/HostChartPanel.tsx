@@ -1,9 +1,9 @@
 // One chart of the host view. Its points come from the HostSeriesFeed through
 // Chart's imperative feed: live ticks never re-render this component.
-import { memo, useCallback, useMemo } from 'react';
+import { memo, useCallback, useMemo, useRef } from 'react';
 import { Chart, type ChartUpdate } from '../../components/Chart.js';
 import type { EChartsCoreOption } from '../../components/echarts.js';
-import type { PanelDef } from './host-panels.js';
+import type { PanelDef, Point } from './host-panels.js';
 import type { HostSeriesFeed } from './host-series-feed.js';
 import { panelBaseOption, panelDataUpdate, type ChartTheme } from './panel-option.js';
 
@@ -22,14 +22,42 @@ export const HostChartPanel = memo(function HostChartPanel({ panel, feed, theme,
     // `version` stands for the feed's content: it changes after each reload
     [panel, theme, feed, version],
   );
+  const sectionRef = useRef<HTMLElement>(null);
   const subscribe = useCallback(
-    (apply: ChartUpdate) => feed.subscribe(panel.id, (lines, window) => apply(panelDataUpdate(lines, window))),
+    (apply: ChartUpdate) => {
+      const mark = (lines: ReadonlyMap<string, Point[]>) => {
+        // for tests and tools: how much data the chart holds, written outside React
+        if (sectionRef.current) Object.assign(sectionRef.current.dataset, dataSummary(lines));
+      };
+      mark(feed.linesOf(panel.id));
+      return feed.subscribe(panel.id, (lines, window) => {
+        apply(panelDataUpdate(lines, window));
+        mark(lines);
+      });
+    },
     [feed, panel.id],
   );
   return (
-    <section className="host-chart" data-testid={`host-chart-${panel.id}`} aria-label={panel.title}>
+    <section ref={sectionRef} className="host-chart" data-testid={`host-chart-${panel.id}`} aria-label={panel.title}>
       <h3 className="host-chart__title">{panel.title}</h3>
       <Chart className="host-chart__canvas" option={option} subscribe={subscribe} group={group} ariaLabel={`${panel.title}, ${panel.unit}`} />
     </section>
   );
 });
+
+/** `data-points`: known points over all lines; `data-last-max`: the largest latest known value. */
+function dataSummary(lines: ReadonlyMap<string, Point[]>): { points: string; lastMax: string } {
+  let points = 0;
+  let lastMax: number | null = null;
+  for (const pts of lines.values()) {
+    let last: number | null = null;
+    for (const p of pts) {
+      if (p[1] !== null) {
+        points++;
+        last = p[1];
+      }
+    }
+    if (last !== null && (lastMax === null || last > lastMax)) lastMax = last;
+  }
+  return { points: String(points), lastMax: lastMax === null ? '' : String(lastMax) };
+}

@@ -22,6 +22,8 @@ import { HostChartPanel } from './HostChartPanel.js';
 import { HOST_PANELS, isLiveRange, panelPatterns } from './host-panels.js';
 import { HostSeriesFeed } from './host-series-feed.js';
 import { RangePicker } from './RangePicker.js';
+const COST_REFRESH_MS = 5_000;
+
 
 export interface HostViewProps {
   readonly label: string;
@@ -88,15 +90,21 @@ export function HostView({ label, theme, loadSeries, subscribeTicks, loadCost, a
   useEffect(() => {
     if (loadCost === undefined) return undefined;
     let cancelled = false;
-    loadCost({ window: range === '7d' ? '7d' : '24h', host: label })
-      .then((c) => {
-        if (!cancelled) setCost(c);
-      })
-      .catch(() => {
-        if (!cancelled) setCost(null);
-      });
+    const run = () => {
+      loadCost({ window: range === '7d' ? '7d' : '24h', host: label })
+        .then((c) => {
+          if (!cancelled) setCost(c);
+        })
+        .catch(() => {
+          if (!cancelled) setCost(null);
+        });
+    };
+    run();
+    // estimates move with traffic; a few seconds' lag is fine for them
+    const timer = setInterval(run, COST_REFRESH_MS);
     return () => {
       cancelled = true;
+      clearInterval(timer);
     };
   }, [loadCost, label, range]);
 

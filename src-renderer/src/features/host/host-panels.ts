@@ -25,7 +25,14 @@ export const HOST_PANELS: readonly PanelDef[] = [
   { id: 'queue', title: 'Requests running / waiting', unit: 'req', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.(running|waiting)$/) },
   { id: 'tok', title: 'Tokens per second', unit: 'tok/s', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.(gen|prompt)_tok_s$/) },
   { id: 'latency', title: 'TTFT / end-to-end p50 · p95', unit: 's', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.(ttft|e2e)_p(50|95)_s$/) },
-  { id: 'cost', title: 'Cost (estimate)', unit: 'USD/1M tok', patterns: ['host.*'], match: re(/^host\.cost_usd_per_mtok$/) },
+  {
+    id: 'proxy-wait',
+    title: 'Proxy queue wait p95 per class',
+    unit: 's',
+    patterns: ['svc.*'],
+    match: re(/^svc\.[^.]+\.proxy_(interactive|system|batch)_wait_p95_s$/),
+  },
+  { id: 'cost', title: 'Cost per 1M output tokens (estimate, last 5 min)', unit: 'USD/1M tok', patterns: ['host.*'], match: re(/^host\.cost_(usage|reserved)_usd_per_mtok$/) },
 ];
 
 export const RANGES: readonly SeriesRange[] = ['15m', '1h', '24h', '7d'];
@@ -48,6 +55,8 @@ export function seriesLabel(metric: string): string {
     return `${svc[1]} ${figure}`;
   }
   if (metric === 'host.cost_usd_per_mtok') return 'USD per 1M output tokens';
+  if (metric === 'host.cost_usage_usd_per_mtok') return 'USD per 1M output tokens (busy time)';
+  if (metric === 'host.cost_reserved_usd_per_mtok') return 'USD per 1M output tokens (all time)';
   if (metric === 'host.cost_usd_h') return 'USD per hour';
   return metric;
 }
