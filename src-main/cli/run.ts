@@ -30,6 +30,7 @@ Commands:
       --demo              run the built-in demo fleet (also the default when no config file exists)
       --demo-traffic on|off
                           simulated application traffic on the demo fleet (default on)
+      --demo-time-scale N divide the demo fleet's sleep/wake/restart times by N (default 1)
       --config FILE       config file (default: <data dir>/config.yaml)
       --ui-port N         UI port on 127.0.0.1 (default 0 = any free port)
       --proxy-port N      port of the local OpenAI-compatible proxy on 127.0.0.1 (default: config, else any free port)
@@ -94,6 +95,7 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
         const { values, positionals } = parse(rest, {
           demo: { type: 'boolean', default: false },
           'demo-traffic': { type: 'string' },
+          'demo-time-scale': { type: 'string' },
           config: { type: 'string' },
           'ui-port': { type: 'string' },
           'proxy-port': { type: 'string' },
@@ -106,10 +108,16 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
         if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new UsageError(`--log-level must be debug, info, warn or error`);
         const demoTraffic = values['demo-traffic'] ?? 'on';
         if (demoTraffic !== 'on' && demoTraffic !== 'off') throw new UsageError(`--demo-traffic must be on or off, got "${demoTraffic}"`);
+        const rawScale = values['demo-time-scale'];
+        const demoTimeScale = rawScale === undefined ? undefined : Number(rawScale);
+        if (demoTimeScale !== undefined && !(Number.isFinite(demoTimeScale) && demoTimeScale >= 1 && demoTimeScale <= 10_000)) {
+          throw new UsageError(`--demo-time-scale must be a number from 1 to 10000, got "${rawScale}"`);
+        }
         return await serve(
           {
             demo: values.demo ?? false,
             demoTraffic: demoTraffic === 'on',
+            demoTimeScale,
             configFile: values.config ?? null,
             dataDir: resolveDataDir(values['data-dir']),
             uiPort: parsePort('--ui-port', values['ui-port']) ?? 0,

@@ -13,6 +13,8 @@ export interface ServeOptions {
   demo: boolean;
   /** Background application traffic on the demo fleet (on by default; tests turn it off). */
   demoTraffic: boolean;
+  /** Divides the demo fleet's sleep / wake / restart durations (tests); default 1. */
+  demoTimeScale?: number;
   configFile: string | null;
   dataDir: string;
   uiPort: number;
@@ -48,7 +50,7 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
     dataDir: options.dataDir,
     configFile: options.configFile,
     demo: options.demo,
-    demoOptions: { traffic: options.demoTraffic },
+    demoOptions: { traffic: options.demoTraffic, timeScale: options.demoTimeScale },
     proxyPort: options.proxyPort,
     logger,
   });

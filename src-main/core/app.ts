@@ -61,6 +61,8 @@ export interface App extends Disposable {
   readonly lifecycle: LifecycleWiring;
   readonly bench: BenchWiring;
   operatorActor(caller: string): string;
+  /** What needs the operator now: approvals waiting and alerts raised (tray, badges). */
+  attention(): { pendingApprovals: number; activeAlerts: number };
   readonly notifications: NotificationRouter;
   setDoNotDisturb(on: boolean, minutes: number | null, caller: string): void;
   info(): AppInfo;
@@ -171,7 +173,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     const telemetry = await wireTelemetry(ctx);
     const ssh = await wireSsh(ctx);
     const proxy = await wireProxy(ctx);
-    const lifecycle = await wireLifecycle(ctx);
+    telemetry.attachProxyStats(() => proxy.snapshot());
+    const lifecycle = await wireLifecycle(ctx, proxy);
     const bench = await wireBench(ctx);
 
     store.audit.append({
@@ -193,6 +196,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       lifecycle,
       bench,
       operatorActor,
+      attention: () => ({ pendingApprovals: lifecycle.pendingApprovals(), activeAlerts: telemetry.alerts.list().length }),
       notifications,
       setDoNotDisturb: (on, minutes, caller) => {
         notifications.setDoNotDisturb(on, on && minutes !== null ? clock.now() + minutes * 60_000 : null);

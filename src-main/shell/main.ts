@@ -14,6 +14,7 @@ import { VERSION } from '../cli/version.js';
 import { APP_ORIGIN, handleAppProtocol, registerAppScheme } from './protocol.js';
 import { electronNotifier } from './notifier.js';
 import { keychainSecretStore } from './secrets.js';
+import { createTray } from './tray.js';
 import { ensureElectronSqliteBinding } from './sqlite-binding.js';
 import { createMainWindow, lockDownSessions } from './window.js';
 
@@ -84,6 +85,15 @@ export function runDesktop(): void {
       api.onEvent((e) => {
         if (contents && !contents.isDestroyed()) contents.send(IPC_EVENT, e.channel, e.payload);
       });
+      const tray = createTray(
+        join(app.getAppPath(), 'resources', 'icon.png'),
+        () => started.attention(),
+        (listener) =>
+          started.onEvent((e) => {
+            if (e.channel === 'alert.changed' || e.channel === 'action.changed') listener();
+          }),
+      );
+      app.on('will-quit', () => void tray.dispose());
       const win = createMainWindow(join(outDir, 'preload'));
       contents = win.webContents;
       await win.loadURL(`${APP_ORIGIN}/index.html`);

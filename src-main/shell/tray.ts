@@ -2,19 +2,7 @@
 // operator sees it with the window hidden. Clicking shows the window.
 import { BrowserWindow, Menu, Tray, nativeImage } from 'electron';
 import type { Disposable } from '../core/base/index.js';
-
-export interface AttentionCounts {
-  pendingApprovals: number;
-  activeAlerts: number;
-}
-
-export function attentionLabel(c: AttentionCounts): string {
-  if (c.pendingApprovals === 0 && c.activeAlerts === 0) return 'GPU Console — nothing needs you';
-  const parts = [];
-  if (c.pendingApprovals) parts.push(`${c.pendingApprovals} approval${c.pendingApprovals === 1 ? '' : 's'} waiting`);
-  if (c.activeAlerts) parts.push(`${c.activeAlerts} active alert${c.activeAlerts === 1 ? '' : 's'}`);
-  return `GPU Console — ${parts.join(', ')}`;
-}
+import { attentionLabel, type AttentionCounts } from '../core/notify/index.js';
 
 export function createTray(iconPath: string, counts: () => AttentionCounts, onChange: (listener: () => void) => Disposable): Disposable {
   const image = nativeImage.createFromPath(iconPath).resize({ width: 18, height: 18 });

@@ -1,3 +1,160 @@
+import { z } from 'zod';
+import { UpstreamKeySchema } from './proxy.js';
+
 // Contract channels of the lifecycle capability, merged into the channel table in channels.ts.
-export const lifecycleInvokeChannels = {} as const;
-export const lifecycleEventChannels = {} as const;
+// Wake / sleep / offload / restart of a model service pass through one action
+// queue: proposed (button, CLI or policy) → approved with the proposal's nonce
+// (destructive actions also need the host label typed) → running → verified |
+// failed. Nothing here changes a server except `actions.approve`.
+
+export const ActionKindSchema = z.enum(['wake', 'sleep', 'offload', 'restart']);
+export type ActionKind = z.infer<typeof ActionKindSchema>;
+
+export const ActionStateSchema = z.enum(['proposed', 'approved', 'rejected', 'expired', 'running', 'verified', 'failed']);
+export type ActionState = z.infer<typeof ActionStateSchema>;
+
+export const LifecycleDriverNameSchema = z.enum(['vllm-sleep', 'router', 'ssh-command', 'llama-server']);
+export type LifecycleDriverName = z.infer<typeof LifecycleDriverNameSchema>;
+
+/** One thing the action will do, exactly as it will be sent: an HTTP call or an SSH command. */
+export const PlannedStepSchema = z
+  .object({
+    kind: z.enum(['http', 'ssh', 'drain', 'verify']),
+    /** The verbatim call: `POST http://127.0.0.1:8000/sleep?level=1`, or the shell command. */
+    text: z.string(),
+    /** JSON body sent with an HTTP step, verbatim. */
+    body: z.string().nullable(),
+  })
+  .strict();
+export type PlannedStep = z.infer<typeof PlannedStepSchema>;
+
+export const ApproverSchema = z.object({ osUser: z.string(), displayName: z.string(), via: z.string() }).strict();
+export type Approver = z.infer<typeof ApproverSchema>;
+
+export const ActionViewSchema = z
+  .object({
+    id: z.string(),
+    kind: ActionKindSchema,
+    upstream: UpstreamKeySchema,
+    label: z.string(),
+    serviceId: z.string(),
+    model: z.string(),
+    driver: LifecycleDriverNameSchema,
+    state: ActionStateSchema,
+    /** `operator:alice@web`, `policy:idle-sleep`, `cli`. */
+    proposer: z.string(),
+    reason: z.string(),
+    /** How many identical proposals collapsed into this one. */
+    repeats: z.number().int(),
+    /** Main-issued; approval must present it. Null once decided. */
+    nonce: z.string().nullable(),
+    /** Restart and offload need the host label typed by the approver. */
+    requiresTypedLabel: z.boolean(),
+    expectedEffect: z.string(),
+    expectedDowntimeMs: z.number(),
+    /** "level-1 wake took 2.9 s, 3.1 s, 3.4 s" or "no measurement yet (estimate)". */
+    downtimeBasis: z.string(),
+    steps: z.array(PlannedStepSchema),
+    /** At proposal time: requests running / waiting on that upstream in the proxy. */
+    inFlight: z.number().int(),
+    queued: z.number().int(),
+    createdAt: z.number(),
+    expiresAt: z.number(),
+    decidedAt: z.number().nullable(),
+    approver: ApproverSchema.nullable(),
+    standingApprovalId: z.string().nullable(),
+    rejectReason: z.string().nullable(),
+    startedAt: z.number().nullable(),
+    finishedAt: z.number().nullable(),
+    /** Live progress while running (the step being done). */
+    progress: z.string().nullable(),
+    drained: z.number().int().nullable(),
+    aborted: z.number().int().nullable(),
+    /** What verification saw (sleep state, VRAM, probe, health), one line each. */
+    observed: z.array(z.string()),
+    error: z.string().nullable(),
+  })
+  .strict();
+export type ActionView = z.infer<typeof ActionViewSchema>;
+
+export const StandingApprovalViewSchema = z
+  .object({
+    id: z.string(),
+    kind: ActionKindSchema,
+    upstream: UpstreamKeySchema,
+    grantedBy: z.string(),
+    grantedAt: z.number(),
+    expiresAt: z.number(),
+    revokedAt: z.number().nullable(),
+    uses: z.number().int(),
+  })
+  .strict();
+export type StandingApprovalView = z.infer<typeof StandingApprovalViewSchema>;
+
+/** A service as the Actions view lists it: what its driver can do. */
+export const LifecycleTargetSchema = z
+  .object({
+    upstream: UpstreamKeySchema,
+    label: z.string(),
+    serviceId: z.string(),
+    model: z.string(),
+    driver: LifecycleDriverNameSchema,
+    supported: z.array(ActionKindSchema),
+  })
+  .strict();
+export type LifecycleTarget = z.infer<typeof LifecycleTargetSchema>;
+
+const ActionId = z.string().regex(/^act_[A-Za-z0-9_-]{6,64}$/);
+const Nonce = z.string().min(8).max(128);
+const Reason = z.string().trim().min(1).max(500);
+
+export const lifecycleInvokeChannels = {
+  'actions.list': {
+    input: z.object({ limit: z.number().int().min(1).max(500).default(100) }).strict(),
+    output: z
+      .object({ actions: z.array(ActionViewSchema), standing: z.array(StandingApprovalViewSchema), targets: z.array(LifecycleTargetSchema) })
+      .strict(),
+  },
+  'actions.propose': {
+    input: z.object({ upstream: UpstreamKeySchema, kind: ActionKindSchema, reason: Reason.optional() }).strict(),
+    output: z.object({ action: ActionViewSchema, collapsed: z.boolean() }).strict(),
+  },
+  'actions.approve': {
+    input: z
+      .object({
+        id: ActionId,
+        nonce: Nonce,
+        /** Required for restart and offload: the host label, typed. */
+        typedLabel: z.string().max(64).optional(),
+        displayName: z.string().trim().min(1).max(80).optional(),
+      })
+      .strict(),
+    output: z.object({ action: ActionViewSchema }).strict(),
+  },
+  'actions.reject': {
+    input: z.object({ id: ActionId, nonce: Nonce, reason: Reason }).strict(),
+    output: z.object({ action: ActionViewSchema }).strict(),
+  },
+  'actions.grantStanding': {
+    input: z
+      .object({
+        upstream: UpstreamKeySchema,
+        kind: ActionKindSchema,
+        durationMinutes: z.number().int().min(1).max(24 * 60),
+        typedLabel: z.string().max(64).optional(),
+      })
+      .strict(),
+    output: z.object({ standing: StandingApprovalViewSchema }).strict(),
+  },
+  'actions.revokeStanding': {
+    input: z.object({ id: z.string().regex(/^sa_[A-Za-z0-9_-]{6,64}$/) }).strict(),
+    output: z.object({ standing: StandingApprovalViewSchema }).strict(),
+  },
+} as const;
+
+export const lifecycleEventChannels = {
+  /** An action was proposed, decided, progressed or finished. */
+  'action.changed': ActionViewSchema,
+  /** A standing approval was granted, used, revoked or expired. */
+  'action.standing': StandingApprovalViewSchema,
+} as const;

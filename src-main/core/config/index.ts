@@ -14,6 +14,7 @@ export {
   type ConfigInput,
   type HostConfig,
   type ServiceConfig,
+  type LifecycleConfig,
   type SshConfig,
   type GpuConfig,
 } from './schema.js';

@@ -49,6 +49,25 @@ export const SshConfigSchema = z
     error: 'needs identityFile or agent: true (or both)',
   });
 
+export const LifecycleConfigSchema = z
+  .object({
+    /** Default: vllm-sleep for vllm, llama-server for llama-server. */
+    driver: z.enum(['vllm-sleep', 'router', 'ssh-command', 'llama-server'], { error: 'must be one of: vllm-sleep, router, ssh-command, llama-server' }).optional(),
+    /** Front-door router admin API (driver: router), e.g. http://127.0.0.1:9000/admin. */
+    routerBaseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    /** Overrides the service's restartCommand for lifecycle restarts; `{service}`, `{model}`, `{host}`, `{port}` are filled shell-quoted. */
+    restartCommand: z.string().trim().min(1, { error: 'restartCommand must not be empty' }).optional(),
+    /** Sleep level used by "sleep" (offload always discards weights, level 2). */
+    sleepLevel: z.union([z.literal(1), z.literal(2)]).default(1),
+    /** Policies only propose. 0 turns one off. */
+    idleSleepMinutes: intRange(0, 10_080).default(15),
+    idleOffloadMinutes: intRange(0, 43_200).default(180),
+    stuckSeconds: intRange(0, 86_400).default(120),
+    healthFailures: intRange(0, 1000).default(5),
+    wakeOnDemand: z.boolean().default(true),
+  })
+  .strict();
+
 export const ServiceConfigSchema = z
   .object({
     id: z.string().regex(SERVICE_ID, {
@@ -62,8 +81,11 @@ export const ServiceConfigSchema = z
     aliases: z.array(z.string().trim().min(1, { error: 'alias must not be empty' })).default([]),
     slots: intRange(1, 1024).default(4),
     restartCommand: z.string().trim().min(1, { error: 'restartCommand must not be empty' }).optional(),
+    /** How wake / sleep / offload / restart are done for this service, and the policies that propose them. */
+    lifecycle: LifecycleConfigSchema.optional(),
   })
   .strict();
+
 
 export const GpuConfigSchema = z
   .object({
@@ -166,6 +188,7 @@ export const ConfigSchema = z
 
 export type SshConfig = z.infer<typeof SshConfigSchema>;
 export type ServiceConfig = z.infer<typeof ServiceConfigSchema>;
+export type LifecycleConfig = z.infer<typeof LifecycleConfigSchema>;
 export type GpuConfig = z.infer<typeof GpuConfigSchema>;
 export type HostConfig = z.infer<typeof HostConfigSchema>;
 export type Config = z.infer<typeof ConfigSchema>;

@@ -50,6 +50,8 @@ const Common = {
   max_completion_tokens: z.number().int().nullish(),
   seed: z.number().int().nullish(),
   temperature: z.number().nullish(),
+  /** vLLM's `ignore_eos`: keep generating until max_tokens (benchmarks use it for exact output lengths). */
+  ignore_eos: z.boolean().nullish(),
 };
 const ChatRequest = z.looseObject({
   ...Common,
@@ -58,6 +60,13 @@ const ChatRequest = z.looseObject({
     .looseObject({ type: z.string(), json_schema: z.looseObject({ schema: z.unknown().optional() }).nullish() })
     .nullish(),
   chat_template_kwargs: z.record(z.string(), z.unknown()).nullish(),
+  /**
+   * Demo-only test hook (not a vLLM field): makes a structured-output answer
+   * wrong on purpose, so benchmark schema checks can be tested — `non-json`
+   * answers prose, `schema-mismatch` answers JSON that does not fit the schema.
+   * A truncated answer needs no hook: a small max_tokens cuts the JSON.
+   */
+  demo_fault: z.enum(['non-json', 'schema-mismatch']).nullish(),
 });
 const CompletionRequest = z.looseObject({ ...Common, prompt: z.union([z.string(), z.array(z.string()).min(1)]) });
 const EmbeddingRequest = z.looseObject({
@@ -100,8 +109,9 @@ function planOutput(
   ctx: ApiContext,
   promptKey: string,
   promptTokens: number,
-  body: { max_tokens?: number | null; max_completion_tokens?: number | null; seed?: number | null; temperature?: number | null },
+  body: { max_tokens?: number | null; max_completion_tokens?: number | null; seed?: number | null; temperature?: number | null; ignore_eos?: boolean | null },
   jsonSchema: unknown,
+  fault?: 'non-json' | 'schema-mismatch' | null,
 ): Plan {
   const maxLen = ctx.profile.maxModelLen;
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
@@ -115,8 +125,9 @@ function planOutput(
   const seed = hashString(`${promptKey}/${body.seed ?? ''}/${body.temperature ?? ''}`);
   const gibberish = !ctx.weightsValid();
   let tokens: string[];
-  if (jsonSchema !== undefined && !gibberish) tokens = generateJsonTokens(jsonSchema, seed);
-  else tokens = generateTokens(naturalLength(promptKey), { seed, gibberish });
+  if (jsonSchema !== undefined && !gibberish && fault === 'schema-mismatch') tokens = generateJsonTokens({ type: 'array', items: { type: 'integer' } }, seed);
+  else if (jsonSchema !== undefined && !gibberish && fault !== 'non-json') tokens = generateJsonTokens(jsonSchema, seed);
+  else tokens = generateTokens(body.ignore_eos && maxTokens !== undefined ? maxTokens : naturalLength(promptKey), { seed, gibberish });
   const room = maxLen - promptTokens;
   const limit = Math.min(maxTokens ?? room, room);
   if (limit < tokens.length) return { tokens, outputTokens: limit, doneReason: 'length' };
@@ -246,7 +257,7 @@ export async function handleChat(ctx: ApiContext, req: IncomingMessage, res: Ser
   const promptKey = JSON.stringify(body.messages);
   const rf = body.response_format;
   const schema = rf?.type === 'json_schema' ? (rf.json_schema?.schema ?? {}) : rf?.type === 'json_object' ? { type: 'object' } : undefined;
-  const plan = planOutput(ctx, promptKey, promptTokens, body, schema);
+  const plan = planOutput(ctx, promptKey, promptTokens, body, schema, body.demo_fault);
   runGeneration(ctx, req, res, CHAT_SHAPE, 'chatcmpl-', model, promptKey, promptTokens, plan, body.stream === true, body.stream_options?.include_usage === true);
 }
 

@@ -10,3 +10,4 @@ export {
   type NotificationSeverity,
 } from './router.js';
 export { hostTransitionNotification } from './fleet-events.js';
+export { attentionLabel, type AttentionCounts } from './attention.js';

@@ -141,6 +141,99 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 5,
+    // Lifecycle actions (wake / sleep / offload / restart) through their whole
+    // life, and standing approvals. The audit chain holds every step; these
+    // rows are the queryable current state and the measured durations that
+    // downtime estimates come from.
+    name: 'lifecycle_actions',
+    up: `
+      CREATE TABLE actions (
+        id          TEXT PRIMARY KEY,
+        upstream    TEXT NOT NULL,
+        kind        TEXT NOT NULL CHECK (kind IN ('wake','sleep','offload','restart')),
+        state       TEXT NOT NULL CHECK (state IN ('proposed','approved','rejected','expired','running','verified','failed')),
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL,
+        -- measured execution time of a verified action (ms), per variant (e.g. 'wake-2')
+        variant     TEXT,
+        duration_ms INTEGER,
+        view        TEXT NOT NULL        -- the ActionView as JSON (nonce removed once decided)
+      ) STRICT;
+      CREATE INDEX actions_upstream ON actions (upstream, state);
+      CREATE INDEX actions_created ON actions (created_at);
+      CREATE INDEX actions_timing ON actions (upstream, variant, updated_at) WHERE duration_ms IS NOT NULL;
+
+      CREATE TABLE standing_approvals (
+        id          TEXT PRIMARY KEY,
+        upstream    TEXT NOT NULL,
+        kind        TEXT NOT NULL,
+        granted_by  TEXT NOT NULL,
+        granted_at  INTEGER NOT NULL,
+        expires_at  INTEGER NOT NULL,
+        revoked_at  INTEGER,
+        uses        INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+    `,
+  },
+  {
+    version: 6,
+    // Benchmarks (core/bench): saved scenarios, runs with their per-level
+    // figures (JSON, shaped by the contract's LevelResult), and one row per
+    // request with its exact timings and structured-output checks.
+    name: 'bench_runs',
+    up: `
+      CREATE TABLE bench_scenarios (
+        id          TEXT PRIMARY KEY NOT NULL,
+        name        TEXT NOT NULL,
+        scenario    TEXT NOT NULL,          -- BenchScenario as JSON
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL
+      ) STRICT;
+
+      CREATE TABLE bench_runs (
+        id          TEXT PRIMARY KEY NOT NULL,
+        name        TEXT NOT NULL,
+        state       TEXT NOT NULL CHECK (state IN ('running', 'completed', 'cancelled', 'failed', 'imported')),
+        source      TEXT NOT NULL,
+        scenario    TEXT,                   -- BenchScenario as JSON (null for imports)
+        upstream    TEXT,
+        host        TEXT,
+        model       TEXT,
+        slots       INTEGER,
+        started_at  INTEGER NOT NULL,
+        finished_at INTEGER,
+        levels      TEXT NOT NULL,          -- LevelResult[] as JSON
+        peaks       TEXT NOT NULL,
+        baseline    INTEGER NOT NULL DEFAULT 0,
+        error       TEXT,
+        note        TEXT
+      ) STRICT;
+      CREATE INDEX bench_runs_started ON bench_runs (started_at);
+
+      CREATE TABLE bench_requests (
+        run_id            TEXT NOT NULL REFERENCES bench_runs (id) ON DELETE CASCADE,
+        seq               INTEGER NOT NULL,
+        phase             TEXT NOT NULL,
+        level             REAL NOT NULL,
+        start_ms          REAL NOT NULL,
+        queue_ms          REAL,
+        ttft_ms           REAL,
+        total_ms          REAL,
+        itl_ms            TEXT NOT NULL,    -- JSON array of inter-token gaps (ms)
+        prompt_tokens     INTEGER,
+        completion_tokens INTEGER,
+        finish_reason     TEXT,
+        status            INTEGER,
+        error_code        TEXT,
+        json_ok           INTEGER,
+        schema_ok         INTEGER,
+        schema_error      TEXT,
+        PRIMARY KEY (run_id, seq)
+      ) STRICT;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

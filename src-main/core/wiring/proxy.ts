@@ -7,6 +7,7 @@ import {
   ModelRegistry,
   ProxyServer,
   RequestLog,
+  type RequestRecord,
   createTokenRepository,
   type DrainResult,
   type TokenRepository,
@@ -28,6 +29,17 @@ export interface ProxyWiring {
   /** For the lifecycle capability (restart): stop admitting, finish in-flight work until the deadline, cut the rest. */
   drain(upstream: string, options: { deadlineMs: number }, actor: string): Promise<DrainResult>;
   resume(upstream: string, actor: string): void;
+  /**
+   * For the lifecycle capability: told when a request reaches a sleeping model
+   * (to propose one wake), and asked how long a wake takes (Retry-After and
+   * `expected_wake_ms` of the 503 model_sleeping answer).
+   */
+  setSleepHooks(hooks: SleepHooks | null): void;
+}
+
+export interface SleepHooks {
+  onSleepingRequest(upstream: string): void;
+  expectedWakeMs(upstream: string): number | null;
 }
 
 const CAPS_SETTING = 'proxy.caps';
@@ -40,8 +52,22 @@ export async function wireProxy(ctx: AppContext): Promise<ProxyWiring> {
   const logger = ctx.logger.child('proxy');
   const tokens = createTokenRepository(store.db, clock);
 
+  let sleepHooks: SleepHooks | null = null;
+  // Answered requests for a sleeping model tell the lifecycle capability (one wake proposal, however many).
+  class HookedRequestLog extends RequestLog {
+    override add(record: RequestRecord): void {
+      super.add(record);
+      if (record.errorCode === 'model_sleeping' && record.upstream && sleepHooks) {
+        try {
+          sleepHooks.onSleepingRequest(record.upstream);
+        } catch (err) {
+          logger.warn('sleep hook failed', { upstream: record.upstream, error: toAppError(err).message });
+        }
+      }
+    }
+  }
   const requestLog = ctx.disposables.add(
-    new RequestLog({
+    new HookedRequestLog({
       db: store.db,
       clock,
       logger,
@@ -68,12 +94,19 @@ export async function wireProxy(ctx: AppContext): Promise<ProxyWiring> {
     resolve(spec): UpstreamAvailability {
       const view = services.get(spec.key);
       if (view && (view.sleep === 'asleep-1' || view.sleep === 'asleep-2')) {
+        let wakeMs: number | null = null;
+        try {
+          // A read only: the resolver also runs for stats; the proposal hook fires from the request log (real requests).
+          wakeMs = sleepHooks?.expectedWakeMs(spec.key) ?? null;
+        } catch (err) {
+          logger.warn('sleep hook failed', { upstream: spec.key, error: toAppError(err).message });
+        }
         return {
           ok: false,
           code: 'model_sleeping',
           message: `${spec.model} is asleep (${view.sleep === 'asleep-1' ? 'level 1' : 'level 2'}); waking it needs an operator's approval in GPU Console`,
-          retryAfterS: 30,
-          extra: { sleep_level: view.sleep === 'asleep-1' ? 1 : 2, expected_wake_ms: null },
+          retryAfterS: wakeMs !== null ? Math.max(1, Math.ceil(wakeMs / 1000)) : 30,
+          extra: { sleep_level: view.sleep === 'asleep-1' ? 1 : 2, expected_wake_ms: wakeMs },
         };
       }
       try {
@@ -147,6 +180,9 @@ export async function wireProxy(ctx: AppContext): Promise<ProxyWiring> {
     resume(upstream, actor) {
       server.resume(upstream);
       store.audit.append({ type: 'proxy.drain.resumed', actor, target: upstream, payload: {} });
+    },
+    setSleepHooks(hooks) {
+      sleepHooks = hooks;
     },
   };
 }

@@ -86,7 +86,7 @@ export function NotificationsMenu(): React.JSX.Element {
           setUnseen(0);
         }}
       >
-        {dnd.doNotDisturb ? '🔕' : '🔔'}
+        <BellIcon muted={dnd.doNotDisturb} />
         {unseen > 0 ? <span className="notify__count">{unseen}</span> : null}
       </button>
       {open ? (
@@ -124,5 +124,21 @@ export function NotificationsMenu(): React.JSX.Element {
         </div>
       ) : null}
     </div>
+  );
+}
+
+/** Drawn rather than an emoji: emoji fonts are not on every desktop. */
+function BellIcon({ muted }: { muted: boolean }): React.JSX.Element {
+  return (
+    <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+      <path
+        d="M8 1.5a4 4 0 0 0-4 4v2.6L2.6 10.5h10.8L12 8.1V5.5a4 4 0 0 0-4-4Zm-1.6 10.5a1.6 1.6 0 0 0 3.2 0"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.4"
+        strokeLinejoin="round"
+      />
+      {muted ? <path d="M2 2l12 12" stroke="currentColor" strokeWidth="1.4" /> : null}
+    </svg>
   );
 }

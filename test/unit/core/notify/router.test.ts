@@ -59,3 +59,12 @@ describe('hostTransitionNotification', () => {
     expect(hostTransitionNotification('a', 'connecting', 'connected', null)).toBeNull();
   });
 });
+
+describe('attentionLabel', () => {
+  it('names approvals and alerts with their counts, and says when nothing needs the operator', async () => {
+    const { attentionLabel } = await import('../../../../src-main/core/notify/index.js');
+    expect(attentionLabel({ pendingApprovals: 0, activeAlerts: 0 })).toBe('GPU Console — nothing needs you');
+    expect(attentionLabel({ pendingApprovals: 1, activeAlerts: 2 })).toBe('GPU Console — 1 approval waiting, 2 active alerts');
+    expect(attentionLabel({ pendingApprovals: 3, activeAlerts: 0 })).toBe('GPU Console — 3 approvals waiting');
+  });
+});

@@ -1,0 +1,183 @@
+// One benchmark request with exact timing: queue wait (the proxy's X-Queue-Ms),
+// time to the first content token, every gap between content chunks, total
+// latency, usage from the server, finish reason and a coded error. Never
+// throws: a failure is a result with an error code.
+import { errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { RequestErrorCode } from './errors.js';
+
+export interface RequestSpec {
+  url: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  stream: boolean;
+  timeoutMs: number;
+  signal: AbortSignal;
+  dispatcher: Dispatcher;
+  /** Monotonic milliseconds (performance.now in production; injected in tests). */
+  now: () => number;
+}
+
+export interface RequestOutcome {
+  startMs: number;
+  queueMs: number | null;
+  ttftMs: number | null;
+  totalMs: number | null;
+  itlMs: number[];
+  promptTokens: number | null;
+  completionTokens: number | null;
+  finishReason: string | null;
+  status: number | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  /** The answer's text (content, not reasoning), for the structured-output checks. */
+  text: string | null;
+  /** Ended by the run's cancel: neither success nor failure. */
+  cancelled: boolean;
+}
+
+interface Choice {
+  delta?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null };
+  message?: { content?: string | null };
+  finish_reason?: string | null;
+}
+interface Chunk {
+  choices?: Choice[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+  error?: { code?: string | number; type?: string; message?: string };
+}
+
+const MAX_TEXT = 1_000_000;
+
+export async function runRequest(spec: RequestSpec): Promise<RequestOutcome> {
+  const t0 = spec.now();
+  const out: RequestOutcome = {
+    startMs: t0,
+    queueMs: null,
+    ttftMs: null,
+    totalMs: null,
+    itlMs: [],
+    promptTokens: null,
+    completionTokens: null,
+    finishReason: null,
+    status: null,
+    errorCode: null,
+    errorMessage: null,
+    text: null,
+    cancelled: false,
+  };
+  const timeout = AbortSignal.timeout(spec.timeoutMs);
+  const signal = AbortSignal.any([spec.signal, timeout]);
+  try {
+    const res = await request(spec.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...spec.headers },
+      body: JSON.stringify(spec.body),
+      dispatcher: spec.dispatcher,
+      signal,
+      headersTimeout: spec.timeoutMs,
+      bodyTimeout: spec.timeoutMs,
+    });
+    out.status = res.statusCode;
+    const q = res.headers['x-queue-ms'];
+    if (typeof q === 'string' && /^\d+(\.\d+)?$/.test(q)) out.queueMs = Number(q);
+    if (res.statusCode >= 400) {
+      const text = await res.body.text().catch(() => '');
+      out.totalMs = spec.now() - t0;
+      out.errorCode = errorCodeOf(res.statusCode, text);
+      out.errorMessage = text.slice(0, 300);
+      return out;
+    }
+    if (spec.stream) await readStream(res.body, out, spec.now, t0);
+    else {
+      const body = (await res.body.json()) as Chunk;
+      out.ttftMs = null; // not observable without streaming
+      const choice = body.choices?.[0];
+      out.text = choice?.message?.content ?? null;
+      out.finishReason = choice?.finish_reason ?? null;
+      out.promptTokens = body.usage?.prompt_tokens ?? null;
+      out.completionTokens = body.usage?.completion_tokens ?? null;
+    }
+    out.totalMs = spec.now() - t0;
+    if (out.finishReason === null && out.errorCode === null) {
+      out.errorCode = RequestErrorCode.BAD_STREAM;
+      out.errorMessage = 'the answer ended without a finish reason';
+    }
+    return out;
+  } catch (err) {
+    out.totalMs = spec.now() - t0;
+    if (spec.signal.aborted) {
+      out.cancelled = true;
+      out.errorCode = null;
+      return out;
+    }
+    if (timeout.aborted || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
+      out.errorCode = RequestErrorCode.TIMEOUT;
+      out.errorMessage = `no complete answer within ${spec.timeoutMs} ms`;
+      return out;
+    }
+    out.errorCode = out.status === null ? RequestErrorCode.CONNECTION : RequestErrorCode.BAD_STREAM;
+    out.errorMessage = (err as Error).message;
+    return out;
+  }
+}
+
+async function readStream(body: AsyncIterable<Buffer>, out: RequestOutcome, now: () => number, t0: number): Promise<void> {
+  let buffer = '';
+  let last: number | null = null;
+  let text = '';
+  let chunks = 0;
+  for await (const piece of body) {
+    const at = now();
+    buffer += piece.toString('utf8');
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl).trim();
+      buffer = buffer.slice(nl + 1);
+      if (!line.startsWith('data:')) continue;
+      const data = line.slice(5).trim();
+      if (data === '[DONE]') continue;
+      let chunk: Chunk;
+      try {
+        chunk = JSON.parse(data) as Chunk;
+      } catch {
+        continue;
+      }
+      if (chunk.error) {
+        out.errorCode = String(chunk.error.code ?? chunk.error.type ?? 'stream_error');
+        out.errorMessage = chunk.error.message ?? null;
+        continue;
+      }
+      if (chunk.usage) {
+        out.promptTokens = chunk.usage.prompt_tokens ?? out.promptTokens;
+        out.completionTokens = chunk.usage.completion_tokens ?? out.completionTokens;
+      }
+      for (const choice of chunk.choices ?? []) {
+        const d = choice.delta;
+        const piece = (d?.content ?? '') + (d?.reasoning_content ?? d?.reasoning ?? '');
+        if (piece.length > 0) {
+          chunks++;
+          if (out.ttftMs === null) out.ttftMs = at - t0;
+          else if (last !== null) out.itlMs.push(at - last);
+          last = at;
+          if (d?.content && text.length < MAX_TEXT) text += d.content;
+        }
+        if (choice.finish_reason) out.finishReason = choice.finish_reason;
+      }
+    }
+  }
+  out.text = text;
+  // Without a usage chunk, count content chunks (one token each on vLLM) rather than report nothing.
+  if (out.completionTokens === null && chunks > 0) out.completionTokens = chunks;
+}
+
+/** A wire error code from the body (`{"error":{"code":"model_sleeping"}}`), else HTTP_<status>. */
+function errorCodeOf(status: number, text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: { code?: unknown; type?: unknown } };
+    const code = body.error?.code;
+    if (typeof code === 'string' && /^[a-z_A-Z0-9.-]{1,64}$/.test(code)) return code;
+  } catch {
+    // not JSON: fall through
+  }
+  return `HTTP_${status}`;
+}

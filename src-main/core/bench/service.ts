@@ -1,0 +1,228 @@
+// Runs benchmarks for the console: checks a scenario before anything is sent
+// (prompts, JSON Schema, target awake and reachable), records the run as
+// `running`, drives the runner, samples GPU/KV peaks while it runs, emits
+// throttled progress, and stores the outcome — completed, or cancelled/failed
+// with whatever was measured, marked partial.
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import type { BenchProgress, BenchRun, BenchScenario, Peaks } from '../../../src-preload/contract/index.js';
+import { AppError, DisposableStore, fireAndForget, toAppError, type Clock, type Disposable, type Logger } from '../base/index.js';
+import { BenchErrorCode } from './errors.js';
+import { loadPrompts, type BenchPrompt } from './prompts.js';
+import type { BenchRepository } from './repository.js';
+import { plannedRequests, runBenchmark, type Endpoint } from './runner.js';
+import { compileSchema, type CompiledSchema } from './schema-check.js';
+
+export interface ResolvedTarget {
+  endpoint: Endpoint;
+  /** `label/serviceId` when the target is a console service. */
+  upstream: string | null;
+  host: string | null;
+  serviceId: string | null;
+  model: string;
+  slots: number | null;
+  /** Undo what resolving did (a per-run proxy token is revoked). */
+  release(): void;
+}
+
+export interface PeakReading {
+  vramMiB: number | null;
+  gpuUtilPct: number | null;
+  powerW: number | null;
+  kvCachePct: number | null;
+}
+
+export interface BenchServiceOptions {
+  repo: BenchRepository;
+  clock: Clock;
+  logger: Logger;
+  /** Monotonic ms for request timing (default performance.now). */
+  now?: () => number;
+  emitProgress(p: BenchProgress): void;
+  /** Subscribe to telemetry readings of a host/service while a run lasts. */
+  watchPeaks?(host: string, serviceId: string | null, onReading: (r: PeakReading) => void): Disposable;
+  audit(type: string, target: string | null, payload: Record<string, unknown>): void;
+  /** Deadline of the reachability check before a run (ms). */
+  preflightTimeoutMs?: number;
+}
+
+export interface Prepared {
+  scenario: BenchScenario;
+  prompts: BenchPrompt[];
+  schema: CompiledSchema | null;
+  target: ResolvedTarget;
+}
+
+const PROGRESS_EVERY_MS = 250;
+
+export class BenchService implements Disposable {
+  private readonly active = new Map<string, { controller: AbortController; finished: Promise<void> }>();
+  private readonly disposables = new DisposableStore();
+  private readonly now: () => number;
+
+  constructor(private readonly o: BenchServiceOptions) {
+    this.now = o.now ?? (() => performance.now());
+  }
+
+  /** Everything that can be known wrong before the first request; throws coded errors. */
+  async prepare(scenario: BenchScenario, resolve: (s: BenchScenario) => Promise<ResolvedTarget>): Promise<Prepared> {
+    const schema = scenario.responseFormat ? compileSchema(scenario.responseFormat.schema) : null;
+    const prompts = await loadPrompts(scenario.prompts, plannedRequests(scenario) ?? 64);
+    const target = await resolve(scenario);
+    try {
+      await this.preflight(target);
+    } catch (err) {
+      target.release();
+      throw err;
+    }
+    return { scenario, prompts, schema, target };
+  }
+
+  /** Starts a prepared run in the background; returns its id at once. */
+  start(p: Prepared, source: BenchRun['source']): string {
+    const id = randomUUID().replaceAll('-', '').slice(0, 16);
+    const run: BenchRun = {
+      id,
+      name: p.scenario.name,
+      state: 'running',
+      source,
+      scenario: p.scenario,
+      upstream: p.target.upstream,
+      host: p.target.host,
+      model: p.target.model,
+      slots: p.target.slots,
+      startedAt: this.o.clock.now(),
+      finishedAt: null,
+      levels: [],
+      peaks: { vramMiB: null, gpuUtilPct: null, powerW: null, kvCachePct: null, samples: 0 },
+      baseline: false,
+      error: null,
+      note: null,
+    };
+    this.o.repo.insertRun(run);
+    this.o.audit('bench.run.started', p.target.upstream ?? p.target.endpoint.url, { runId: id, name: run.name, levels: p.scenario.levels, mode: p.scenario.mode });
+    const controller = new AbortController();
+    const finished = this.execute(run, p, controller);
+    this.active.set(id, { controller, finished });
+    fireAndForget(finished, this.o.logger, `bench run ${id}`);
+    return id;
+  }
+
+  cancel(runId: string): boolean {
+    const a = this.active.get(runId);
+    if (!a) {
+      this.o.repo.getRun(runId); // RUN_NOT_FOUND when unknown
+      return false;
+    }
+    a.controller.abort();
+    return true;
+  }
+
+  /** Resolves when the run is stored (tests, CLI). */
+  async whenFinished(runId: string): Promise<BenchRun> {
+    await this.active.get(runId)?.finished;
+    return this.o.repo.getRun(runId);
+  }
+
+  isRunning(runId: string): boolean {
+    return this.active.has(runId);
+  }
+
+  private async execute(run: BenchRun, p: Prepared, controller: AbortController): Promise<void> {
+    const peaks: Peaks = { ...run.peaks };
+    const maxOf = (a: number | null, b: number | null) => (b === null ? a : a === null ? b : Math.max(a, b));
+    const watch =
+      p.target.host && this.o.watchPeaks
+        ? this.o.watchPeaks(p.target.host, p.target.serviceId, (r) => {
+            peaks.vramMiB = maxOf(peaks.vramMiB, r.vramMiB);
+            peaks.gpuUtilPct = maxOf(peaks.gpuUtilPct, r.gpuUtilPct);
+            peaks.powerW = maxOf(peaks.powerW, r.powerW);
+            peaks.kvCachePct = maxOf(peaks.kvCachePct, r.kvCachePct);
+            peaks.samples++;
+          })
+        : null;
+    const maxLevel = Math.max(...p.scenario.levels, p.scenario.stability?.concurrency ?? 1);
+    const dispatcher = new Agent({ connections: p.scenario.mode === 'open' ? null : maxLevel + 1, pipelining: 0 });
+    let lastEmit = -Infinity;
+    const emit = (state: BenchRun['state'], pr: Omit<BenchProgress, 'runId' | 'name' | 'state' | 'message'>, message: string | null, force: boolean) => {
+      const t = this.now();
+      if (!force && t - lastEmit < PROGRESS_EVERY_MS) return;
+      lastEmit = t;
+      this.o.emitProgress({ runId: run.id, name: run.name, state, message, ...pr });
+    };
+    let lastProgress: Omit<BenchProgress, 'runId' | 'name' | 'state' | 'message'> = {
+      phase: 'warmup',
+      level: null,
+      levelIndex: 0,
+      levelCount: p.scenario.levels.length + (p.scenario.stability ? 1 : 0),
+      done: 0,
+      total: plannedRequests(p.scenario) ?? 0,
+      errors: 0,
+      elapsedMs: 0,
+      etaMs: null,
+    };
+    emit('running', lastProgress, null, true);
+    let final: BenchRun = run;
+    try {
+      const result = await runBenchmark({
+        scenario: p.scenario,
+        prompts: p.prompts,
+        endpoint: p.target.endpoint,
+        schema: p.schema,
+        signal: controller.signal,
+        dispatcher,
+        now: this.now,
+        onProgress: (pr) => {
+          lastProgress = pr;
+          emit('running', pr, null, false);
+        },
+      });
+      final = {
+        ...run,
+        state: result.cancelled ? 'cancelled' : 'completed',
+        finishedAt: this.o.clock.now(),
+        levels: result.levels,
+        peaks,
+        note: result.cancelled ? 'cancelled by the operator: partial run, the last level is incomplete' : null,
+      };
+      this.o.repo.finishRun(final, result.requests);
+    } catch (err) {
+      const e = toAppError(err);
+      final = { ...run, state: 'failed', finishedAt: this.o.clock.now(), peaks, error: { code: e.code, message: e.message } };
+      this.o.repo.finishRun(final, []);
+    } finally {
+      void watch?.dispose();
+      p.target.release();
+      this.active.delete(run.id);
+      await dispatcher.destroy().catch(() => undefined);
+    }
+    this.o.audit(`bench.run.${final.state}`, run.upstream ?? p.target.endpoint.url, { runId: run.id, levels: final.levels.length });
+    emit(final.state, lastProgress, final.error?.message ?? final.note, true);
+  }
+
+  private async preflight(target: ResolvedTarget): Promise<void> {
+    const url = target.endpoint.url.replace(/\/chat\/completions$/, '/models');
+    try {
+      const res = await request(url, { headers: target.endpoint.headers, signal: AbortSignal.timeout(this.o.preflightTimeoutMs ?? 5_000) });
+      const text = await res.body.text();
+      if (res.statusCode >= 400) {
+        const sleeping = /model_sleeping|asleep/i.test(text);
+        throw new AppError(
+          sleeping ? BenchErrorCode.TARGET_ASLEEP : BenchErrorCode.TARGET_UNREACHABLE,
+          `${url} answered ${res.statusCode}: ${text.slice(0, 200)}`,
+          { details: { url, status: res.statusCode } },
+        );
+      }
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      throw new AppError(BenchErrorCode.TARGET_UNREACHABLE, `${url} is not reachable: ${(err as Error).message}`, { retryable: true, details: { url }, cause: err });
+    }
+  }
+
+  async dispose(): Promise<void> {
+    for (const a of this.active.values()) a.controller.abort();
+    await Promise.allSettled([...this.active.values()].map((a) => a.finished));
+    await this.disposables.dispose();
+  }
+}

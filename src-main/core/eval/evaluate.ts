@@ -1,0 +1,136 @@
+// Evaluation figures of field-notes §5 over a set of settled requests (a
+// benchmark run, or a window of the proxy's request rows). Every figure carries
+// its formula; what cannot be computed is unavailable with a reason, never 0.
+import type { Evaluation, Figure } from '../../../src-preload/contract/index.js';
+import { costPerMillionBoth, shareGpuTime, type RequestSpan } from '../cost/index.js';
+
+export interface EvalSample {
+  /** Epoch ms when the request was sent. */
+  startMs: number;
+  totalMs: number | null;
+  queueMs: number | null;
+  ttftMs: number | null;
+  failed: boolean;
+  completionTokens: number | null;
+  /** null: not schema-checked (no response_format, or no answer came back). */
+  jsonOk: boolean | null;
+  schemaOk: boolean | null;
+  host: string | null;
+}
+
+export interface EvalInput {
+  source: string;
+  fromMs: number;
+  toMs: number;
+  samples: readonly EvalSample[];
+  /** Price per hour of a host; null when not configured. */
+  priceOf(host: string): number | null;
+}
+
+export const UNSTABLE_BELOW = 20;
+
+function nearestRank(values: readonly number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(1, Math.ceil((p / 100) * sorted.length)) - 1]!;
+}
+
+function fig(key: string, label: string, unit: string, formula: string, value: number | null, samples: number, reason: string | null, extra: Partial<Figure> = {}): Figure {
+  const ok = value !== null && Number.isFinite(value);
+  return {
+    key,
+    label,
+    unit,
+    formula,
+    value: ok ? value : null,
+    samples,
+    unavailableReason: ok ? null : (reason ?? 'not computable'),
+    unstable: false,
+    estimate: false,
+    ...extra,
+  };
+}
+
+export function evaluate(input: EvalInput): Evaluation {
+  const { samples } = input;
+  const settled = samples.length;
+  const failed = samples.filter((s) => s.failed).length;
+  const done = samples.filter((s) => !s.failed && s.totalMs !== null);
+  const e2e = done.map((s) => s.totalMs! - (s.queueMs ?? 0));
+  const ttft = done.map((s) => s.ttftMs).filter((v): v is number => v !== null);
+  const latency = done.map((s) => s.totalMs!);
+  const checked = samples.filter((s) => s.jsonOk !== null);
+  const tokensKnown = done.some((s) => s.completionTokens !== null);
+  const tokens = done.reduce((n, s) => n + (s.completionTokens ?? 0), 0);
+  const wallS = (input.toMs - input.fromMs) / 1000;
+  const none = 'no completed requests';
+  const figures: Figure[] = [];
+
+  figures.push(
+    fig('failureRate', 'Failure rate', '%', 'settled failed ÷ all settled requests', settled ? (failed / settled) * 100 : null, settled, 'no settled requests'),
+  );
+  const p95 = nearestRank(e2e, 95);
+  figures.push(
+    fig('p95E2e', 'P95 end-to-end', 'ms', 'nearest rank over (completed − queued); unstable below 20 samples', p95, e2e.length, none, {
+      unstable: e2e.length > 0 && e2e.length < UNSTABLE_BELOW,
+    }),
+  );
+  for (const [key, label, values, p] of [
+    ['ttftP50', 'TTFT p50', ttft, 50],
+    ['ttftP95', 'TTFT p95', ttft, 95],
+    ['latencyP50', 'Latency p50', latency, 50],
+    ['latencyP95', 'Latency p95', latency, 95],
+  ] as const) {
+    figures.push(
+      fig(key, label, 'ms', `nearest rank (p${p}) over the requests' ${key.startsWith('ttft') ? 'time to first token' : 'total latency'}`, nearestRank(values, p), values.length, values === ttft && done.length > 0 ? 'no streamed answers (TTFT needs streaming)' : none, {
+        unstable: p === 95 && values.length > 0 && values.length < UNSTABLE_BELOW,
+      }),
+    );
+  }
+  const noSchema = 'no schema-checked answers (the run had no response_format, or no answer came back)';
+  figures.push(
+    fig('jsonRate', 'First-pass JSON rate', '%', 'responses that parse, first attempt ÷ attempts that got a response', checked.length ? (checked.filter((s) => s.jsonOk).length / checked.length) * 100 : null, checked.length, noSchema),
+    fig('schemaRate', 'First-pass schema rate', '%', 'responses that validate against the schema, first attempt ÷ attempts that got a response', checked.length ? (checked.filter((s) => s.schemaOk).length / checked.length) * 100 : null, checked.length, noSchema),
+  );
+  figures.push(
+    fig('outputTokPerS', 'Aggregate output tok/s', 'tok/s', 'completion tokens ÷ wall time', tokensKnown && wallS > 0 ? tokens / wallS : null, done.length, tokensKnown ? 'empty window' : 'no completion tokens recorded'),
+  );
+
+  // Cost: GPU time shared among concurrent requests per host (never counted twice) × price.
+  const spans: RequestSpan[] = [];
+  done.forEach((s) => {
+    if (s.host === null) return;
+    spans.push({ startMs: s.startMs, endMs: s.startMs + s.totalMs!, model: null, client: '', completionTokens: s.completionTokens, host: s.host });
+
+  });
+  const { gpuSeconds, busySecondsByHost } = shareGpuTime(spans, { fromMs: input.fromMs, toMs: input.toMs });
+  const hosts = [...new Set(spans.map((s) => s.host))];
+  const prices = hosts.map((h) => input.priceOf(h));
+  const priced = hosts.length > 0 && prices.every((p) => p !== null && p > 0);
+  let reason: string | null = null;
+  if (done.length === 0) reason = none;
+  else if (hosts.length === 0) reason = 'the serving host is not known (not a console target)';
+  else if (!priced) reason = 'no price configured for the host';
+  let usd = 0;
+  if (priced) spans.forEach((s, i) => (usd += ((input.priceOf(s.host) ?? 0) * gpuSeconds[i]!) / 3600));
+  figures.push(
+    fig('costPerRequest', 'GPU cost per request', 'USD', 'price per hour × the request’s share of GPU time ÷ 3600 (time shared among concurrent requests), averaged', priced && spans.length ? usd / spans.length : null, spans.length, reason, { estimate: true }),
+  );
+  if (hosts.length === 1 && priced) {
+    const busy = busySecondsByHost.get(hosts[0]!) ?? null;
+    const both = costPerMillionBoth(prices[0]!, { outputTokens: tokensKnown ? tokens : null, busySeconds: busy, reservedSeconds: wallS });
+    const toFig = (key: string, label: string, e: typeof both.usageBased, formula: string) =>
+      fig(key, label, 'USD/1M tok', formula, e.value, done.length, e.unavailableReason, { estimate: true });
+    figures.push(
+      toFig('costPerMillionBusy', 'Cost per 1M output tokens (busy time)', both.usageBased, 'price per hour ÷ (3600 × output tok/s over busy time) × 10⁶'),
+      toFig('costPerMillionReserved', 'Cost per 1M output tokens (all reserved time)', both.reservationBased, 'price per hour ÷ (3600 × output tok/s over the whole window) × 10⁶'),
+    );
+  } else {
+    const why = hosts.length > 1 ? 'requests were served by several hosts; see per-host cost' : reason ?? 'not computable';
+    figures.push(
+      fig('costPerMillionBusy', 'Cost per 1M output tokens (busy time)', 'USD/1M tok', 'price per hour ÷ (3600 × output tok/s over busy time) × 10⁶', null, done.length, why, { estimate: true }),
+      fig('costPerMillionReserved', 'Cost per 1M output tokens (all reserved time)', 'USD/1M tok', 'price per hour ÷ (3600 × output tok/s over the whole window) × 10⁶', null, done.length, why, { estimate: true }),
+    );
+  }
+  return { source: input.source, fromMs: input.fromMs, toMs: input.toMs, figures };
+}

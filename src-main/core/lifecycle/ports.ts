@@ -1,0 +1,17 @@
+import type { FleetSnapshot } from '../../../src-preload/contract/index.js';
+import type { ExecOptions, ExecResult } from '../ssh/index.js';
+
+/** What the lifecycle capability needs from the fleet (FleetService satisfies it). */
+export interface LifecycleFleet {
+  snapshot(): FleetSnapshot;
+  tunnelUrl(label: string, serviceId: string): string;
+  exec(label: string, command: string, options?: ExecOptions): Promise<ExecResult>;
+}
+
+/** What it needs from the proxy (wiring/proxy.ts satisfies it); null when no proxy runs. */
+export interface LifecycleProxy {
+  drain(upstream: string, options: { deadlineMs: number }, actor: string): Promise<{ drained: number; aborted: number }>;
+  resume(upstream: string, actor: string): void;
+  /** Requests running and waiting on that upstream now; null when the proxy does not know it. */
+  load(upstream: string): { inFlight: number; queued: number } | null;
+}

@@ -1,0 +1,50 @@
+import type { Config } from '../config/index.js';
+import type { LifecycleTargetConfig } from './drivers/index.js';
+
+/** Every configured model service with its lifecycle settings filled in. */
+export function lifecycleTargets(config: Config): LifecycleTargetConfig[] {
+  const out: LifecycleTargetConfig[] = [];
+  for (const host of config.hosts) {
+    for (const s of host.services) {
+      const lc = s.lifecycle;
+      out.push({
+        label: host.label,
+        serviceId: s.id,
+        upstream: `${host.label}/${s.id}`,
+        kind: s.kind,
+        model: s.model,
+        remoteHost: s.remoteHost,
+        remotePort: s.remotePort,
+        driver: lc?.driver ?? (s.kind === 'vllm' ? 'vllm-sleep' : 'llama-server'),
+        routerBaseUrl: lc?.routerBaseUrl ?? null,
+        restartCommand: lc?.restartCommand ?? s.restartCommand ?? null,
+        sleepLevel: lc?.sleepLevel ?? 1,
+      });
+    }
+  }
+  return out;
+}
+
+export interface PolicySettings {
+  idleSleepMinutes: number;
+  idleOffloadMinutes: number;
+  stuckSeconds: number;
+  healthFailures: number;
+  wakeOnDemand: boolean;
+}
+
+export const DEFAULT_POLICY: PolicySettings = { idleSleepMinutes: 15, idleOffloadMinutes: 180, stuckSeconds: 120, healthFailures: 5, wakeOnDemand: true };
+
+export function policySettings(config: Config, upstream: string): PolicySettings {
+  const [label, id] = upstream.split('/');
+  const s = config.hosts.find((h) => h.label === label)?.services.find((x) => x.id === id);
+  const lc = s?.lifecycle;
+  if (!lc) return DEFAULT_POLICY;
+  return {
+    idleSleepMinutes: lc.idleSleepMinutes,
+    idleOffloadMinutes: lc.idleOffloadMinutes,
+    stuckSeconds: lc.stuckSeconds,
+    healthFailures: lc.healthFailures,
+    wakeOnDemand: lc.wakeOnDemand,
+  };
+}

@@ -1,0 +1,208 @@
+// The Actions view: per-service buttons that PROPOSE wake / sleep / offload /
+// restart, the inbox of pending proposals (approve or reject in a dialog),
+// live progress, history with outcomes, standing approvals, and the audit
+// chain check. Nothing here changes a server without the dialog's approval.
+import { useMemo, useState } from 'react';
+import type { ActionKind, ActionView, AuditVerifyResult } from '../../../../src-preload/contract/index.js';
+import { useAppStore, useServices } from '../../app/app-context.js';
+import { toContractError } from '../../transport/transport.js';
+import { ConfirmDialog } from './ConfirmDialog.js';
+import { seconds, useActions } from './use-actions.js';
+import './actions.css';
+
+const KINDS: readonly ActionKind[] = ['wake', 'sleep', 'offload', 'restart'];
+const LIVE = new Set(['approved', 'running']);
+
+export function ActionsView(): React.JSX.Element {
+  const { transport } = useServices();
+  const { actions, standing, targets, error } = useActions();
+  const setView = useAppStore((s) => s.setView);
+  const sleepOf = useAppStore((s) => s.fleet.snapshot);
+  const [open, setOpen] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [audit, setAudit] = useState<AuditVerifyResult | null>(null);
+  const pending = actions.filter((a) => a.state === 'proposed');
+  const live = actions.filter((a) => LIVE.has(a.state));
+  const history = actions.filter((a) => !LIVE.has(a.state) && a.state !== 'proposed');
+  const current = useMemo(() => actions.find((a) => a.id === open) ?? null, [actions, open]);
+
+  const propose = (upstream: string, kind: ActionKind): void => {
+    setProblem(null);
+    transport.invoke('actions.propose', { upstream, kind, reason: `operator pressed ${kind} in the Actions view` }).then(
+      (r) => setOpen(r.action.state === 'proposed' ? r.action.id : null),
+      (err: unknown) => {
+        const e = toContractError(err);
+        setProblem(`${e.code}: ${e.message}`);
+      },
+    );
+  };
+  const verify = (): void => {
+    transport.invoke('audit.verify', {}).then(setAudit, (err: unknown) => setProblem(toContractError(err).message));
+  };
+  const stateOf = (upstream: string): string => {
+    const [label, id] = upstream.split('/');
+    const svc = sleepOf?.hosts.find((h) => h.label === label)?.services.find((s) => s.id === id);
+    return svc ? `${svc.sleep} · health ${svc.health}` : 'unknown';
+  };
+
+  return (
+    <section className="actions" aria-labelledby="actions-title" data-testid="actions-view">
+      <div className="view-title">
+        <h1 id="actions-title">Actions</h1>
+        <p className="muted">Wake, sleep, offload and restart are proposed here and run only after an approval; every step is in the audit log.</p>
+      </div>
+      {error || problem ? (
+        <p className="inline-error" role="alert" data-testid="actions-error">
+          {problem ?? error}
+        </p>
+      ) : null}
+
+      <section className="panel" aria-labelledby="inbox-title">
+        <h3 className="panel__title" id="inbox-title">
+          Waiting for approval <span className="badge" data-testid="inbox-count">{pending.length}</span>
+        </h3>
+        {pending.length === 0 ? <p className="muted panel__empty">No pending proposals.</p> : null}
+        <ul className="actions-inbox">
+          {pending.map((a) => (
+            <li key={a.id} className="actions-inbox__item" data-testid="proposal" data-action-id={a.id} data-kind={a.kind} data-upstream={a.upstream}>
+              <div>
+                <strong>{a.kind}</strong> <code>{a.upstream}</code> — {a.reason}
+                {a.repeats > 0 ? <span className="muted"> (asked {a.repeats + 1}×)</span> : null}
+                <div className="muted">
+                  by {a.proposer} · ~{seconds(a.expectedDowntimeMs)} downtime ({a.downtimeBasis}) · expires {new Date(a.expiresAt).toLocaleTimeString()}
+                </div>
+              </div>
+              <button type="button" className="button" onClick={() => setOpen(a.id)} data-testid={`review-${a.id}`}>
+                Review…
+              </button>
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      {live.length > 0 ? (
+        <section className="panel" aria-labelledby="live-title" aria-live="polite">
+          <h3 className="panel__title" id="live-title">Running</h3>
+          <ul className="actions-inbox">
+            {live.map((a) => (
+              <li key={a.id} className="actions-inbox__item" data-testid="running-action" data-action-id={a.id}>
+                <strong>{a.kind}</strong> <code>{a.upstream}</code> — {a.state}: {a.progress ?? '…'}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+
+      <section className="panel" aria-labelledby="services-title">
+        <h3 className="panel__title" id="services-title">Services</h3>
+        <table className="data-table">
+          <thead>
+            <tr>
+              <th scope="col">Service</th>
+              <th scope="col">Model</th>
+              <th scope="col">Driver</th>
+              <th scope="col">State</th>
+              <th scope="col">Propose</th>
+            </tr>
+          </thead>
+          <tbody>
+            {targets.map((t) => (
+              <tr key={t.upstream} data-testid={`target-${t.upstream}`}>
+                <td>
+                  <code>{t.upstream}</code>
+                </td>
+                <td>{t.model}</td>
+                <td>{t.driver}</td>
+                <td>{stateOf(t.upstream)}</td>
+                <td className="actions-buttons">
+                  {KINDS.map((k) => (
+                    <button
+                      key={k}
+                      type="button"
+                      className="button button--small"
+                      disabled={!t.supported.includes(k)}
+                      title={t.supported.includes(k) ? `Propose ${k} (asks for confirmation)` : `the ${t.driver} driver cannot ${k}`}
+                      onClick={() => propose(t.upstream, k)}
+                      data-testid={`propose-${k}-${t.upstream}`}
+                    >
+                      {k[0]!.toUpperCase() + k.slice(1)}…
+                    </button>
+                  ))}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <section className="panel" aria-labelledby="history-title">
+        <h3 className="panel__title" id="history-title">History</h3>
+        {history.length === 0 ? <p className="muted panel__empty">No finished actions yet.</p> : null}
+        <table className="data-table">
+          <tbody>
+            {history.map((a) => (
+              <HistoryRow key={a.id} a={a} />
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <section className="panel" aria-labelledby="standing-title">
+        <h3 className="panel__title" id="standing-title">Standing approvals</h3>
+        {standing.length === 0 ? <p className="muted panel__empty">None. (Grant one with the actions.grantStanding call.)</p> : null}
+        <ul>
+          {standing.map((s) => (
+            <li key={s.id} data-testid="standing">
+              {s.kind} <code>{s.upstream}</code> by {s.grantedBy}, until {new Date(s.expiresAt).toLocaleString()} · used {s.uses}×{' '}
+              {s.revokedAt ? (
+                <span className="muted">revoked</span>
+              ) : (
+                <button type="button" className="button button--small" onClick={() => void transport.invoke('actions.revokeStanding', { id: s.id }).catch(() => undefined)}>
+                  Revoke
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      <section className="panel" aria-labelledby="chain-title">
+        <h3 className="panel__title" id="chain-title">Audit chain</h3>
+        <button type="button" className="button" onClick={verify} data-testid="actions-verify-chain">
+          Verify the audit chain
+        </button>{' '}
+        <button type="button" className="button button--ghost" onClick={() => setView('audit')}>
+          Open the audit log
+        </button>
+        {audit ? (
+          <p data-testid="actions-chain-result" className={audit.ok ? '' : 'inline-error'}>
+            {audit.ok
+              ? `Chain OK: ${audit.count} events${audit.head ? `, head #${audit.head.seq}` : ''}.`
+              : `Chain BROKEN at event #${audit.brokenAt} (${audit.reason}); ${audit.count} events verified before it.`}
+          </p>
+        ) : null}
+      </section>
+
+      {current && current.state === 'proposed' ? <ConfirmDialog action={current} onClose={() => setOpen(null)} /> : null}
+    </section>
+  );
+}
+
+function HistoryRow({ a }: { a: ActionView }): React.JSX.Element {
+  return (
+    <tr data-testid="history-row" data-action-id={a.id} data-state={a.state}>
+      <td>{new Date(a.finishedAt ?? a.createdAt).toLocaleTimeString()}</td>
+      <td>
+        <strong>{a.kind}</strong> <code>{a.upstream}</code>
+      </td>
+      <td>
+        <span className={`badge actions-state--${a.state}`}>{a.state}</span>
+      </td>
+      <td>{a.approver ? `${a.approver.displayName} (${a.approver.osUser} via ${a.approver.via})` : a.proposer}</td>
+      <td>
+        {a.rejectReason ?? a.error ?? a.observed.join(' · ')}
+        {a.drained !== null ? <span className="muted"> · drained {a.drained}, cut {a.aborted}</span> : null}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,126 @@
+// The approval dialog: what exactly will happen (each call or command
+// verbatim), the expected downtime and its basis, what is in flight, and for
+// restart / offload the host label typed. The safe button has the focus; the
+// approve button stays disabled until what is required is there.
+import { useEffect, useRef, useState } from 'react';
+import type { ActionView } from '../../../../src-preload/contract/index.js';
+import { useServices } from '../../app/app-context.js';
+import { toContractError } from '../../transport/transport.js';
+import { seconds } from './use-actions.js';
+
+export function ConfirmDialog({ action, onClose }: { action: ActionView; onClose: () => void }): React.JSX.Element {
+  const { transport } = useServices();
+  const [typed, setTyped] = useState('');
+  const [mode, setMode] = useState<'approve' | 'reject'>('approve');
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => cancelRef.current?.focus(), []);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') onClose();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [onClose]);
+
+  const ready = mode === 'approve' ? !action.requiresTypedLabel || typed === action.label : reason.trim().length > 0;
+  const submit = (): void => {
+    if (!ready || !action.nonce) return;
+    setBusy(true);
+    setError(null);
+    const call =
+      mode === 'approve'
+        ? transport.invoke('actions.approve', { id: action.id, nonce: action.nonce, ...(action.requiresTypedLabel ? { typedLabel: typed } : {}) })
+        : transport.invoke('actions.reject', { id: action.id, nonce: action.nonce, reason: reason.trim() });
+    call.then(
+      () => onClose(),
+      (err: unknown) => {
+        const e = toContractError(err);
+        setBusy(false);
+        setError(`${e.code}: ${e.message}`);
+      },
+    );
+  };
+  const destructive = action.requiresTypedLabel;
+
+  return (
+    <div className="dialog-backdrop" role="presentation">
+      <div className="dialog actions-dialog" role="dialog" aria-modal="true" aria-labelledby="action-title" data-testid="action-dialog">
+        <h2 id="action-title">
+          {action.kind[0]!.toUpperCase() + action.kind.slice(1)} <code>{action.upstream}</code>?
+        </h2>
+        <p>{action.expectedEffect}.</p>
+        <dl className="actions-facts">
+          <dt>Proposed by</dt>
+          <dd>
+            {action.proposer} — {action.reason}
+          </dd>
+          <dt>Expected downtime</dt>
+          <dd data-testid="action-downtime">
+            ~{seconds(action.expectedDowntimeMs)} <span className="muted">({action.downtimeBasis})</span>
+          </dd>
+          <dt>Right now</dt>
+          <dd data-testid="action-load">
+            {action.inFlight} requests in flight, {action.queued} queued on {action.upstream}
+          </dd>
+        </dl>
+        <h3 className="actions-dialog__sub">Exactly what will be done</h3>
+        <ol className="actions-steps" data-testid="action-steps">
+          {action.steps.map((s, i) => (
+            <li key={i} className={`actions-step actions-step--${s.kind}`}>
+              <span className="badge">{s.kind}</span> <code data-testid={`action-step-${s.kind}`}>{s.text}</code>
+              {s.body ? (
+                <div>
+                  body <code>{s.body}</code>
+                </div>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+        <div className="actions-mode" role="radiogroup" aria-label="Decision">
+          <label>
+            <input type="radio" name="decision" checked={mode === 'approve'} onChange={() => setMode('approve')} data-testid="decision-approve" /> Approve
+          </label>
+          <label>
+            <input type="radio" name="decision" checked={mode === 'reject'} onChange={() => setMode('reject')} data-testid="decision-reject" /> Reject
+          </label>
+        </div>
+        {mode === 'approve' && destructive ? (
+          <label className="actions-typed">
+            <span>
+              Type the host label <strong>{action.label}</strong> to confirm this {action.kind}:
+            </span>
+            <input value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" spellCheck={false} data-testid="action-typed-label" aria-label={`Type ${action.label} to confirm`} />
+          </label>
+        ) : null}
+        {mode === 'reject' ? (
+          <label className="actions-typed">
+            Reason for rejecting:
+            <input value={reason} onChange={(e) => setReason(e.target.value)} data-testid="action-reject-reason" />
+          </label>
+        ) : null}
+        {error ? (
+          <p className="inline-error" role="alert" data-testid="action-error">
+            {error}
+          </p>
+        ) : null}
+        <div className="dialog__actions">
+          <button type="button" className="button" onClick={onClose} ref={cancelRef} disabled={busy} data-testid="action-cancel">
+            Cancel
+          </button>
+          <button
+            type="button"
+            className={`button ${mode === 'approve' && destructive ? 'button--danger' : 'button--primary'}`}
+            disabled={!ready || busy || action.nonce === null}
+            onClick={submit}
+            data-testid="action-submit"
+          >
+            {mode === 'approve' ? `Approve ${action.kind}` : 'Reject'}
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,4 @@
+import type { ViewModule } from '../../app/views.js';
+import { ActionsView } from './ActionsView.js';
+
+export const view: ViewModule = { id: 'actions', label: 'Actions', glyph: '↻', order: 40, Component: ActionsView };

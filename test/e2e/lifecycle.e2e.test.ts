@@ -1,0 +1,76 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../helpers/browser.js';
+import { assertBuilt, runCliProcess, startConsole, type RunningConsole } from '../helpers/console-process.js';
+
+// Through the built console: propose a sleep in the Actions view, approve it
+// in the dialog, see it verified, and find every step in the audit log.
+
+describe('lifecycle actions through the built console', () => {
+  let consoleProc: RunningConsole;
+  let browser: Browser;
+  let page: Page;
+  const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-lc-'));
+  const shots = process.env.LIFECYCLE_SHOTS_DIR ?? null;
+
+  beforeAll(async () => {
+    assertBuilt();
+    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--demo-time-scale', '200', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0']);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    if (shots) mkdirSync(shots, { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    expect(await consoleProc?.stop()).toBe(0);
+  });
+
+  it('proposes a sleep, approves it in the dialog, sees it verified, with the audit rows present', async () => {
+    await page.goto(consoleProc.ui);
+    await page.getByTestId('nav-actions').click();
+    // The fleet must have seen the model awake before a sleep can be verified.
+    const row = page.getByTestId('target-l20-poc/qwen');
+    await expect.poll(async () => (await row.textContent()) ?? '', { timeout: 20_000 }).toContain('awake · health ok');
+
+    // Restart: the destructive path needs the label typed; the approve button stays disabled until then.
+    await page.getByTestId('propose-restart-tri-gpu/gemma').click();
+    await expect.poll(() => page.getByTestId('action-dialog').count(), { timeout: 5_000 }).toBe(1);
+    expect(await page.getByTestId('action-step-ssh').textContent()).toBe('sudo systemctl restart vllm-gemma');
+    expect(await page.getByTestId('action-submit').isDisabled()).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } } }).document.activeElement.getAttribute('data-testid'))).toBe('action-cancel');
+    if (shots) await page.screenshot({ path: join(shots, 'actions-restart-dialog.png') });
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('action-dialog').count()).toBe(0);
+    expect(await page.getByTestId('inbox-count').textContent()).toBe('1');
+
+    await page.getByTestId('propose-sleep-l20-poc/qwen').click();
+    await expect.poll(() => page.getByTestId('action-dialog').count(), { timeout: 5_000 }).toBe(1);
+    expect(await page.getByTestId('action-step-http').textContent()).toContain('POST http://127.0.0.1:8000/sleep?level=1');
+    if (shots) await page.screenshot({ path: join(shots, 'actions-sleep-dialog.png') });
+    await page.getByTestId('action-submit').click();
+    await expect.poll(() => page.getByTestId('action-dialog').count()).toBe(0);
+
+    const verified = page.locator('[data-testid="history-row"][data-state="verified"]');
+    await expect.poll(() => verified.count(), { timeout: 20_000 }).toBe(1);
+    expect(await verified.textContent()).toContain('l20-poc/qwen');
+    if (shots) await page.screenshot({ path: join(shots, 'actions-history.png') });
+
+    await page.getByTestId('actions-verify-chain').click();
+    await expect.poll(async () => (await page.getByTestId('actions-chain-result').textContent()) ?? '', { timeout: 5_000 }).toMatch(/^Chain OK/);
+
+    // The CLI sees the same queue (and the pending restart with its nonce).
+    const listed = await runCliProcess(['actions', 'list', '--data-dir', dataDir]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/verified\s+sleep\s+l20-poc\/qwen/);
+    expect(listed.stdout).toContain('--type-label tri-gpu');
+
+    const audit = await runCliProcess(['audit', 'list', '--limit', '200', '--data-dir', dataDir]);
+    for (const t of ['lifecycle.proposed', 'lifecycle.approved', 'lifecycle.running', 'lifecycle.drained', 'lifecycle.step', 'lifecycle.verified', 'lifecycle.resumed']) {
+      expect(audit.stdout).toContain(t);
+    }
+  }, 60_000);
+});
