@@ -14,7 +14,7 @@ import type { ActionView } from '../../../src-preload/contract/index.js';
 
 let app: App;
 let api: Api;
-const TIME_SCALE = 400;
+const TIME_SCALE = 100;
 
 async function call<T>(channel: string, input: unknown): Promise<T> {
   const r = await api.invoke(channel, input, { caller: 'test' });
@@ -77,6 +77,8 @@ describe('lifecycle against the demo fleet', () => {
     expect(app.demo!.host('l20-poc').simulator('qwen').state().sleepState).toBe('weights_offloaded');
 
     await until(() => sleepOf('l20-poc/qwen') === 'asleep-1');
+    // The proxy learns sleep states from the fleet's ticks: wait until it sees this one too.
+    await until(() => app.proxy.snapshot().upstreams.find((u) => u.upstream === 'l20-poc/qwen')?.state === 'sleeping');
     // A request for the sleeping model: 503 model_sleeping, and exactly one wake proposal however many ask.
     for (let i = 0; i < 3; i++) {
       const r = await request(`${app.proxy.url()}/chat/completions`, {
