@@ -65,6 +65,8 @@ export interface App extends Disposable {
   attention(): { pendingApprovals: number; activeAlerts: number };
   readonly notifications: NotificationRouter;
   setDoNotDisturb(on: boolean, minutes: number | null, caller: string): void;
+  /** A native notification was clicked: ask the UI to show its subject. */
+  openRoute(route: string): void;
   info(): AppInfo;
   onEvent(listener: (event: AppEvent) => void): Disposable;
   connectHost(label: string, caller: string): Promise<HostConnectionState>;
@@ -198,6 +200,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       operatorActor,
       attention: () => ({ pendingApprovals: lifecycle.pendingApprovals(), activeAlerts: telemetry.alerts.list().length }),
       notifications,
+      openRoute: (route) => emit('notifications.open', { route }),
       setDoNotDisturb: (on, minutes, caller) => {
         notifications.setDoNotDisturb(on, on && minutes !== null ? clock.now() + minutes * 60_000 : null);
         store.audit.append({ type: 'notifications.dnd', actor: operatorActor(caller), target: null, payload: { on, minutes } });

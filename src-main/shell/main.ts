@@ -72,7 +72,7 @@ export function runDesktop(): void {
         logger,
         sqliteNativeBinding: nativeBinding,
         secretStore: keychainSecretStore,
-        notifier: electronNotifier(),
+        notifier: electronNotifier((route) => core?.app.openRoute(route)),
       });
       const api = createApi(started, logger.child('api'));
       core = { app: started, api };

@@ -2,7 +2,7 @@
 import { BrowserWindow, Notification } from 'electron';
 import type { Notifier } from '../core/ports.js';
 
-export function electronNotifier(): Notifier {
+export function electronNotifier(onOpen: (route: string) => void): Notifier {
   return {
     notify(request) {
       if (!Notification.isSupported()) return;
@@ -13,6 +13,7 @@ export function electronNotifier(): Notifier {
         if (win.isMinimized()) win.restore();
         win.show();
         win.focus();
+        if (request.route) onOpen(request.route);
       });
       n.show();
     },

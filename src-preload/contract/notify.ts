@@ -30,4 +30,6 @@ export const notifyInvokeChannels = {
 export const notifyEventChannels = {
   /** A notification the UI should show (outcome `sent`) or list (any outcome). */
   'notifications.notice': NotificationSchema,
+  /** The operator clicked a native notification: show its subject (e.g. `hosts/l20-poc`, `actions`). */
+  'notifications.open': z.object({ route: z.string().max(200) }).strict(),
 } as const;

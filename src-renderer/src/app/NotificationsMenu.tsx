@@ -5,6 +5,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ConsoleNotificationView } from '../../../src-preload/contract/index.js';
 import { useAppStore, useServices } from './app-context.js';
+import { VIEWS } from './Nav.js';
 
 type Permission = 'default' | 'granted' | 'denied' | 'unsupported';
 
@@ -30,7 +31,8 @@ export function NotificationsMenu(): React.JSX.Element {
       if (area === 'hosts' && label) {
         selectHost(label);
         setView('host');
-      } else setView('fleet');
+      } else if (area && VIEWS.some((v) => v.id === area)) setView(area);
+      else setView('fleet');
       setOpen(false);
     },
     [selectHost, setView],
@@ -57,9 +59,12 @@ export function NotificationsMenu(): React.JSX.Element {
         };
       }
     });
+    // The desktop app shows native notifications itself; a click on one arrives here.
+    const offOpen = transport.on('notifications.open', ({ route }) => go(route));
     return () => {
       live = false;
       off();
+      offOpen();
     };
   }, [transport, go]);
 
