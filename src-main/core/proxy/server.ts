@@ -15,6 +15,7 @@ import { ProxyErrorCode, errorBody } from './errors.js';
 import { ENDPOINT_PATH, Exchange, baseHeaders, wire, writeError, type Endpoint } from './exchange.js';
 import { forward } from './forward.js';
 import { IdempotencyCache, fingerprintOf, type StoredAnswer } from './idempotency.js';
+import { LiveList } from './live-list.js';
 import { renderProxyMetrics } from './metrics-text.js';
 import { PriorityPool, validateCaps, type Lease, type PoolPolicy } from './pool.js';
 import type { ModelRegistry, UpstreamSpec } from './registry.js';
@@ -90,13 +91,13 @@ export class ProxyServer implements Disposable {
   private registry: ModelRegistry;
   private readonly pools = new Map<string, PriorityPool>();
   private readonly stats = new Map<string, UpstreamStats>();
-  private readonly inFlight = new Map<string, Set<Exchange>>();
+  private readonly inFlight = new Map<string, LiveList<Exchange>>();
   private readonly dispatchers = new Map<string, Pool>();
   private readonly answered = new Map<string, number>();
   private readonly apiKeys = new Map<string, string>();
   private readonly capsOverrides: Map<string, PoolCaps>;
   private readonly idempotency: IdempotencyCache;
-  private readonly open = new Set<Exchange>();
+  private readonly open = new LiveList<Exchange>();
   private answeredTotal = 0;
   private closing = false;
   private closed: Promise<void> | null = null;
@@ -179,7 +180,7 @@ export class ProxyServer implements Disposable {
    */
   async drain(key: string, options: { deadlineMs: number }): Promise<DrainResult> {
     const pool = this.requirePool(key);
-    const running = [...(this.inFlight.get(key) ?? [])];
+    const running = this.inFlight.get(key)?.size ?? 0;
     const idle = pool.drain();
     let timer: Disposable | undefined;
     const timedOut = await Promise.race([
@@ -191,7 +192,7 @@ export class ProxyServer implements Disposable {
     void timer?.dispose();
     let aborted = 0;
     if (timedOut) {
-      for (const ex of this.inFlight.get(key) ?? []) {
+      for (const ex of this.inFlight.get(key)?.values() ?? []) {
         if (ex.abort) {
           ex.abort('drain');
           aborted++;
@@ -199,7 +200,7 @@ export class ProxyServer implements Disposable {
       }
       await idle;
     }
-    return { drained: running.length - aborted, aborted };
+    return { drained: running - aborted, aborted };
   }
 
   resume(key: string): void {
@@ -248,7 +249,7 @@ export class ProxyServer implements Disposable {
       this.server.closeIdleConnections();
       await Promise.allSettled([...this.pools.keys()].map((key) => this.drain(key, { deadlineMs: graceMs })));
       // Anything still open (waiting on an idempotent twin, reading a body) is cut now.
-      for (const ex of this.open) ex.abort?.('drain');
+      for (const ex of this.open.values()) ex.abort?.('drain');
       this.server.closeAllConnections();
       await serverClosed;
       await Promise.allSettled([...this.dispatchers.values()].map((d) => d.destroy()));
@@ -266,7 +267,7 @@ export class ProxyServer implements Disposable {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const ex = new Exchange(res, this.mono(), this.clock.now());
-    this.open.add(ex);
+    const openNode = this.open.add(ex);
     res.once('close', () => {
       if (!res.writableFinished) {
         ex.clientGone = true;
@@ -278,13 +279,15 @@ export class ProxyServer implements Disposable {
         this.logger.error('proxy request failed', { id: ex.id, error: err instanceof Error ? err.message : String(err) });
         writeError(ex, wire(500, 'internal_error', 'internal error in the proxy'));
       })
-      .finally(() => this.finish(ex));
+      .finally(() => {
+        this.open.remove(openNode);
+        this.finish(ex);
+      });
   }
 
   private finish(ex: Exchange): void {
     if (ex.finished) return;
     ex.finished = true;
-    this.open.delete(ex);
     if (ex.status === 0 && !ex.clientGone) {
       // Every path answers; this is the safety net that keeps "never without an answer" true.
       writeError(ex, wire(500, 'internal_error', 'the proxy ended the request without an answer'));
@@ -552,8 +555,8 @@ export class ProxyServer implements Disposable {
     capture: boolean,
   ): Promise<StoredAnswer | null> {
     let served = false;
-    const running = this.inFlightSet(spec.key);
-    running.add(ex);
+    const running = this.inFlightList(spec.key);
+    const node = running.add(ex);
     try {
       if (ex.clientGone) return null;
       // The tunnel may have moved or dropped while the request waited.
@@ -596,7 +599,7 @@ export class ProxyServer implements Disposable {
       }
       return result.captured ? { ...result.captured, upstream: spec.key } : null;
     } finally {
-      running.delete(ex);
+      running.remove(node);
       lease.release(served);
     }
   }
@@ -761,13 +764,13 @@ export class ProxyServer implements Disposable {
     };
   }
 
-  private inFlightSet(key: string): Set<Exchange> {
-    let set = this.inFlight.get(key);
-    if (!set) {
-      set = new Set();
-      this.inFlight.set(key, set);
+  private inFlightList(key: string): LiveList<Exchange> {
+    let list = this.inFlight.get(key);
+    if (!list) {
+      list = new LiveList();
+      this.inFlight.set(key, list);
     }
-    return set;
+    return list;
   }
 
   private requirePool(key: string): PriorityPool {
