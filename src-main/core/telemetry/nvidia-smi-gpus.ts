@@ -1,23 +1,12 @@
-import { parseNvidiaSmiCsv, type NvidiaSmiValue } from './nvidia-smi.js';
+import { GPU_QUERY_FIELDS, parseNvidiaSmiCsv, type NvidiaSmiValue } from './nvidia-smi.js';
 import type { GpuProcess, GpuReading } from './readings.js';
 
 // nvidia-smi beyond the basic query: which fields this driver knows
 // (`--help-query-gpu`), the compute processes per GPU (`--query-compute-apps`,
 // joined by gpu_uuid) and the readings the series store takes (wire-formats §5.1).
 
-/** Fields we would like, in order; those the driver lacks are left out of the query. */
-export const WANTED_GPU_FIELDS = [
-  'index',
-  'uuid',
-  'name',
-  'memory.used',
-  'memory.total',
-  'utilization.gpu',
-  'power.draw',
-  'power.limit',
-  'temperature.gpu',
-  'mig.mode.current',
-] as const;
+/** The fleet's base query plus MIG mode, in order; fields the driver lacks are left out of the query. */
+export const WANTED_GPU_FIELDS = [...GPU_QUERY_FIELDS, 'mig.mode.current'] as const;
 
 /** Required for a reading at all; the probe never drops these. */
 const REQUIRED_GPU_FIELDS = new Set(['index', 'name']);
