@@ -95,4 +95,14 @@ describe('gpu-console serve --demo, seen in a browser', () => {
     await page.keyboard.press('Alt+1');
     await expect.poll(() => page.getByTestId('host-card-l20-poc').count()).toBe(1);
   });
+
+  it('the palette only proposes lifecycle changes: the proposal waits in the Actions view', async () => {
+    await page.keyboard.press('Control+k');
+    await page.getByTestId('command-palette-input').fill('propose sleep l20-poc/qwen');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('body').textContent(), { timeout: 10_000 }).toMatch(/Waiting for approval\s*1/i);
+    const qwen = page.getByTestId('service-l20-poc-qwen');
+    await page.keyboard.press('Alt+1');
+    expect(await qwen.getByTestId('sleep-state').textContent()).toMatch(/awake/i);
+  });
 });

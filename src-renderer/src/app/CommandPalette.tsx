@@ -14,7 +14,10 @@ export function CommandPalette({ onClose }: { onClose: () => void }): React.JSX.
   // Select the (tick-stable) host array and derive below: mapping inside the
   // selector would make new objects on every read and never settle.
   const hostViews = useAppStore((s) => s.fleet.snapshot?.hosts);
-  const hosts = useMemo(() => (hostViews ?? []).map((h) => ({ label: h.label, address: h.address, state: h.state })), [hostViews]);
+  const hosts = useMemo(
+    () => (hostViews ?? []).map((h) => ({ label: h.label, address: h.address, state: h.state, services: h.services.map((s) => ({ id: s.id, model: s.model, sleep: s.sleep })) })),
+    [hostViews],
+  );
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
   const [error, setError] = useState<string | null>(null);
@@ -36,6 +39,23 @@ export function CommandPalette({ onClose }: { onClose: () => void }): React.JSX.
           ? { id: `disconnect:${h.label}`, group: 'Action', label: `Disconnect ${h.label}`, run: () => transport.invoke('hosts.disconnect', { label: h.label }).then(() => undefined) }
           : { id: `connect:${h.label}`, group: 'Action', label: `Connect ${h.label}`, run: () => transport.invoke('hosts.connect', { label: h.label }).then(() => undefined) },
       );
+    }
+    // Lifecycle changes are only ever proposed from here: the Actions view asks for the approval.
+    for (const h of hosts) {
+      for (const svc of h.services) {
+        const upstream = `${h.label}/${svc.id}`;
+        const kinds = svc.sleep === 'awake' ? (['sleep', 'offload', 'restart'] as const) : (['wake', 'restart'] as const);
+        for (const kind of kinds) {
+          list.push({
+            id: `propose:${kind}:${upstream}`,
+            group: 'Action',
+            label: `Propose ${kind} of ${upstream}`,
+            keywords: svc.model,
+            run: () =>
+              transport.invoke('actions.propose', { upstream, kind, reason: 'proposed from the command palette' }).then(() => setView('actions')),
+          });
+        }
+      }
     }
     list.push({ id: 'theme', group: 'Action', label: 'Toggle light / dark theme', run: () => toggleTheme() });
     list.push({ id: 'verify', group: 'Action', label: 'Verify the audit chain', keywords: 'tamper hash', run: () => setView('audit') });
