@@ -74,7 +74,6 @@ const ROUTES = new Map<string, Route>([
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-const SLEEP_RETRY_S = 30;
 
 class BodyError extends Error {
   constructor(readonly kind: 'too_large' | 'timeout' | 'client') {
@@ -740,7 +739,8 @@ export class ProxyServer implements Disposable {
 
   private unavailableError(avail: Extract<UpstreamAvailability, { ok: false }>, pool: PriorityPool) {
     return wire(503, avail.code, avail.message, {
-      retryAfterS: avail.code === 'model_sleeping' ? SLEEP_RETRY_S : avail.retryAfterS,
+      // model_sleeping: the measured wake time when the lifecycle capability knows one (else its default).
+      retryAfterS: avail.retryAfterS,
       headers: { 'x-queue-depth': String(pool.queuedTotal) },
       extra: { queue_depth: pool.queuedTotal, ...(avail.extra ?? {}) },
     });

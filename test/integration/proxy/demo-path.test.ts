@@ -127,11 +127,13 @@ describe('proxy on the demo fleet', () => {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'ocr', messages: [{ role: 'user', content: 'x' }] }),
     });
-    const body = (await r.body.json()) as { error: { code: string; queue_depth: number } };
+    const body = (await r.body.json()) as { error: { code: string; queue_depth: number; expected_wake_ms: number | null } };
     expect(r.statusCode).toBe(503);
     expect(body.error.code).toBe('model_sleeping');
     expect(body.error.queue_depth).toBe(0);
-    expect(r.headers['retry-after']).toBe('30');
+    // Retry-After follows the expected wake time when the lifecycle capability has one, else 30 s.
+    const expected = body.error.expected_wake_ms === null ? '30' : String(Math.max(1, Math.ceil(body.error.expected_wake_ms / 1000)));
+    expect(r.headers['retry-after']).toBe(expected);
     await sim.wakeUp();
   });
 
