@@ -171,12 +171,19 @@ export class PriorityPool {
     };
   }
 
-  /** Stops admitting; every waiter is refused with PROXY_DRAINING. Resolves once nothing is in flight. */
-  drain(): Promise<void> {
+  /**
+   * Stops admitting new requests (PROXY_DRAINING). Requests already queued keep
+   * waiting, within their hold budgets, for `resume()` — a restart or sleep
+   * does not lose them — unless `refuseQueued` (shutdown, removed upstream)
+   * answers them PROXY_DRAINING at once. Resolves once nothing is in flight.
+   */
+  drain(refuseQueued = false): Promise<void> {
     this.draining = true;
-    for (const cls of CLASS_ORDER) {
-      for (const w of this.queues[cls].splice(0)) {
-        this.settle(w, null, new AppError(ProxyErrorCode.DRAINING, `upstream ${this.key} is draining`, { retryable: true }));
+    if (refuseQueued) {
+      for (const cls of CLASS_ORDER) {
+        for (const w of this.queues[cls].splice(0)) {
+          this.settle(w, null, new AppError(ProxyErrorCode.DRAINING, `upstream ${this.key} is draining`, { retryable: true }));
+        }
       }
     }
     if (this.total === 0) return Promise.resolve();

@@ -174,13 +174,14 @@ export class ProxyServer implements Disposable {
 
   /**
    * Stops admitting to one upstream (new requests: 503 upstream_draining with
-   * Retry-After; waiters are refused the same way), lets in-flight requests
-   * finish until the deadline, then cuts the rest.
+   * Retry-After), lets in-flight requests finish until the deadline, then cuts
+   * the rest. Queued requests wait for resume() within their hold budgets,
+   * unless `refuseQueued` (shutdown) answers them 503 at once.
    */
-  async drain(key: string, options: { deadlineMs: number }): Promise<DrainResult> {
+  async drain(key: string, options: { deadlineMs: number; refuseQueued?: boolean }): Promise<DrainResult> {
     const pool = this.requirePool(key);
     const running = this.inFlight.get(key)?.size ?? 0;
-    const idle = pool.drain();
+    const idle = pool.drain(options.refuseQueued ?? false);
     let timer: Disposable | undefined;
     const timedOut = await Promise.race([
       idle.then(() => false),
@@ -246,7 +247,7 @@ export class ProxyServer implements Disposable {
     this.closed = (async () => {
       const serverClosed = new Promise<void>((resolve) => this.server.close(() => resolve()));
       this.server.closeIdleConnections();
-      await Promise.allSettled([...this.pools.keys()].map((key) => this.drain(key, { deadlineMs: graceMs })));
+      await Promise.allSettled([...this.pools.keys()].map((key) => this.drain(key, { deadlineMs: graceMs, refuseQueued: true })));
       // Anything still open (waiting on an idempotent twin, reading a body) is cut now.
       for (const ex of this.open.values()) ex.abort?.('drain');
       this.server.closeAllConnections();
@@ -789,7 +790,7 @@ export class ProxyServer implements Disposable {
       if (wanted.has(key)) continue;
       const pool = this.pools.get(key)!;
       this.pools.delete(key);
-      void pool.drain();
+      void pool.drain(true);
     }
     for (const spec of this.registry.upstreams) {
       const override = this.capsOverrides.get(spec.key);

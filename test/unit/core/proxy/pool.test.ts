@@ -91,21 +91,38 @@ describe('PriorityPool', () => {
     await expect(c.lease).resolves.toBeTruthy();
   });
 
-  it('drain refuses waiters, waits for in-flight work, and resume admits again', async () => {
+  it('drain keeps queued requests waiting, refuses new ones, waits for in-flight work; resume serves the queue first', async () => {
     const { p } = pool(1);
     const l = p.tryAcquire('interactive')!;
     const w = p.enqueue('batch');
     const drained = p.drain();
-    await expect(w.lease).rejects.toMatchObject({ code: 'PROXY_DRAINING' });
     expect(() => p.enqueue('interactive')).toThrow(expect.objectContaining({ code: 'PROXY_DRAINING' }));
+    expect(p.tryAcquire('interactive')).toBeNull();
     let done = false;
     void drained.then(() => (done = true));
     await Promise.resolve();
     expect(done).toBe(false);
     l.release();
     await drained;
+    // Drained: the slot is free, but the queued request is held until resume.
+    let granted = false;
+    void w.lease.then(() => (granted = true));
+    await Promise.resolve();
+    expect(granted).toBe(false);
+    expect(w.position()).toBe(1);
     p.resume();
-    expect(p.tryAcquire('interactive')).not.toBeNull();
+    const lease = await w.lease;
+    expect(lease.cls).toBe('batch');
+  });
+
+  it('drain with refuseQueued (shutdown) answers queued requests at once', async () => {
+    const { p } = pool(1);
+    const l = p.tryAcquire('interactive')!;
+    const w = p.enqueue('batch');
+    const drained = p.drain(true);
+    await expect(w.lease).rejects.toMatchObject({ code: 'PROXY_DRAINING' });
+    l.release();
+    await drained;
   });
 
   it('caps change at runtime and take effect at once', () => {
