@@ -8,10 +8,11 @@ import { VERSION } from './version.js';
 import { benchCommands } from './extra/bench.js';
 import { lifecycleCommands } from './extra/lifecycle.js';
 import { proxyCommands } from './extra/proxy.js';
+import { secretsCommands } from './extra/secrets.js';
 import { sshCommands } from './extra/ssh.js';
 import type { CliCommand } from './extra/types.js';
 
-const EXTRA_COMMANDS: CliCommand[] = [...sshCommands, ...proxyCommands, ...lifecycleCommands, ...benchCommands];
+const EXTRA_COMMANDS: CliCommand[] = [...sshCommands, ...proxyCommands, ...secretsCommands, ...lifecycleCommands, ...benchCommands];
 
 function findExtra(command: string | undefined, rest: string[]): { cmd: CliCommand; args: string[] } | null {
   if (!command) return null;

@@ -21,6 +21,7 @@ import { benchHandlers } from './handlers/bench.js';
 import { lifecycleHandlers } from './handlers/lifecycle.js';
 import { notifyHandlers } from './handlers/notify.js';
 import { proxyHandlers } from './handlers/proxy.js';
+import { secretsHandlers } from './handlers/secrets.js';
 import { sshHandlers } from './handlers/ssh.js';
 import { telemetryHandlers } from './handlers/telemetry.js';
 import type { Handler, HandlersFor } from './handlers/types.js';
@@ -52,6 +53,7 @@ export function contractError(err: unknown): ContractError {
 function makeHandlers(app: App): Handlers {
   return {
     ...notifyHandlers(app),
+    ...secretsHandlers(app),
     ...telemetryHandlers(app),
     ...sshHandlers(app),
     ...proxyHandlers(app),

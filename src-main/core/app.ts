@@ -64,6 +64,8 @@ export interface App extends Disposable {
   /** What needs the operator now: approvals waiting and alerts raised (tray, badges). */
   attention(): { pendingApprovals: number; activeAlerts: number };
   readonly notifications: NotificationRouter;
+  /** Where secrets are kept (values never leave main). */
+  readonly secrets: SecretStore;
   setDoNotDisturb(on: boolean, minutes: number | null, caller: string): void;
   /** A native notification was clicked: ask the UI to show its subject. */
   openRoute(route: string): void;
@@ -200,6 +202,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       operatorActor,
       attention: () => ({ pendingApprovals: lifecycle.pendingApprovals(), activeAlerts: telemetry.alerts.list().length }),
       notifications,
+      secrets,
       openRoute: (route) => emit('notifications.open', { route }),
       setDoNotDisturb: (on, minutes, caller) => {
         notifications.setDoNotDisturb(on, on && minutes !== null ? clock.now() + minutes * 60_000 : null);

@@ -16,6 +16,8 @@ export interface SecretStore {
   get(key: string): Promise<string | null>;
   set(key: string, value: string): Promise<void>;
   delete(key: string): Promise<void>;
+  /** Names only, never values. */
+  list(): Promise<string[]>;
 }
 
 export interface NotificationRequest {

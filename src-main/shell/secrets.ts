@@ -15,6 +15,7 @@ export function keychainSecretStore(store: Store): EncryptedSecretStore {
     decryptString: (cipher) => safeStorage.decryptString(cipher),
   };
   return new EncryptedSecretStore(backend, {
+    keys: () => Object.keys(store.settings.all()).filter((k) => k.startsWith(PREFIX)).map((k) => k.slice(PREFIX.length)),
     get: (key) => store.settings.get<string>(PREFIX + key),
     set: (key, value) => store.settings.set(PREFIX + key, value),
     delete: (key) => void store.settings.delete(PREFIX + key),

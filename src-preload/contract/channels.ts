@@ -6,6 +6,7 @@ import { benchEventChannels, benchInvokeChannels } from './bench.js';
 import { lifecycleEventChannels, lifecycleInvokeChannels } from './lifecycle.js';
 import { notifyEventChannels, notifyInvokeChannels } from './notify.js';
 import { proxyEventChannels, proxyInvokeChannels } from './proxy.js';
+import { secretsEventChannels, secretsInvokeChannels } from './secrets.js';
 import { sshEventChannels, sshInvokeChannels } from './ssh.js';
 import { telemetryEventChannels, telemetryInvokeChannels } from './telemetry.js';
 
@@ -51,6 +52,7 @@ export const invokeChannels = {
   },
   'audit.verify': { input: Empty, output: AuditVerifyResultSchema },
   ...notifyInvokeChannels,
+  ...secretsInvokeChannels,
   ...telemetryInvokeChannels,
   ...sshInvokeChannels,
   ...proxyInvokeChannels,
@@ -67,6 +69,7 @@ export const eventChannels = {
     .strict(),
   'config.changed': z.object({ ok: z.boolean(), error: ContractErrorSchema.nullable() }).strict(),
   ...notifyEventChannels,
+  ...secretsEventChannels,
   ...telemetryEventChannels,
   ...sshEventChannels,
   ...proxyEventChannels,

@@ -11,3 +11,4 @@ export * from './notify.js';
 export * from './telemetry.js';
 export * from './lifecycle.js';
 export * from './bench.js';
+export * from './secrets.js';

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -60,6 +60,23 @@ describe('gpu-console command', () => {
       const snapshot = JSON.parse(r.stdout);
       expect(snapshot.hosts.map((h: { label: string }) => h.label).sort()).toEqual(['l20-poc', 'tri-gpu']);
     }, 30_000);
+
+    it('secrets: a value goes in from stdin, only its name comes back, the file is 0600, the audit row has no value', async () => {
+      const secret = 'sk-live-e2e-7f3a9c';
+      const set = await runCliProcess(['secrets', 'set', 'upstream.apikey.qwen', '--data-dir', dataDir], `${secret}\n`);
+      expect(set.code).toBe(0);
+      expect(set.stdout + set.stderr).not.toContain(secret);
+      const list = await runCliProcess(['secrets', 'list', '--json', '--data-dir', dataDir]);
+      expect(JSON.parse(list.stdout)).toMatchObject({ kind: 'file', persistent: true, names: ['upstream.apikey.qwen'] });
+      expect(list.stdout).not.toContain(secret);
+      expect(statSync(join(dataDir, 'secrets.json')).mode & 0o777).toBe(0o600);
+      const audit = await runCliProcess(['audit', 'list', '--json', '--limit', '50', '--data-dir', dataDir]);
+      expect(audit.stdout).toContain('secret.set');
+      expect(audit.stdout).not.toContain(secret);
+      const bad = await runCliProcess(['secrets', 'set', 'bad name', '--data-dir', dataDir], 'x');
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('CONTRACT_INVALID_INPUT');
+    });
 
     it('a second console on the same data dir is refused', async () => {
       const r = await runCliProcess(['serve', '--demo', '--data-dir', dataDir]);

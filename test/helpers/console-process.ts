@@ -55,13 +55,14 @@ export function startConsole(args: string[], timeoutMs = 30_000, env: NodeJS.Pro
   });
 }
 
-export function runCliProcess(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCliProcess(args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });

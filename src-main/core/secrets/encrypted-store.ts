@@ -17,6 +17,7 @@ export interface EncryptionBackend {
 
 /** Where the encrypted blobs live (the settings table in practice). */
 export interface CipherBlobStore {
+  keys(): string[];
   get(key: string): string | undefined;
   set(key: string, base64: string): void;
   delete(key: string): void;
@@ -89,5 +90,9 @@ export class EncryptedSecretStore implements SecretStore {
     checkKey(key);
     this.session.delete(key);
     this.blobs.delete(key);
+  }
+
+  async list(): Promise<string[]> {
+    return [...new Set([...this.session.keys(), ...(this.persistent ? this.blobs.keys() : [])])].sort();
   }
 }

@@ -67,4 +67,8 @@ export class FileSecretStore implements SecretStore {
     delete values[key];
     this.write(values);
   }
+
+  async list(): Promise<string[]> {
+    return Object.keys(this.read()).sort();
+  }
 }

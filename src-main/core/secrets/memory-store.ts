@@ -21,4 +21,8 @@ export class MemorySecretStore implements SecretStore {
     checkKey(key);
     this.values.delete(key);
   }
+
+  async list(): Promise<string[]> {
+    return [...this.values.keys()].sort();
+  }
 }

@@ -27,7 +27,7 @@ function fakeBackend(selected: string | undefined, available = true): Encryption
 
 function blobStore(): CipherBlobStore & { map: Map<string, string> } {
   const map = new Map<string, string>();
-  return { map, get: (k) => map.get(k), set: (k, v) => void map.set(k, v), delete: (k) => void map.delete(k) };
+  return { map, keys: () => [...map.keys()], get: (k) => map.get(k), set: (k, v) => void map.set(k, v), delete: (k) => void map.delete(k) };
 }
 
 describe('EncryptedSecretStore', () => {
@@ -39,6 +39,7 @@ describe('EncryptedSecretStore', () => {
     expect([...blobs.map.values()].join()).not.toContain('correct horse');
     const again = new EncryptedSecretStore(fakeBackend('gnome_libsecret'), blobs);
     expect(await again.get('ssh.passphrase.l20-poc')).toBe('correct horse');
+    expect(await again.list()).toEqual(['ssh.passphrase.l20-poc']);
   });
 
   it.each([['basic_text'], ['unknown']])('refuses to persist under %s and keeps the secret for this session only', async (backend) => {
@@ -79,6 +80,7 @@ describe('FileSecretStore', () => {
     await store.set('ssh.passphrase.a', 'pp');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(await new FileSecretStore(file).get('upstream.apikey.qwen')).toBe('sk-1');
+    expect(await store.list()).toEqual(['ssh.passphrase.a', 'upstream.apikey.qwen']);
     await store.delete('upstream.apikey.qwen');
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ 'ssh.passphrase.a': 'pp' });
   });
