@@ -22,6 +22,8 @@ export const PromptSourceSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('synthetic'), inputTokens: z.number().int().min(1).max(200_000) }).strict(),
   /** One chat per line: `[{role,content},…]` or `{"messages":[…],"expected":{…}}`. */
   z.object({ kind: z.literal('jsonl'), file: z.string().min(1).max(4096) }).strict(),
+  /** The same JSONL carried inline (the renderer reads a chosen file in the browser; it cannot open paths). */
+  z.object({ kind: z.literal('inline'), text: z.string().min(1).max(20_000_000), filename: z.string().min(1).max(255).optional() }).strict(),
 ]);
 export type PromptSource = z.infer<typeof PromptSourceSchema>;
 

@@ -2,8 +2,11 @@
 // standalone — in this process, against an OpenAI-compatible URL (the
 // console's proxy URL with a token in GPU_CONSOLE_TOKEN, or a tunnel's local
 // URL) — and prints a progress line and the field-notes table. It needs no
-// running console and writes nothing to its database. Exit 1 when the share of
-// failed requests is above --max-error-rate (default 0).
+// running console and writes nothing to its database. Exit codes: 0 done, 1
+// when the share of failed requests is above --max-error-rate (default 0), the
+// target is unreachable or the run was cancelled; 2 for bad input found before
+// the run starts (arguments, scenario, prompt file — a broken JSONL line is
+// named `file:line` —, response_format schema).
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -43,7 +46,9 @@ const run: CliCommand = {
   help: `  bench run --scenario FILE [--target URL] [--model NAME] [--max-error-rate R]
                         Run a benchmark scenario (JSON or YAML) against an OpenAI-compatible URL
                         (proxy URL + GPU_CONSOLE_TOKEN, or a tunnel); prints progress and the table.
-                        Exits 1 when failed ÷ settled requests exceeds R (default 0).`,
+                        Exits 1 when failed ÷ settled requests exceeds R (default 0) or the target is
+                        unreachable; 2 on bad input before the run (scenario, prompt file with its
+                        line number, schema).`,
   async run(args: string[], output: Output): Promise<number> {
     let values: Record<string, string | boolean | undefined>;
     try {
@@ -78,9 +83,17 @@ const run: CliCommand = {
       );
     }
     const target = scenario.target;
+    let schema: ReturnType<typeof compileSchema> | null;
+    let prompts: Awaited<ReturnType<typeof loadPrompts>>;
     try {
-      const schema = scenario.responseFormat ? compileSchema(scenario.responseFormat.schema) : null;
-      const prompts = await loadPrompts(scenario.prompts, plannedRequests(scenario) ?? 64);
+      schema = scenario.responseFormat ? compileSchema(scenario.responseFormat.schema) : null;
+      prompts = await loadPrompts(scenario.prompts, plannedRequests(scenario) ?? 64);
+    } catch (err) {
+      const e = toAppError(err);
+      output.err(`error ${e.code}: ${e.message}`);
+      return EXIT.USAGE;
+    }
+    try {
       const headers: Record<string, string> = {};
       if (process.env.GPU_CONSOLE_TOKEN) headers.authorization = `Bearer ${process.env.GPU_CONSOLE_TOKEN}`;
       if (target.class) headers['x-priority'] = target.class;

@@ -1,5 +1,6 @@
 // Prompt sources: built-in synthetic prompts of a given input length, or a
-// JSONL file with one chat per line. A broken line is reported with its number.
+// JSONL file (or the same text inline) with one chat per line. A broken line
+// is reported with its number.
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { PromptSource } from '../../../src-preload/contract/index.js';
@@ -66,6 +67,7 @@ export function parseJsonl(text: string, file: string): BenchPrompt[] {
 
 export async function loadPrompts(source: PromptSource, countHint: number): Promise<BenchPrompt[]> {
   if (source.kind === 'synthetic') return syntheticPrompts(source.inputTokens, Math.max(1, Math.min(countHint, 512)));
+  if (source.kind === 'inline') return parseJsonl(source.text, source.filename ?? 'inline JSONL');
   let text: string;
   try {
     text = await readFile(source.file, 'utf8');

@@ -93,3 +93,21 @@ describe('comparison and export', () => {
     expect(() => importGuidellm('{"x":1}')).toThrow(expect.objectContaining({ code: 'BENCH_IMPORT_INVALID' }));
   });
 });
+
+describe('inline JSONL prompts (the Benchmarks view sends a chosen file as text)', () => {
+  it('loads inline text like a file and names the broken line', async () => {
+    const { loadPrompts } = await import('../../../../src-main/core/bench/index.js');
+    const ok = await loadPrompts({ kind: 'inline', text: '[{"role":"user","content":"a"}]\n{"messages":[{"role":"user","content":"b"}]}\n', filename: 'chats.jsonl' }, 8);
+    expect(ok.map((p) => p.messages[0]!.content)).toEqual(['a', 'b']);
+    await expect(loadPrompts({ kind: 'inline', text: '[{"role":"user","content":"a"}]\n{not json\n', filename: 'chats.jsonl' }, 8)).rejects.toMatchObject({
+      code: 'BENCH_PROMPT_FILE_INVALID',
+      message: expect.stringContaining('chats.jsonl:2'),
+    });
+    await expect(loadPrompts({ kind: 'inline', text: '\n{"x":1}\n' }, 8)).rejects.toThrow(/inline JSONL:2/);
+  });
+  it('is part of the scenario schema (and an empty inline text is refused)', () => {
+    const base = { name: 'n', target: { kind: 'proxy', model: 'm', class: 'batch' }, maxTokens: 8, levels: [1], perLevel: { kind: 'requests', count: 1 } };
+    expect(BenchScenarioSchema.safeParse({ ...base, prompts: { kind: 'inline', text: '[]', filename: 'a.jsonl' } }).success).toBe(true);
+    expect(BenchScenarioSchema.safeParse({ ...base, prompts: { kind: 'inline', text: '' } }).success).toBe(false);
+  });
+});
