@@ -6,7 +6,10 @@
 // A baseline phase with the same page and no ticks runs first, in the same
 // browser, so the figures read as a ratio against it.
 //
-//   node --import tsx test/bench/renderer-frames.ts [--seconds 30] [--hosts 64] [--gpus 8] [--baseline-seconds 5]
+//   node --import tsx test/bench/renderer-frames.ts [--seconds 30] [--hosts 64] [--gpus 8] [--baseline-seconds 5] [--profile]
+//
+// --profile takes a CDP CPU profile of the ticking phase and prints the top
+// functions by self time (the renderer bundle is not minified, names read as in source).
 //
 // Target: p95 frame interval within one 60 Hz frame (16.7 ms), i.e. ticks cost no dropped frames at p95.
 import { readFile } from 'node:fs/promises';
@@ -24,6 +27,7 @@ const SECONDS = arg('seconds', 30);
 const BASELINE_S = arg('baseline-seconds', 5);
 const HOSTS = arg('hosts', 64);
 const GPUS = arg('gpus', 8);
+const PROFILE = process.argv.includes('--profile');
 const TOKEN = 'f'.repeat(64);
 const RENDERER = join(ROOT, 'out', 'renderer');
 
@@ -178,6 +182,42 @@ const PROBE_SCRIPT = `
   new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__probe.longTasks.push(e.duration); }).observe({ type: 'longtask', buffered: true });
 `;
 
+interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Top functions by self and total time (ms) over the profiled phase. */
+function printProfile(profile: CpuProfile): void {
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const name = (id: number): string => {
+    const f = byId.get(id)!.callFrame;
+    return `${f.functionName || '(anon)'} ${f.url.split('/').pop() ?? ''}:${f.lineNumber + 1}`;
+  };
+  const selfBy = new Map<string, number>();
+  const totalBy = new Map<string, number>();
+  for (const [id, ms] of self) {
+    selfBy.set(name(id), (selfBy.get(name(id)) ?? 0) + ms);
+    const seen = new Set<string>();
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const k = name(cur);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      totalBy.set(k, (totalBy.get(k) ?? 0) + ms);
+    }
+  }
+  const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
+  console.log('profile: self time (ms)');
+  for (const [k, ms] of top(selfBy, 25)) console.log(`  ${ms.toFixed(0).padStart(7)}  ${k}`);
+  console.log('profile: total time (ms)');
+  for (const [k, ms] of top(totalBy, 40)) console.log(`  ${ms.toFixed(0).padStart(7)}  ${k}`);
+}
+
 async function main(): Promise<void> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
@@ -206,7 +246,14 @@ async function main(): Promise<void> {
   console.log(`renderer frame times: ${HOSTS} hosts × ${GPUS} GPUs, ${cards} host cards rendered, fleet.tick + telemetry.tick once a second`);
   const base = report('baseline', await phase(BASELINE_S));
   ticking = true;
+  const cdp = PROFILE ? await page.context().newCDPSession(page) : null;
+  if (cdp) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+  }
   const live = report('ticking', await phase(SECONDS));
+  if (cdp) printProfile((await cdp.send('Profiler.stop')).profile as CpuProfile);
   console.log(`p95 ratio ticking/baseline = ${(live / base).toFixed(2)}; target p95 ≤ 16.7 ms (one 60 Hz frame): ${live <= 16.7 + 0.5 ? 'met' : 'MISSED'}`);
 
   clearInterval(timer);

@@ -30,9 +30,11 @@ export class SseParser {
     let text = chunk;
     if (this.pendingCr && text.startsWith('\n')) text = text.slice(1);
     this.pendingCr = false;
+    // the kept buffer holds no CR/LF (it starts after the last one): scan only the new text
+    const scanFrom = this.buffer.length;
     this.buffer += text;
     let start = 0;
-    for (let i = 0; i < this.buffer.length; i++) {
+    for (let i = scanFrom; i < this.buffer.length; i++) {
       const ch = this.buffer.charCodeAt(i);
       if (ch !== 10 && ch !== 13) continue;
       this.line(this.buffer.slice(start, i), out);
