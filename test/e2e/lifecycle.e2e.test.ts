@@ -73,4 +73,46 @@ describe('lifecycle actions through the built console', () => {
       expect(audit.stdout).toContain(t);
     }
   }, 60_000);
+  it('grants a standing approval from the form (keyboard, confirmation, typed label for destructive kinds), lists it with its expiry, revokes it', async () => {
+    await page.getByTestId('nav-actions').click();
+    const form = page.getByTestId('standing-form');
+    await form.scrollIntoViewIfNeeded();
+    // An empty form is refused with reasons, nothing granted.
+    await page.getByTestId('standing-review').focus();
+    await page.keyboard.press('Enter');
+    expect(await page.getByTestId('standing-problems').textContent()).toContain('Choose a service.');
+
+    await page.getByTestId('standing-service').selectOption('l20-poc/qwen');
+    await page.getByTestId('standing-kind').selectOption('wake');
+    await page.getByTestId('standing-hours').fill('8');
+    await page.getByTestId('standing-hours').press('Enter'); // submits the form: opens the confirmation, grants nothing
+    await expect.poll(() => page.getByTestId('standing-confirm').count()).toBe(1);
+    expect(await page.getByTestId('standing').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } } }).document.activeElement.getAttribute('data-testid'))).toBe('standing-cancel');
+    expect(await page.getByTestId('standing-confirm').textContent()).toMatch(/wake of l20-poc\/qwen .*next 8 h/);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter'); // the explicit Grant button
+    const item = page.locator('[data-testid="standing"][data-status="active"]');
+    await expect.poll(() => item.count(), { timeout: 5_000 }).toBe(1);
+    expect(await item.textContent()).toMatch(/wake l20-poc\/qwen .*until .*\(expires in (7 h 59 min|8 h 0 min)\)/);
+
+    // A destructive kind asks for the host label; show the form in that state with its confirmation.
+    await page.getByTestId('standing-service').selectOption('tri-gpu/gemma');
+    await page.getByTestId('standing-kind').selectOption('restart');
+    await page.getByTestId('standing-hours').fill('2');
+    await page.getByTestId('standing-typed-label').fill('tri-gpu');
+    await page.getByTestId('standing-review').click();
+    await expect.poll(() => page.getByTestId('standing-confirm').count()).toBe(1);
+    if (shots) await page.screenshot({ path: join(shots, 'actions-standing.png') });
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('standing-confirm').count()).toBe(0);
+    expect(await page.getByTestId('standing').count()).toBe(1);
+
+    const id = await item.getAttribute('data-standing-id');
+    await page.getByTestId(`standing-revoke-${id}`).click();
+    await expect.poll(() => page.locator('[data-testid="standing"][data-status="revoked"]').count(), { timeout: 5_000 }).toBe(1);
+    const audit = await runCliProcess(['audit', 'list', '--limit', '300', '--data-dir', dataDir]);
+    expect(audit.stdout).toContain('lifecycle.standing.granted');
+    expect(audit.stdout).toContain('lifecycle.standing.revoked');
+  }, 60_000);
 });

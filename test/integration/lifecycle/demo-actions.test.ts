@@ -58,6 +58,8 @@ beforeAll(async () => {
   });
   api = createApi(app, silentLogger);
   await until(() => sleepOf('l20-poc/qwen') === 'awake' && sleepOf('tri-gpu/ocr') === 'awake', 15_000);
+  // The VRAM check compares against the last nvidia-smi reading: wait for one per host (under load the first poll can lag).
+  await until(() => ['l20-poc', 'tri-gpu'].every((l) => app.fleet.snapshot().hosts.some((h) => h.label === l && !h.gpuStale && h.updatedAt !== null)), 15_000);
 }, 30_000);
 
 afterAll(async () => {

@@ -30,8 +30,15 @@ export function routerDriver(target: LifecycleTargetConfig): LifecycleDriver {
       if (!base) return null;
       const r = await io.http('GET', { url: `${modelUrl}/status` }, null, timeoutMs);
       if (r.status !== 200) return null;
-      const body = JSON.parse(r.text) as { state?: unknown };
-      return typeof body.state === 'string' ? ASLEEP.has(body.state.toLowerCase()) : null;
+      let body: { state?: unknown };
+      try {
+        body = JSON.parse(r.text) as { state?: unknown };
+      } catch {
+        throw new AppError(LifecycleErrorCode.STEP_FAILED, `GET ${modelUrl}/status answered 200 without JSON: ${JSON.stringify(r.text.slice(0, 80))}`, {
+          details: { url: `${modelUrl}/status` },
+        });
+      }
+      return typeof body?.state === 'string' ? ASLEEP.has(body.state.toLowerCase()) : null;
     },
   };
 }

@@ -7,6 +7,8 @@ import type { ActionKind, ActionView, AuditVerifyResult } from '../../../../src-
 import { useAppStore, useServices } from '../../app/app-context.js';
 import { toContractError } from '../../transport/transport.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
+import { StandingForm } from './StandingForm.js';
+import { standingStatus } from './standing-form.js';
 import { seconds, useActions } from './use-actions.js';
 import './actions.css';
 
@@ -35,6 +37,12 @@ export function ActionsView(): React.JSX.Element {
         setProblem(`${e.code}: ${e.message}`);
       },
     );
+  };
+  const revoke = (id: string): void => {
+    transport.invoke('actions.revokeStanding', { id }).catch((err: unknown) => {
+      const e = toContractError(err);
+      setProblem(`${e.code}: ${e.message}`);
+    });
   };
   const verify = (): void => {
     transport.invoke('audit.verify', {}).then(setAudit, (err: unknown) => setProblem(toContractError(err).message));
@@ -149,21 +157,25 @@ export function ActionsView(): React.JSX.Element {
 
       <section className="panel" aria-labelledby="standing-title">
         <h3 className="panel__title" id="standing-title">Standing approvals</h3>
-        {standing.length === 0 ? <p className="muted panel__empty">None. (Grant one with the actions.grantStanding call.)</p> : null}
-        <ul>
-          {standing.map((s) => (
-            <li key={s.id} data-testid="standing">
-              {s.kind} <code>{s.upstream}</code> by {s.grantedBy}, until {new Date(s.expiresAt).toLocaleString()} · used {s.uses}×{' '}
-              {s.revokedAt ? (
-                <span className="muted">revoked</span>
-              ) : (
-                <button type="button" className="button button--small" onClick={() => void transport.invoke('actions.revokeStanding', { id: s.id }).catch(() => undefined)}>
-                  Revoke
-                </button>
-              )}
-            </li>
-          ))}
+        {standing.length === 0 ? <p className="muted panel__empty">None. A standing approval lets one kind of action run for one service without asking, for a limited time.</p> : null}
+        <ul className="actions-standing-list">
+          {standing.map((s) => {
+            const status = standingStatus(s, Date.now());
+            return (
+              <li key={s.id} data-testid="standing" data-standing-id={s.id} data-status={s.revokedAt !== null ? 'revoked' : status === 'expired' ? 'expired' : 'active'}>
+                <span>
+                  <strong>{s.kind}</strong> <code>{s.upstream}</code> · by {s.grantedBy} · until {new Date(s.expiresAt).toLocaleString()} ({status}) · used {s.uses}×
+                </span>
+                {s.revokedAt === null && status !== 'expired' ? (
+                  <button type="button" className="button button--small" onClick={() => revoke(s.id)} data-testid={`standing-revoke-${s.id}`} aria-label={`Revoke standing ${s.kind} of ${s.upstream}`}>
+                    Revoke
+                  </button>
+                ) : null}
+              </li>
+            );
+          })}
         </ul>
+        <StandingForm targets={targets} />
       </section>
 
       <section className="panel" aria-labelledby="chain-title">

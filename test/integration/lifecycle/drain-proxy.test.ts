@@ -1,0 +1,106 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type App } from '../../../src-main/core/app.js';
+import { silentLogger } from '../../../src-main/core/base/index.js';
+
+// A sleep action drains l20-poc/qwen through the real proxy on the demo
+// fleet: the requests running finish (drained, none cut), a request that was
+// already queued waits through the drain and is answered only after the
+// action has verified and re-opened admission, and a request arriving during
+// the drain is refused at once with 503 upstream_draining + Retry-After.
+// Nothing is lost or left hanging.
+
+let app: App;
+const UP = 'l20-poc/qwen';
+
+async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+const up = () => app.proxy.snapshot().upstreams.find((u) => u.upstream === UP);
+const sleepOf = () => app.fleet.snapshot().hosts.find((h) => h.label === 'l20-poc')?.services.find((s) => s.id === 'qwen')?.sleep;
+
+interface Answer { status: number; body: string; retryAfter: string | null; at: number }
+function ask(token: string, maxTokens: number): Promise<Answer> {
+  return request(`${app.proxy.url()}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ model: 'qwen', messages: [{ role: 'user', content: 'count slowly' }], max_tokens: maxTokens }),
+  }).then(async (r) => ({ status: r.statusCode, body: await r.body.text(), retryAfter: (r.headers['retry-after'] as string | undefined) ?? null, at: Date.now() }));
+}
+
+beforeAll(async () => {
+  app = await startApp({
+    mode: 'web', version: 'test', dataDir: mkdtempSync(join(tmpdir(), 'gc-lc-drain-')), configFile: null,
+    demo: true, demoOptions: { timeScale: 100, traffic: false }, proxyPort: 0, logger: silentLogger, pollIntervalMs: 150,
+  });
+  await until(() => sleepOf() === 'awake' && up()?.state === 'ready', 20_000);
+}, 30_000);
+
+afterAll(async () => {
+  await app?.dispose();
+});
+
+/** Fill every slot with a long request (~1.5 s of decode each), queue one more behind them, then approve `kind`. */
+async function underLoad(kind: 'sleep' | 'restart') {
+  const token = app.proxy.createToken(`drain-${kind}`, 'interactive', 'test').token;
+  const slots = up()!.slots;
+  const long = Array.from({ length: slots }, () => ask(token, 26));
+  await until(() => up()!.inFlight === slots);
+  const queued = ask(token, 2);
+  await until(() => up()!.queued === 1);
+
+  const { action } = app.lifecycle.service.propose({ upstream: UP, kind, proposer: 'test', reason: 'drain test' });
+  expect(action).toMatchObject({ inFlight: slots, queued: 1 });
+  app.lifecycle.service.approve({ id: action.id, nonce: action.nonce!, caller: 'test', ...(kind === 'restart' ? { typedLabel: 'l20-poc' } : {}) });
+  await until(() => up()!.state === 'draining', 5_000);
+
+  // A newcomer during the drain: refused at once, honestly, with a Retry-After.
+  const newcomer = await ask(token, 2);
+  expect(newcomer.status).toBe(503);
+  expect(JSON.parse(newcomer.body)).toMatchObject({ error: { code: 'upstream_draining' } });
+  expect(Number(newcomer.retryAfter)).toBeGreaterThan(0);
+
+  const settled = await app.lifecycle.service.settled(action.id);
+  const done = await Promise.all(long);
+  const q = await queued;
+  expect(settled.state, `${settled.error} ${settled.observed.join('; ')}`).toBe('verified');
+  expect(settled).toMatchObject({ drained: slots, aborted: 0 });
+  for (const r of done) expect(r.status, r.body).toBe(200); // in flight when the drain began: finished, not cut
+
+  // Order: drain finished → calls → verified → admission resumed → only then the queued request answered.
+  const rows = app.store.audit.list({ limit: 1000 }).reverse();
+  const mine = (t: string) => rows.find((e) => e.type === t && (e.payload.actionId === action.id || e.actor === `lifecycle:${action.id}`))!;
+  const drained = mine('proxy.drain.finished');
+  const verified = mine('lifecycle.verified');
+  const resumed = mine('proxy.drain.resumed');
+  expect(drained.seq).toBeLessThan(verified.seq);
+  expect(verified.seq).toBeLessThan(resumed.seq);
+  expect(q.at).toBeGreaterThanOrEqual(resumed.ts);
+  expect(up()!.queued).toBe(0);
+  expect(up()!.inFlight).toBe(0);
+  return q;
+}
+
+describe('drain during an action, through the real proxy', () => {
+  it('restart: running requests finish, the queued one waits through drain + restart + verification and is then served (200)', async () => {
+    const q = await underLoad('restart');
+    expect(q.status, q.body).toBe(200);
+    expect(JSON.parse(q.body)).toMatchObject({ choices: [expect.objectContaining({ message: expect.objectContaining({ role: 'assistant' }) as object })] });
+  }, 40_000);
+
+  it('sleep: the queued one waits until resume, then gets the honest 503 model_sleeping with Retry-After from the expected wake time', async () => {
+    await until(() => sleepOf() === 'awake' && up()?.state === 'ready', 10_000);
+    const q = await underLoad('sleep');
+    expect(q.status, q.body).toBe(503);
+    const err = (JSON.parse(q.body) as { error: { code: string; expected_wake_ms: number } }).error;
+    expect(err.code).toBe('model_sleeping');
+    expect(Number(q.retryAfter)).toBe(Math.max(1, Math.ceil(err.expected_wake_ms / 1000)));
+  }, 40_000);
+});
