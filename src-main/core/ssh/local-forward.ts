@@ -38,6 +38,8 @@ interface Stream {
 export class LocalForward implements Disposable {
   private readonly server: Server;
   private readonly streams = new Set<Stream>();
+  /** Every accepted socket until it closes, including ones whose stream is done but whose client keeps the connection half-open. */
+  private readonly sockets = new Set<Socket>();
   private readonly logger: Logger;
   private _localPort = 0;
   private closed = false;
@@ -101,6 +103,8 @@ export class LocalForward implements Disposable {
       socket.destroy();
       return;
     }
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
     const entry: Stream = { socket, answered: false };
     this.streams.add(entry);
     socket.on('error', () => undefined);
@@ -197,6 +201,10 @@ export class LocalForward implements Disposable {
       socket.destroy();
     }
     this.streams.clear();
+    // server.close() waits for every connection: end those no stream tracks any more
+    // (answered requests on keep-alive connections the client has not closed).
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
     await serverClosed;
   }
 
