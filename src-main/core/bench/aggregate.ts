@@ -2,24 +2,14 @@
 // latency and inter-token gaps, aggregate output tok/s = completion tokens ÷
 // wall time, requests/s, errors by code, truncations and the JSON/schema counts.
 import type { LevelResult } from '../../../src-preload/contract/index.js';
+import type { RequestOutcome } from './http-request.js';
 import { nearestRank } from './percentile.js';
 
-export interface RecordedRequest {
+/** One request as stored: its outcome (without the answer text and error message) plus where it ran and its checks. */
+export interface RecordedRequest extends Omit<RequestOutcome, 'errorMessage' | 'text'> {
   seq: number;
   phase: 'warmup' | 'level' | 'stability';
   level: number;
-  /** Monotonic ms relative to the run's start. */
-  startMs: number;
-  queueMs: number | null;
-  ttftMs: number | null;
-  totalMs: number | null;
-  itlMs: number[];
-  promptTokens: number | null;
-  completionTokens: number | null;
-  finishReason: string | null;
-  status: number | null;
-  errorCode: string | null;
-  cancelled: boolean;
   jsonOk: boolean | null;
   schemaOk: boolean | null;
   schemaError: string | null;
