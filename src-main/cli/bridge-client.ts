@@ -10,6 +10,7 @@ export async function callRunningConsole<C extends InvokeChannel>(
   dataDir: string,
   channel: C,
   input: ChannelInput<C>,
+  options: { timeoutMs?: number } = {},
 ): Promise<ChannelOutput<C>> {
   const ready = findRunningConsole(dataDir);
   if (!ready) {
@@ -22,8 +23,9 @@ export async function callRunningConsole<C extends InvokeChannel>(
     method: 'POST',
     headers: { 'content-type': 'application/json', [TOKEN_HEADER]: token },
     body: JSON.stringify(input),
-    headersTimeout: 10_000,
-    bodyTimeout: 30_000,
+    // A call answers when it is done (a report export runs live checks and prints a PDF first).
+    headersTimeout: options.timeoutMs ?? 10_000,
+    bodyTimeout: options.timeoutMs ?? 30_000,
   }).catch((err: unknown) => {
     throw new AppError('CLI_BRIDGE_UNREACHABLE', `the console at ${url.origin} did not answer: ${(err as Error).message}`, { cause: err });
   });

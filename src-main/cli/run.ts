@@ -8,11 +8,12 @@ import { VERSION } from './version.js';
 import { benchCommands } from './extra/bench.js';
 import { lifecycleCommands } from './extra/lifecycle.js';
 import { proxyCommands } from './extra/proxy.js';
+import { reportCommands } from './extra/report.js';
 import { secretsCommands } from './extra/secrets.js';
 import { sshCommands } from './extra/ssh.js';
 import type { CliCommand } from './extra/types.js';
 
-const EXTRA_COMMANDS: CliCommand[] = [...sshCommands, ...proxyCommands, ...secretsCommands, ...lifecycleCommands, ...benchCommands];
+const EXTRA_COMMANDS: CliCommand[] = [...sshCommands, ...proxyCommands, ...secretsCommands, ...lifecycleCommands, ...benchCommands, ...reportCommands];
 
 function findExtra(command: string | undefined, rest: string[]): { cmd: CliCommand; args: string[] } | null {
   if (!command) return null;

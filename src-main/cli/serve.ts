@@ -8,6 +8,7 @@ import { findRunningConsole, readyFilePath, removeReadyFile, writeReadyFile, typ
 import { startWebBridge } from '../web/index.js';
 import { EXIT, type Output } from './output.js';
 import { VERSION } from './version.js';
+import { ChromiumPdfPrinter } from '../web/pdf-printer.js';
 
 export interface ServeOptions {
   demo: boolean;
@@ -53,6 +54,8 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
     demoOptions: { traffic: options.demoTraffic, timeScale: options.demoTimeScale },
     proxyPort: options.proxyPort,
     logger,
+    // Headless, report PDFs are printed by a local Chromium/Chrome (GPU_CONSOLE_CHROMIUM or a standard path).
+    pdfPrinter: new ChromiumPdfPrinter(),
   });
   const api = createApi(app, logger.child('api'));
   let bridge;

@@ -21,6 +21,7 @@ import { benchHandlers } from './handlers/bench.js';
 import { lifecycleHandlers } from './handlers/lifecycle.js';
 import { notifyHandlers } from './handlers/notify.js';
 import { proxyHandlers } from './handlers/proxy.js';
+import { reportHandlers } from './handlers/report.js';
 import { secretsHandlers } from './handlers/secrets.js';
 import { sshHandlers } from './handlers/ssh.js';
 import { telemetryHandlers } from './handlers/telemetry.js';
@@ -59,6 +60,7 @@ function makeHandlers(app: App): Handlers {
     ...proxyHandlers(app),
     ...lifecycleHandlers(app),
     ...benchHandlers(app),
+    ...reportHandlers(app),
     'app.info': () => app.info(),
     'fleet.snapshot': () => app.fleet.snapshot(),
     'hosts.connect': async ({ label }, ctx) => {

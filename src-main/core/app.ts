@@ -7,17 +7,19 @@ import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { AppInfo, EventChannel, EventPayload, HostConnectionState } from '../../src-preload/contract/index.js';
 import { AppError, DisposableStore, Emitter, systemClock, toAppError, toDisposable, type Clock, type Disposable, type Logger } from './base/index.js';
+import type { AlertThresholds } from './alerts/index.js';
 import { ConfigService, type Config } from './config/index.js';
 import { startDemoFleet, type DemoFleet } from './demo/index.js';
 import { FleetService } from './fleet/index.js';
 import { openStore, type Store } from './store/index.js';
 import type { AppContext } from './app-context.js';
-import type { Notifier, SecretStore } from './ports.js';
+import type { Notifier, PdfPrinter, SecretStore } from './ports.js';
 import { NotificationRouter, hostTransitionNotification } from './notify/index.js';
 import { FileSecretStore } from './secrets/index.js';
 import { wireBench, type BenchWiring } from './wiring/bench.js';
 import { wireLifecycle, type LifecycleWiring } from './wiring/lifecycle.js';
 import { wireProxy, type ProxyWiring } from './wiring/proxy.js';
+import { wireReport, type ReportWiring } from './wiring/report.js';
 import { wireSsh, type SshWiring } from './wiring/ssh.js';
 import { wireTelemetry, type TelemetryWiring } from './wiring/telemetry.js';
 
@@ -43,6 +45,10 @@ export interface AppOptions {
   notifier?: Notifier;
   /** Port of the local OpenAI-compatible proxy on 127.0.0.1 (0 = any free port); overrides config. */
   proxyPort?: number;
+  /** Prints report HTML to PDF (Electron's printToPDF, or a headless Chromium); without one, PDF export is refused clearly. */
+  pdfPrinter?: PdfPrinter | null;
+  /** Overrides alert timing (tests: raise within seconds instead of a minute). */
+  alertThresholds?: Partial<AlertThresholds>;
 }
 
 export interface AppEvent<E extends EventChannel = EventChannel> {
@@ -60,6 +66,7 @@ export interface App extends Disposable {
   readonly telemetry: TelemetryWiring;
   readonly lifecycle: LifecycleWiring;
   readonly bench: BenchWiring;
+  readonly report: ReportWiring;
   operatorActor(caller: string): string;
   /** What needs the operator now: approvals waiting and alerts raised (tray, badges). */
   attention(): { pendingApprovals: number; activeAlerts: number };
@@ -146,8 +153,15 @@ export async function startApp(options: AppOptions): Promise<App> {
     disposables.add(
       fleet.onDidChangeHostState((change) => {
         emit('host.status', { label: change.label, state: change.state, message: change.message ?? null });
-        const input = hostTransitionNotification(change.label, lastHostState.get(change.label) ?? null, change.state, change.message ?? null);
+        const previous = lastHostState.get(change.label) ?? null;
+        const input = hostTransitionNotification(change.label, previous, change.state, change.message ?? null);
         lastHostState.set(change.label, change.state);
+        // Losing and regaining a session is evidence (availability in reports): audited on the edges only.
+        if (previous === 'connected' && change.state !== 'connected') {
+          store.audit.append({ type: 'host.connection.lost', actor: 'system', target: change.label, payload: { state: change.state, message: change.message ?? null } });
+        } else if (previous !== null && previous !== 'connected' && change.state === 'connected') {
+          store.audit.append({ type: 'host.connection.up', actor: 'system', target: change.label, payload: { state: change.state, after: previous } });
+        }
         if (input) emit('notifications.notice', notifications.push(input));
       }),
     );
@@ -180,6 +194,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     telemetry.attachProxyStats(() => proxy.snapshot());
     const lifecycle = await wireLifecycle(ctx, proxy);
     const bench = await wireBench(ctx);
+    const report = await wireReport(ctx, { telemetry, bench, lifecycle, pdf: options.pdfPrinter ?? null, demo: demo !== null });
 
     store.audit.append({
       type: 'console.started',
@@ -199,6 +214,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       telemetry,
       lifecycle,
       bench,
+      report,
       operatorActor,
       attention: () => ({ pendingApprovals: lifecycle.pendingApprovals(), activeAlerts: telemetry.alerts.list().length }),
       notifications,

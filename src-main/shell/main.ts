@@ -17,6 +17,7 @@ import { keychainSecretStore } from './secrets.js';
 import { createTray } from './tray.js';
 import { ensureElectronSqliteBinding } from './sqlite-binding.js';
 import { createMainWindow, lockDownSessions } from './window.js';
+import { ElectronPdfPrinter } from './pdf-printer.js';
 
 const logger = createLogger({ level: 'info', scope: 'shell' });
 
@@ -72,6 +73,7 @@ export function runDesktop(): void {
         logger,
         sqliteNativeBinding: nativeBinding,
         secretStore: keychainSecretStore,
+        pdfPrinter: new ElectronPdfPrinter(),
         notifier: electronNotifier((route) => core?.app.openRoute(route)),
       });
       const api = createApi(started, logger.child('api'));

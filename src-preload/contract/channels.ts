@@ -9,6 +9,7 @@ import { proxyEventChannels, proxyInvokeChannels } from './proxy.js';
 import { secretsEventChannels, secretsInvokeChannels } from './secrets.js';
 import { sshEventChannels, sshInvokeChannels } from './ssh.js';
 import { telemetryEventChannels, telemetryInvokeChannels } from './telemetry.js';
+import { reportEventChannels, reportInvokeChannels } from './report.js';
 
 // The one table of channels. Calls are `capability.verb`, events
 // `capability.noun`. Both bridges (Electron IPC and the web bridge) carry
@@ -58,6 +59,7 @@ export const invokeChannels = {
   ...proxyInvokeChannels,
   ...lifecycleInvokeChannels,
   ...benchInvokeChannels,
+  ...reportInvokeChannels,
 } as const;
 
 export const eventChannels = {
@@ -75,6 +77,7 @@ export const eventChannels = {
   ...proxyEventChannels,
   ...lifecycleEventChannels,
   ...benchEventChannels,
+  ...reportEventChannels,
 } as const;
 
 export type InvokeChannels = typeof invokeChannels;

@@ -12,3 +12,4 @@ export * from './telemetry.js';
 export * from './lifecycle.js';
 export * from './bench.js';
 export * from './secrets.js';
+export * from './report.js';

@@ -1,11 +1,13 @@
 // The demo host's command interpreter: no shell, just a tokenizer (single and
 // double quotes, backslash escapes) and a few commands an operator console
 // runs — nvidia-smi, each service's restart command verbatim, hostname,
-// uptime, cat /proc/loadavg. Everything else is "command not found" (127).
+// uptime, cat /proc/loadavg, and for evidence reports `ss -ltn[H]`, `sshd -T`
+// and `sudo -n sshd -T`. Everything else is "command not found" (127).
 // Shell operators (| ; && > <) are not interpreted; such a line fails with 2.
 
 import { runNvidiaSmi, type ExecResult } from './nvidia-smi.js';
 import type { GpuSample } from './gpu-model.js';
+import { SYSTEM_LISTENERS, runSs, runSshdTest, type TcpListener } from './system-commands.js';
 
 export type { ExecResult };
 
@@ -17,6 +19,8 @@ export interface ExecHost {
   /** The services' restart commands; running one restarts that service. */
   restartCommands: { tokens: string[]; run(): Promise<ExecResult> }[];
   loadAverage(): [number, number, number];
+  /** The model services' listening sockets right now (none while a service is down or loading); sshd and the resolver are added. */
+  serviceListeners?(): TcpListener[];
 }
 
 export class TokenizeError extends Error {}
@@ -87,8 +91,12 @@ export async function runCommand(command: string, host: ExecHost): Promise<ExecR
   if (argv.length === 0) return { stdout: '', stderr: '', code: 0 };
   const restart = host.restartCommands.find((r) => sameTokens(r.tokens, argv));
   if (restart) return restart.run();
+  const sshd = runSshdTest(argv);
+  if (sshd) return sshd;
   const [cmd, ...args] = argv as [string, ...string[]];
   switch (cmd) {
+    case 'ss':
+      return runSs(args, [...SYSTEM_LISTENERS, ...(host.serviceListeners?.() ?? [])]);
     case 'nvidia-smi':
       return runNvidiaSmi(args, host.samples());
     case 'hostname':

@@ -7,6 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { AppError, DisposableStore, silentLogger, systemClock, toDisposable, type Clock, type Logger } from '../base/index.js';
 import { DemoErrorCode } from './errors.js';
 import { tokenize, type ExecResult } from './exec.js';
+import { UVICORN_BACKLOG } from './system-commands.js';
 import { SimGpu } from './gpu-model.js';
 import { ensureDir, fingerprintOf, knownHostsText, loadOrCreateKey } from './keys.js';
 import { DEMO_HOSTS, type HostProfile } from './profiles.js';
@@ -135,6 +136,11 @@ async function startHost(
         const running = [...sims.values()].reduce((n, s) => n + s.snapshot().running, 0);
         return [0.3 + running * 0.9, 0.25 + running * 0.7, 0.2 + running * 0.5];
       },
+      // Each server binds 127.0.0.1:<remotePort> (vllm serve --host 127.0.0.1), and only while it accepts connections.
+      serviceListeners: () =>
+        profile.services
+          .filter((s) => sims.get(s.id)!.acceptsConnections)
+          .map((s) => ({ address: '127.0.0.1', port: s.remotePort, backlog: UVICORN_BACKLOG })),
       restartCommands: profile.services.map((s) => ({
         tokens: tokenize(s.restartCommand),
         run: async (): Promise<ExecResult> => {

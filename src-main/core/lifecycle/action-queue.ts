@@ -130,6 +130,11 @@ export class LifecycleService implements Disposable {
     });
   }
 
+  /** Actions proposed in [fromMs, toMs), oldest first, nonces removed (evidence reports). */
+  proposedBetween(fromMs: number, toMs: number): ActionView[] {
+    return this.repo.createdBetween(fromMs, toMs).map((r) => ({ ...r.view, nonce: null }));
+  }
+
   /** Proposals waiting for a person (tray and badges). */
   pendingCount(): number {
     return this.repo.inStates(['proposed']).length;

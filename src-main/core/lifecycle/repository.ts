@@ -17,6 +17,8 @@ export interface ActionRepository {
   save(rec: ActionRecord): void;
   get(id: string): ActionRecord | null;
   list(limit: number): ActionRecord[];
+  /** Records proposed in [fromMs, toMs), oldest first (evidence reports). */
+  createdBetween(fromMs: number, toMs: number): ActionRecord[];
   /** Records in one of the given states. */
   inStates(states: readonly string[]): ActionRecord[];
   /** Last measured durations of verified actions of this variant on this upstream, newest first. */
@@ -39,6 +41,7 @@ export function createActionRepository(db: Database.Database): ActionRepository 
   );
   const one = db.prepare('SELECT view FROM actions WHERE id = ?');
   const recent = db.prepare('SELECT view FROM actions ORDER BY created_at DESC, rowid DESC LIMIT ?');
+  const between = db.prepare('SELECT view FROM actions WHERE created_at >= ? AND created_at < ? ORDER BY created_at, rowid');
   const timing = db.prepare(
     `SELECT duration_ms AS d FROM actions WHERE upstream = ? AND variant = ? AND state = 'verified' AND duration_ms IS NOT NULL
      ORDER BY updated_at DESC LIMIT ?`,
@@ -77,6 +80,7 @@ export function createActionRepository(db: Database.Database): ActionRepository 
     },
     get: (id) => parse(one.get(id) as Row | undefined),
     list: (limit) => (recent.all(limit) as Row[]).map((r) => parse(r)!),
+    createdBetween: (fromMs, toMs) => (between.all(fromMs, toMs) as Row[]).map((r) => parse(r)!),
     inStates(states) {
       const rows = db.prepare(`SELECT view FROM actions WHERE state IN (${states.map(() => '?').join(',')})`).all(...states) as Row[];
       return rows.map((r) => parse(r)!);

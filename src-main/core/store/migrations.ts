@@ -234,6 +234,29 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 7,
+    // Evidence reports (core/report): one row per export (the ReportExport as
+    // JSON: folder, file digests, signer) and the operator's marks on the
+    // manual gates. Each export and each mark is also an audit event.
+    name: 'reports',
+    up: `
+      CREATE TABLE report_exports (
+        id          TEXT PRIMARY KEY NOT NULL,
+        created_at  INTEGER NOT NULL,
+        export      TEXT NOT NULL           -- ReportExport as JSON
+      ) STRICT;
+      CREATE INDEX report_exports_created ON report_exports (created_at);
+
+      CREATE TABLE report_gates (
+        id          TEXT PRIMARY KEY NOT NULL,
+        status      TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'pending')),
+        note        TEXT NOT NULL,
+        marked_by   TEXT NOT NULL,
+        marked_at   INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

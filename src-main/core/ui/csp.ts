@@ -1,12 +1,17 @@
 /**
  * The renderer's Content-Security-Policy, sent by both hosts (the Electron
  * app:// protocol and the web bridge) and repeated in index.html's meta tag.
- * No inline script or style, no remote content, no framing.
+ * No inline script or style, no remote content, no framing. The one hash in
+ * style-src is the evidence report's stylesheet (REPORT_STYLE_CSP_SOURCE), so
+ * the report preview — a sandboxed srcdoc frame that inherits this policy — is
+ * styled; test/unit/core/ui/static-path.test.ts keeps it equal to the report's.
  */
+export const REPORT_PREVIEW_STYLE_SOURCE = "'sha256-lSJKhtcjmob4msJXGdsmtyqBIdz1TjY8anEWN/MJsRM='";
+
 export const RENDERER_CSP = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self'",
+  `style-src 'self' ${REPORT_PREVIEW_STYLE_SOURCE}`,
   "img-src 'self' data:",
   "connect-src 'self'",
   "font-src 'self'",

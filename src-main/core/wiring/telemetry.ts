@@ -58,7 +58,7 @@ export async function wireTelemetry(ctx: AppContext): Promise<TelemetryWiring> {
   series.start();
   ctx.disposables.add(series);
 
-  const alerts = new AlertEngine(clock);
+  const alerts = new AlertEngine(clock, ctx.options.alertThresholds);
   ctx.disposables.add(alerts);
   for (const b of store.settings.get<{ model: string; tokPerS: number; source: 'manual' | 'benchmark' }[]>(BASELINES_SETTING) ?? []) {
     alerts.setBaseline(b.model, b.tokPerS, b.source);

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { REPORT_STYLE_CSP_SOURCE } from '../../../../src-main/core/report/render-html.js';
 import { RENDERER_CSP, resolveStaticPath } from '../../../../src-main/core/ui/index.js';
 
 const root = '/srv/renderer';
@@ -32,5 +34,15 @@ describe('renderer CSP', () => {
     expect(RENDERER_CSP).not.toMatch(/unsafe-inline|unsafe-eval|https?:|\*/);
     expect(RENDERER_CSP).toContain("frame-ancestors 'none'");
     expect(RENDERER_CSP).toContain("object-src 'none'");
+  });
+
+  it("lists exactly the report stylesheet's hash, in the headers and in index.html alike", () => {
+    expect(RENDERER_CSP).toContain(`style-src 'self' ${REPORT_STYLE_CSP_SOURCE};`);
+    const html = readFileSync(join(__dirname, '../../../../src-renderer/index.html'), 'utf8');
+    const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1] ?? '';
+    expect(meta).toContain(`style-src 'self' ${REPORT_STYLE_CSP_SOURCE};`);
+    // Every other directive of the meta tag matches the header policy.
+    const directives = (p: string) => p.split(';').map((d) => d.trim()).filter((d) => d && !d.startsWith('frame-ancestors'));
+    expect(directives(meta)).toEqual(directives(RENDERER_CSP));
   });
 });

@@ -1,0 +1,187 @@
+// `gpu-console report …`: evidence reports.
+//   report build   — asks the RUNNING console (its web bridge) to build, render,
+//                    digest and optionally sign an export; prints the folder and
+//                    the file digests. Scriptable and repeatable.
+//   report verify  — standalone: checks an export folder's digests and SSHSIG
+//                    signature and, given the console's database, that the audit
+//                    rows it covers still hash to the recorded head.
+//   report list    — past exports of the running console.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import {
+  REPORT_SECTIONS,
+  ReportFormatSchema,
+  ReportSectionSchema,
+  type ReportExport,
+  type ReportFormat,
+  type ReportSection,
+} from '../../../src-preload/contract/index.js';
+import { verifyExport } from '../../core/report/index.js';
+import { callRunningConsole } from '../bridge-client.js';
+import { resolveDataDir } from '../options.js';
+import { EXIT, UsageError, type Output } from '../output.js';
+import type { CliCommand } from './types.js';
+
+function parse(args: string[], extra: Record<string, { type: 'string' | 'boolean' }> = {}) {
+  try {
+    return parseArgs({ args, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean', default: false }, ...extra }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+  }
+}
+
+const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `24h`, `7d`, `90m` (before now), an ISO 8601 time, or ms since the epoch. */
+export function parseTime(flag: string, value: string, now: number): number {
+  const rel = /^(\d{1,6})([mhd])$/.exec(value);
+  if (rel) return now - Number(rel[1]) * UNIT_MS[rel[2]!]!;
+  if (/^\d{10,14}$/.test(value)) return Number(value);
+  const t = Date.parse(value);
+  if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
+    throw new UsageError(`${flag} must be a duration before now (30m, 24h, 7d), an ISO time (2026-11-30T08:00:00Z) or ms since the epoch; got "${value}"`);
+  }
+  return t;
+}
+
+function list<T>(flag: string, value: string, schema: { safeParse(v: unknown): { success: boolean; data?: T } }, allowed: readonly string[]): T[] {
+  const out: T[] = [];
+  for (const part of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const r = schema.safeParse(part);
+    if (!r.success) throw new UsageError(`${flag}: "${part}" is not one of ${allowed.join(', ')}`);
+    out.push(r.data as T);
+  }
+  if (!out.length) throw new UsageError(`${flag} needs at least one value`);
+  return out;
+}
+
+function printExport(r: ReportExport, output: Output): void {
+  output.out(`export ${r.id}: ${r.dir}`);
+  for (const f of r.files) output.out(`  ${f.sha256}  ${f.name}  (${f.sizeBytes} bytes)`);
+  output.out(`  manifest.json sha256 ${r.manifestSha256}`);
+  output.out(r.signer ? `  signed by ${r.signer} (manifest.json.sig; check: ssh-keygen -Y verify -f allowed_signers -I <principal> -n gpu-console-evidence -s manifest.json.sig < manifest.json)` : '  not signed');
+  output.out(`  gates: ${r.gates.pass} pass, ${r.gates.fail} fail, ${r.gates.pending} pending, ${r.gates.unverified} unverified`);
+}
+
+const BUILD_USAGE =
+  'usage: gpu-console report build [--hosts A,B] [--since 24h|ISO] [--until ISO] [--format md,html,json,pdf] [--sections LIST] [--sign KEY [--passphrase-file F]] [--out DIR] [--title T] [--no-live] [--strict]';
+
+const build: CliCommand = {
+  name: 'report build',
+  help: `  report build [--hosts A,B] [--since 24h] [--until ISO] [--format md,html,json,pdf] [--sign KEY] [--out DIR]
+                        Build an evidence report on the running console (live checks over SSH, the
+                        store's records for the window; default the last 24 h, all hosts, md+html+json)
+                        into a new folder with manifest.json (SHA-256 of every file). --sign KEY signs
+                        it (SSHSIG, ssh-keygen -Y verify); an encrypted key reads its passphrase from
+                        --passphrase-file or GPU_CONSOLE_SIGN_PASSPHRASE. --sections picks from
+                        ${REPORT_SECTIONS.join(',')}. --strict exits 1 when a gate fails.`,
+  async run(args, output) {
+    const { values, positionals } = parse(args, {
+      hosts: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      format: { type: 'string' },
+      sections: { type: 'string' },
+      sign: { type: 'string' },
+      'passphrase-file': { type: 'string' },
+      out: { type: 'string' },
+      title: { type: 'string' },
+      'no-live': { type: 'boolean' },
+      strict: { type: 'boolean' },
+    });
+    const v = values as Record<string, string | boolean | undefined>;
+    if (positionals.length) throw new UsageError(BUILD_USAGE);
+    const now = Date.now();
+    const fromMs = parseTime('--since', typeof v.since === 'string' ? v.since : '24h', now);
+    const toMs = typeof v.until === 'string' ? parseTime('--until', v.until, now) : now;
+    if (!(fromMs < toMs)) throw new UsageError('--since must be before --until');
+    const formats = typeof v.format === 'string' ? list<ReportFormat>('--format', v.format, ReportFormatSchema, ReportFormatSchema.options) : (['md', 'html', 'json'] as ReportFormat[]);
+    const sections = typeof v.sections === 'string' ? list<ReportSection>('--sections', v.sections, ReportSectionSchema, REPORT_SECTIONS) : [...REPORT_SECTIONS];
+    const hosts = typeof v.hosts === 'string' ? v.hosts.split(',').map((h) => h.trim()).filter(Boolean) : [];
+    let sign: { keyFile: string; passphrase?: string } | null = null;
+    if (typeof v.sign === 'string') {
+      let passphrase: string | undefined = process.env.GPU_CONSOLE_SIGN_PASSPHRASE;
+      if (typeof v['passphrase-file'] === 'string') {
+        try {
+          passphrase = (await readFile(v['passphrase-file'], 'utf8')).replace(/\r?\n$/, '');
+        } catch (err) {
+          throw new UsageError(`cannot read --passphrase-file ${v['passphrase-file']}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        }
+      }
+      sign = { keyFile: v.sign, ...(passphrase ? { passphrase } : {}) };
+    } else if (typeof v['passphrase-file'] === 'string') {
+      throw new UsageError('--passphrase-file needs --sign KEY');
+    }
+    const r = await callRunningConsole(
+      resolveDataDir(typeof v['data-dir'] === 'string' ? v['data-dir'] : undefined),
+      'reports.export',
+      {
+        request: { hosts, fromMs, toMs, sections, live: !v['no-live'], ...(typeof v.title === 'string' ? { title: v.title } : {}) },
+        formats,
+        sign,
+        ...(typeof v.out === 'string' ? { outDir: v.out } : {}),
+      },
+      { timeoutMs: 10 * 60_000 },
+    );
+    if (output.json) output.out(JSON.stringify(r));
+    else printExport(r, output);
+    return v.strict && r.gates.fail > 0 ? EXIT.FAILED : EXIT.OK;
+  },
+};
+
+const verify: CliCommand = {
+  name: 'report verify',
+  help: `  report verify PATH [--db FILE | --data-dir DIR] [--allowed-signers FILE] [--require-signature]
+                        Check an export (its folder or any file in it): every file's SHA-256, the
+                        signature (an unsigned export fails only with --require-signature), and — with the console's database — that the audit rows it covers
+                        still hash to the recorded head. Exits 1 when anything does not check out.`,
+  async run(args, output) {
+    const { values, positionals } = parse(args, { db: { type: 'string' }, 'allowed-signers': { type: 'string' }, 'require-signature': { type: 'boolean' } });
+    const v = values as Record<string, string | boolean | undefined>;
+    if (positionals.length !== 1) throw new UsageError('usage: gpu-console report verify PATH [--db FILE | --data-dir DIR] [--allowed-signers FILE] [--require-signature]');
+    let dbFile: string | null = null;
+    if (typeof v.db === 'string') dbFile = v.db;
+    else if (typeof v['data-dir'] === 'string') dbFile = join(resolveDataDir(v['data-dir']), 'gpu-console.db');
+    if (dbFile !== null && !existsSync(dbFile)) throw new UsageError(`no database at ${dbFile}`);
+    let allowedSigners: string | undefined;
+    if (typeof v['allowed-signers'] === 'string') {
+      try {
+        allowedSigners = await readFile(v['allowed-signers'], 'utf8');
+      } catch (err) {
+        throw new UsageError(`cannot read --allowed-signers ${v['allowed-signers']}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+    }
+    const db = dbFile ? new Database(dbFile, { readonly: true, fileMustExist: true }) : null;
+    try {
+      const result = await verifyExport(positionals[0]!, { db, requireSignature: v['require-signature'] === true, ...(allowedSigners !== undefined ? { allowedSigners } : {}) });
+      if (output.json) output.out(JSON.stringify(result));
+      else {
+        output.out(`${result.ok ? 'OK' : 'FAILED'}: ${result.dir}`);
+        for (const f of result.findings) output.out(`  ${f.ok ? 'ok  ' : 'FAIL'}  ${f.check}: ${f.detail}`);
+        if (!result.auditChecked) output.out('  (audit rows not checked: give --db FILE or --data-dir DIR)');
+      }
+      return result.ok ? EXIT.OK : EXIT.FAILED;
+    } finally {
+      db?.close();
+    }
+  },
+};
+
+const listCmd: CliCommand = {
+  name: 'report list',
+  help: `  report list           Past exports of the running console (folder, digests, signer, gate counts).`,
+  async run(args, output) {
+    const { values, positionals } = parse(args);
+    if (positionals.length) throw new UsageError('usage: gpu-console report list');
+    const r = await callRunningConsole(resolveDataDir(values['data-dir']), 'reports.list', { limit: 50 });
+    if (output.json) output.out(JSON.stringify(r));
+    else if (r.exports.length === 0) output.out('no exports');
+    else for (const e of r.exports) output.out(`${new Date(e.createdAt).toISOString()}  ${e.id}  ${e.signer ?? 'unsigned'}  ${e.dir}`);
+    return EXIT.OK;
+  },
+};
+
+export const reportCommands: CliCommand[] = [build, verify, listCmd];

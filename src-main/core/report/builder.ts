@@ -1,0 +1,335 @@
+// Assembles the evidence of one report from the store and live checks. Every
+// fact comes from a source handed in (ReportSources), so the builder is tested
+// with fakes and the wiring decides where the facts live.
+import { randomUUID } from 'node:crypto';
+import {
+  EVIDENCE_SCHEMA_VERSION,
+  EvidenceSchema,
+  type ActionView,
+  type AuditCoverage,
+  type BenchRun,
+  type Evaluation,
+  type Evidence,
+  type EvidenceAction,
+  type EvidenceAlert,
+  type EvidenceChart,
+  type EvidenceCost,
+  type EvidenceRun,
+  type HostHealth,
+  type HostSecurity,
+  type InventoryHost,
+  type ReportRequest,
+  type SeriesResult,
+} from '../../../src-preload/contract/index.js';
+import { AppError } from '../base/index.js';
+import { costPerMillionBoth, estimate, unavailable, usageFromBuckets } from '../cost/index.js';
+import type { AuditEvent } from '../store/index.js';
+import { ReportErrorCode } from './errors.js';
+import { autoGates, manualGates } from './gates.js';
+import type { GateMark } from './repository.js';
+
+export interface ReportHost {
+  label: string;
+  pricePerHourUsd: number | null;
+}
+
+export interface ReportSources {
+  now(): number;
+  actor: string;
+  console: Evidence['console'];
+  /** Hosts of the inventory, in order. */
+  hosts(): ReportHost[];
+  /** Live inventory and security checks of one host; never throws for a host that is down. */
+  liveChecks(label: string): Promise<{ inventory: InventoryHost; security: HostSecurity }>;
+  /** Inventory from config and the last snapshot, without contacting the host (request.live = false). */
+  offlineInventory(label: string): InventoryHost;
+  /** Audit rows with ts in [fromMs, toMs), oldest first, optionally only types starting with one of the prefixes. */
+  auditEvents(fromMs: number, toMs: number, typePrefixes?: readonly string[]): AuditEvent[];
+  auditCoverage(fromMs: number, toMs: number): AuditCoverage;
+  benchRuns(fromMs: number, toMs: number): { run: BenchRun; evaluation: Evaluation }[];
+  trafficEvaluation(fromMs: number, toMs: number): Evaluation;
+  actions(fromMs: number, toMs: number): ActionView[];
+  /** Series of a host covering the window (the finest stored range that spans it). */
+  series(host: string, fromMs: number, toMs: number, metrics: string[]): SeriesResult | null;
+  gateMarks(): ReadonlyMap<string, GateMark>;
+  /** Reports progress of the slow part (live checks), `done` of `total` hosts. */
+  onProgress?(step: string, done: number, total: number): void;
+}
+
+const HOUR_MS = 3_600_000;
+/** Gaps in telemetry at least this long are listed as stale periods. */
+const STALE_GAP_MS = 60_000;
+const MAX_CHART_POINTS = 400;
+
+export async function buildEvidence(request: ReportRequest, src: ReportSources): Promise<Evidence> {
+  const all = src.hosts();
+  const known = new Set(all.map((h) => h.label));
+  const unknownHosts = request.hosts.filter((h) => !known.has(h));
+  if (unknownHosts.length) {
+    throw new AppError(ReportErrorCode.UNKNOWN_HOST, `no host ${unknownHosts.map((h) => `"${h}"`).join(', ')} in the inventory`, { details: { hosts: unknownHosts } });
+  }
+  const hosts = request.hosts.length ? all.filter((h) => request.hosts.includes(h.label)) : all;
+  const labels = hosts.map((h) => h.label);
+  const inHosts = (target: string | null) => target !== null && labels.includes(target.split('/')[0] ?? '');
+  const want = new Set(request.sections);
+  const { fromMs, toMs } = request;
+  const notes: string[] = [];
+  const generatedAt = src.now();
+  if (fromMs > generatedAt) notes.push('The window starts in the future: nothing can have been recorded in it.');
+  if (hosts.length === 0) notes.push('No host is selected or configured.');
+
+  // Live checks first: they are the slow part and feed inventory, security and gates.
+  let inventory: InventoryHost[] | null = null;
+  let security: HostSecurity[] | null = null;
+  if (want.has('inventory') || want.has('security') || want.has('gates')) {
+    const inv: InventoryHost[] = [];
+    const sec: HostSecurity[] = [];
+    if (request.live) {
+      let done = 0;
+      src.onProgress?.('live checks', 0, hosts.length);
+      const results = await Promise.all(
+        hosts.map(async (h) => {
+          const r = await src.liveChecks(h.label);
+          src.onProgress?.('live checks', ++done, hosts.length);
+          return r;
+        }),
+      );
+      for (const r of results) {
+        inv.push(r.inventory);
+        sec.push(r.security);
+        if (r.inventory.liveError) notes.push(`${r.inventory.label} could not be checked live: ${r.inventory.liveError}. Its checks are marked unverified.`);
+      }
+    } else {
+      for (const h of hosts) inv.push(src.offlineInventory(h.label));
+      notes.push('Live checks were not run: the inventory comes from the configuration and the last readings, and the security checks are unverified.');
+    }
+    if (want.has('inventory') || want.has('gates')) inventory = inv;
+    if (want.has('security') || want.has('gates')) security = request.live ? sec : [];
+  }
+
+  const charts: EvidenceChart[] = [];
+  const seriesByHost = new Map<string, SeriesResult | null>();
+  const seriesOf = (host: string) => {
+    if (!seriesByHost.has(host)) seriesByHost.set(host, src.series(host, fromMs, toMs, ['host.gen_tok_s', 'host.busy_pct', 'gpu.*']));
+    return seriesByHost.get(host) ?? null;
+  };
+
+  let health: HostHealth[] | null = null;
+  if (want.has('health')) {
+    health = hosts.map((h) => hostHealth(h.label, seriesOf(h.label), src.auditEvents(fromMs, toMs, ['host.', 'ssh.', 'tunnel.']), fromMs, Math.min(toMs, generatedAt)));
+    for (const h of hosts) {
+      const s = seriesOf(h.label);
+      if (!s || s.t.length === 0) continue;
+      const gen = s.series.find((c) => c.metric === 'host.gen_tok_s');
+      if (gen) charts.push(lineChart(`tok-${h.label}`, `${h.label}: generated tokens/s`, h.label, 'tok/s', s.t, [{ name: 'tok/s', values: gen.avg }]));
+      const vram = s.series.filter((c) => /^gpu\.\d+\.vram_used_mib$/.test(c.metric));
+      if (vram.length) charts.push(lineChart(`vram-${h.label}`, `${h.label}: VRAM used`, h.label, 'MiB', s.t, vram.map((c) => ({ name: `GPU ${c.metric.split('.')[1]}`, values: c.avg }))));
+    }
+  }
+
+  let benchmarks: EvidenceRun[] | null = null;
+  if (want.has('benchmarks')) {
+    const runs = src.benchRuns(fromMs, toMs).filter(({ run }) => run.host === null || labels.includes(run.host));
+    benchmarks = runs.map(({ run, evaluation }) => ({
+      id: run.id,
+      name: run.name,
+      state: run.state,
+      source: run.source,
+      host: run.host,
+      model: run.model,
+      upstream: run.upstream,
+      startedAt: run.startedAt,
+      finishedAt: run.finishedAt,
+      baseline: run.baseline,
+      levels: run.levels,
+      peaks: run.peaks,
+      evaluation,
+    }));
+    for (const r of benchmarks) {
+      const levels = r.levels.filter((l) => l.phase === 'level');
+      if (levels.length >= 2) {
+        charts.push({
+          id: `bench-${r.id}`,
+          title: `${r.name}: output tok/s by concurrency`,
+          host: r.host,
+          unit: 'tok/s',
+          kind: 'bar',
+          x: levels.map((l) => `c=${l.level}`),
+          series: [{ name: 'output tok/s', values: levels.map((l) => l.outputTokPerS) }],
+        });
+      }
+    }
+    if (benchmarks.length === 0) notes.push('No benchmark run falls in the window.');
+  }
+  const trafficEvaluation = want.has('benchmarks') ? src.trafficEvaluation(fromMs, toMs) : null;
+
+  let cost: EvidenceCost[] | null = null;
+  if (want.has('cost')) {
+    const reservedHours = (Math.min(toMs, generatedAt) - fromMs) / HOUR_MS;
+    cost = hosts.map((h) => {
+      const s = seriesOf(h.label);
+      const col = (m: string) => s?.series.find((c) => c.metric === m)?.avg ?? [];
+      const usage = s ? usageFromBuckets(s.stepMs, col('host.gen_tok_s'), col('host.busy_pct')) : { outputTokens: null, busySeconds: null, reservedSeconds: null };
+      const both = costPerMillionBoth(h.pricePerHourUsd, { ...usage, reservedSeconds: reservedHours > 0 ? reservedHours * 3600 : null });
+      return {
+        host: h.label,
+        pricePerHourUsd: h.pricePerHourUsd,
+        reservationUsd:
+          h.pricePerHourUsd === null
+            ? unavailable('USD', 'no price configured')
+            : reservedHours <= 0
+              ? unavailable('USD', 'the window has not started yet')
+              : estimate(h.pricePerHourUsd * reservedHours, 'USD', `price per hour × ${reservedHours.toFixed(2)} h of the window`),
+        outputTokens: Math.round(usage.outputTokens ?? 0),
+        perMillionOutputUsageBased: both.usageBased,
+        perMillionOutputReservationBased: both.reservationBased,
+      };
+    });
+  }
+
+  let lifecycle: Evidence['lifecycle'] = null;
+  if (want.has('lifecycle')) {
+    const actions = src.actions(fromMs, toMs).filter((a) => labels.includes(a.label));
+    const list: EvidenceAction[] = actions.map((a) => ({
+      id: a.id,
+      kind: a.kind,
+      upstream: a.upstream,
+      state: a.state,
+      proposer: a.proposer,
+      reason: a.reason,
+      proposedAt: a.createdAt,
+      approvedBy: a.approver
+        ? `${a.approver.displayName} (${a.approver.osUser}, via ${a.approver.via})${a.standingApprovalId ? ` under standing approval ${a.standingApprovalId}` : ''}`
+        : null,
+      decidedAt: a.decidedAt,
+      finishedAt: a.finishedAt,
+      drained: a.drained,
+      aborted: a.aborted,
+      observed: a.observed,
+      error: a.error ?? a.rejectReason,
+    }));
+    const count = (states: string[]) => actions.filter((a) => states.includes(a.state)).length;
+    lifecycle = {
+      actions: list,
+      proposed: actions.length,
+      approved: actions.filter((a) => a.approver !== null).length,
+      rejected: count(['rejected']),
+      verified: count(['verified']),
+      failed: count(['failed']),
+      drained: actions.reduce((n, a) => n + (a.drained ?? 0), 0),
+      aborted: actions.reduce((n, a) => n + (a.aborted ?? 0), 0),
+    };
+  }
+
+  let alerts: EvidenceAlert[] | null = null;
+  if (want.has('alerts')) {
+    alerts = src
+      .auditEvents(fromMs, toMs, ['alert.'])
+      .filter((e) => /^alert\.(raised|changed|cleared)$/.test(e.type) && inHosts(e.target))
+      .map((e) => ({
+        seq: e.seq,
+        at: e.ts,
+        event: e.type.slice('alert.'.length),
+        target: e.target,
+        kind: String(e.payload.kind ?? ''),
+        severity: String(e.payload.severity ?? ''),
+        message: String(e.payload.message ?? ''),
+      }));
+  }
+
+  const audit = src.auditCoverage(fromMs, toMs);
+  if (audit.fromSeq === null) notes.push('The audit log holds no event in the window.');
+
+  const base = {
+    schema: EVIDENCE_SCHEMA_VERSION,
+    id: randomUUID(),
+    title: request.title ?? `Evidence report — ${labels.length === all.length ? 'all hosts' : labels.join(', ')}`,
+    generatedAt,
+    generatedBy: src.actor,
+    console: src.console,
+    window: { fromMs, toMs },
+    hosts: labels,
+    sections: REPORT_ORDER.filter((s) => want.has(s)),
+    notes,
+    inventory: want.has('inventory') ? inventory : null,
+    security: want.has('security') ? security : null,
+    health,
+    benchmarks,
+    trafficEvaluation,
+    cost,
+    lifecycle,
+    alerts,
+    charts: charts.map(capPoints),
+    audit,
+  };
+  // Gates see every measured fact, including sections not shown.
+  const gates = want.has('gates')
+    ? [...autoGates({ ...base, inventory, security: security ?? null, gates: null }), ...manualGates(src.gateMarks())]
+    : null;
+  return EvidenceSchema.parse({ ...base, gates });
+}
+
+const REPORT_ORDER = ['inventory', 'security', 'health', 'benchmarks', 'cost', 'lifecycle', 'alerts', 'gates'] as const;
+
+function hostHealth(label: string, s: SeriesResult | null, events: AuditEvent[], fromMs: number, toMs: number): HostHealth {
+  const mine = events.filter((e) => e.target === label || e.target?.startsWith(`${label}/`));
+  const connectionEvents = mine
+    .filter((e) => /^(host\.|ssh\.hostkey\.)/.test(e.type))
+    .map((e) => ({ at: e.ts, type: e.type, detail: typeof e.payload.message === 'string' ? e.payload.message : typeof e.payload.state === 'string' ? e.payload.state : '' }));
+  const reconnects = mine.filter((e) => e.type === 'host.connection.lost' || e.type === 'host.reconnect').length;
+  if (!s || s.t.length === 0 || toMs <= fromMs) {
+    return { host: label, telemetryCoveragePct: null, stalePeriods: toMs > fromMs ? [{ fromMs, toMs, reason: 'no telemetry recorded' }] : [], reconnects, connectionEvents };
+  }
+  const step = s.stepMs;
+  // A bucket counts as fresh when any series holds a value in it.
+  const fresh: number[] = [];
+  for (let i = 0; i < s.t.length; i++) {
+    const t = s.t[i]!;
+    if (t + step <= fromMs || t >= toMs) continue;
+    if (s.series.some((c) => c.avg[i] !== null && c.avg[i] !== undefined)) fresh.push(t);
+  }
+  const expected = Math.max(1, Math.ceil((toMs - fromMs) / step));
+  const stale: { fromMs: number; toMs: number; reason: string }[] = [];
+  let cursor = fromMs;
+  for (const t of fresh) {
+    if (t - cursor >= STALE_GAP_MS) stale.push({ fromMs: cursor, toMs: t, reason: cursor === fromMs ? 'no telemetry yet' : 'no telemetry' });
+    cursor = Math.max(cursor, t + step);
+  }
+  if (toMs - cursor >= STALE_GAP_MS) stale.push({ fromMs: cursor, toMs, reason: 'no telemetry' });
+  return {
+    host: label,
+    telemetryCoveragePct: Math.min(100, (fresh.length / expected) * 100),
+    stalePeriods: stale,
+    reconnects,
+    connectionEvents,
+  };
+}
+
+function lineChart(id: string, title: string, host: string, unit: string, t: number[], series: { name: string; values: (number | null)[] }[]): EvidenceChart {
+  return { id, title, host, unit, kind: 'line', x: t, series };
+}
+
+/** Keeps charts small: at most MAX_CHART_POINTS points, each the mean of its group (nulls skipped). */
+function capPoints(c: EvidenceChart): EvidenceChart {
+  if (c.kind !== 'line' || c.x.length <= MAX_CHART_POINTS) return c;
+  const group = Math.ceil(c.x.length / MAX_CHART_POINTS);
+  const x: (number | string)[] = [];
+  for (let i = 0; i < c.x.length; i += group) x.push(c.x[i]!);
+  const series = c.series.map((s) => {
+    const values: (number | null)[] = [];
+    for (let i = 0; i < s.values.length; i += group) {
+      let sum = 0;
+      let n = 0;
+      for (let j = i; j < Math.min(i + group, s.values.length); j++) {
+        const v = s.values[j];
+        if (v !== null && v !== undefined) {
+          sum += v;
+          n += 1;
+        }
+      }
+      values.push(n ? sum / n : null);
+    }
+    return { name: s.name, values };
+  });
+  return { ...c, x, series };
+}

@@ -1,0 +1,20 @@
+/** Stable codes of the report capability; callers match the code, not the message. */
+export const ReportErrorCode = {
+  /** The output folder cannot be created or written (permissions, read-only disk, a file in the way). */
+  OUTPUT_UNWRITABLE: 'REPORT_OUTPUT_UNWRITABLE',
+  SIGNING_KEY_UNREADABLE: 'REPORT_SIGNING_KEY_UNREADABLE',
+  SIGNING_KEY_ENCRYPTED: 'REPORT_SIGNING_KEY_ENCRYPTED',
+  SIGNING_KEY_PASSPHRASE_INCORRECT: 'REPORT_SIGNING_KEY_PASSPHRASE_INCORRECT',
+  SIGNING_KEY_UNSUPPORTED: 'REPORT_SIGNING_KEY_UNSUPPORTED',
+  /** A signer principal that cannot be written into allowed_signers (empty, quotes, commas, control characters). */
+  SIGNER_PRINCIPAL_INVALID: 'REPORT_SIGNER_PRINCIPAL_INVALID',
+  /** No PDF printer in this host (no Electron, no Chromium found). */
+  PDF_UNAVAILABLE: 'REPORT_PDF_UNAVAILABLE',
+  PDF_FAILED: 'REPORT_PDF_FAILED',
+  /** A folder given to verify holds no manifest.json, or it does not parse. */
+  MANIFEST_INVALID: 'REPORT_MANIFEST_INVALID',
+  SIGNATURE_INVALID: 'REPORT_SIGNATURE_INVALID',
+  UNKNOWN_HOST: 'REPORT_UNKNOWN_HOST',
+  UNKNOWN_GATE: 'REPORT_UNKNOWN_GATE',
+  EXPORT_RUNNING: 'REPORT_EXPORT_RUNNING',
+} as const;

@@ -1,0 +1,143 @@
+// Writes one export: the evidence (always, as evidence.json), the chosen
+// renderings, manifest.json with the SHA-256 of every file, and — when a key is
+// given — manifest.json.sig (SSHSIG, checkable with `ssh-keygen -Y verify`)
+// with an allowed_signers file beside it.
+//
+// Everything is written into a hidden staging folder next to the final one and
+// renamed into place only when complete, so a failure (disk full, PDF printer
+// gone, signing error) never leaves a folder that looks like a finished export.
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  EVIDENCE_SIGNATURE_NAMESPACE,
+  MANIFEST_SCHEMA_VERSION,
+  type Evidence,
+  type Manifest,
+  type ManifestFile,
+  type ReportFormat,
+} from '../../../src-preload/contract/index.js';
+import { AppError } from '../base/index.js';
+import type { PdfPrinter } from '../ports.js';
+import { canonicalJson } from '../store/index.js';
+import { ReportErrorCode } from './errors.js';
+import { renderHtml } from './render-html.js';
+import { renderMarkdown } from './render-markdown.js';
+import { allowedSignersLine, type SshSigner } from './sshsig.js';
+
+export interface ExportFiles {
+  dir: string;
+  files: ManifestFile[];
+  evidenceSha256: string;
+  manifestSha256: string;
+  signer: string | null;
+}
+
+export interface WriteExportOptions {
+  evidence: Evidence;
+  formats: readonly ReportFormat[];
+  /** The parent folder; the export gets a folder of its own inside it. */
+  parentDir: string;
+  /** Name of the export's folder. */
+  name: string;
+  signer: SshSigner | null;
+  /** Principal written to allowed_signers (who signed). */
+  principal: string;
+  pdf: PdfPrinter | null;
+  now(): number;
+  progress?(step: string): void;
+}
+
+export const sha256Hex = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+
+/** Fails early, before any slow work, when the parent folder cannot take the export. */
+export async function ensureWritableDir(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const s = await stat(dir);
+    if (!s.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    await access(dir, constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+    throw new AppError(ReportErrorCode.OUTPUT_UNWRITABLE, `cannot write reports into ${dir} (${code})`, { details: { dir, reason: code }, cause: err });
+  }
+}
+
+export async function writeExport(o: WriteExportOptions): Promise<ExportFiles> {
+  if (o.formats.includes('pdf') && !o.pdf) {
+    throw new AppError(ReportErrorCode.PDF_UNAVAILABLE, 'PDF export needs a browser to print with (the desktop app, or Chromium/Chrome installed); choose md, html or json');
+  }
+  await ensureWritableDir(o.parentDir);
+  const finalDir = join(o.parentDir, o.name);
+  const staging = join(o.parentDir, `.${o.name}.partial`);
+  try {
+    await stat(finalDir);
+    throw new AppError(ReportErrorCode.OUTPUT_UNWRITABLE, `${finalDir} already exists`, { details: { dir: finalDir, reason: 'EEXIST' } });
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+  }
+  await rm(staging, { recursive: true, force: true });
+  try {
+    await mkdir(staging, { mode: 0o700 });
+  } catch (err) {
+    throw new AppError(ReportErrorCode.OUTPUT_UNWRITABLE, `cannot create ${staging} (${(err as NodeJS.ErrnoException).code ?? 'EIO'})`, { cause: err });
+  }
+
+  try {
+    const files: ManifestFile[] = [];
+    const put = async (name: string, format: ReportFormat, data: string | Buffer) => {
+      await writeFile(join(staging, name), data, { mode: 0o600 });
+      const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
+      files.push({ name, format, sizeBytes: bytes, sha256: sha256Hex(data) });
+    };
+
+    o.progress?.('evidence.json');
+    const evidenceText = canonicalJson(o.evidence);
+    const evidenceSha256 = sha256Hex(evidenceText);
+    await put('evidence.json', 'json', evidenceText);
+
+    if (o.formats.includes('md')) {
+      o.progress?.('report.md');
+      await put('report.md', 'md', renderMarkdown(o.evidence, { evidenceSha256 }));
+    }
+    let html: string | null = null;
+    if (o.formats.includes('html') || o.formats.includes('pdf')) html = renderHtml(o.evidence, { evidenceSha256 });
+    if (o.formats.includes('html')) {
+      o.progress?.('report.html');
+      await put('report.html', 'html', html!);
+    }
+    if (o.formats.includes('pdf')) {
+      o.progress?.('report.pdf');
+      const pdf = await o.pdf!.printHtmlToPdf(html!);
+      await put('report.pdf', 'pdf', pdf);
+    }
+
+    const manifest: Manifest = {
+      schema: MANIFEST_SCHEMA_VERSION,
+      evidenceId: o.evidence.id,
+      createdAt: o.now(),
+      evidenceSha256,
+      files,
+      audit: o.evidence.audit,
+    };
+    const manifestText = canonicalJson(manifest);
+    await writeFile(join(staging, 'manifest.json'), manifestText, { mode: 0o600 });
+    let signer: string | null = null;
+    if (o.signer) {
+      o.progress?.('signature');
+      const sig = o.signer.sign(Buffer.from(manifestText, 'utf8'), EVIDENCE_SIGNATURE_NAMESPACE);
+      await writeFile(join(staging, 'manifest.json.sig'), sig, { mode: 0o600 });
+      await writeFile(join(staging, 'allowed_signers'), `${allowedSignersLine(o.principal, o.signer.publicKeyLine)}\n`, { mode: 0o600 });
+      signer = o.signer.fingerprint;
+    }
+    await rename(staging, finalDir);
+    return { dir: finalDir, files, evidenceSha256, manifestSha256: sha256Hex(manifestText), signer };
+  } catch (err) {
+    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    if (err instanceof AppError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code) throw new AppError(ReportErrorCode.OUTPUT_UNWRITABLE, `writing the export into ${o.parentDir} failed (${code}); nothing was kept`, { details: { dir: o.parentDir, reason: code }, cause: err });
+    throw err;
+  }
+}

@@ -1,0 +1,687 @@
+// Live checks of one host for the evidence report, run now: facts read over
+// SSH (nvidia-smi, ss, sshd -T) and through the service tunnels (/health,
+// /version or /props, /v1/models), each check pass | fail | unverified.
+// Whatever cannot be measured (host down, a command refused, a deadline
+// passed) is unverified with the reason, never pass. runLiveChecks never
+// throws, and the services' API keys never reach its result.
+
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Check, HostSecurity, InventoryHost } from '../../../src-preload/contract/index.js';
+import { isSecretKey, toAppError, type Clock, type Disposable } from '../base/index.js';
+import type { HostConfig, ServiceConfig } from '../config/index.js';
+import { shellJoin, type ExecResult } from '../ssh/index.js';
+import { nvidiaSmiQueryCommand, parseLlamaProps, parseNvidiaSmiCsv, parseVllmModels, parseVllmVersion } from '../telemetry/index.js';
+
+export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
+const MAX_BODY_BYTES = 256 * 1024;
+const MAX_EVIDENCE_CHARS = 400;
+
+export interface LiveHttpResponse {
+  status: number;
+  text: string;
+}
+
+/** GET through a tunnel. Transport failures reject; the status of any answer resolves. */
+export type LiveHttpGet = (url: string, options: { headers: Record<string, string>; timeoutMs: number; signal: AbortSignal }) => Promise<LiveHttpResponse>;
+
+export interface LiveCheckDeps {
+  /** One command on the host's SSH session (FleetService.exec). */
+  exec(command: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<ExecResult>;
+  /** The tunnel's local base URL of a service; throws while the tunnel is down. */
+  serviceUrl(serviceId: string): string;
+  /** The service's upstream API key from the secret store; null when none is configured. */
+  apiKey(serviceId: string): Promise<string | null>;
+  /** The key the session verified at connect (null when it never connected). */
+  hostKeyFingerprint: string | null;
+  /** The host's SSH connection state (`connected`, `reconnecting`, …). */
+  connection: string;
+  clock: Clock;
+  /** Default: undici over a pool of its own, closed when the checks end. */
+  httpGet?: LiveHttpGet;
+  /** Deadline of each check. Default 10 s. */
+  checkTimeoutMs?: number;
+}
+
+export interface LiveCheckResult {
+  inventory: InventoryHost;
+  security: HostSecurity;
+}
+
+/** Stable ids of the checks, for gates and tests. */
+export const LiveCheckId = {
+  HOST_KEY: 'ssh.host-key',
+  GPU_VISIBLE: 'gpu.visible',
+  PASSWORD_AUTH: 'sshd.password-auth',
+  ROOT_LOGIN: 'sshd.root-login',
+  portLoopback: (serviceId: string) => `port.loopback.${serviceId}`,
+  apiHealth: (serviceId: string) => `api.health.${serviceId}`,
+  apiAuth: (serviceId: string) => `api.auth.${serviceId}`,
+} as const;
+
+const LABELS = {
+  hostKey: 'SSH host key verified',
+  gpu: 'nvidia-smi lists at least one GPU',
+  password: 'sshd refuses password logins',
+  root: 'sshd refuses root logins with a password',
+  port: (s: ServiceConfig) => `${s.id}: model port ${s.remotePort} bound to loopback only`,
+  health: (s: ServiceConfig) => `${s.id}: /health answers 200 without a key`,
+  auth: (s: ServiceConfig) => `${s.id}: API refuses requests without the key`,
+};
+
+// ── deadlines ─────────────────────────────────────────────────────────────
+
+class DeadlineExceeded extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`no answer within ${formatSeconds(timeoutMs)}`);
+  }
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/** Runs `work` with an abort signal; rejects with DeadlineExceeded when the injected clock passes the deadline. */
+function withinDeadline<T>(clock: Clock, timeoutMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: Disposable | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = clock.setTimeout(() => {
+      // Settle first, so the work's own abort error never wins the race.
+      reject(new DeadlineExceeded(timeoutMs));
+      controller.abort();
+    }, timeoutMs);
+  });
+  const run = Promise.resolve().then(() => work(controller.signal));
+  return Promise.race([run, expired]).finally(() => {
+    void timer?.dispose();
+    // The loser of the race must not surface as an unhandled rejection.
+    run.catch(() => undefined);
+    expired.catch(() => undefined);
+  });
+}
+
+const TIMEOUT_CODES = new Set(['SSH_EXEC_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function errorCode(err: unknown): string | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : null;
+}
+
+const isTimeout = (err: unknown): boolean => err instanceof DeadlineExceeded || TIMEOUT_CODES.has(errorCode(err) ?? '');
+
+function describeError(err: unknown, timeoutMs: number): string {
+  if (isTimeout(err)) return `no answer within ${formatSeconds(timeoutMs)}`;
+  const code = errorCode(err);
+  return oneLine(`${code ? `${code}: ` : ''}${toAppError(err).message}`);
+}
+
+// ── text helpers ──────────────────────────────────────────────────────────
+
+function oneLine(text: string, max = MAX_EVIDENCE_CHARS): string {
+  const flat = text.replace(/\s*\r?\n\s*/g, ' | ').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** First lines of a command's stderr (else stdout), for evidence. */
+function outputExcerpt(r: ExecResult): string {
+  const text = (r.stderr.trim() || r.stdout.trim()).split(/\r?\n/).slice(0, 3).join('\n');
+  return oneLine(text || '(no output)', 200);
+}
+
+function exitText(r: ExecResult): string {
+  return r.exitCode !== null ? `exit ${r.exitCode}` : `killed by ${r.signal ?? 'a signal'}`;
+}
+
+// ── ss ────────────────────────────────────────────────────────────────────
+
+export type BindScope = 'loopback' | 'wildcard' | 'other';
+
+export interface SsListener {
+  /** The line as ss printed it (whitespace collapsed). */
+  line: string;
+  /** Without brackets or interface: `127.0.0.1`, `::1`, `0.0.0.0`, `::`, `*`. */
+  address: string;
+  /** The `%iface` suffix (`lo`), or null. */
+  iface: string | null;
+  port: number;
+  scope: BindScope;
+}
+
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
+export function bindScope(address: string, iface: string | null): BindScope {
+  const a = address.toLowerCase();
+  // A socket bound to the loopback device is reachable from this host only, whatever its address.
+  if (iface === 'lo') return 'loopback';
+  if (a === '*' || a === '0.0.0.0' || a === '::' || /^(0{1,4}:){7}0{1,4}$/.test(a)) return 'wildcard';
+  if (IPV4.exec(a)?.[1] === '127') return 'loopback';
+  if (a === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(a)) return 'loopback';
+  const mapped = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(a);
+  if (mapped) return bindScope(mapped[1]!, null);
+  return 'other';
+}
+
+/** `127.0.0.1:8000`, `127.0.0.53%lo:53`, `[::1]:8000`, `[fe80::1]%eth0:22`, `*:8000`, old ss's `:::22`; null for peers (`*`) and names. */
+export function parseSocketAddress(token: string): { address: string; iface: string | null; port: number } | null {
+  const m = /^(.+):(\d{1,5})$/.exec(token);
+  if (!m) return null;
+  let host = m[1]!;
+  const port = Number(m[2]);
+  if (port > 65535) return null;
+  let iface: string | null = null;
+  if (host.startsWith('[')) {
+    const b = /^\[([^\]]+)\](?:%(.+))?$/.exec(host);
+    if (!b) return null;
+    host = b[1]!;
+    iface = b[2] ?? null;
+  }
+  const pct = host.indexOf('%');
+  if (pct >= 0) {
+    iface = host.slice(pct + 1) || null;
+    host = host.slice(0, pct);
+  }
+  if (host === '*' || IPV4.test(host) || (host.includes(':') && /^[0-9A-Fa-f:.]+$/.test(host))) return { address: host, iface, port };
+  return null;
+}
+
+/** The listening sockets of `ss -ltn` / `ss -ltnH` output (header, blank and unreadable lines skipped). */
+export function parseSsListeners(text: string): SsListener[] {
+  const out: SsListener[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim().replace(/\s+/g, ' ');
+    if (line === '' || /^(State|Netid|Recv-Q)\b/.test(line)) continue;
+    // The local address is the first token that ends in a numeric port (the peer ends in `:*`).
+    for (const token of line.split(' ')) {
+      const addr = parseSocketAddress(token);
+      if (!addr) continue;
+      out.push({ line, ...addr, scope: bindScope(addr.address, addr.iface) });
+      break;
+    }
+  }
+  return out;
+}
+
+// ── sshd -T ───────────────────────────────────────────────────────────────
+
+/** `sshd -T` output: lower-case keyword → first value (later repeats, e.g. listenaddress, are dropped). */
+export function parseSshdConfig(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const raw of text.split(/\r?\n/)) {
+    const m = /^\s*([A-Za-z][A-Za-z0-9]*)\s+(.*?)\s*$/.exec(raw);
+    if (!m) continue;
+    const key = m[1]!.toLowerCase();
+    if (!out.has(key)) out.set(key, m[2]!.toLowerCase());
+  }
+  return out;
+}
+
+type Measured = { verdict: Check['verdict']; evidence: string };
+
+export function passwordAuthVerdict(cfg: ReadonlyMap<string, string>, source: string): Measured {
+  const pa = cfg.get('passwordauthentication');
+  // Older OpenSSH names keyboard-interactive "challengeresponseauthentication".
+  const kbdKey = cfg.has('kbdinteractiveauthentication') ? 'kbdinteractiveauthentication' : 'challengeresponseauthentication';
+  const kbd = cfg.get(kbdKey);
+  const pam = cfg.get('usepam');
+  if (pa === 'yes') return { verdict: 'fail', evidence: `${source}: passwordauthentication yes` };
+  if (pa !== 'no') return { verdict: 'unverified', evidence: `${source} printed no passwordauthentication line` };
+  if (kbd === 'yes' && pam === 'yes') {
+    return {
+      verdict: 'fail',
+      evidence: `${source}: passwordauthentication no, but ${kbdKey} yes with usepam yes: PAM can still ask for a password`,
+    };
+  }
+  return { verdict: 'pass', evidence: `${source}: passwordauthentication no${kbd ? `, ${kbdKey} ${kbd}` : ''}` };
+}
+
+export function rootLoginVerdict(cfg: ReadonlyMap<string, string>, source: string): Measured {
+  const v = cfg.get('permitrootlogin');
+  const seen = `${source}: permitrootlogin ${v ?? ''}`.trim();
+  switch (v) {
+    case 'no':
+      return { verdict: 'pass', evidence: `${seen} (root cannot log in over SSH)` };
+    case 'prohibit-password':
+    case 'without-password':
+      return { verdict: 'pass', evidence: `${seen} (root only with a key, never a password)` };
+    case 'forced-commands-only':
+      return { verdict: 'pass', evidence: `${seen} (root only with a key, and only for its forced command)` };
+    case 'yes':
+      return { verdict: 'fail', evidence: `${seen} (root may log in with a password)` };
+    default:
+      return { verdict: 'unverified', evidence: v === undefined ? `${source} printed no permitrootlogin line` : `${seen}: value not understood` };
+  }
+}
+
+// ── redaction ─────────────────────────────────────────────────────────────
+
+const SECRET_FIELD = /key|token|secret|passphrase|password/i;
+// Secrets written inline in a command (restartCommand): `--api-key X`, `--token=X`, `HF_TOKEN=X`.
+const SECRET_FLAG = /(--?[A-Za-z0-9_-]*(?:key|token|secret|passphrase|password)[A-Za-z0-9_-]*)(=|\s+)('[^']*'|"[^"]*"|[^\s'"]+)/gi;
+const SECRET_ENV = /\b([A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSPHRASE|PASSWORD)[A-Za-z0-9_]*)=('[^']*'|"[^"]*"|[^\s'"]+)/gi;
+
+// Credentials in a URL: `http://user:pass@host`.
+const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
+
+function scrubText(text: string): string {
+  return text.replace(SECRET_FLAG, '$1$2[redacted]').replace(SECRET_ENV, '$1=[redacted]').replace(URL_USERINFO, '$1[redacted]@');
+}
+
+/** A copy of a service's config with secret-looking fields, and secrets written inline in commands, replaced by "[redacted]". */
+export function redactServiceConfig(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return scrubText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= 8) return '[truncated]';
+  if (Array.isArray(value)) return value.map((v) => redactServiceConfig(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    out[k] = SECRET_FIELD.test(k) || isSecretKey(k) ? '[redacted]' : redactServiceConfig(v, depth + 1);
+  }
+  return out;
+}
+
+/** Replaces every occurrence of the given secrets in every string of a JSON-like value. */
+function scrubSecrets<T>(value: T, secrets: readonly string[]): T {
+  const live = secrets.filter((s) => s.length >= 4);
+  if (live.length === 0) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return live.reduce((s, secret) => s.split(secret).join('[redacted]'), v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}
+
+// ── HTTP ──────────────────────────────────────────────────────────────────
+
+/** GET over undici with deadlines, a body cap and no redirects. */
+export function undiciHttpGet(dispatcher?: Dispatcher): LiveHttpGet {
+  return async (url, { headers, timeoutMs, signal }) => {
+    const res = await request(url, {
+      method: 'GET',
+      headers: { accept: 'application/json', ...headers },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal,
+      ...(dispatcher ? { dispatcher } : {}),
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      const buf = chunk as Buffer;
+      if (size + buf.length > MAX_BODY_BYTES) {
+        chunks.push(buf.subarray(0, MAX_BODY_BYTES - size));
+        res.body.destroy();
+        break;
+      }
+      size += buf.length;
+      chunks.push(buf);
+    }
+    return { status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') };
+  };
+}
+
+// ── the checks ────────────────────────────────────────────────────────────
+
+interface Ctx {
+  deps: LiveCheckDeps;
+  http: LiveHttpGet;
+  timeoutMs: number;
+}
+
+type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string; timedOut: boolean };
+
+async function attempt<T>(ctx: Ctx, work: (signal: AbortSignal) => Promise<T>): Promise<Outcome<T>> {
+  try {
+    return { ok: true, value: await withinDeadline(ctx.deps.clock, ctx.timeoutMs, work) };
+  } catch (err) {
+    return { ok: false, reason: describeError(err, ctx.timeoutMs), timedOut: isTimeout(err) };
+  }
+}
+
+/** A command line built from fixed words, shell-quoted all the same. */
+const command = (...words: string[]): string => shellJoin(words);
+
+function run(ctx: Ctx, cmd: string, signal: AbortSignal): Promise<ExecResult> {
+  return ctx.deps.exec(cmd, { timeoutMs: ctx.timeoutMs, signal });
+}
+
+interface GpuFacts {
+  gpus: InventoryHost['gpus'];
+  check: Measured;
+}
+
+const GPU_FIELDS = ['index', 'name', 'memory.total', 'driver_version'] as const;
+
+async function readGpus(ctx: Ctx): Promise<Outcome<GpuFacts>> {
+  return attempt(ctx, async (signal) => {
+    const r = await run(ctx, nvidiaSmiQueryCommand(GPU_FIELDS), signal);
+    if (r.exitCode === 127) return { gpus: [], check: { verdict: 'unverified', evidence: `nvidia-smi not found (${outputExcerpt(r)})` } };
+    if (r.exitCode !== 0) return { gpus: [], check: { verdict: 'fail', evidence: `nvidia-smi failed (${exitText(r)}): ${outputExcerpt(r)}` } };
+    const { rows } = parseNvidiaSmiCsv(r.stdout, GPU_FIELDS);
+    // The driver version is read as text: the lenient parser would turn "550.90" into the number 550.9.
+    const drivers = r.stdout
+      .split(/\r?\n/)
+      .filter((l) => l.trim() !== '')
+      .map((l) => l.split(','))
+      .filter((cells) => cells.length === GPU_FIELDS.length)
+      .map((cells) => cells[3]!.trim());
+    const gpus = rows.map((row, i) => {
+      const driver = drivers[i] ?? '';
+      return {
+        index: typeof row.index === 'number' ? row.index : i,
+        name: typeof row.name === 'string' ? row.name : String(row.name ?? 'unknown'),
+        memoryTotalMiB: typeof row['memory.total'] === 'number' ? row['memory.total'] : null,
+        driverVersion: driver === '' || driver === 'N/A' || driver.startsWith('[') ? null : driver,
+      };
+    });
+    if (gpus.length === 0) return { gpus, check: { verdict: 'fail', evidence: `nvidia-smi listed no GPU: ${outputExcerpt(r)}` } };
+    const names = gpus.map((g) => `${g.index}: ${g.name}${g.memoryTotalMiB !== null ? ` (${g.memoryTotalMiB} MiB)` : ''}`).join(', ');
+    const driver = gpus[0]!.driverVersion;
+    return { gpus, check: { verdict: 'pass', evidence: `nvidia-smi lists ${gpus.length} GPU${gpus.length === 1 ? '' : 's'}: ${names}${driver ? `; driver ${driver}` : ''}` } };
+  });
+}
+
+type SsFacts = { ok: true; source: string; listeners: SsListener[] } | { ok: false; evidence: string };
+
+async function readListeners(ctx: Ctx): Promise<Outcome<SsFacts>> {
+  return attempt(ctx, async (signal): Promise<SsFacts> => {
+    const tries: string[] = [];
+    // -H (no header) is missing from old iproute2; ss -ltn says the same with a header line.
+    for (const words of [['ss', '-ltnH'], ['ss', '-ltn']]) {
+      const cmd = command(...words);
+      const r = await run(ctx, cmd, signal);
+      if (r.exitCode === 0) return { ok: true, source: cmd, listeners: parseSsListeners(r.stdout) };
+      tries.push(`${cmd}: ${outputExcerpt(r)} (${exitText(r)})`);
+      if (r.exitCode === 127) break;
+    }
+    return { ok: false, evidence: `ss unavailable: ${tries.join('; ')}` };
+  });
+}
+
+type SshdFacts = { ok: true; source: string; config: Map<string, string> } | { ok: false; evidence: string };
+
+async function readSshd(ctx: Ctx): Promise<Outcome<SshdFacts>> {
+  return attempt(ctx, async (signal): Promise<SshdFacts> => {
+    const tries: string[] = [];
+    // sshd -T must read the host keys, so it needs root: plain first, then passwordless sudo (never a prompt).
+    for (const words of [['sshd', '-T'], ['sudo', '-n', 'sshd', '-T']]) {
+      const cmd = command(...words);
+      const r = await run(ctx, cmd, signal);
+      const config = parseSshdConfig(r.stdout);
+      if (r.exitCode === 0 && (config.has('passwordauthentication') || config.has('permitrootlogin'))) return { ok: true, source: cmd, config };
+      tries.push(`${cmd}: ${outputExcerpt(r)} (${exitText(r)})`);
+    }
+    return { ok: false, evidence: `sshd -T not permitted for this user (${tries.join('; ')})` };
+  });
+}
+
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+function portCheck(service: ServiceConfig, ss: Outcome<SsFacts>): Measured {
+  if (!LOOPBACK_NAMES.has(service.remoteHost) && bindScope(service.remoteHost, null) !== 'loopback') {
+    return { verdict: 'unverified', evidence: `the service runs on ${service.remoteHost}, not on this SSH host: its bind address cannot be read here` };
+  }
+  if (!ss.ok) return { verdict: 'unverified', evidence: `ss: ${ss.reason}` };
+  if (!ss.value.ok) return { verdict: 'unverified', evidence: ss.value.evidence };
+  const { source, listeners } = ss.value;
+  const port = service.remotePort;
+  const bound = listeners.filter((l) => l.port === port);
+  if (bound.length === 0) return { verdict: 'fail', evidence: `${source}: nothing listens on TCP port ${port}` };
+  const exposed = bound.filter((l) => l.scope !== 'loopback');
+  if (exposed.length > 0) {
+    return { verdict: 'fail', evidence: `${source}: port ${port} is reachable beyond loopback: ${exposed.map((l) => `"${l.line}"`).join('; ')}` };
+  }
+  return { verdict: 'pass', evidence: `${source}: port ${port} bound to ${bound.map((l) => `${l.address}${l.iface ? `%${l.iface}` : ''}`).join(', ')} only: ${bound.map((l) => `"${l.line}"`).join('; ')}` };
+}
+
+interface ServiceFacts {
+  health: Measured;
+  auth: Measured;
+  inventory: InventoryHost['services'][number];
+}
+
+function baseUrl(ctx: Ctx, service: ServiceConfig): { ok: true; url: string } | { ok: false; reason: string } {
+  try {
+    return { ok: true, url: ctx.deps.serviceUrl(service.id).replace(/\/+$/, '') };
+  } catch (err) {
+    return { ok: false, reason: `tunnel not open: ${describeError(err, ctx.timeoutMs)}` };
+  }
+}
+
+/** The console's own tunnel answers 502/503 `{"error":{"type":"tunnel_error"}}` when the host refuses the channel: no answer from the service. */
+function tunnelError(res: LiveHttpResponse): string | null {
+  if (res.status !== 502 && res.status !== 503) return null;
+  try {
+    const e = (JSON.parse(res.text) as { error?: { type?: unknown; code?: unknown; message?: unknown } }).error;
+    if (e?.type !== 'tunnel_error') return null;
+    return `${typeof e.code === 'string' ? `${e.code}: ` : ''}${typeof e.message === 'string' ? e.message : 'tunnel error'}`;
+  } catch {
+    return null;
+  }
+}
+
+async function get(ctx: Ctx, url: string, key: string | null): Promise<Outcome<LiveHttpResponse>> {
+  const headers: Record<string, string> = key !== null ? { authorization: `Bearer ${key}` } : {};
+  const out = await attempt(ctx, (signal) => ctx.http(url, { headers, timeoutMs: ctx.timeoutMs, signal }));
+  const viaTunnel = out.ok ? tunnelError(out.value) : null;
+  return viaTunnel !== null ? { ok: false, reason: oneLine(viaTunnel), timedOut: false } : out;
+}
+
+async function readKey(ctx: Ctx, service: ServiceConfig): Promise<Outcome<string | null>> {
+  return attempt(ctx, () => ctx.deps.apiKey(service.id));
+}
+
+async function checkService(ctx: Ctx, service: ServiceConfig, keyOutcome: Outcome<string | null>): Promise<ServiceFacts> {
+  const inventory: ServiceFacts['inventory'] = {
+    id: service.id,
+    kind: service.kind,
+    model: service.model,
+    aliases: [...service.aliases],
+    remotePort: service.remotePort,
+    slots: service.slots,
+    serverVersion: null,
+    servedModels: [],
+    health: 'unknown',
+    config: redactServiceConfig(service) as Record<string, unknown>,
+  };
+  const base = baseUrl(ctx, service);
+  if (!base.ok) {
+    const off: Measured = { verdict: 'unverified', evidence: base.reason };
+    return { health: off, auth: off, inventory };
+  }
+  const key = keyOutcome.ok ? keyOutcome.value : null;
+  // llama-server answers /v1/models without a key even when one is set; /props is behind it.
+  const protectedPath = service.kind === 'llama-server' ? '/props' : '/v1/models';
+
+  const [health, auth, version, models] = await Promise.all([
+    get(ctx, `${base.url}/health`, null),
+    (async (): Promise<Measured> => {
+      if (!keyOutcome.ok) return { verdict: 'unverified', evidence: `the API key could not be read: ${keyOutcome.reason}` };
+      if (key === null) return { verdict: 'unverified', evidence: 'no API key configured for this service' };
+      const without = await get(ctx, `${base.url}${protectedPath}`, null);
+      if (!without.ok) return { verdict: 'unverified', evidence: `GET ${protectedPath} without a key: ${without.reason}` };
+      const w = without.value.status;
+      const first = `GET ${protectedPath} without a key → ${w}`;
+      if (w === 200) return { verdict: 'fail', evidence: `${first} (answered without authentication)` };
+      // Any other refusal (404, 5xx) says nothing about authentication.
+      if (w !== 401 && w !== 403) return { verdict: 'unverified', evidence: `${first}: ${oneLine(without.value.text || '(empty body)', 160)}` };
+      const withKey = await get(ctx, `${base.url}${protectedPath}`, key);
+      if (!withKey.ok) return { verdict: 'unverified', evidence: `${first}; with the configured key: ${withKey.reason}` };
+      const k = withKey.value.status;
+      if (k === 200) return { verdict: 'pass', evidence: `${first}; with the configured key → 200` };
+      if (k === 401 || k === 403) return { verdict: 'fail', evidence: `${first}; with the configured key → ${k} (the key is refused)` };
+      return { verdict: 'unverified', evidence: `${first}; with the configured key → ${k}: ${oneLine(withKey.value.text || '(empty body)', 160)}` };
+    })(),
+    get(ctx, `${base.url}${service.kind === 'vllm' ? '/version' : '/props'}`, key),
+    get(ctx, `${base.url}/v1/models`, key),
+  ]);
+
+  let healthCheck: Measured;
+  if (health.ok) {
+    const s = health.value.status;
+    inventory.health = s === 200 ? 'ok' : 'down';
+    healthCheck = s === 200 ? { verdict: 'pass', evidence: 'GET /health → 200' } : { verdict: 'fail', evidence: `GET /health → ${s}: ${oneLine(health.value.text || '(empty body)', 160)}` };
+  } else if (health.timedOut) {
+    healthCheck = { verdict: 'unverified', evidence: `GET /health: ${health.reason}` };
+  } else {
+    inventory.health = 'down';
+    healthCheck = { verdict: 'fail', evidence: `GET /health: no answer through the tunnel (${health.reason})` };
+  }
+
+  let nCtx: number | null = null;
+  if (version.ok && version.value.status === 200) {
+    if (service.kind === 'vllm') inventory.serverVersion = parseVllmVersion(version.value.text);
+    else {
+      const props = parseLlamaProps(version.value.text);
+      nCtx = props?.nCtx ?? null;
+      inventory.serverVersion = props?.buildInfo ?? llamaBuildNumber(version.value.text);
+    }
+  }
+  if (models.ok && models.value.status === 200) {
+    const cards = parseVllmModels(models.value.text) ?? [];
+    inventory.servedModels = cards.map((c) => ({ id: c.id, maxContext: c.maxModelLen !== null ? Math.trunc(c.maxModelLen) : nCtx !== null ? Math.trunc(nCtx) : null }));
+  }
+  return { health: healthCheck, auth, inventory };
+}
+
+function llamaBuildNumber(text: string): string | null {
+  try {
+    const body = JSON.parse(text) as { build_number?: unknown };
+    return typeof body.build_number === 'number' || typeof body.build_number === 'string' ? `b${body.build_number}` : null;
+  } catch {
+    return null;
+  }
+}
+
+function hostKeyCheck(deps: LiveCheckDeps): Measured {
+  const fp = deps.hostKeyFingerprint;
+  if (deps.connection !== 'connected') {
+    return { verdict: 'unverified', evidence: `not connected (SSH ${deps.connection})${fp ? `; last key seen ${fp}` : ''}` };
+  }
+  if (!fp) return { verdict: 'unverified', evidence: 'connected, but the session reports no host key fingerprint' };
+  return { verdict: 'pass', evidence: `${fp} (verified at connect against known_hosts or the console's trust store)` };
+}
+
+function address(host: HostConfig): string {
+  return `${host.ssh.user}@${host.ssh.host}:${host.ssh.port}`;
+}
+
+/**
+ * Runs every live check of one host. A host that is not connected gets
+ * `inventory.liveError` and every check unverified, without any I/O.
+ */
+export async function runLiveChecks(host: HostConfig, deps: LiveCheckDeps): Promise<LiveCheckResult> {
+  const timeoutMs = deps.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  const agent = deps.httpGet ? null : new Agent({ connections: 2, keepAliveTimeout: 1_000 });
+  const ctx: Ctx = { deps, http: deps.httpGet ?? undiciHttpGet(agent!), timeoutMs };
+  const secrets: string[] = [];
+  try {
+    const result = await checkHost(host, ctx, secrets);
+    return scrubSecrets(result, secrets);
+  } catch (err) {
+    // A bug, not a host problem: still an answer, with the reason.
+    return scrubSecrets(notMeasured(host, deps, `live checks failed: ${describeError(err, timeoutMs)}`), secrets);
+  } finally {
+    await agent?.destroy().catch(() => undefined);
+  }
+}
+
+async function checkHost(host: HostConfig, ctx: Ctx, secrets: string[]): Promise<LiveCheckResult> {
+  const { deps } = ctx;
+  if (deps.connection !== 'connected') {
+    return notMeasured(host, deps, `host not connected (SSH ${deps.connection}); live checks were not run`);
+  }
+  const keys = await Promise.all(
+    host.services.map(async (s) => {
+      const k = await readKey(ctx, s);
+      if (k.ok && k.value !== null) secrets.push(k.value);
+      return k;
+    }),
+  );
+  const [gpu, ss, sshd, services] = await Promise.all([
+    readGpus(ctx),
+    readListeners(ctx),
+    readSshd(ctx),
+    Promise.all(host.services.map((s, i) => checkService(ctx, s, keys[i]!))),
+  ]);
+  const at = deps.clock.now();
+  const checks: Check[] = [];
+  const add = (id: string, label: string, m: Measured) => checks.push({ id, label, ...m, at: m.verdict === 'unverified' ? null : at });
+
+  add(LiveCheckId.HOST_KEY, LABELS.hostKey, hostKeyCheck(deps));
+  add(LiveCheckId.GPU_VISIBLE, LABELS.gpu, gpu.ok ? gpu.value.check : { verdict: 'unverified', evidence: `nvidia-smi: ${gpu.reason}` });
+  const sshdFailed: Measured | null = !sshd.ok
+    ? { verdict: 'unverified', evidence: `sshd -T: ${sshd.reason}` }
+    : !sshd.value.ok
+      ? { verdict: 'unverified', evidence: sshd.value.evidence }
+      : null;
+  const sshdOk = sshd.ok && sshd.value.ok ? sshd.value : null;
+  add(LiveCheckId.PASSWORD_AUTH, LABELS.password, sshdFailed ?? passwordAuthVerdict(sshdOk!.config, sshdOk!.source));
+  add(LiveCheckId.ROOT_LOGIN, LABELS.root, sshdFailed ?? rootLoginVerdict(sshdOk!.config, sshdOk!.source));
+  host.services.forEach((s, i) => {
+    const facts = services[i]!;
+    add(LiveCheckId.portLoopback(s.id), LABELS.port(s), portCheck(s, ss));
+    add(LiveCheckId.apiHealth(s.id), LABELS.health(s), facts.health);
+    add(LiveCheckId.apiAuth(s.id), LABELS.auth(s), facts.auth);
+  });
+
+  // Not one SSH command came back: the host went away during the checks.
+  const execFailures = [gpu, ss, sshd].filter((o): o is Extract<typeof o, { ok: false }> => !o.ok);
+  const liveError = execFailures.length === 3 ? `no SSH command answered during the checks (${execFailures[0]!.reason})` : null;
+
+  return {
+    inventory: {
+      label: host.label,
+      address: address(host),
+      jumpHost: host.ssh.jumpHost ?? null,
+      connection: deps.connection,
+      liveError,
+      hostKeyFingerprint: deps.hostKeyFingerprint,
+      pricePerHourUsd: host.pricePerHourUsd ?? null,
+      gpus: gpu.ok ? gpu.value.gpus : [],
+      services: services.map((f) => f.inventory),
+    },
+    security: { host: host.label, checks },
+  };
+}
+
+/** The answer for a host whose live facts could not be read: configured facts only, every check unverified. */
+function notMeasured(host: HostConfig, deps: LiveCheckDeps, reason: string): LiveCheckResult {
+  const off = (id: string, label: string): Check => ({ id, label, verdict: 'unverified', evidence: reason, at: null });
+  const hostKey = hostKeyCheck(deps);
+  const checks: Check[] = [
+    { id: LiveCheckId.HOST_KEY, label: LABELS.hostKey, ...hostKey, at: hostKey.verdict === 'unverified' ? null : deps.clock.now() },
+    off(LiveCheckId.GPU_VISIBLE, LABELS.gpu),
+    off(LiveCheckId.PASSWORD_AUTH, LABELS.password),
+    off(LiveCheckId.ROOT_LOGIN, LABELS.root),
+  ];
+  for (const s of host.services) {
+    checks.push(off(LiveCheckId.portLoopback(s.id), LABELS.port(s)), off(LiveCheckId.apiHealth(s.id), LABELS.health(s)), off(LiveCheckId.apiAuth(s.id), LABELS.auth(s)));
+  }
+  return {
+    inventory: {
+      label: host.label,
+      address: address(host),
+      jumpHost: host.ssh.jumpHost ?? null,
+      connection: deps.connection,
+      liveError: reason,
+      hostKeyFingerprint: deps.hostKeyFingerprint,
+      pricePerHourUsd: host.pricePerHourUsd ?? null,
+      gpus: [],
+      services: host.services.map((s) => ({
+        id: s.id,
+        kind: s.kind,
+        model: s.model,
+        aliases: [...s.aliases],
+        remotePort: s.remotePort,
+        slots: s.slots,
+        serverVersion: null,
+        servedModels: [],
+        health: 'unknown' as const,
+        config: redactServiceConfig(s) as Record<string, unknown>,
+      })),
+    },
+    security: { host: host.label, checks },
+  };
+}

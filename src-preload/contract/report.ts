@@ -1,0 +1,426 @@
+import { z } from 'zod';
+import { EvaluationSchema, LevelResultSchema, PeaksSchema } from './bench.js';
+import { EstimateSchema } from './telemetry.js';
+
+// Contract channels of the report capability, merged into the channel table in
+// channels.ts, and the evidence model every report format is rendered from.
+//
+// The evidence JSON is a published format (`gpu-console.evidence/1`): other
+// tools read it and signatures cover it. Changing its shape means a new schema
+// version; test/unit/report/evidence-schema.test.ts pins the JSON Schema so a
+// change cannot slip in unnoticed.
+
+export const EVIDENCE_SCHEMA_VERSION = 'gpu-console.evidence/1' as const;
+export const MANIFEST_SCHEMA_VERSION = 'gpu-console.evidence-manifest/1' as const;
+/** SSHSIG namespace of every signature the console makes (`ssh-keygen -Y verify -n …`). */
+export const EVIDENCE_SIGNATURE_NAMESPACE = 'gpu-console-evidence' as const;
+
+const Label = z.string().min(1).max(64);
+
+export const ReportSectionSchema = z.enum(['inventory', 'security', 'health', 'benchmarks', 'cost', 'lifecycle', 'alerts', 'gates']);
+export type ReportSection = z.infer<typeof ReportSectionSchema>;
+export const REPORT_SECTIONS: readonly ReportSection[] = ReportSectionSchema.options;
+
+export const ReportFormatSchema = z.enum(['md', 'html', 'json', 'pdf']);
+export type ReportFormat = z.infer<typeof ReportFormatSchema>;
+
+/** What to report on. Hosts empty = every host in the inventory. */
+export const ReportRequestSchema = z
+  .object({
+    title: z.string().min(1).max(200).optional(),
+    hosts: z.array(Label).max(256).default([]),
+    fromMs: z.number().int().nonnegative(),
+    toMs: z.number().int().positive(),
+    sections: z.array(ReportSectionSchema).min(1).default([...REPORT_SECTIONS]),
+    /** Run the live checks (SSH commands and probes through the tunnel) now; false = store only. */
+    live: z.boolean().default(true),
+  })
+  .strict()
+  .refine((r) => r.fromMs < r.toMs, { message: 'fromMs must be before toMs', path: ['fromMs'] });
+export type ReportRequest = z.infer<typeof ReportRequestSchema>;
+export type ReportRequestInput = z.input<typeof ReportRequestSchema>;
+
+/** Every check and gate: pass, fail, or unverified (could not be measured — never shown as pass). */
+export const VerdictSchema = z.enum(['pass', 'fail', 'unverified']);
+export type Verdict = z.infer<typeof VerdictSchema>;
+
+export const CheckSchema = z
+  .object({
+    id: z.string(),
+    label: z.string(),
+    verdict: VerdictSchema,
+    /** What was seen, in words an auditor can re-check (command output excerpt, status code). */
+    evidence: z.string(),
+    /** When it was measured (ms epoch); null when not measured. */
+    at: z.number().nullable(),
+  })
+  .strict();
+export type Check = z.infer<typeof CheckSchema>;
+
+// ── inventory ─────────────────────────────────────────────────────────────
+
+export const InventoryGpuSchema = z
+  .object({
+    index: z.number().int(),
+    name: z.string(),
+    memoryTotalMiB: z.number().nullable(),
+    driverVersion: z.string().nullable(),
+  })
+  .strict();
+
+export const InventoryServiceSchema = z
+  .object({
+    id: z.string(),
+    kind: z.enum(['vllm', 'llama-server']),
+    model: z.string(),
+    aliases: z.array(z.string()),
+    remotePort: z.number().int(),
+    slots: z.number().int(),
+    /** From `/version` (vLLM) or `/props` (llama-server build info); null when not answered. */
+    serverVersion: z.string().nullable(),
+    /** Models the server lists at `/v1/models`, with their max context where it says. */
+    servedModels: z.array(z.object({ id: z.string(), maxContext: z.number().int().nullable() }).strict()),
+    health: z.enum(['ok', 'down', 'unknown']),
+    /** The service's config, secrets replaced by "[redacted]". */
+    config: z.record(z.string(), z.unknown()),
+  })
+  .strict();
+
+export const InventoryHostSchema = z
+  .object({
+    label: z.string(),
+    /** `user@host:port` as configured (no credentials). */
+    address: z.string(),
+    jumpHost: z.string().nullable(),
+    connection: z.string(),
+    /** Why live facts are missing (host down during the checks); null when they were read. */
+    liveError: z.string().nullable(),
+    hostKeyFingerprint: z.string().nullable(),
+    pricePerHourUsd: z.number().nullable(),
+    gpus: z.array(InventoryGpuSchema),
+    services: z.array(InventoryServiceSchema),
+  })
+  .strict();
+export type InventoryHost = z.infer<typeof InventoryHostSchema>;
+
+// ── security ──────────────────────────────────────────────────────────────
+
+export const HostSecuritySchema = z.object({ host: z.string(), checks: z.array(CheckSchema) }).strict();
+export type HostSecurity = z.infer<typeof HostSecuritySchema>;
+
+// ── health ────────────────────────────────────────────────────────────────
+
+export const PeriodSchema = z.object({ fromMs: z.number(), toMs: z.number(), reason: z.string() }).strict();
+
+export const HostHealthSchema = z
+  .object({
+    host: z.string(),
+    /** Share of the window with fresh telemetry (10 s buckets holding data ÷ buckets in the window); null without any sample. */
+    telemetryCoveragePct: z.number().nullable(),
+    /** Gaps of 60 s or more without telemetry. */
+    stalePeriods: z.array(PeriodSchema),
+    /** Reconnects and connection losses recorded in the audit log within the window. */
+    reconnects: z.number().int(),
+    connectionEvents: z.array(z.object({ at: z.number(), type: z.string(), detail: z.string() }).strict()),
+  })
+  .strict();
+export type HostHealth = z.infer<typeof HostHealthSchema>;
+
+// ── benchmarks ────────────────────────────────────────────────────────────
+
+export const EvidenceRunSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    state: z.string(),
+    source: z.string(),
+    host: z.string().nullable(),
+    model: z.string().nullable(),
+    upstream: z.string().nullable(),
+    startedAt: z.number(),
+    finishedAt: z.number().nullable(),
+    baseline: z.boolean(),
+    levels: z.array(LevelResultSchema),
+    peaks: PeaksSchema,
+    evaluation: EvaluationSchema,
+  })
+  .strict();
+export type EvidenceRun = z.infer<typeof EvidenceRunSchema>;
+
+// ── cost ──────────────────────────────────────────────────────────────────
+
+export const EvidenceCostSchema = z
+  .object({
+    host: z.string(),
+    pricePerHourUsd: z.number().nullable(),
+    /** Reservation: price × hours of the window. */
+    reservationUsd: EstimateSchema,
+    /** Output tokens the proxy served from this host in the window. */
+    outputTokens: z.number(),
+    perMillionOutputUsageBased: EstimateSchema,
+    perMillionOutputReservationBased: EstimateSchema,
+  })
+  .strict();
+export type EvidenceCost = z.infer<typeof EvidenceCostSchema>;
+
+// ── lifecycle and alerts ──────────────────────────────────────────────────
+
+export const EvidenceActionSchema = z
+  .object({
+    id: z.string(),
+    kind: z.string(),
+    upstream: z.string(),
+    state: z.string(),
+    proposer: z.string(),
+    reason: z.string(),
+    proposedAt: z.number(),
+    /** `display name (os user, via)` or the standing approval that covered it. */
+    approvedBy: z.string().nullable(),
+    decidedAt: z.number().nullable(),
+    finishedAt: z.number().nullable(),
+    drained: z.number().int().nullable(),
+    aborted: z.number().int().nullable(),
+    observed: z.array(z.string()),
+    error: z.string().nullable(),
+  })
+  .strict();
+export type EvidenceAction = z.infer<typeof EvidenceActionSchema>;
+
+export const EvidenceAlertSchema = z
+  .object({
+    seq: z.number().int(),
+    at: z.number(),
+    /** raised | changed | cleared */
+    event: z.string(),
+    target: z.string().nullable(),
+    kind: z.string(),
+    severity: z.string(),
+    message: z.string(),
+  })
+  .strict();
+export type EvidenceAlert = z.infer<typeof EvidenceAlertSchema>;
+
+// ── gates ─────────────────────────────────────────────────────────────────
+
+export const GateStatusSchema = z.enum(['pass', 'fail', 'pending', 'unverified']);
+export type GateStatus = z.infer<typeof GateStatusSchema>;
+
+export const GateSchema = z
+  .object({
+    id: z.string(),
+    label: z.string(),
+    /** auto: computed from the evidence; manual: marked by an operator with a note. */
+    kind: z.enum(['auto', 'manual']),
+    /** auto: pass | fail | unverified; manual: pass | fail | pending. */
+    status: GateStatusSchema,
+    evidence: z.string(),
+    note: z.string().nullable(),
+    markedBy: z.string().nullable(),
+    markedAt: z.number().nullable(),
+  })
+  .strict();
+export type Gate = z.infer<typeof GateSchema>;
+
+// ── charts ────────────────────────────────────────────────────────────────
+
+/** Data for one chart image (HTML and PDF); at most 400 points per series. */
+export const EvidenceChartSchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    host: z.string().nullable(),
+    unit: z.string(),
+    kind: z.enum(['line', 'bar']),
+    /** x values: ms epoch for line charts, category labels for bar charts. */
+    x: z.array(z.union([z.number(), z.string()])),
+    series: z.array(z.object({ name: z.string(), values: z.array(z.number().nullable()) }).strict()),
+  })
+  .strict();
+export type EvidenceChart = z.infer<typeof EvidenceChartSchema>;
+
+// ── the evidence ──────────────────────────────────────────────────────────
+
+export const AuditCoverageSchema = z
+  .object({
+    /** First and last audit row inside the window (null when none). */
+    fromSeq: z.number().int().nullable(),
+    toSeq: z.number().int().nullable(),
+    /** The chain head when the report was built: every row up to it hashes to this. */
+    headSeq: z.number().int().nullable(),
+    headHash: z.string().nullable(),
+    /** Whether the whole chain verified when the report was built. */
+    chainVerified: z.boolean(),
+    chainProblem: z.string().nullable(),
+  })
+  .strict();
+export type AuditCoverage = z.infer<typeof AuditCoverageSchema>;
+
+export const EvidenceSchema = z
+  .object({
+    schema: z.literal(EVIDENCE_SCHEMA_VERSION),
+    /** Random id of this build of the evidence. */
+    id: z.string(),
+    title: z.string(),
+    generatedAt: z.number(),
+    generatedBy: z.string(),
+    console: z.object({ version: z.string(), mode: z.enum(['electron', 'web']), demo: z.boolean() }).strict(),
+    window: z.object({ fromMs: z.number(), toMs: z.number() }).strict(),
+    hosts: z.array(z.string()),
+    sections: z.array(ReportSectionSchema),
+    /** Plain sentences on anything that limits the report (an empty window, a host down during checks). */
+    notes: z.array(z.string()),
+    inventory: z.array(InventoryHostSchema).nullable(),
+    security: z.array(HostSecuritySchema).nullable(),
+    health: z.array(HostHealthSchema).nullable(),
+    benchmarks: z.array(EvidenceRunSchema).nullable(),
+    /** Evaluation figures over the proxy's traffic in the window. */
+    trafficEvaluation: EvaluationSchema.nullable(),
+    cost: z.array(EvidenceCostSchema).nullable(),
+    lifecycle: z
+      .object({
+        actions: z.array(EvidenceActionSchema),
+        proposed: z.number().int(),
+        approved: z.number().int(),
+        rejected: z.number().int(),
+        verified: z.number().int(),
+        failed: z.number().int(),
+        drained: z.number().int(),
+        aborted: z.number().int(),
+      })
+      .strict()
+      .nullable(),
+    alerts: z.array(EvidenceAlertSchema).nullable(),
+    gates: z.array(GateSchema).nullable(),
+    charts: z.array(EvidenceChartSchema),
+    audit: AuditCoverageSchema,
+  })
+  .strict();
+export type Evidence = z.infer<typeof EvidenceSchema>;
+
+// ── exports, signing, verification ────────────────────────────────────────
+
+export const ManifestFileSchema = z
+  .object({ name: z.string(), format: ReportFormatSchema, sizeBytes: z.number().int(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })
+  .strict();
+export type ManifestFile = z.infer<typeof ManifestFileSchema>;
+
+/** `manifest.json` of an export: what the signature covers. */
+export const ManifestSchema = z
+  .object({
+    schema: z.literal(MANIFEST_SCHEMA_VERSION),
+    evidenceId: z.string(),
+    createdAt: z.number(),
+    /** SHA-256 of canonical JSON of the evidence (the same bytes as evidence.json). */
+    evidenceSha256: z.string().regex(/^[0-9a-f]{64}$/),
+    files: z.array(ManifestFileSchema),
+    audit: AuditCoverageSchema,
+  })
+  .strict();
+export type Manifest = z.infer<typeof ManifestSchema>;
+
+export const SignRequestSchema = z
+  .object({
+    /** Private key file (OpenSSH or PEM; ed25519, ECDSA, RSA). */
+    keyFile: z.string().min(1).max(4096),
+    /** For an encrypted key; used once and kept nowhere. */
+    passphrase: z.string().max(1024).optional(),
+  })
+  .strict();
+export type SignRequest = z.infer<typeof SignRequestSchema>;
+
+export const ReportExportSchema = z
+  .object({
+    id: z.string(),
+    createdAt: z.number(),
+    actor: z.string(),
+    title: z.string(),
+    dir: z.string(),
+    fromMs: z.number(),
+    toMs: z.number(),
+    hosts: z.array(z.string()),
+    sections: z.array(ReportSectionSchema),
+    files: z.array(ManifestFileSchema),
+    evidenceSha256: z.string(),
+    manifestSha256: z.string(),
+    /** SHA256 fingerprint of the signing key; null when unsigned. */
+    signer: z.string().nullable(),
+    gates: z.object({ pass: z.number().int(), fail: z.number().int(), pending: z.number().int(), unverified: z.number().int() }).strict(),
+  })
+  .strict();
+export type ReportExport = z.infer<typeof ReportExportSchema>;
+
+export const VerifyFindingSchema = z
+  .object({ check: z.string(), ok: z.boolean(), detail: z.string() })
+  .strict();
+
+export const ReportVerifyResultSchema = z
+  .object({
+    ok: z.boolean(),
+    dir: z.string(),
+    signature: z.enum(['valid', 'invalid', 'missing']),
+    signer: z.string().nullable(),
+    /** The audit check ran only when a database was given. */
+    auditChecked: z.boolean(),
+    findings: z.array(VerifyFindingSchema),
+  })
+  .strict();
+export type ReportVerifyResult = z.infer<typeof ReportVerifyResultSchema>;
+
+export const ReportProgressSchema = z
+  .object({
+    exportId: z.string(),
+    step: z.string(),
+    done: z.number().int(),
+    total: z.number().int(),
+    state: z.enum(['running', 'done', 'failed']),
+    message: z.string().nullable(),
+  })
+  .strict();
+export type ReportProgress = z.infer<typeof ReportProgressSchema>;
+
+/** The manual gates an operator marks (field notes §1's gate table). */
+export const ManualGateMarkSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9.-]{0,63}$/),
+    status: z.enum(['pass', 'fail', 'pending']),
+    note: z.string().max(2000),
+  })
+  .strict();
+
+const Empty = z.object({}).strict();
+
+export const reportInvokeChannels = {
+  /** Builds the evidence now and renders the self-contained HTML for the live preview. */
+  'reports.preview': {
+    input: z.object({ request: ReportRequestSchema }).strict(),
+    output: z.object({ evidence: EvidenceSchema, html: z.string() }).strict(),
+  },
+  /** Builds, renders, digests and (optionally) signs an export into a new folder. Progress: `report.progress`. */
+  'reports.export': {
+    input: z
+      .object({
+        request: ReportRequestSchema,
+        formats: z.array(ReportFormatSchema).min(1).max(4),
+        sign: SignRequestSchema.nullable().default(null),
+        /** Parent folder for the export's own folder; default `<data dir>/reports`. */
+        outDir: z.string().min(1).max(4096).optional(),
+      })
+      .strict(),
+    output: ReportExportSchema,
+  },
+  'reports.list': {
+    input: z.object({ limit: z.number().int().min(1).max(500).default(50) }).strict(),
+    output: z.object({ exports: z.array(ReportExportSchema) }).strict(),
+  },
+  /** Checks an export folder: digests, signature, and the audit rows it covers against this console's database. */
+  'reports.verify': {
+    input: z.object({ dir: z.string().min(1).max(4096) }).strict(),
+    output: ReportVerifyResultSchema,
+  },
+  'reports.gates': { input: Empty, output: z.object({ gates: z.array(GateSchema) }).strict() },
+  'reports.setGate': { input: ManualGateMarkSchema, output: GateSchema },
+} as const;
+
+export const reportEventChannels = {
+  'report.progress': ReportProgressSchema,
+} as const;

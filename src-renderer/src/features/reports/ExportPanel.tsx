@@ -1,0 +1,185 @@
+// Export: formats, optional signing (key file path and, for an encrypted key,
+// a passphrase that is sent with this one call and then cleared), an optional
+// parent folder; progress from `report.progress`; then the written folder.
+import { useEffect, useRef, useState } from 'react';
+import type { ContractError, ReportExport } from '../../../../src-preload/contract/index.js';
+import { useServices } from '../../app/app-context.js';
+import { toContractError } from '../../transport/transport.js';
+import { ExportResult } from './ExportResult.js';
+import { afterExport, DEFAULT_EXPORT, EXPORT_FORMATS, exportInput, type ExportDraft } from './export-form.js';
+import { toggled, type RequestCheck } from './report-form.js';
+import { errorAdvice, NO_PROGRESS, progressPct, reduceProgress, wantsPassphrase, type ExportProgressState } from './report-format.js';
+
+export interface ExportPanelProps {
+  /** The request as the form stands now (its window ends now). */
+  buildRequest(): RequestCheck;
+  onExported(record: ReportExport): void;
+}
+
+export function ExportPanel({ buildRequest, onExported }: ExportPanelProps): React.JSX.Element {
+  const { transport } = useServices();
+  const [draft, setDraft] = useState<ExportDraft>(DEFAULT_EXPORT);
+  const [problems, setProblems] = useState<string[]>([]);
+  const [error, setError] = useState<ContractError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [progress, setProgress] = useState<ExportProgressState>(NO_PROGRESS);
+  const [result, setResult] = useState<ReportExport | null>(null);
+  const inFlight = useRef(false);
+  const passphraseRef = useRef<HTMLInputElement>(null);
+  const [askPassphrase, setAskPassphrase] = useState(false);
+
+  useEffect(() => transport.on('report.progress', (p) => setProgress((s) => reduceProgress(s, p, inFlight.current))), [transport]);
+  useEffect(() => {
+    if (askPassphrase) passphraseRef.current?.focus();
+  }, [askPassphrase]);
+
+  const set = <K extends keyof ExportDraft>(key: K, value: ExportDraft[K]): void => setDraft((d) => ({ ...d, [key]: value }));
+
+  const start = (e: React.FormEvent): void => {
+    e.preventDefault();
+    if (busy) return;
+    setError(null);
+    const req = buildRequest();
+    const check = req.ok ? exportInput(req.request, draft) : ({ ok: false, problems: req.problems.map((p) => `Request — ${p}`) } as const);
+    if (!check.ok) {
+      setProblems(check.problems);
+      return;
+    }
+    setProblems([]);
+    setResult(null);
+    setAskPassphrase(false);
+    setProgress(NO_PROGRESS);
+    setBusy(true);
+    inFlight.current = true;
+    // The passphrase has been copied into the call's input: drop it from the form now.
+    setDraft(afterExport);
+    transport.invoke('reports.export', check.input).then(
+      (record) => {
+        inFlight.current = false;
+        setBusy(false);
+        setResult(record);
+        setProgress((s) => (s.exportId === null || s.exportId === record.id ? s : NO_PROGRESS));
+        onExported(record);
+      },
+      (err: unknown) => {
+        inFlight.current = false;
+        const ce = toContractError(err);
+        setBusy(false);
+        setError(ce);
+        if (wantsPassphrase(ce.code)) setAskPassphrase(true);
+      },
+    );
+  };
+
+  const p = progress.last;
+  const showProgress = busy || p !== null;
+  return (
+    <section className="reports-card" aria-labelledby="reports-export-title" data-testid="reports-export">
+      <h2 className="panel__title reports-card__title" id="reports-export-title">
+        Export
+      </h2>
+      <form className="reports-form__body" noValidate onSubmit={start} data-testid="reports-export-form">
+        <fieldset className="reports-fieldset">
+          <legend>
+            Formats <span className="muted">— evidence.json and manifest.json are always written</span>
+          </legend>
+          <div className="reports-checks">
+            {EXPORT_FORMATS.map((f) => (
+              <label key={f.id} className="reports-check" title={f.label}>
+                <input
+                  type="checkbox"
+                  checked={draft.formats.includes(f.id)}
+                  onChange={(e) => set('formats', toggled(draft.formats, f.id, e.target.checked, EXPORT_FORMATS.map((x) => x.id)))}
+                  data-testid={`reports-format-${f.id}`}
+                />
+                {f.id}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+
+        <label className="reports-check">
+          <input type="checkbox" checked={draft.sign} onChange={(e) => set('sign', e.target.checked)} data-testid="reports-sign" />
+          Sign the manifest (SSH signature)
+        </label>
+        {draft.sign ? (
+          <div className="reports-sign">
+            <label className="reports-field">
+              Private key file on the console's machine
+              <input
+                type="text"
+                value={draft.keyFile}
+                placeholder="~/.ssh/id_ed25519"
+                spellCheck={false}
+                autoComplete="off"
+                onChange={(e) => set('keyFile', e.target.value)}
+                data-testid="reports-key-file"
+              />
+            </label>
+            <label className="reports-field">
+              Passphrase {askPassphrase ? <strong className="text-warn">(needed for this key)</strong> : <span className="muted">(only for an encrypted key)</span>}
+              <input
+                ref={passphraseRef}
+                type="password"
+                autoComplete="off"
+                value={draft.passphrase}
+                onChange={(e) => set('passphrase', e.target.value)}
+                data-testid="reports-passphrase"
+                aria-describedby="reports-passphrase-hint"
+              />
+              <span id="reports-passphrase-hint" className="muted">
+                Sent with this export only, then cleared; never stored.
+              </span>
+            </label>
+          </div>
+        ) : null}
+
+        <label className="reports-field">
+          Output folder (optional)
+          <input
+            type="text"
+            value={draft.outDir}
+            placeholder="default: the console's data folder, reports/"
+            spellCheck={false}
+            onChange={(e) => set('outDir', e.target.value)}
+            data-testid="reports-out-dir"
+          />
+        </label>
+
+        {problems.length > 0 ? (
+          <ul className="inline-error reports-problems" role="alert" data-testid="reports-export-problems">
+            {problems.map((x) => (
+              <li key={x}>{x}</li>
+            ))}
+          </ul>
+        ) : null}
+        {error ? (
+          <div role="alert" data-testid="reports-export-error" data-code={error.code}>
+            <p className="inline-error">
+              <code>{error.code}</code> {error.message}
+            </p>
+            {errorAdvice(error.code) ? <p className="muted reports-hint">{errorAdvice(error.code)}</p> : null}
+          </div>
+        ) : null}
+
+        <div className="reports-actions">
+          <button type="submit" className="button button--primary" disabled={busy} data-testid="reports-export-button">
+            {busy ? 'Exporting…' : 'Export'}
+          </button>
+        </div>
+      </form>
+
+      {showProgress ? (
+        <div className="reports-progress" data-testid="reports-progress" data-state={p?.state ?? 'running'} aria-live="polite">
+          <div className="reports-progress__text">
+            <span>{p ? p.step : 'starting…'}</span>
+            <span className="num muted">{p ? `${p.done}/${p.total}` : ''}</span>
+          </div>
+          <progress max={100} value={progressPct(p)} aria-label="Export progress" />
+        </div>
+      ) : null}
+
+      {result ? <ExportResult record={result} /> : null}
+    </section>
+  );
+}
