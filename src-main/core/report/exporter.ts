@@ -137,7 +137,10 @@ export async function writeExport(o: WriteExportOptions): Promise<ExportFiles> {
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
     if (err instanceof AppError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    if (code) throw new AppError(ReportErrorCode.OUTPUT_UNWRITABLE, `writing the export into ${o.parentDir} failed (${code}); nothing was kept`, { details: { dir: o.parentDir, reason: code }, cause: err });
+    // File-system failures (ENOSPC, EACCES, EROFS…) become one coded error; anything else keeps its own identity.
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
+      throw new AppError(ReportErrorCode.OUTPUT_UNWRITABLE, `writing the export into ${o.parentDir} failed (${code}); nothing was kept`, { details: { dir: o.parentDir, reason: code }, cause: err });
+    }
     throw err;
   }
 }
