@@ -7,7 +7,7 @@ import { EstimateSchema } from './telemetry.js';
 //
 // The evidence JSON is a published format (`gpu-console.evidence/1`): other
 // tools read it and signatures cover it. Changing its shape means a new schema
-// version; test/unit/report/evidence-schema.test.ts pins the JSON Schema so a
+// version; test/unit/contract/published-schemas.test.ts pins the JSON Schema (resources/schemas/) so a
 // change cannot slip in unnoticed.
 
 export const EVIDENCE_SCHEMA_VERSION = 'gpu-console.evidence/1' as const;

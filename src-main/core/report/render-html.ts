@@ -105,6 +105,12 @@ figure img { display: block; width: 100%; max-width: 720px; height: auto; border
 figcaption { margin-top: 4px; font-size: 12px; color: #4b5563; }
 footer { margin-top: 36px; padding-top: 8px; border-top: 1px solid #cfd5dc; font-size: 11.5px; color: #4b5563; }
 footer p { margin: 2px 0; }
+@media screen and (max-width: 820px) {
+  main { padding: 16px 14px 24px; }
+  table { font-size: 11.5px; }
+  th, td { padding: 3px 5px; }
+  .nowrap { white-space: normal; }
+}
 @media print {
   body { font-size: 9.5pt; }
   main { max-width: none; padding: 0; }

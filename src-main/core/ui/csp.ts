@@ -6,7 +6,7 @@
  * the report preview — a sandboxed srcdoc frame that inherits this policy — is
  * styled; test/unit/core/ui/static-path.test.ts keeps it equal to the report's.
  */
-export const REPORT_PREVIEW_STYLE_SOURCE = "'sha256-lSJKhtcjmob4msJXGdsmtyqBIdz1TjY8anEWN/MJsRM='";
+export const REPORT_PREVIEW_STYLE_SOURCE = "'sha256-983Lf/1+1ynNeF0ZMnCcwvAINIpKIKKeGoANly/FFCs='";
 
 export const RENDERER_CSP = [
   "default-src 'self'",
