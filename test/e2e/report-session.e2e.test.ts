@@ -254,4 +254,17 @@ describe('an evidence report of a scripted session', () => {
       await browser.close();
     }
   });
+
+  it('a host that is down during the live checks is reported unverified, not passed', async () => {
+    await call('hosts.disconnect', { label: 'tri-gpu' });
+    const { evidence: e } = await call<{ evidence: Evidence; html: string }>('reports.preview', {
+      request: { hosts: ['tri-gpu'], fromMs: startedAt - 60_000, toMs: Date.now(), sections: ['inventory', 'security', 'gates'] },
+    });
+    expect(e.inventory![0]!.liveError).toBeTruthy();
+    expect(e.notes.join(' ')).toContain('tri-gpu could not be checked live');
+    expect(e.security![0]!.checks.length).toBeGreaterThan(0);
+    expect(e.security![0]!.checks.every((c) => c.verdict === 'unverified')).toBe(true);
+    const gates = Object.fromEntries(e.gates!.map((g) => [g.id, g.status]));
+    for (const id of ['auto.gpu.visible', 'auto.ssh.hardened', 'auto.port.loopback', 'auto.model.serving']) expect(gates[id], id).toBe('unverified');
+  });
 });
