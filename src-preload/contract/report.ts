@@ -318,14 +318,24 @@ export const ManifestSchema = z
   .strict();
 export type Manifest = z.infer<typeof ManifestSchema>;
 
-export const SignRequestSchema = z
-  .object({
-    /** Private key file (OpenSSH or PEM; ed25519, ECDSA, RSA). */
-    keyFile: z.string().min(1).max(4096),
-    /** For an encrypted key; used once and kept nowhere. */
-    passphrase: z.string().max(1024).optional(),
-  })
-  .strict();
+export const SignRequestSchema = z.union([
+  z
+    .object({
+      /** Private key file (OpenSSH or PEM; ed25519, ECDSA, RSA). */
+      keyFile: z.string().min(1).max(4096),
+      /** For an encrypted key; used once and kept nowhere. */
+      passphrase: z.string().max(1024).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      /** Sign with a key held by the console's ssh-agent (SSH_AUTH_SOCK); the key never leaves the agent. */
+      agent: z.literal(true),
+      /** `SHA256:` fingerprint or a word of the key's comment; default the agent's first usable key. */
+      key: z.string().min(1).max(200).optional(),
+    })
+    .strict(),
+]);
 export type SignRequest = z.infer<typeof SignRequestSchema>;
 
 export const ReportExportSchema = z

@@ -67,7 +67,7 @@ function printExport(r: ReportExport, output: Output): void {
 }
 
 const BUILD_USAGE =
-  'usage: gpu-console report build [--hosts A,B] [--since 24h|ISO] [--until ISO] [--format md,html,json,pdf] [--sections LIST] [--sign KEY [--passphrase-file F]] [--out DIR] [--title T] [--no-live] [--strict]';
+  'usage: gpu-console report build [--hosts A,B] [--since 24h|ISO] [--until ISO] [--format md,html,json,pdf] [--sections LIST] [--sign KEY [--passphrase-file F] | --sign-agent [--agent-key FP]] [--out DIR] [--title T] [--no-live] [--strict]';
 
 const build: CliCommand = {
   name: 'report build',
@@ -76,7 +76,8 @@ const build: CliCommand = {
                         store's records for the window; default the last 24 h, all hosts, md+html+json)
                         into a new folder with manifest.json (SHA-256 of every file). --sign KEY signs
                         it (SSHSIG, ssh-keygen -Y verify); an encrypted key reads its passphrase from
-                        --passphrase-file or GPU_CONSOLE_SIGN_PASSPHRASE. --sections picks from
+                        --passphrase-file or GPU_CONSOLE_SIGN_PASSPHRASE. --sign-agent signs with a key in
+                        the console's ssh-agent (--agent-key SHA256:… or a comment word picks one). --sections picks from
                         ${REPORT_SECTIONS.join(',')}. --strict exits 1 when a gate fails.`,
   async run(args, output) {
     const { values, positionals } = parse(args, {
@@ -86,6 +87,8 @@ const build: CliCommand = {
       format: { type: 'string' },
       sections: { type: 'string' },
       sign: { type: 'string' },
+      'sign-agent': { type: 'boolean' },
+      'agent-key': { type: 'string' },
       'passphrase-file': { type: 'string' },
       out: { type: 'string' },
       title: { type: 'string' },
@@ -101,8 +104,12 @@ const build: CliCommand = {
     const formats = typeof v.format === 'string' ? list<ReportFormat>('--format', v.format, ReportFormatSchema, ReportFormatSchema.options) : (['md', 'html', 'json'] as ReportFormat[]);
     const sections = typeof v.sections === 'string' ? list<ReportSection>('--sections', v.sections, ReportSectionSchema, REPORT_SECTIONS) : [...REPORT_SECTIONS];
     const hosts = typeof v.hosts === 'string' ? v.hosts.split(',').map((h) => h.trim()).filter(Boolean) : [];
-    let sign: { keyFile: string; passphrase?: string } | null = null;
-    if (typeof v.sign === 'string') {
+    let sign: { keyFile: string; passphrase?: string } | { agent: true; key?: string } | null = null;
+    if (v['sign-agent'] && typeof v.sign === 'string') throw new UsageError('give either --sign KEY or --sign-agent, not both');
+    if (typeof v['agent-key'] === 'string' && !v['sign-agent']) throw new UsageError('--agent-key needs --sign-agent');
+    if (v['sign-agent']) {
+      sign = { agent: true, ...(typeof v['agent-key'] === 'string' ? { key: v['agent-key'] } : {}) };
+    } else if (typeof v.sign === 'string') {
       let passphrase: string | undefined = process.env.GPU_CONSOLE_SIGN_PASSPHRASE;
       if (typeof v['passphrase-file'] === 'string') {
         try {

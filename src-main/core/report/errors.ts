@@ -6,6 +6,9 @@ export const ReportErrorCode = {
   SIGNING_KEY_ENCRYPTED: 'REPORT_SIGNING_KEY_ENCRYPTED',
   SIGNING_KEY_PASSPHRASE_INCORRECT: 'REPORT_SIGNING_KEY_PASSPHRASE_INCORRECT',
   SIGNING_KEY_UNSUPPORTED: 'REPORT_SIGNING_KEY_UNSUPPORTED',
+  /** No SSH_AUTH_SOCK, or the agent does not answer or refuses to sign. */
+  SIGNING_AGENT_UNAVAILABLE: 'REPORT_SIGNING_AGENT_UNAVAILABLE',
+  SIGNING_KEY_NOT_IN_AGENT: 'REPORT_SIGNING_KEY_NOT_IN_AGENT',
   /** A signer principal that cannot be written into allowed_signers (empty, quotes, commas, control characters). */
   SIGNER_PRINCIPAL_INVALID: 'REPORT_SIGNER_PRINCIPAL_INVALID',
   /** No PDF printer in this host (no Electron, no Chromium found). */

@@ -126,7 +126,7 @@ export async function writeExport(o: WriteExportOptions): Promise<ExportFiles> {
     let signer: string | null = null;
     if (o.signer) {
       o.progress?.('signature');
-      const sig = o.signer.sign(Buffer.from(manifestText, 'utf8'), EVIDENCE_SIGNATURE_NAMESPACE);
+      const sig = await o.signer.sign(Buffer.from(manifestText, 'utf8'), EVIDENCE_SIGNATURE_NAMESPACE);
       await writeFile(join(staging, 'manifest.json.sig'), sig, { mode: 0o600 });
       await writeFile(join(staging, 'allowed_signers'), `${allowedSignersLine(o.principal, o.signer.publicKeyLine)}\n`, { mode: 0o600 });
       signer = o.signer.fingerprint;

@@ -10,5 +10,5 @@ export { writeExport, ensureWritableDir, sha256Hex, type ExportFiles, type Write
 export { runLiveChecks, type LiveCheckDeps } from './live-checks.js';
 export { renderMarkdown } from './render-markdown.js';
 export { renderHtml } from './render-html.js';
-export { loadSigner, verifySshsig, allowedSignersLine, parseAllowedSigners, type SshSigner } from './sshsig.js';
+export { loadSigner, agentSigner, verifySshsig, allowedSignersLine, parseAllowedSigners, type SshSigner, type FileSigner } from './sshsig.js';
 export { verifyExport } from './verify.js';

@@ -22,7 +22,8 @@ import { ensureWritableDir, writeExport } from './exporter.js';
 import { gateCounts, isManualGate, manualGates } from './gates.js';
 import { renderHtml } from './render-html.js';
 import type { ReportRepository } from './repository.js';
-import { loadSigner } from './sshsig.js';
+import { agentSigner, loadSigner } from './sshsig.js';
+import { expandTilde } from '../ssh/index.js';
 import { verifyExport } from './verify.js';
 import { canonicalJson } from '../store/index.js';
 import { sha256Hex } from './exporter.js';
@@ -42,6 +43,10 @@ export interface ReportServiceOptions {
   /** The console's own database, for verifying the audit rows an export covers. */
   db: Database.Database;
   emitProgress(p: ReportProgress): void;
+  /** The ssh-agent socket for agent signing (SSH_AUTH_SOCK of the console). */
+  agentSocket(): string | undefined;
+  /** For `~/` in key and folder paths typed by the operator. */
+  home: string;
 }
 
 export interface ExportInput {
@@ -72,10 +77,11 @@ export class ReportService {
       this.o.emitProgress({ exportId: id, step, done: Math.min(done, total), total, state, message });
     try {
       // Cheap checks first: a bad folder or key fails before anything slow runs.
-      const parentDir = input.outDir ?? this.o.defaultDir;
+      const parentDir = input.outDir ? expandTilde(input.outDir, this.o.home) : this.o.defaultDir;
       progress('checking the output folder');
       await ensureWritableDir(parentDir);
-      const signer = input.sign ? await loadSigner(input.sign.keyFile, input.sign.passphrase) : null;
+      const sign = input.sign;
+      const signer = !sign ? null : 'agent' in sign ? await agentSigner(this.o.agentSocket(), sign.key) : await loadSigner(expandTilde(sign.keyFile, this.o.home), sign.passphrase);
       done += 1;
       progress('building the evidence');
       const sources = this.o.sources(actor);

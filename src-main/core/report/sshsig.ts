@@ -11,6 +11,7 @@
 
 import { createHash, createPrivateKey, createPublicKey, sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { AppError, assert, isAppError } from '../base/index.js';
+import ssh2, { type ParsedKey } from 'ssh2';
 import { loadKeyFile, sha256Fingerprint, SshErrorCode } from '../ssh/index.js';
 import { EVIDENCE_SIGNATURE_NAMESPACE } from '../../../src-preload/contract/report.js';
 import { ReportErrorCode } from './errors.js';
@@ -22,7 +23,12 @@ export interface SshSigner {
   publicKeyLine: string;
   /** `SHA256:…` as `ssh-keygen -l` prints it. */
   fingerprint: string;
-  /** Armored `-----BEGIN SSH SIGNATURE-----` text, as `ssh-keygen -Y sign` writes it. */
+  /** Armored `-----BEGIN SSH SIGNATURE-----` text, as `ssh-keygen -Y sign` writes it (an agent answers asynchronously). */
+  sign(message: Buffer, namespace: string): string | Promise<string>;
+}
+
+/** A signer holding the private key in this process: signs synchronously. */
+export interface FileSigner extends SshSigner {
   sign(message: Buffer, namespace: string): string;
 }
 
@@ -53,7 +59,7 @@ const isEcdsaType = (t: string): t is EcdsaType => Object.hasOwn(CURVES, t);
  * or key bytes: SIGNING_KEY_UNREADABLE, SIGNING_KEY_ENCRYPTED (no passphrase
  * given), SIGNING_KEY_PASSPHRASE_INCORRECT, SIGNING_KEY_UNSUPPORTED (DSA).
  */
-export async function loadSigner(keyFile: string, passphrase?: string): Promise<SshSigner> {
+export async function loadSigner(keyFile: string, passphrase?: string): Promise<FileSigner> {
   let parsed;
   try {
     parsed = (await loadKeyFile(keyFile, passphrase)).key;
@@ -83,19 +89,66 @@ export async function loadSigner(keyFile: string, passphrase?: string): Promise<
     fingerprint: sha256Fingerprint(publicBlob),
     sign(message: Buffer, namespace: string): string {
       assert(namespace.length > 0, 'an SSHSIG namespace must not be empty');
-      const digest = createHash(SIGN_HASH).update(message).digest();
-      const signed = signedData(namespace, SIGN_HASH, digest);
-      const signature = sshSignature(keyType, privateKey, signed);
-      const blob = Buffer.concat([
-        MAGIC,
-        uint32(SIG_VERSION),
-        sshString(publicBlob),
-        sshString(namespace),
-        sshString(''),
-        sshString(SIGN_HASH),
-        sshString(signature),
-      ]);
-      return armor(blob);
+      const signed = signedData(namespace, SIGN_HASH, createHash(SIGN_HASH).update(message).digest());
+      return armoredSignature(publicBlob, namespace, sshSignature(keyType, privateKey, signed));
+    },
+  };
+}
+
+function armoredSignature(publicBlob: Buffer, namespace: string, signature: Buffer): string {
+  return armor(Buffer.concat([MAGIC, uint32(SIG_VERSION), sshString(publicBlob), sshString(namespace), sshString(''), sshString(SIGN_HASH), sshString(signature)]));
+}
+
+/**
+ * A signer whose key stays in ssh-agent (keys loaded with `ssh-add`, hardware
+ * keys): the console never sees the private key or its passphrase. `choose`
+ * picks a key by `SHA256:` fingerprint or by a word of its comment; without it
+ * the agent's first ed25519, ECDSA or RSA key is used. Errors:
+ * SIGNING_AGENT_UNAVAILABLE (no socket, or it does not answer), SIGNING_KEY_NOT_IN_AGENT.
+ */
+export async function agentSigner(socketPath: string | undefined, choose?: string): Promise<SshSigner> {
+  if (!socketPath) {
+    throw new AppError(ReportErrorCode.SIGNING_AGENT_UNAVAILABLE, 'no ssh-agent: SSH_AUTH_SOCK is not set for the console; start it from a shell with an agent, or sign with a key file');
+  }
+  const agent = new ssh2.OpenSSHAgent(socketPath);
+  const keys = await new Promise<ParsedKey[]>((resolve, reject) => {
+    agent.getIdentities((err, found) => (err ? reject(err) : resolve((found ?? []).filter((k): k is ParsedKey => typeof (k as ParsedKey).getPublicSSH === 'function'))));
+  }).catch((err: unknown) => {
+    throw new AppError(ReportErrorCode.SIGNING_AGENT_UNAVAILABLE, `the ssh-agent at ${socketPath} did not answer: ${(err as Error).message}`, { details: { socket: socketPath }, cause: err });
+  });
+  const usable = keys.filter((k) => k.type === 'ssh-ed25519' || k.type === 'ssh-rsa' || isEcdsaType(k.type));
+  const fingerprintOf = (k: ParsedKey) => sha256Fingerprint(k.getPublicSSH());
+  const key = choose
+    ? usable.find((k) => fingerprintOf(k) === choose || (k.comment !== '' && k.comment.includes(choose)))
+    : usable[0];
+  if (!key) {
+    const listed = usable.map((k) => `${fingerprintOf(k)}${k.comment ? ` (${k.comment})` : ''}`).join(', ') || 'none';
+    throw new AppError(
+      ReportErrorCode.SIGNING_KEY_NOT_IN_AGENT,
+      choose ? `the ssh-agent holds no key matching "${choose}" (it holds: ${listed})` : 'the ssh-agent holds no ed25519, ECDSA or RSA key (add one with ssh-add)',
+      { details: { socket: socketPath, keys: usable.map(fingerprintOf) } },
+    );
+  }
+  const keyType = key.type;
+  const publicBlob = key.getPublicSSH();
+  return {
+    keyType,
+    publicKeyLine: `${keyType} ${publicBlob.toString('base64')}`,
+    fingerprint: fingerprintOf(key),
+    sign(message: Buffer, namespace: string): Promise<string> {
+      assert(namespace.length > 0, 'an SSHSIG namespace must not be empty');
+      const signed = signedData(namespace, SIGN_HASH, createHash(SIGN_HASH).update(message).digest());
+      return new Promise<string>((resolve, reject) => {
+        // ssh2 returns the signature bytes with the algorithm name stripped; put it back (RSA was asked for SHA-512).
+        agent.sign(key, signed, { hash: 'sha512' }, (err, bytes) => {
+          if (err || !bytes) {
+            reject(new AppError(ReportErrorCode.SIGNING_AGENT_UNAVAILABLE, `the ssh-agent refused to sign: ${err?.message ?? 'no signature'}`, { cause: err }));
+            return;
+          }
+          const algorithm = keyType === 'ssh-rsa' ? 'rsa-sha2-512' : keyType;
+          resolve(armoredSignature(publicBlob, namespace, Buffer.concat([sshString(algorithm), sshString(bytes)])));
+        });
+      });
     },
   };
 }

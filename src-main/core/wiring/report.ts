@@ -175,6 +175,8 @@ export async function wireReport(ctx: AppContext, deps: { telemetry: TelemetryWi
     principal,
     db: store.db,
     emitProgress: (p) => ctx.emit('report.progress', p),
+    agentSocket: () => process.env.SSH_AUTH_SOCK,
+    home: ctx.home,
   });
   return { service, repo };
 }

@@ -104,6 +104,37 @@ export function ExportPanel({ buildRequest, onExported }: ExportPanelProps): Rea
         </label>
         {draft.sign ? (
           <div className="reports-sign">
+            <fieldset className="reports-fieldset" data-testid="reports-sign-with">
+              <legend>Signing key</legend>
+              <label className="reports-check">
+                <input type="radio" name="reports-sign-with" checked={draft.signWith === 'file'} onChange={() => set('signWith', 'file')} data-testid="reports-sign-file" />
+                key file
+              </label>
+              <label className="reports-check">
+                <input type="radio" name="reports-sign-with" checked={draft.signWith === 'agent'} onChange={() => set('signWith', 'agent')} data-testid="reports-sign-agent" />
+                ssh-agent (the key never leaves the agent)
+              </label>
+            </fieldset>
+          </div>
+        ) : null}
+        {draft.sign && draft.signWith === 'agent' ? (
+          <div className="reports-sign">
+            <label className="reports-field">
+              Key in the agent (optional)
+              <input
+                type="text"
+                value={draft.agentKey}
+                placeholder="SHA256:… or a word of the key's comment; empty = the first key"
+                spellCheck={false}
+                autoComplete="off"
+                onChange={(e) => set('agentKey', e.target.value)}
+                data-testid="reports-agent-key"
+              />
+            </label>
+          </div>
+        ) : null}
+        {draft.sign && draft.signWith === 'file' ? (
+          <div className="reports-sign">
             <label className="reports-field">
               Private key file on the console's machine
               <input

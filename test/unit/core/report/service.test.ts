@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ let store: Store;
 let clock: FakeClock;
 let progress: ReportProgress[];
 let liveCalls: number;
+let agentSocket: string | undefined;
 
 function sources(): ReportSources {
   return {
@@ -57,6 +58,8 @@ function service(pdf: PdfPrinter | null = null): ReportService {
     principal: 'tester',
     db: store.db,
     emitProgress: (p) => progress.push(p),
+    agentSocket: () => agentSocket,
+    home: dir,
   });
 }
 
@@ -68,6 +71,7 @@ beforeEach(() => {
   store = openStore({ file: ':memory:', clock });
   progress = [];
   liveCalls = 0;
+  agentSocket = undefined;
 });
 afterEach(() => {
   store.close();
@@ -147,5 +151,38 @@ describe('report exports', () => {
     expect(service().gates().find((x) => x.id === 'isolation.smoke')?.note).toBe('port 8000 reachable from the VPC');
     expect(store.audit.list({ type: 'report.gate.marked' })[0]).toMatchObject({ target: 'isolation.smoke', payload: { status: 'fail', previous: null } });
     expect(() => service().setGate({ id: 'no.such-gate', status: 'pass', note: '' }, 'op')).toThrow(expect.objectContaining({ code: 'REPORT_UNKNOWN_GATE' }));
+  });
+
+  it('signs with a key held by ssh-agent (ssh-keygen accepts it); no agent or no matching key is a clear error', async () => {
+    await expect(service().export({ request, formats: ['md'], sign: { agent: true } }, 'op')).rejects.toMatchObject({ code: 'REPORT_SIGNING_AGENT_UNAVAILABLE' });
+    agentSocket = join(dir, 'agent.sock');
+    const agent = execFileSync('ssh-agent', ['-a', agentSocket, '-s'], { encoding: 'utf8' });
+    const pid = /SSH_AGENT_PID=(\d+)/.exec(agent)?.[1];
+    try {
+      const env = { ...process.env, SSH_AUTH_SOCK: agentSocket };
+      await expect(service().export({ request, formats: ['md'], sign: { agent: true } }, 'op')).rejects.toMatchObject({ code: 'REPORT_SIGNING_KEY_NOT_IN_AGENT' });
+      for (const [type, bits] of [['ed25519', ''], ['rsa', '3072'], ['ecdsa', '384']] as const) {
+        const key = join(dir, `agent_${type}`);
+        execFileSync('ssh-keygen', ['-q', '-t', type, ...(bits ? ['-b', bits] : []), '-N', '', '-C', `shift-${type}`, '-f', key]);
+        execFileSync('ssh-add', ['-q', key], { env });
+      }
+      await expect(service().export({ request, formats: ['md'], sign: { agent: true, key: 'nobody-here' } }, 'op')).rejects.toMatchObject({
+        code: 'REPORT_SIGNING_KEY_NOT_IN_AGENT',
+        message: expect.stringContaining('shift-rsa'),
+      });
+      for (const type of ['ed25519', 'rsa', 'ecdsa']) {
+        clock.advance(1_000);
+        const r = await service().export({ request, formats: ['md'], sign: { agent: true, key: `shift-${type}` } }, 'op');
+        const fp = execFileSync('ssh-keygen', ['-l', '-f', join(dir, `agent_${type}.pub`)], { encoding: 'utf8' }).split(' ')[1];
+        expect(r.signer).toBe(fp);
+        const principal = readFileSync(join(r.dir, 'allowed_signers'), 'utf8').split(' ')[0]!;
+        const v = spawnSync('ssh-keygen', ['-Y', 'verify', '-f', join(r.dir, 'allowed_signers'), '-I', principal, '-n', 'gpu-console-evidence', '-s', join(r.dir, 'manifest.json.sig')], {
+          input: readFileSync(join(r.dir, 'manifest.json')),
+        });
+        expect(v.status, `${type}: ${v.stderr.toString()}`).toBe(0);
+      }
+    } finally {
+      if (pid) process.kill(Number(pid));
+    }
   });
 });

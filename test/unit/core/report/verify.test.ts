@@ -10,7 +10,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditCoverage, Evidence, Manifest, ReportFormat } from '../../../../src-preload/contract/report.js';
 import { FakeClock } from '../../../../src-main/core/base/index.js';
 import { ReportErrorCode } from '../../../../src-main/core/report/errors.js';
-import { allowedSignersLine, loadSigner, type SshSigner } from '../../../../src-main/core/report/sshsig.js';
+import { allowedSignersLine, loadSigner, type FileSigner } from '../../../../src-main/core/report/sshsig.js';
 import { verifyExport } from '../../../../src-main/core/report/verify.js';
 import { auditHash, canonicalJson, openStore, type Store } from '../../../../src-main/core/store/index.js';
 
@@ -18,8 +18,8 @@ const NS = 'gpu-console-evidence';
 const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 
 let root: string;
-let signer: SshSigner;
-let otherSigner: SshSigner;
+let signer: FileSigner;
+let otherSigner: FileSigner;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'gpu-console-verify-'));
@@ -67,7 +67,7 @@ function evidenceFor(audit: AuditCoverage, id = 'ev-0001'): Evidence {
 }
 
 /** Writes report files, manifest and (optionally) signature into exportDir; returns the manifest. */
-function writeExport(opts: { evidence?: Evidence; sign?: SshSigner | null; files?: Array<[string, ReportFormat, string]> } = {}): Manifest {
+function writeExport(opts: { evidence?: Evidence; sign?: FileSigner | null; files?: Array<[string, ReportFormat, string]> } = {}): Manifest {
   const evidence = opts.evidence ?? evidenceFor(coverage);
   const evidenceText = canonicalJson(evidence);
   const files: Array<[string, ReportFormat, string]> = opts.files ?? [
@@ -89,7 +89,7 @@ function writeExport(opts: { evidence?: Evidence; sign?: SshSigner | null; files
   return manifest;
 }
 
-function writeManifest(manifest: Manifest, by: SshSigner | null): void {
+function writeManifest(manifest: Manifest, by: FileSigner | null): void {
   const text = canonicalJson(manifest);
   writeFileSync(join(exportDir, 'manifest.json'), text);
   if (by) {

@@ -29,6 +29,14 @@ describe('the export form', () => {
     expect(exportInput(request, { ...DEFAULT_EXPORT, sign: false, keyFile: '/k', passphrase: 'p' })).toMatchObject({ ok: true, input: { sign: null } });
   });
 
+  it('signs with the ssh-agent without a key path, naming a key only when one was typed', () => {
+    const first = exportInput(request, { ...DEFAULT_EXPORT, sign: true, signWith: 'agent', keyFile: '', passphrase: 'left over' });
+    expect(first.ok && first.input.sign).toEqual({ agent: true });
+    const named = exportInput(request, { ...DEFAULT_EXPORT, sign: true, signWith: 'agent', agentKey: ' SHA256:abc ' });
+    expect(named.ok && named.input.sign).toEqual({ agent: true, key: 'SHA256:abc' });
+    expect(named.ok && exportSchema.safeParse(named.input).success).toBe(true);
+  });
+
   it('sends an output folder only when one is given', () => {
     const r = exportInput(request, { ...DEFAULT_EXPORT, outDir: ' /srv/reports ' });
     expect(r.ok && r.input.outDir).toBe('/srv/reports');
