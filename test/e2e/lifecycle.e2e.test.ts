@@ -50,6 +50,7 @@ describe('lifecycle actions through the built console', () => {
     await page.getByTestId('propose-sleep-l20-poc/qwen').click();
     await expect.poll(() => page.getByTestId('action-dialog').count(), { timeout: 5_000 }).toBe(1);
     expect(await page.getByTestId('action-step-http').textContent()).toContain('POST http://127.0.0.1:8000/sleep?level=1');
+    await page.getByTestId('action-approver-name').fill('Dana Night-Shift');
     if (shots) await page.screenshot({ path: join(shots, 'actions-sleep-dialog.png') });
     await page.getByTestId('action-submit').click();
     await expect.poll(() => page.getByTestId('action-dialog').count()).toBe(0);
@@ -57,6 +58,7 @@ describe('lifecycle actions through the built console', () => {
     const verified = page.locator('[data-testid="history-row"][data-state="verified"]');
     await expect.poll(() => verified.count(), { timeout: 20_000 }).toBe(1);
     expect(await verified.textContent()).toContain('l20-poc/qwen');
+    expect(await verified.textContent()).toContain('Dana Night-Shift (');
     if (shots) await page.screenshot({ path: join(shots, 'actions-history.png') });
 
     await page.getByTestId('actions-verify-chain').click();

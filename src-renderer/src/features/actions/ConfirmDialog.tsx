@@ -8,9 +8,21 @@ import { useServices } from '../../app/app-context.js';
 import { toContractError } from '../../transport/transport.js';
 import { seconds } from './use-actions.js';
 
+/** The approver's name as last typed on this machine (not a secret; shown in the audit log and evidence reports). */
+const APPROVER_KEY = 'gpu-console.approverName';
+
+function savedApproverName(): string {
+  try {
+    return localStorage.getItem(APPROVER_KEY) ?? '';
+  } catch {
+    return '';
+  }
+}
+
 export function ConfirmDialog({ action, onClose }: { action: ActionView; onClose: () => void }): React.JSX.Element {
   const { transport } = useServices();
   const [typed, setTyped] = useState('');
+  const [approverName, setApproverName] = useState(savedApproverName);
   const [mode, setMode] = useState<'approve' | 'reject'>('approve');
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -30,9 +42,22 @@ export function ConfirmDialog({ action, onClose }: { action: ActionView; onClose
     if (!ready || !action.nonce) return;
     setBusy(true);
     setError(null);
+    const name = approverName.trim().slice(0, 80);
+    if (mode === 'approve') {
+      try {
+        localStorage.setItem(APPROVER_KEY, name);
+      } catch {
+        // storage unavailable: the name is still sent with this approval
+      }
+    }
     const call =
       mode === 'approve'
-        ? transport.invoke('actions.approve', { id: action.id, nonce: action.nonce, ...(action.requiresTypedLabel ? { typedLabel: typed } : {}) })
+        ? transport.invoke('actions.approve', {
+            id: action.id,
+            nonce: action.nonce,
+            ...(action.requiresTypedLabel ? { typedLabel: typed } : {}),
+            ...(name ? { displayName: name } : {}),
+          })
         : transport.invoke('actions.reject', { id: action.id, nonce: action.nonce, reason: reason.trim() });
     call.then(
       () => onClose(),
@@ -93,6 +118,14 @@ export function ConfirmDialog({ action, onClose }: { action: ActionView; onClose
               Type the host label <strong>{action.label}</strong> to confirm this {action.kind}:
             </span>
             <input value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" spellCheck={false} data-testid="action-typed-label" aria-label={`Type ${action.label} to confirm`} />
+          </label>
+        ) : null}
+        {mode === 'approve' ? (
+          <label className="actions-typed">
+            <span>
+              Your name <span className="muted">(recorded as the approver in the audit log and evidence reports; default: your OS user)</span>
+            </span>
+            <input value={approverName} maxLength={80} onChange={(e) => setApproverName(e.target.value)} autoComplete="name" data-testid="action-approver-name" />
           </label>
         ) : null}
         {mode === 'reject' ? (
