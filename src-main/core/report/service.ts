@@ -1,8 +1,9 @@
 // The report capability's front: preview, export (one at a time, with
 // progress), past exports, manual gates and verification. Each export and each
-// gate mark is an audit event; the signing passphrase is used once and kept
-// nowhere.
+// gate mark is an audit event; a signing passphrase is used once and kept
+// nowhere, and an agent-held key never leaves the agent.
 import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
 import type {
   Evidence,
   Gate,
@@ -15,19 +16,16 @@ import type {
 } from '../../../src-preload/contract/index.js';
 import { AppError, type Clock, type Logger } from '../base/index.js';
 import type { PdfPrinter } from '../ports.js';
-import type { AuditLog } from '../store/index.js';
+import { expandTilde } from '../ssh/index.js';
+import { canonicalJson, type AuditLog } from '../store/index.js';
 import { buildEvidence, type ReportSources } from './builder.js';
 import { ReportErrorCode } from './errors.js';
-import { ensureWritableDir, writeExport } from './exporter.js';
+import { ensureWritableDir, sha256Hex, writeExport } from './exporter.js';
 import { gateCounts, isManualGate, manualGates } from './gates.js';
 import { renderHtml } from './render-html.js';
 import type { ReportRepository } from './repository.js';
 import { agentSigner, loadSigner } from './sshsig.js';
-import { expandTilde } from '../ssh/index.js';
 import { verifyExport } from './verify.js';
-import { canonicalJson } from '../store/index.js';
-import { sha256Hex } from './exporter.js';
-import type Database from 'better-sqlite3';
 
 export interface ReportServiceOptions {
   repo: ReportRepository;
