@@ -8,6 +8,7 @@ export { ReportRepository, type GateMark } from './repository.js';
 export { ReportService, type ReportServiceOptions, type ExportInput } from './service.js';
 export { writeExport, ensureWritableDir, sha256Hex, type ExportFiles, type WriteExportOptions } from './exporter.js';
 export { runLiveChecks, type LiveCheckDeps } from './live-checks.js';
+export { redactServiceConfig } from './redact-config.js';
 export { renderMarkdown } from './render-markdown.js';
 export { renderHtml } from './render-html.js';
 export { loadSigner, agentSigner, verifySshsig, allowedSignersLine, parseAllowedSigners, type SshSigner, type FileSigner } from './sshsig.js';

@@ -7,9 +7,11 @@
 
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Check, HostSecurity, InventoryHost } from '../../../src-preload/contract/index.js';
-import { isSecretKey, toAppError, type Clock, type Disposable } from '../base/index.js';
+import { toAppError, type Clock, type Disposable } from '../base/index.js';
 import type { HostConfig, ServiceConfig } from '../config/index.js';
 import { shellJoin, type ExecResult } from '../ssh/index.js';
+import { bindScope, parseSocketAddress, parseSshdConfig, parseSsListeners, passwordAuthVerdict, rootLoginVerdict, type BindScope, type Measured, type SsListener } from './host-facts.js';
+import { redactServiceConfig, scrubSecrets } from './redact-config.js';
 import { nvidiaSmiQueryCommand, parseLlamaProps, parseNvidiaSmiCsv, parseVllmModels, parseVllmVersion } from '../telemetry/index.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
@@ -132,165 +134,7 @@ function exitText(r: ExecResult): string {
   return r.exitCode !== null ? `exit ${r.exitCode}` : `killed by ${r.signal ?? 'a signal'}`;
 }
 
-// ── ss ────────────────────────────────────────────────────────────────────
-
-export type BindScope = 'loopback' | 'wildcard' | 'other';
-
-export interface SsListener {
-  /** The line as ss printed it (whitespace collapsed). */
-  line: string;
-  /** Without brackets or interface: `127.0.0.1`, `::1`, `0.0.0.0`, `::`, `*`. */
-  address: string;
-  /** The `%iface` suffix (`lo`), or null. */
-  iface: string | null;
-  port: number;
-  scope: BindScope;
-}
-
-const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-
-export function bindScope(address: string, iface: string | null): BindScope {
-  const a = address.toLowerCase();
-  // A socket bound to the loopback device is reachable from this host only, whatever its address.
-  if (iface === 'lo') return 'loopback';
-  if (a === '*' || a === '0.0.0.0' || a === '::' || /^(0{1,4}:){7}0{1,4}$/.test(a)) return 'wildcard';
-  if (IPV4.exec(a)?.[1] === '127') return 'loopback';
-  if (a === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(a)) return 'loopback';
-  const mapped = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(a);
-  if (mapped) return bindScope(mapped[1]!, null);
-  return 'other';
-}
-
-/** `127.0.0.1:8000`, `127.0.0.53%lo:53`, `[::1]:8000`, `[fe80::1]%eth0:22`, `*:8000`, old ss's `:::22`; null for peers (`*`) and names. */
-export function parseSocketAddress(token: string): { address: string; iface: string | null; port: number } | null {
-  const m = /^(.+):(\d{1,5})$/.exec(token);
-  if (!m) return null;
-  let host = m[1]!;
-  const port = Number(m[2]);
-  if (port > 65535) return null;
-  let iface: string | null = null;
-  if (host.startsWith('[')) {
-    const b = /^\[([^\]]+)\](?:%(.+))?$/.exec(host);
-    if (!b) return null;
-    host = b[1]!;
-    iface = b[2] ?? null;
-  }
-  const pct = host.indexOf('%');
-  if (pct >= 0) {
-    iface = host.slice(pct + 1) || null;
-    host = host.slice(0, pct);
-  }
-  if (host === '*' || IPV4.test(host) || (host.includes(':') && /^[0-9A-Fa-f:.]+$/.test(host))) return { address: host, iface, port };
-  return null;
-}
-
-/** The listening sockets of `ss -ltn` / `ss -ltnH` output (header, blank and unreadable lines skipped). */
-export function parseSsListeners(text: string): SsListener[] {
-  const out: SsListener[] = [];
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim().replace(/\s+/g, ' ');
-    if (line === '' || /^(State|Netid|Recv-Q)\b/.test(line)) continue;
-    // The local address is the first token that ends in a numeric port (the peer ends in `:*`).
-    for (const token of line.split(' ')) {
-      const addr = parseSocketAddress(token);
-      if (!addr) continue;
-      out.push({ line, ...addr, scope: bindScope(addr.address, addr.iface) });
-      break;
-    }
-  }
-  return out;
-}
-
-// ── sshd -T ───────────────────────────────────────────────────────────────
-
-/** `sshd -T` output: lower-case keyword → first value (later repeats, e.g. listenaddress, are dropped). */
-export function parseSshdConfig(text: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const raw of text.split(/\r?\n/)) {
-    const m = /^\s*([A-Za-z][A-Za-z0-9]*)\s+(.*?)\s*$/.exec(raw);
-    if (!m) continue;
-    const key = m[1]!.toLowerCase();
-    if (!out.has(key)) out.set(key, m[2]!.toLowerCase());
-  }
-  return out;
-}
-
-type Measured = { verdict: Check['verdict']; evidence: string };
-
-export function passwordAuthVerdict(cfg: ReadonlyMap<string, string>, source: string): Measured {
-  const pa = cfg.get('passwordauthentication');
-  // Older OpenSSH names keyboard-interactive "challengeresponseauthentication".
-  const kbdKey = cfg.has('kbdinteractiveauthentication') ? 'kbdinteractiveauthentication' : 'challengeresponseauthentication';
-  const kbd = cfg.get(kbdKey);
-  const pam = cfg.get('usepam');
-  if (pa === 'yes') return { verdict: 'fail', evidence: `${source}: passwordauthentication yes` };
-  if (pa !== 'no') return { verdict: 'unverified', evidence: `${source} printed no passwordauthentication line` };
-  if (kbd === 'yes' && pam === 'yes') {
-    return {
-      verdict: 'fail',
-      evidence: `${source}: passwordauthentication no, but ${kbdKey} yes with usepam yes: PAM can still ask for a password`,
-    };
-  }
-  return { verdict: 'pass', evidence: `${source}: passwordauthentication no${kbd ? `, ${kbdKey} ${kbd}` : ''}` };
-}
-
-export function rootLoginVerdict(cfg: ReadonlyMap<string, string>, source: string): Measured {
-  const v = cfg.get('permitrootlogin');
-  const seen = `${source}: permitrootlogin ${v ?? ''}`.trim();
-  switch (v) {
-    case 'no':
-      return { verdict: 'pass', evidence: `${seen} (root cannot log in over SSH)` };
-    case 'prohibit-password':
-    case 'without-password':
-      return { verdict: 'pass', evidence: `${seen} (root only with a key, never a password)` };
-    case 'forced-commands-only':
-      return { verdict: 'pass', evidence: `${seen} (root only with a key, and only for its forced command)` };
-    case 'yes':
-      return { verdict: 'fail', evidence: `${seen} (root may log in with a password)` };
-    default:
-      return { verdict: 'unverified', evidence: v === undefined ? `${source} printed no permitrootlogin line` : `${seen}: value not understood` };
-  }
-}
-
-// ── redaction ─────────────────────────────────────────────────────────────
-
-const SECRET_FIELD = /key|token|secret|passphrase|password/i;
-// Secrets written inline in a command (restartCommand): `--api-key X`, `--token=X`, `HF_TOKEN=X`.
-const SECRET_FLAG = /(--?[A-Za-z0-9_-]*(?:key|token|secret|passphrase|password)[A-Za-z0-9_-]*)(=|\s+)('[^']*'|"[^"]*"|[^\s'"]+)/gi;
-const SECRET_ENV = /\b([A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSPHRASE|PASSWORD)[A-Za-z0-9_]*)=('[^']*'|"[^"]*"|[^\s'"]+)/gi;
-
-// Credentials in a URL: `http://user:pass@host`.
-const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
-
-function scrubText(text: string): string {
-  return text.replace(SECRET_FLAG, '$1$2[redacted]').replace(SECRET_ENV, '$1=[redacted]').replace(URL_USERINFO, '$1[redacted]@');
-}
-
-/** A copy of a service's config with secret-looking fields, and secrets written inline in commands, replaced by "[redacted]". */
-export function redactServiceConfig(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return scrubText(value);
-  if (value === null || typeof value !== 'object') return value;
-  if (depth >= 8) return '[truncated]';
-  if (Array.isArray(value)) return value.map((v) => redactServiceConfig(v, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    out[k] = SECRET_FIELD.test(k) || isSecretKey(k) ? '[redacted]' : redactServiceConfig(v, depth + 1);
-  }
-  return out;
-}
-
-/** Replaces every occurrence of the given secrets in every string of a JSON-like value. */
-function scrubSecrets<T>(value: T, secrets: readonly string[]): T {
-  const live = secrets.filter((s) => s.length >= 4);
-  if (live.length === 0) return value;
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return live.reduce((s, secret) => s.split(secret).join('[redacted]'), v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-    return v;
-  };
-  return walk(value) as T;
-}
+export { bindScope, parseSocketAddress, parseSshdConfig, parseSsListeners, passwordAuthVerdict, rootLoginVerdict, redactServiceConfig, type BindScope, type Measured, type SsListener };
 
 // ── HTTP ──────────────────────────────────────────────────────────────────
 

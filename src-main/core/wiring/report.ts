@@ -10,10 +10,9 @@ import {
   type SeriesRange,
   type SeriesResult,
 } from '../../../src-preload/contract/index.js';
-import { redact } from '../base/index.js';
 import type { AuditEvent } from '../store/index.js';
 import type { PdfPrinter } from '../ports.js';
-import { ReportRepository, ReportService, runLiveChecks, type ReportSources } from '../report/index.js';
+import { redactServiceConfig, ReportRepository, ReportService, runLiveChecks, type ReportSources } from '../report/index.js';
 import type { AppContext } from '../app-context.js';
 import type { BenchWiring } from './bench.js';
 import type { LifecycleWiring } from './lifecycle.js';
@@ -71,7 +70,7 @@ export async function wireReport(ctx: AppContext, deps: { telemetry: TelemetryWi
         serverVersion: null,
         servedModels: [],
         health: v?.services.find((x) => x.id === s.id)?.health ?? 'unknown',
-        config: redact(s) as Record<string, unknown>,
+        config: redactServiceConfig(s) as Record<string, unknown>,
       })),
     };
   };
