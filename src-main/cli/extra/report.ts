@@ -143,8 +143,9 @@ const verify: CliCommand = {
   name: 'report verify',
   help: `  report verify PATH [--db FILE | --data-dir DIR] [--allowed-signers FILE] [--require-signature]
                         Check an export (its folder or any file in it): every file's SHA-256, the
-                        signature (an unsigned export fails only with --require-signature), and — with the console's database — that the audit rows it covers
-                        still hash to the recorded head. Exits 1 when anything does not check out.`,
+                        signature (an unsigned export fails only with --require-signature), and —
+                        with the console's database — that the audit rows it covers still hash to
+                        the recorded head. Exits 1 when anything does not check out.`,
   async run(args, output) {
     const { values, positionals } = parse(args, { db: { type: 'string' }, 'allowed-signers': { type: 'string' }, 'require-signature': { type: 'boolean' } });
     const v = values as Record<string, string | boolean | undefined>;
