@@ -6,19 +6,37 @@
 //     i.e. through-tunnel latency minus the direct path to a twin server;
 //   - bulk throughput (MB/s) of one large download.
 // Ratios: console / OpenSSH (latency: lower is better; throughput: higher).
-//   npx tsx test/bench/ssh-forward.ts [--requests N] [--mb N]
+// Every path is warmed first (untimed) so the figures are steady state, not
+// the JIT's first thousand requests. Also printed: the CPU each forwarding
+// process spends per request (user/sys, from /proc), and a plain Node TCP
+// relay (no SSH, no sshd hop) to the direct server: the floor of any forward
+// written in Node, against which OpenSSH's own cost can be read.
+//   npx tsx test/bench/ssh-forward.ts [--requests N] [--mb N] [--rounds N] [--warmup N]
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { createNetnsHost, knownHostsLine, preClean } from '../helpers/netns-sshd.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '3000' }, mb: { type: 'string', default: '256' }, rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({ options: { requests: { type: 'string', default: '3000' }, mb: { type: 'string', default: '256' }, rounds: { type: 'string', default: '3' }, warmup: { type: 'string', default: '2000' } } });
 const REQUESTS = Number(values.requests);
 const BULK_BYTES = Number(values.mb) * 1024 * 1024;
 const ROUNDS = Number(values.rounds);
+const WARMUP = Number(values.warmup);
+
+/** A plain TCP relay in Node (pipe both ways, TCP_NODELAY): the least work a forward in Node can do per request. */
+const RELAY = `const net = require('node:net'); const [port, host, rport] = process.argv.slice(1);
+net.createServer({ noDelay: true }, (s) => { const u = net.connect({ host, port: Number(rport), noDelay: true });
+  s.pipe(u); u.pipe(s); s.on('error', () => u.destroy()); u.on('error', () => s.destroy()); }).listen(Number(port), '127.0.0.1');`;
+
+/** CPU time (user, sys) of a process in ms, from /proc (Linux, as the network namespaces are). */
+function cpuMs(pid: number): [number, number] {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const tick = 1000 / 100; // USER_HZ
+  return [Number(fields[11]) * tick, Number(fields[12]) * tick];
+}
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -83,6 +101,7 @@ preClean();
 const host = await createNetnsHost();
 let ssh: ReturnType<typeof spawn> | null = null;
 let consoleProc: ReturnType<typeof spawn> | null = null;
+let relay: ReturnType<typeof spawn> | null = null;
 try {
   const sshd = await host.startSshd({ logLevel: 'INFO' });
   await host.startModelServer(8000);
@@ -144,17 +163,39 @@ try {
   const opensshUrl = `http://127.0.0.1:${opensshPort}`;
   const directUrl = `http://${host.addr}:8001`;
   void twin;
+  const relayPort = opensshPort + 1;
+  relay = spawn(process.execPath, ['-e', RELAY, String(relayPort), host.addr, '8001'], { stdio: 'ignore' });
+  await waitPort(relayPort);
+  const relayUrl = `http://127.0.0.1:${relayPort}`;
+  const paths = [
+    ['direct', directUrl, null],
+    ['console', consoleUrl, proc.pid!],
+    ['openssh', opensshUrl, ssh.pid!],
+    ['relay', relayUrl, relay.pid!],
+  ] as const;
 
-  console.log(`GPU Console forward vs OpenSSH ssh -L (${process.version}, ${ROUNDS} rounds, ${REQUESTS} requests per point, ${values.mb} MB bulk)`);
-  console.log(`sshd: ${sshd.listen}:22 in netns ${host.ns}; console ${consoleUrl}; openssh ${opensshUrl}; direct ${directUrl}`);
+  console.log(
+    `GPU Console forward vs OpenSSH ssh -L (${process.version}, ${ROUNDS} rounds, ${REQUESTS} requests per point after ${WARMUP} warm-up requests per path, ${values.mb} MB bulk)`,
+  );
+  console.log(`sshd: ${sshd.listen}:22 in netns ${host.ns}; console ${consoleUrl}; openssh ${opensshUrl}; direct ${directUrl}; node relay ${relayUrl}`);
   for (const c of [1, 16]) {
-    const rows: Record<string, { p50: number[]; p99: number[] }> = { direct: { p50: [], p99: [] }, console: { p50: [], p99: [] }, openssh: { p50: [], p99: [] } };
+    const rows: Record<string, { p50: number[]; p99: number[] }> = {};
+    const cpu: Record<string, [number, number]> = {};
+    for (const [, url] of paths) if (WARMUP > 0) await latency(url, c, WARMUP);
     for (let r = 0; r < ROUNDS; r++) {
-      // Interleave so drift hits both alike.
-      for (const [name, url] of [['direct', directUrl], ['console', consoleUrl], ['openssh', opensshUrl]] as const) {
+      // Interleave so drift hits all alike.
+      for (const [name, url, pid] of paths) {
+        const before = pid === null ? null : cpuMs(pid);
         const t = await latency(url, c, REQUESTS);
-        rows[name]!.p50.push(pct(t, 50));
-        rows[name]!.p99.push(pct(t, 99));
+        if (pid !== null) {
+          const after = cpuMs(pid);
+          const sum = (cpu[name] ??= [0, 0]);
+          sum[0] += after[0] - before![0];
+          sum[1] += after[1] - before![1];
+        }
+        const row = (rows[name] ??= { p50: [], p99: [] });
+        row.p50.push(pct(t, 50));
+        row.p99.push(pct(t, 99));
       }
     }
     const d50 = median(rows['direct']!.p50);
@@ -173,6 +214,12 @@ try {
         `ratio console/openssh (absolute) p50 ${f(median(rows['console']!.p50) / median(rows['openssh']!.p50), 2)} p99 ${f(median(rows['console']!.p99) / median(rows['openssh']!.p99), 2)}` +
         ` (added) p50 ${f(c50 / o50, 2)} p99 ${f(c99 / o99, 2)}`,
     );
+    // Per request (the pool's warm-up requests inside each point included).
+    const perRequestUs = (name: string) => cpu[name]!.map((ms) => f((ms * 1000) / (ROUNDS * (REQUESTS + 4 * c)), 1)).join(' / ');
+    console.log(
+      `  floor: node relay (no SSH) p50 ${f(median(rows['relay']!.p50))} p99 ${f(median(rows['relay']!.p99))}, added p50 +${f(Math.max(0, median(rows['relay']!.p50) - d50))} ms | ` +
+        `CPU per request, user / sys µs: console ${perRequestUs('console')} | openssh ${perRequestUs('openssh')} | node relay ${perRequestUs('relay')}`,
+    );
   }
   const tp: Record<string, number[]> = { console: [], openssh: [], direct: [] };
   for (let r = 0; r < ROUNDS; r++) {
@@ -187,6 +234,7 @@ try {
   console.log(`console ${(await nextLine('status ')).slice(7)}`);
 } finally {
   ssh?.kill('SIGKILL');
+  relay?.kill('SIGKILL');
   if (consoleProc && consoleProc.exitCode === null) {
     consoleProc.kill('SIGTERM');
     await new Promise((r) => consoleProc!.once('exit', r));
