@@ -15,7 +15,8 @@
 // the load generator (from /proc): on a shared 2-core machine that is steadier than wall time.
 //   npx tsx test/bench/proxy-overhead.ts [--requests N] [--rounds N] [--targets direct,bare,proxy,nginx] [--tsx]
 // Diagnostics: PROXY_BENCH_PROF=DIR (CPU profile of the proxy child; PROXY_BENCH_PROF_ROLE=bare for
-// the yardstick), PROXY_BENCH_NOLOG=1 (the proxy without its request log).
+// the yardstick), PROXY_BENCH_NOLOG=1 (the proxy without its request log), PROXY_BENCH_PROXY_FLAGS="…"
+// (Node/V8 flags for the proxy child, e.g. --no-allocation-site-pretenuring).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -90,6 +91,8 @@ async function runBare(upstreamUrl: string): Promise<void> {
     });
   });
   server.listen(0, '127.0.0.1', () => process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`));
+  // An orderly exit, so that --cpu-prof (PROXY_BENCH_PROF_ROLE=bare) writes its profile.
+  process.on('SIGTERM', () => process.exit(0));
 }
 
 async function runProxy(upstreamUrl: string, dir: string): Promise<void> {
@@ -144,7 +147,9 @@ async function childEntry(tsx: boolean): Promise<string[]> {
 function startChild(entry: string[], args: string[]): Promise<{ child: ChildProcess; line: string[] }> {
   // PROXY_BENCH_PROF=DIR: CPU profile of the proxy (or bare, PROXY_BENCH_PROF_ROLE=bare) child.
   const prof = process.env.PROXY_BENCH_PROF && args[0] === (process.env.PROXY_BENCH_PROF_ROLE ?? 'proxy') ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROXY_BENCH_PROF] : [];
-  const child = spawn(process.execPath, [...prof, ...entry, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // PROXY_BENCH_PROXY_FLAGS: Node/V8 flags for the proxy child only (e.g. --no-allocation-site-pretenuring).
+  const flags = args[0] === 'proxy' ? (process.env.PROXY_BENCH_PROXY_FLAGS ?? '').split(' ').filter(Boolean) : [];
+  const child = spawn(process.execPath, [...flags, ...prof, ...entry, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
@@ -230,7 +235,7 @@ function bodyFor(stream: boolean): string {
   return JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8, ...(stream ? { stream: true } : {}) });
 }
 
-async function run(t: Target, stream: boolean, concurrency: number, requests: number): Promise<{ times: number[]; rps: number }> {
+async function run(t: Target, stream: boolean, concurrency: number, requests: number, warmup = Math.max(concurrency * 2, 200)): Promise<{ times: number[]; rps: number }> {
   const pool = new Pool(t.origin, { connections: concurrency, pipelining: 1, keepAliveTimeout: 60_000 });
   const body = bodyFor(stream);
   const headers = { 'content-type': 'application/json', ...t.headers };
@@ -241,7 +246,8 @@ async function run(t: Target, stream: boolean, concurrency: number, requests: nu
     if (res.statusCode !== 200 || (stream && !text.endsWith('data: [DONE]\n\n'))) throw new Error(`${t.name}: ${res.statusCode} ${text.slice(0, 200)}`);
     return Number(process.hrtime.bigint() - start) / 1e6;
   };
-  await Promise.all(Array.from({ length: Math.max(concurrency * 2, 50) }, one));
+  // Warm the connections (and, for the first cell, the relay's JIT) without timing it.
+  for (let done = 0; done < warmup; done += concurrency) await Promise.all(Array.from({ length: concurrency }, one));
   const times: number[] = [];
   let left = requests;
   const t0 = process.hrtime.bigint();
@@ -282,6 +288,9 @@ async function main(): Promise<void> {
   if (nginx) targets.push({ name: 'nginx', pid: nginx.child.pid!, origin: `http://127.0.0.1:${nginx.port}`, headers: {} });
   else if (wanted.has('nginx')) console.log('nginx not found (apt-get install nginx-light): the nginx column is skipped');
 
+  // Every relay runs the same warm-up first (both kinds of request, both concurrencies), so that no
+  // target's first cell measures its JIT compiling and re-optimising.
+  for (const t of targets) for (const stream of [false, true]) for (const c of [1, 64]) await run(t, stream, c, 0, 3_000);
   console.log(`proxy overhead — ${requests} requests per cell, ${rounds} rounds (median), upstream streams ${CHUNKS} chunks, children ${values.tsx ? 'under tsx' : 'from an esbuild bundle'}`);
   for (const stream of [false, true]) {
     const p50: Record<string, number[]> = {};

@@ -5,7 +5,7 @@ export { ProxyServer, type ProxyServerOptions, type UpstreamResolver, type Upstr
 export { ModelRegistry, type UpstreamSpec, type ModelEntry } from './registry.js';
 export { PriorityPool, defaultCaps, validateCaps, type PoolLimits, type PoolPolicy, type Lease, type QueueTicket } from './pool.js';
 export { RequestLog, type RequestRecord, type RequestLogOptions } from './request-log.js';
-export { createTokenRepository, hashToken, TOKEN_PREFIX, type TokenRepository, type TokenCheck } from './tokens.js';
+export { createTokenRepository, hashToken, TOKEN_PREFIX, VERSION_CHECK_MS, type TokenRepository, type TokenCheck } from './tokens.js';
 export { IdempotencyCache, fingerprintOf, type StoredAnswer } from './idempotency.js';
 export { SseRelay, usageFromBody, type Usage } from './sse.js';
 export { ClassStats, percentile } from './stats.js';

@@ -93,18 +93,66 @@ export function withIncludeUsage(body: Buffer): Buffer {
   return Buffer.concat([INCLUDE_USAGE, body.subarray(open + 1)]);
 }
 
-/** Usage from a complete (non-streaming) JSON answer; null when it has none. */
+const USAGE_KEY = Buffer.from('"usage"');
+
+/**
+ * Usage from a complete (non-streaming) JSON answer; null when it has none.
+ * Reads only the object after the last `"usage"` key (OpenAI-style answers put
+ * it after the choices) instead of parsing the whole answer; anything it does
+ * not recognise there falls back to the full parse.
+ */
 export function usageFromBody(body: Buffer): Usage | null {
+  const at = body.lastIndexOf(USAGE_KEY);
+  if (at < 0) return null;
+  const object = objectAfterKey(body, at + USAGE_KEY.length);
+  if (object) {
+    try {
+      const usage = toUsage(JSON.parse(object) as unknown);
+      if (usage && (usage.promptTokens !== null || usage.completionTokens !== null)) return usage;
+    } catch {
+      // not what it looked like: parse the whole answer
+    }
+  }
   try {
-    const parsed = JSON.parse(body.toString('utf8')) as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
-    if (!parsed.usage) return null;
-    return {
-      promptTokens: typeof parsed.usage.prompt_tokens === 'number' ? parsed.usage.prompt_tokens : null,
-      completionTokens: typeof parsed.usage.completion_tokens === 'number' ? parsed.usage.completion_tokens : null,
-    };
+    const parsed = JSON.parse(body.toString('utf8')) as { usage?: unknown };
+    return parsed.usage ? toUsage(parsed.usage) : null;
   } catch {
     return null;
   }
+}
+
+function toUsage(value: unknown): Usage | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const u = value as { prompt_tokens?: unknown; completion_tokens?: unknown };
+  return {
+    promptTokens: typeof u.prompt_tokens === 'number' ? u.prompt_tokens : null,
+    completionTokens: typeof u.completion_tokens === 'number' ? u.completion_tokens : null,
+  };
+}
+
+const isSpace = (b: number | undefined) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+
+/** The text of the `{…}` value after a key that ends at `from` (`: {…}`), or null. */
+function objectAfterKey(body: Buffer, from: number): string | null {
+  let i = from;
+  while (isSpace(body[i])) i++;
+  if (body[i] !== 0x3a) return null; // ':'
+  i++;
+  while (isSpace(body[i])) i++;
+  if (body[i] !== 0x7b) return null; // '{'
+  const start = i;
+  let depth = 0;
+  let inString = false;
+  for (; i < body.length; i++) {
+    const b = body[i];
+    if (inString) {
+      if (b === 0x5c) i++; // backslash: skip the escaped byte
+      else if (b === 0x22) inString = false;
+    } else if (b === 0x22) inString = true;
+    else if (b === 0x7b) depth++;
+    else if (b === 0x7d && --depth === 0) return body.toString('utf8', start, i + 1);
+  }
+  return null;
 }
 
 interface ChunkWithUsage {

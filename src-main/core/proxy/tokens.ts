@@ -1,11 +1,12 @@
 // Bearer tokens of local clients: a name, a highest class, and a SHA-256 of
 // the token (the token itself is shown once, at creation, and never stored).
 // Works on the database directly, so the CLI can issue tokens with or without
-// a running console, and a running proxy sees a revocation on the next request:
-// checks are answered from a small in-memory map (hash → entry) that is emptied
-// whenever the database changed, by this connection or another process, which
-// one cheap query tells (no table read, no row lookup).
-import { createHash, randomBytes } from 'node:crypto';
+// a running console. Checks are answered from a small in-memory map (hash →
+// entry): a revocation through this repository empties it at once; a change
+// by another process (the CLI) or another writer is noticed by a cheap version
+// query run at most every VERSION_CHECK_MS, not on every request (that query
+// takes SQLite's read locks and cost more than the rest of the check).
+import { hash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { TokenView } from '../../../src-preload/contract/index.js';
 import { AppError, type Clock } from '../base/index.js';
@@ -14,6 +15,8 @@ import { ProxyErrorCode } from './errors.js';
 
 export const TOKEN_PREFIX = 'gcp_';
 const TOKEN_CACHE_MAX = 1_024;
+/** Longest a revocation made outside this repository (CLI, another connection) can go unnoticed. */
+export const VERSION_CHECK_MS = 100;
 
 interface TokenRow {
   token_hash: string;
@@ -39,7 +42,8 @@ export interface TokenRepository {
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  // One-shot: no Hash object per request.
+  return hash('sha256', token, 'hex');
 }
 
 function toView(row: TokenRow): TokenView {
@@ -72,14 +76,20 @@ export function createTokenRepository(db: Database.Database, clock: Clock): Toke
   const version = db.prepare<[], { c: number; d: number }>('SELECT total_changes() AS c, data_version AS d FROM pragma_data_version');
   const cache = new Map<string, TokenCheck>();
   let seen = version.get()!;
-  const cached = (hash: string): TokenCheck | undefined => {
-    const now = version.get()!;
-    if (now.c !== seen.c || now.d !== seen.d) {
-      seen = now;
-      cache.clear();
-      return undefined;
+  let checkedAt = clock.now();
+  const cached = (tokenHash: string): TokenCheck | undefined => {
+    const at = clock.now();
+    // Also when the clock went back: never trust the cache longer than the interval.
+    if (at - checkedAt >= VERSION_CHECK_MS || at < checkedAt) {
+      checkedAt = at;
+      const now = version.get()!;
+      if (now.c !== seen.c || now.d !== seen.d) {
+        seen = now;
+        cache.clear();
+        return undefined;
+      }
     }
-    return cache.get(hash);
+    return cache.get(tokenHash);
   };
 
   return {
@@ -108,13 +118,15 @@ export function createTokenRepository(db: Database.Database, clock: Clock): Toke
       if (!row) throw new AppError(ProxyErrorCode.UNKNOWN_TOKEN, `no live token named "${name}"`, { details: { name } });
       const at = Math.floor(clock.now());
       revoke.run(at, row.token_hash);
+      // Refused from the next request on, not after the next version check.
+      cache.clear();
       return toView({ ...row, revoked_at: at });
     },
     check(token) {
-      const hash = hashToken(token);
-      const hit = cached(hash);
+      const tokenHash = hashToken(token);
+      const hit = cached(tokenHash);
       if (hit) return hit;
-      const row = byHash.get(hash);
+      const row = byHash.get(tokenHash);
       const result: TokenCheck = !row
         ? { ok: false, reason: 'unknown' }
         : row.revoked_at !== null
@@ -122,7 +134,7 @@ export function createTokenRepository(db: Database.Database, clock: Clock): Toke
           : { ok: true, name: row.name, maxClass: row.max_class };
       // Bounded: random unknown tokens must not grow it without limit.
       if (cache.size >= TOKEN_CACHE_MAX) cache.clear();
-      cache.set(hash, result);
+      cache.set(tokenHash, result);
       return result;
     },
     touch(names, at) {

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VERSION_CHECK_MS } from '../../../src-main/core/proxy/index.js';
 import { startStub, startStubProxy, type StubProxy } from './helpers.js';
 
 // Each bad request gets a clear OpenAI-style error and leaves the others alone.
@@ -69,13 +70,27 @@ describe('bad input', () => {
     expect(r.headers['x-request-id']).toMatch(/^req_/);
   });
 
-  it('a revoked token gets 401 token_revoked at once', async () => {
+  it('a token revoked through the console gets 401 token_revoked at once', async () => {
     const t = p.token('soon-revoked');
     expect((await call('/v1/models', { method: 'GET', headers: { authorization: `Bearer ${t}` } })).status).toBe(200);
-    createRevoke(p, 'soon-revoked');
+    p.tokens.revoke('soon-revoked');
     const r = await call('/v1/models', { method: 'GET', headers: { authorization: `Bearer ${t}` } });
     expect(r.status).toBe(401);
     expect(r.body.error?.code).toBe('token_revoked');
+  });
+
+  it('a token revoked behind the proxy\'s back (another writer) gets 401 within VERSION_CHECK_MS', async () => {
+    const t = p.token('revoked-elsewhere');
+    const get = () => call('/v1/models', { method: 'GET', headers: { authorization: `Bearer ${t}` } });
+    expect((await get()).status).toBe(200);
+    createRevoke(p, 'revoked-elsewhere');
+    const revokedAt = performance.now();
+    let r = await get();
+    while (r.status === 200 && performance.now() - revokedAt < 1_000) r = await get();
+    expect(r.status).toBe(401);
+    expect(r.body.error?.code).toBe('token_revoked');
+    // Requests kept coming all along: the cache still gave way after the interval (plus scheduling slack).
+    expect(performance.now() - revokedAt).toBeLessThan(VERSION_CHECK_MS + 400);
   });
 
   it.each(['/v1/chat/completions/', '/v1/../v1/chat/completions', '/v1/chat/../completions', '/v1/%2e%2e/admin', '//v1/models', '/sleep', '/wake_up',

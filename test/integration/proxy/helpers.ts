@@ -12,6 +12,7 @@ import {
   ProxyServer,
   RequestLog,
   createTokenRepository,
+  type TokenRepository,
   type UpstreamResolver,
 } from '../../../src-main/core/proxy/index.js';
 import { openStore, type Store } from '../../../src-main/core/store/index.js';
@@ -93,6 +94,7 @@ export interface StubProxy {
   proxy: ProxyServer;
   store: Store;
   log: RequestLog;
+  tokens: TokenRepository;
   token(name?: string, maxClass?: 'interactive' | 'system' | 'batch'): string;
   rows(): number;
   close(): Promise<void>;
@@ -129,6 +131,7 @@ export async function startStubProxy(
     proxy: server,
     store,
     log,
+    tokens,
     token: (name = `t${++n}`, maxClass = 'interactive') => tokens.create(name, maxClass).token,
     rows: () => {
       log.flush();

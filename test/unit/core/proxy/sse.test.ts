@@ -50,6 +50,23 @@ describe('SseRelay', () => {
     expect(usageFromBody(Buffer.from('not json'))).toBeNull();
   });
 
+  it('reads usage from the usage object alone, whatever surrounds it, and agrees with a full parse', () => {
+    const answer = (usage: unknown, content = 'hello') =>
+      JSON.stringify({ id: 'c', choices: [{ index: 0, message: { role: 'assistant', content } }], usage, prompt_logprobs: null });
+    const usage = { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: null };
+    expect(usageFromBody(Buffer.from(answer(usage)))).toEqual({ promptTokens: 7, completionTokens: 3 });
+    // Content that mentions usage, braces and escaped quotes does not confuse it.
+    const tricky = '{"usage": {"prompt_tokens": 99}} \\" } { "usage":';
+    expect(usageFromBody(Buffer.from(answer(usage, tricky)))).toEqual({ promptTokens: 7, completionTokens: 3 });
+    expect(usageFromBody(Buffer.from(answer(null, tricky)))).toBeNull();
+    // Whitespace and pretty-printing.
+    expect(usageFromBody(Buffer.from(JSON.stringify(JSON.parse(answer(usage)), null, 2)))).toEqual({ promptTokens: 7, completionTokens: 3 });
+    expect(usageFromBody(Buffer.from(answer(null)))).toBeNull();
+    expect(usageFromBody(Buffer.from(answer({})))).toEqual({ promptTokens: null, completionTokens: null });
+    expect(usageFromBody(Buffer.from(answer({ prompt_tokens: 'x', completion_tokens: 4 })))).toEqual({ promptTokens: null, completionTokens: 4 });
+    expect(usageFromBody(Buffer.from('{"choices":[]}'))).toBeNull();
+  });
+
   it('adds include_usage to a request body without re-serialising it', () => {
     const sent = ' \n{"model":"m","stream":true,"messages":[{"role":"user","content":"{hi}"}]}';
     const out = withIncludeUsage(Buffer.from(sent)).toString();
