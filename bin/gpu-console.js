@@ -2,6 +2,14 @@
 // Entry of the `gpu-console` command: runs the built CLI (out/main/cli.js).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+
+// The proxy's per-request objects are short-lived, but V8's allocation-site
+// pretenuring learns to put them straight into the old generation, which
+// makes every minor GC several times longer (test/bench/proxy-overhead.ts:
+// c=1 added p99 ≈ 2–2.7 ms with it, 0.7–1.2 ms without). Set before the app
+// loads; the Electron main process does the same (src-main/shell/main.ts).
+setFlagsFromString('--no-allocation-site-pretenuring');
 
 const built = new URL('../out/main/cli.js', import.meta.url);
 if (!existsSync(fileURLToPath(built))) {

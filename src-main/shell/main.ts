@@ -4,6 +4,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { BrowserWindow, app, dialog, ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { BridgeErrorCode, IPC_EVENT, IPC_INVOKE } from '../../src-preload/contract/index.js';
 import { createApi, type Api } from '../core/api.js';
@@ -18,6 +19,9 @@ import { createTray } from './tray.js';
 import { ensureElectronSqliteBinding } from './sqlite-binding.js';
 import { createMainWindow, lockDownSessions } from './window.js';
 import { ElectronPdfPrinter } from './pdf-printer.js';
+
+// Short-lived proxy objects must not be pretenured into the old generation (see bin/gpu-console.js).
+setFlagsFromString('--no-allocation-site-pretenuring');
 
 const logger = createLogger({ level: 'info', scope: 'shell' });
 

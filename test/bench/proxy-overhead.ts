@@ -16,7 +16,7 @@
 //   npx tsx test/bench/proxy-overhead.ts [--requests N] [--rounds N] [--targets direct,bare,proxy,nginx] [--tsx]
 // Diagnostics: PROXY_BENCH_PROF=DIR (CPU profile of the proxy child; PROXY_BENCH_PROF_ROLE=bare for
 // the yardstick), PROXY_BENCH_NOLOG=1 (the proxy without its request log), PROXY_BENCH_PROXY_FLAGS="…"
-// (Node/V8 flags for the proxy child, e.g. --no-allocation-site-pretenuring).
+// (Node/V8 flags for the proxy and bare children; default --no-allocation-site-pretenuring, as shipped).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -147,8 +147,10 @@ async function childEntry(tsx: boolean): Promise<string[]> {
 function startChild(entry: string[], args: string[]): Promise<{ child: ChildProcess; line: string[] }> {
   // PROXY_BENCH_PROF=DIR: CPU profile of the proxy (or bare, PROXY_BENCH_PROF_ROLE=bare) child.
   const prof = process.env.PROXY_BENCH_PROF && args[0] === (process.env.PROXY_BENCH_PROF_ROLE ?? 'proxy') ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROXY_BENCH_PROF] : [];
-  // PROXY_BENCH_PROXY_FLAGS: Node/V8 flags for the proxy child only (e.g. --no-allocation-site-pretenuring).
-  const flags = args[0] === 'proxy' ? (process.env.PROXY_BENCH_PROXY_FLAGS ?? '').split(' ').filter(Boolean) : [];
+  // The Node relays (proxy and the bare yardstick) run with the V8 flag the shipped entry points set
+  // (bin/gpu-console.js, shell/main.ts); PROXY_BENCH_PROXY_FLAGS replaces it (e.g. "--allocation-site-pretenuring"
+  // for V8's default).
+  const flags = args[0] === 'proxy' || args[0] === 'bare' ? (process.env.PROXY_BENCH_PROXY_FLAGS ?? '--no-allocation-site-pretenuring').split(' ').filter(Boolean) : [];
   const child = spawn(process.execPath, [...flags, ...prof, ...entry, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
