@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, runCliProcess } from '../helpers/console-process.js';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { assertBuilt, runCliProcess, startConsole } from '../helpers/console-process.js';
 
 // Bad input to `gpu-console report …`: usage errors exit 2 before anything runs,
 // failures name what is wrong and exit 1.
@@ -47,3 +49,42 @@ describe('gpu-console report: bad input', () => {
     expect(db.stderr).toContain('no database at');
   });
 });
+
+describe('gpu-console report build against a running console', () => {
+  it('exports a signed report (encrypted key, passphrase from a file) that report verify and ssh-keygen accept, and lists it', async () => {
+    const data = join(dir, 'data');
+    const key = join(dir, 'ops_ed25519');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'night shift words', '-f', key]);
+    writeFileSync(join(dir, 'pass'), 'night shift words\n', { mode: 0o600 });
+    const c = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', data, '--ui-port', '0', '--proxy-port', '0']);
+    try {
+      const out = join(dir, 'evidence');
+      const built = await runCliProcess(['report', 'build', '--data-dir', data, '--hosts', 'l20-poc', '--since', '30m', '--format', 'md,json', '--sign', key, '--passphrase-file', join(dir, 'pass'), '--out', out, '--title', 'CLI handover']);
+      expect(built.code, built.stderr).toBe(0);
+      const folder = /^export \S+: (.+)$/m.exec(built.stdout)?.[1];
+      expect(folder).toBeTruthy();
+      expect(built.stdout).toMatch(/signed by SHA256:/);
+      expect(built.stdout).toMatch(/[0-9a-f]{64} {2}report\.md/);
+      const verified = await runCliProcess(['report', 'verify', folder!, '--data-dir', data, '--require-signature']);
+      expect(verified.code, verified.stdout).toBe(0);
+      const principal = readFileSync(join(folder!, 'allowed_signers'), 'utf8').split(' ')[0]!;
+      const ssh = spawnSync('ssh-keygen', ['-Y', 'verify', '-f', join(folder!, 'allowed_signers'), '-I', principal, '-n', 'gpu-console-evidence', '-s', join(folder!, 'manifest.json.sig')], {
+        input: readFileSync(join(folder!, 'manifest.json')),
+      });
+      expect(ssh.status, ssh.stderr.toString()).toBe(0);
+      expect(readFileSync(join(folder!, 'report.md'), 'utf8')).toContain('# CLI handover');
+      const listed = await runCliProcess(['report', 'list', '--data-dir', data]);
+      expect(listed.stdout).toContain(folder!);
+      // A wrong passphrase is a clear error, and nothing is left behind.
+      writeFileSync(join(dir, 'pass'), 'wrong\n');
+      const wrong = await runCliProcess(['report', 'build', '--data-dir', data, '--sign', key, '--passphrase-file', join(dir, 'pass'), '--out', out]);
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain('REPORT_SIGNING_KEY_PASSPHRASE_INCORRECT');
+      expect(wrong.stderr).not.toContain('wrong');
+      expect(execFileSync('ls', ['-A', out], { encoding: 'utf8' }).trim().split('\n')).toHaveLength(1);
+    } finally {
+      expect(await c.stop()).toBe(0);
+    }
+  }, 60_000);
+});
+
