@@ -106,6 +106,7 @@ export function ExportPanel({ buildRequest, onExported }: ExportPanelProps): Rea
           <div className="reports-sign">
             <fieldset className="reports-fieldset" data-testid="reports-sign-with">
               <legend>Signing key</legend>
+              <div className="reports-checks">
               <label className="reports-check">
                 <input type="radio" name="reports-sign-with" checked={draft.signWith === 'file'} onChange={() => set('signWith', 'file')} data-testid="reports-sign-file" />
                 key file
@@ -114,6 +115,7 @@ export function ExportPanel({ buildRequest, onExported }: ExportPanelProps): Rea
                 <input type="radio" name="reports-sign-with" checked={draft.signWith === 'agent'} onChange={() => set('signWith', 'agent')} data-testid="reports-sign-agent" />
                 ssh-agent (the key never leaves the agent)
               </label>
+              </div>
             </fieldset>
           </div>
         ) : null}
