@@ -21,7 +21,7 @@ import {
   type ReportVerifyResult,
 } from '../../../src-preload/contract/report.js';
 import { AppError } from '../base/index.js';
-import { auditHash, canonicalJson, GENESIS_HASH } from '../store/index.js';
+import { canonicalJson, verifyAuditChain, type AuditVerifyResult } from '../store/index.js';
 import { ReportErrorCode } from './errors.js';
 import { findAllowedSigner, parseAllowedSigners, verifySshsig } from './sshsig.js';
 
@@ -292,18 +292,7 @@ function signerListed(check: string, where: string, text: string, signer: { publ
 
 // ── audit chain ──────────────────────────────────────────────────────────
 
-interface AuditRow {
-  seq: number;
-  ts: number;
-  type: string;
-  actor: string;
-  target: string | null;
-  payload: string;
-  prev_hash: string;
-  hash: string;
-}
-
-/** Recomputes the chain from row 1 to the head the export recorded; names the first row that breaks it. */
+/** Recomputes the chain from row 1 to the head the export recorded (the store's own verifier); names the first row that breaks it. */
 function checkAuditChain(db: Database.Database, audit: AuditCoverage): Finding {
   const fail = (detail: string): Finding => ({ check: 'audit', ok: false, detail });
   const { headSeq, headHash } = audit;
@@ -311,43 +300,33 @@ function checkAuditChain(db: Database.Database, audit: AuditCoverage): Finding {
     if (headSeq !== null || headHash !== null) return fail('the manifest records an audit head without both its seq and its hash');
     return { check: 'audit', ok: true, detail: 'the audit log was empty when the export was made; nothing to compare' };
   }
+  let result: AuditVerifyResult;
   try {
-    const rows = db
-      .prepare<[number], AuditRow>('SELECT seq, ts, type, actor, target, payload, prev_hash, hash FROM audit_events WHERE seq <= ? ORDER BY seq')
-      .iterate(headSeq);
-    let prev = GENESIS_HASH;
-    let expected = 1;
-    for (const row of rows) {
-      // Returning from inside iterate() ends the statement.
-      if (row.seq !== expected) return fail(row.seq > expected ? `audit row ${expected} is missing` : `audit row ${row.seq} is out of sequence`);
-      if (row.prev_hash !== prev) {
-        return fail(`audit row ${row.seq} does not link to row ${row.seq - 1}: row ${row.seq - 1} was rewritten or row ${row.seq}'s prev_hash was altered`);
-      }
-      const payload = decodePayload(row.payload);
-      if (!payload) return fail(`audit row ${row.seq} has a damaged payload`);
-      const hash = auditHash(prev, { seq: row.seq, ts: row.ts, type: row.type, actor: row.actor, target: row.target, payload });
-      if (hash !== row.hash) return fail(`audit row ${row.seq} does not hash to its recorded value`);
-      prev = hash;
-      expected++;
-    }
-    if (expected <= headSeq) return fail(`audit row ${expected} is missing (the export covers rows up to ${headSeq})`);
-    if (prev !== headHash) {
-      return fail(`audit rows 1–${headSeq} hash to ${prev}, but the export recorded ${headHash}: the log was rewritten after the export`);
-    }
-    return { check: 'audit', ok: true, detail: `audit rows 1–${headSeq} verify and end in the recorded head ${headHash}` };
+    result = verifyAuditChain(db, headSeq);
   } catch (err) {
     return fail(`the audit log cannot be read: ${(err as Error).message}`);
   }
-}
-
-function decodePayload(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-    return canonicalJson(value) === text ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
+  if (!result.ok) {
+    const seq = result.brokenAt;
+    switch (result.reason) {
+      case 'gap': {
+        const expected = Number(result.expected);
+        return fail(seq > expected ? `audit row ${expected} is missing` : `audit row ${seq} is out of sequence`);
+      }
+      case 'prev-mismatch':
+        return fail(`audit row ${seq} does not link to row ${seq - 1}: row ${seq - 1} was rewritten or row ${seq}'s prev_hash was altered`);
+      case 'bad-payload':
+        return fail(`audit row ${seq} has a damaged payload`);
+      case 'hash-mismatch':
+        return fail(`audit row ${seq} does not hash to its recorded value`);
+    }
   }
+  const last = result.head;
+  if (!last || last.seq < headSeq) return fail(`audit row ${(last?.seq ?? 0) + 1} is missing (the export covers rows up to ${headSeq})`);
+  if (last.hash !== headHash) {
+    return fail(`audit rows 1–${headSeq} hash to ${last.hash}, but the export recorded ${headHash}: the log was rewritten after the export`);
+  }
+  return { check: 'audit', ok: true, detail: `audit rows 1–${headSeq} verify and end in the recorded head ${headHash}` };
 }
 
 // ── file helpers ─────────────────────────────────────────────────────────

@@ -190,18 +190,35 @@ export function createAuditLog(db: Database.Database, clock: Clock, ensureOpen: 
 
     verify(): AuditVerifyResult {
       ensureOpen();
-      let lastGood: AuditHead | null = null;
-      let count = 0;
-      for (const row of allStmt.iterate()) {
-        const broken = checkRow(row, lastGood);
-        // Returning from inside iterate() ends the statement, so the read is released.
-        if (broken) return { ok: false, count, brokenAt: row.seq, ...broken, lastGood };
-        lastGood = { seq: row.seq, hash: row.hash };
-        count++;
-      }
-      return { ok: true, count, head: lastGood };
+      return walkChain(allStmt.iterate());
     },
   };
+}
+
+/**
+ * Verifies the chain from row 1 up to `upToSeq` (inclusive; default all rows) on
+ * any connection to a console database — also a read-only one opened by
+ * `gpu-console report verify`. Same rules and results as AuditLog.verify().
+ */
+export function verifyAuditChain(db: Database.Database, upToSeq?: number): AuditVerifyResult {
+  const rows =
+    upToSeq === undefined
+      ? db.prepare<[], AuditRow>('SELECT * FROM audit_events ORDER BY seq').iterate()
+      : db.prepare<[number], AuditRow>('SELECT * FROM audit_events WHERE seq <= ? ORDER BY seq').iterate(upToSeq);
+  return walkChain(rows);
+}
+
+function walkChain(rows: IterableIterator<AuditRow>): AuditVerifyResult {
+  let lastGood: AuditHead | null = null;
+  let count = 0;
+  for (const row of rows) {
+    const broken = checkRow(row, lastGood);
+    // Returning from inside iterate() ends the statement, so the read is released.
+    if (broken) return { ok: false, count, brokenAt: row.seq, ...broken, lastGood };
+    lastGood = { seq: row.seq, hash: row.hash };
+    count++;
+  }
+  return { ok: true, count, head: lastGood };
 }
 
 /** Why `row` does not extend the chain ending at `prev`, or null when it does. */

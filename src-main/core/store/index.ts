@@ -6,6 +6,7 @@ export { MIGRATIONS, LATEST_SCHEMA_VERSION, GENESIS_HASH, type Migration } from 
 export type { SettingsRepository } from './settings.js';
 export {
   auditHash,
+  verifyAuditChain,
   type AuditLog,
   type AuditEvent,
   type AuditEventInput,
