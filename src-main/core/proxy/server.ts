@@ -73,6 +73,17 @@ const ROUTES = new Map<string, Route>([
 ]);
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+const MODEL_PREFIX = `${ENDPOINT_PATH.models}/`;
+
+/** A path segment, percent-decoded; null when it is not valid percent-encoding or holds a NUL. */
+function safeDecode(segment: string): string | null {
+  try {
+    const s = decodeURIComponent(segment);
+    return s.length > 0 && s.length <= 256 && !s.includes('\0') ? s : null;
+  } catch {
+    return null;
+  }
+}
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 class BodyError extends Error {
@@ -315,7 +326,9 @@ export class ProxyServer implements Disposable {
     const rawUrl = req.url ?? '';
     const q = rawUrl.indexOf('?');
     const path = q >= 0 ? rawUrl.slice(0, q) : rawUrl;
-    const route = ROUTES.get(path);
+    // GET /v1/models/{id} (openai-node's models.retrieve; an id with a slash may come encoded or not).
+    const modelId = path.startsWith(MODEL_PREFIX) && path.length > MODEL_PREFIX.length ? safeDecode(path.slice(MODEL_PREFIX.length)) : null;
+    const route = modelId !== null ? ROUTES.get(ENDPOINT_PATH.models) : ROUTES.get(path);
     if (!route) return writeError(ex, wire(404, 'not_found', `no route ${req.method ?? ''} ${path.slice(0, 200)}`));
     ex.endpoint = route.endpoint;
     if (req.method !== route.method) {
@@ -352,7 +365,14 @@ export class ProxyServer implements Disposable {
     }
 
     if (route.endpoint === 'models') {
-      return this.sendJson(ex, 200, { object: 'list', data: this.registry.models(Math.floor(this.clock.now() / 1000)) });
+      const all = this.registry.models(Math.floor(this.clock.now() / 1000));
+      if (modelId === null) return this.sendJson(ex, 200, { object: 'list', data: all });
+      const one = all.find((m) => m.id.toLowerCase() === modelId.toLowerCase());
+      if (!one) {
+        return writeError(ex, wire(404, 'model_not_found', `The model \`${modelId.slice(0, 200)}\` does not exist. GET /v1/models lists the models served here.`, { param: 'model' }));
+      }
+      ex.model = one.root;
+      return this.sendJson(ex, 200, one);
     }
     if (route.endpoint === 'queue') return this.sendJson(ex, 200, this.queueView());
 

@@ -43,6 +43,12 @@ describe('proxy on the demo fleet', () => {
     expect(ids).toEqual(expect.arrayContaining(['Qwen3.6-27B-FP8', 'qwen', 'Gemma-3-27B-it', 'gemma', 'olmOCR-2-7B', 'ocr', 'bge-m3', 'embed']));
   });
 
+  it('retrieves one model by id or alias (any case), and names an unknown one', async () => {
+    await expect(client.models.retrieve('QWEN')).resolves.toMatchObject({ id: 'qwen', object: 'model', root: 'Qwen3.6-27B-FP8' });
+    await expect(client.models.retrieve('qwen3.6-27b-fp8')).resolves.toMatchObject({ id: 'Qwen3.6-27B-FP8' });
+    await expect(client.models.retrieve('no-such/model')).rejects.toMatchObject({ status: 404, code: 'model_not_found' });
+  });
+
   it('answers a chat through the tunnel (alias, any case) and accounts for it', async () => {
     const { data, response } = await client.chat.completions
       .create({ model: 'QWEN', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 12 })
