@@ -67,6 +67,14 @@ export const sshInvokeChannels = {
   'hosts.trust': { input: z.object({ label: Label, fingerprint: Fingerprint }).strict(), output: HostState },
   /** Refuse the host key the host is waiting on (audited); the host stops. */
   'hosts.refuseTrust': { input: z.object({ label: Label, fingerprint: Fingerprint }).strict(), output: HostState },
+  /**
+   * Forget the key this console trusts for the host (e.g. after a reinstall shows HOST KEY CHANGED):
+   * the old fingerprint and the host label typed; audited; the host then waits for the new key's confirmation.
+   */
+  'hosts.forgetTrust': {
+    input: z.object({ label: Label, fingerprint: Fingerprint, typedLabel: z.string().min(1).max(64) }).strict(),
+    output: HostState,
+  },
   /** The passphrase of the host's encrypted key; kept in main memory only, never stored or echoed. */
   'hosts.passphrase': { input: z.object({ label: Label, passphrase: z.string().min(1).max(1024) }).strict(), output: HostState },
   /** GET /v1/models then a 1-token chat through the tunnel; result and latency are shown and audited. */

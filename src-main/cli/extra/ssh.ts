@@ -126,6 +126,20 @@ const refuseCommand = consoleCommand(
   },
 );
 
+const forgetCommand = consoleCommand(
+  'hosts forget-key',
+  'hosts forget-key LABEL SHA256:OLD-FINGERPRINT',
+  `  hosts forget-key LABEL OLD-FINGERPRINT
+                        After a reinstall (HOST KEY CHANGED against a key this console confirmed): forget
+                        that old key, naming it; the host reconnects and waits for the new key's
+                        confirmation (hosts trust). Keys in known_hosts are removed with ssh-keygen -R.`,
+  2,
+  async (dataDir, [label, fingerprint], output) => {
+    const r = await callRunningConsole(dataDir, 'hosts.forgetTrust', { label: label!, fingerprint: fingerprint!, typedLabel: label! });
+    output.out(output.json ? JSON.stringify(r) : `${r.label}: forgot ${fingerprint}; now ${r.state} (confirm the new key with: gpu-console hosts trust ${r.label} FINGERPRINT)`);
+  },
+);
+
 const reconnectCommand = consoleCommand(
   'hosts reconnect',
   'hosts reconnect LABEL',
@@ -157,4 +171,4 @@ const testCommand: CliCommand = {
   ),
 };
 
-export const sshCommands: CliCommand[] = [importCommand, trustCommand, refuseCommand, reconnectCommand, testCommand];
+export const sshCommands: CliCommand[] = [importCommand, trustCommand, refuseCommand, forgetCommand, reconnectCommand, testCommand];

@@ -7,6 +7,7 @@ export function sshHandlers(app: App): HandlersFor<keyof typeof sshInvokeChannel
   return {
     'hosts.reconnect': async ({ label }, ctx) => ({ label, state: await app.ssh.reconnect(label, ctx.caller) }),
     'hosts.trust': async ({ label, fingerprint }, ctx) => ({ label, state: await app.ssh.trust(label, fingerprint, ctx.caller) }),
+    'hosts.forgetTrust': async ({ label, fingerprint, typedLabel }, ctx) => ({ label, state: await app.ssh.forgetTrust(label, fingerprint, typedLabel, ctx.caller) }),
     'hosts.refuseTrust': async ({ label, fingerprint }, ctx) => ({ label, state: await app.ssh.refuse(label, fingerprint, ctx.caller) }),
     'hosts.passphrase': async ({ label, passphrase }, ctx) => ({ label, state: await app.ssh.passphrase(label, passphrase, ctx.caller) }),
     'tunnels.test': ({ label, serviceId }, ctx) => app.ssh.testTunnel(label, serviceId, ctx.caller),

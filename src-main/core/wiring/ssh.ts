@@ -11,6 +11,7 @@ import type { HostConnectionState, SshConfigApplyResult, SshConfigPreview, Tunne
 import { AppError, toDisposable, type AppError as AppErrorType } from '../base/index.js';
 import {
   KeyValueTrustStore,
+  knownHostsName,
   MemoryPassphraseCache,
   SshErrorCode,
   importSshConfig,
@@ -20,6 +21,7 @@ import {
   writeFileAtomically,
   expandTilde,
 } from '../ssh/index.js';
+import { FleetErrorCode } from '../fleet/index.js';
 import type { AppContext } from '../app-context.js';
 
 export interface ImportApplyOptions {
@@ -32,6 +34,12 @@ export interface SshWiring {
   reconnect(label: string, caller: string): Promise<HostConnectionState>;
   trust(label: string, fingerprint: string, caller: string): Promise<HostConnectionState>;
   refuse(label: string, fingerprint: string, caller: string): Promise<HostConnectionState>;
+  /**
+   * Drops the console's confirmation of a host key (the host was reinstalled): the operator names the
+   * old fingerprint and types the host label; audited; the host reconnects and waits for the new key
+   * to be confirmed like any unknown key. Keys in the user's known_hosts are never edited here.
+   */
+  forgetTrust(label: string, fingerprint: string, typedLabel: string, caller: string): Promise<HostConnectionState>;
   passphrase(label: string, passphrase: string, caller: string): Promise<HostConnectionState>;
   testTunnel(label: string, serviceId: string, caller: string): Promise<TunnelTestResult>;
   importPreview(file: string | undefined): Promise<SshConfigPreview>;
@@ -144,6 +152,35 @@ export async function wireSsh(ctx: AppContext): Promise<SshWiring> {
         });
         throw err;
       }
+    },
+
+    forgetTrust: async (label, fingerprint, typedLabel, caller) => {
+      const host = ctx.config.current.hosts.find((h) => h.label === label);
+      if (!host) throw new AppError(FleetErrorCode.UNKNOWN_HOST, `no host "${label}" in the inventory`, { details: { label } });
+      if (typedLabel !== label) {
+        throw new AppError(SshErrorCode.FORGET_MISMATCH, `type the host label "${label}" to forget its trusted key`, { details: { label } });
+      }
+      // The endpoint whose key was refused (a jump host's, when that is the one that changed), else the host's own.
+      const problem = pending(label);
+      const endpoint = problem && problem.knownSource === 'console' ? problem.endpoint : knownHostsName(host.ssh.host, host.ssh.port);
+      const trusted = trustStore.lookup(endpoint);
+      if (!trusted.some((t) => t.fingerprint === fingerprint)) {
+        throw new AppError(
+          SshErrorCode.FORGET_MISMATCH,
+          trusted.length
+            ? `${fingerprint} is not the key this console trusts for ${endpoint} (it trusts ${trusted.map((t) => t.fingerprint).join(', ')})`
+            : `this console trusts no key for ${endpoint}; a key in known_hosts is removed with ssh-keygen -R`,
+          { details: { label, endpoint, trusted: trusted.map((t) => t.fingerprint) } },
+        );
+      }
+      trustStore.forget(endpoint);
+      store.audit.append({
+        type: 'ssh.hostkey.forgotten',
+        actor: ctx.operatorActor(caller),
+        target: label,
+        payload: { endpoint, fingerprints: trusted.map((t) => t.fingerprint), presentedFingerprint: problem?.fingerprint ?? null },
+      });
+      return fleet.reconnectNow(label);
     },
 
     refuse: async (label, fingerprint, caller) => {

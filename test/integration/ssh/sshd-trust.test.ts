@@ -167,6 +167,24 @@ describe('host-key trust against OpenSSH sshd', () => {
     expect(h3.lastError!.code).toBe('SSH_HOST_KEY_CHANGED');
     expect(h3.hostKey).toMatchObject({ knownSource: 'console', fingerprint: sshd.fingerprint });
     expect(authLines().length).toBe(before);
+
+    // Recovery after a real reinstall: forget the console's old confirmation (old fingerprint named,
+    // label typed), then confirm the new key like any unknown one. Mistakes change nothing.
+    const api3 = running!.api;
+    const consoleOld = h3.hostKey!.knownFingerprints[0]!;
+    await expect(call(api3, 'hosts.forgetTrust', { label: 'gpu-ns', fingerprint: consoleOld, typedLabel: 'gpu' })).rejects.toMatchObject({ code: 'SSH_FORGET_MISMATCH' });
+    await expect(call(api3, 'hosts.forgetTrust', { label: 'gpu-ns', fingerprint: sshd.fingerprint, typedLabel: 'gpu-ns' })).rejects.toMatchObject({
+      code: 'SSH_FORGET_MISMATCH',
+      message: expect.stringContaining(consoleOld),
+    });
+    expect(app3.store.audit.list({ type: 'ssh.hostkey.forgotten' })).toEqual([]);
+    await call(api3, 'hosts.forgetTrust', { label: 'gpu-ns', fingerprint: consoleOld, typedLabel: 'gpu-ns' });
+    const waiting = await waitHost(app3.fleet, 'gpu-ns', (x) => x.state === 'awaiting-trust');
+    expect(waiting.hostKey).toMatchObject({ status: 'unknown', fingerprint: sshd.fingerprint });
+    expect(authLines().length).toBe(before); // still nothing sent before the new key is confirmed
+    expect(app3.store.audit.list({ type: 'ssh.hostkey.forgotten' })[0]).toMatchObject({ target: 'gpu-ns', payload: { fingerprints: [consoleOld], presentedFingerprint: sshd.fingerprint } });
+    await call(api3, 'hosts.trust', { label: 'gpu-ns', fingerprint: sshd.fingerprint });
+    await waitHost(app3.fleet, 'gpu-ns', (x) => x.state === 'connected');
   });
 
   it('[host]:port entries: an sshd on port 2200 is trusted by a `[addr]:2200` known_hosts line', async () => {

@@ -76,7 +76,8 @@ export const HostCard = memo(function HostCard({ label }: HostCardProps): React.
           {host.hostKeyFingerprint ? <code>{host.hostKeyFingerprint}</code> : null} — compare it with the host before trusting it.
         </p>
       ) : null}
-      {host.hostKey && host.hostKey.status !== 'unknown' && host.state !== 'connected' ? <HostKeyAlert hostKey={host.hostKey} /> : null}
+      {/* A changed or revoked key always ends the session in `failed`; in any other state the problem is an earlier attempt's. */}
+      {host.hostKey && host.hostKey.status !== 'unknown' && host.state === 'failed' ? <HostKeyAlert label={host.label} hostKey={host.hostKey} /> : null}
       {host.credentialPrompt ? <PassphrasePrompt label={host.label} prompt={host.credentialPrompt} /> : null}
       <div className="host-card__body">
         <GpuTable label={host.label} gpus={host.gpus} stale={host.gpuStale} staleReason={host.gpuStaleReason} />
