@@ -1,3 +1,4 @@
+import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import ssh2 from 'ssh2';
 import type { ParsedKey } from 'ssh2';
@@ -7,9 +8,11 @@ import { SshErrorCode } from './errors.js';
 /**
  * Reads and checks a private key file before any connection is made, so that a
  * bad path, a broken file or a missing/wrong passphrase is a coded error the
- * operator can act on, not a throw from inside ssh2. Accepts what ssh2 reads:
- * ed25519, ECDSA and RSA in OpenSSH or PEM (PKCS#1/PKCS#8) form. The key bytes
- * and the passphrase are never logged and never put in an error.
+ * operator can act on, not a throw from inside ssh2. Accepts ed25519, ECDSA and
+ * RSA in OpenSSH form and in PEM: PKCS#1 / SEC1 as ssh2 reads them, and PKCS#8
+ * (`BEGIN PRIVATE KEY`, also encrypted), which ssh2 cannot read and which is
+ * converted here first. The key bytes and the passphrase are never logged and
+ * never put in an error.
  */
 export async function loadPrivateKey(path: string, passphrase?: string): Promise<Buffer> {
   return (await loadKeyFile(path, passphrase)).data;
@@ -27,6 +30,7 @@ export async function loadKeyFile(path: string, passphrase?: string): Promise<{ 
       cause: err,
     });
   }
+  if (PKCS8.test(data.toString('latin1', 0, 64))) data = pkcs8ToSsh2(data, path, passphrase);
   const parsed = ssh2.utils.parseKey(data, passphrase);
   if (parsed instanceof Error) {
     if (/passphrase/i.test(parsed.message) && !passphrase) {
@@ -50,4 +54,62 @@ export async function loadKeyFile(path: string, passphrase?: string): Promise<{ 
     });
   }
   return { data, key };
+}
+
+const PKCS8 = /-----BEGIN (ENCRYPTED )?PRIVATE KEY-----/;
+
+/**
+ * A PKCS#8 PEM key re-encoded in a form ssh2 reads, unencrypted and in memory
+ * only: RSA as PKCS#1, ECDSA as SEC1, ed25519 as an OpenSSH key.
+ */
+function pkcs8ToSsh2(data: Buffer, path: string, passphrase: string | undefined): Buffer {
+  if (!passphrase && /-----BEGIN ENCRYPTED PRIVATE KEY-----/.test(data.toString('latin1', 0, 64))) {
+    throw new AppError(SshErrorCode.PASSPHRASE_REQUIRED, `private key ${path} is encrypted and needs a passphrase`, { details: { path } });
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({ key: data, format: 'pem', ...(passphrase !== undefined ? { passphrase } : {}) });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    if (passphrase) throw new AppError(SshErrorCode.PASSPHRASE_INCORRECT, `the passphrase for private key ${path} is not correct`, { details: { path } });
+    throw new AppError(SshErrorCode.KEY_UNREADABLE, `private key ${path} could not be parsed: ${(err as Error).message}`, { details: { path, reason: code || 'PKCS#8' } });
+  }
+  switch (key.asymmetricKeyType) {
+    case 'rsa':
+      return Buffer.from(key.export({ type: 'pkcs1', format: 'pem' }));
+    case 'ec':
+      return Buffer.from(key.export({ type: 'sec1', format: 'pem' }));
+    case 'ed25519':
+      return opensshEd25519(key);
+    default:
+      throw new AppError(SshErrorCode.KEY_UNREADABLE, `private key ${path} is a ${key.asymmetricKeyType ?? 'unknown'} key; use ed25519, ECDSA or RSA`, {
+        details: { path, reason: `unsupported key type ${key.asymmetricKeyType ?? 'unknown'}` },
+      });
+  }
+}
+
+const u32 = (n: number): Buffer => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n);
+  return b;
+};
+const str = (v: Buffer | string): Buffer => {
+  const b = typeof v === 'string' ? Buffer.from(v) : v;
+  return Buffer.concat([u32(b.length), b]);
+};
+
+/** An unencrypted `openssh-key-v1` file for an ed25519 KeyObject (PROTOCOL.key). */
+function opensshEd25519(key: KeyObject): Buffer {
+  const jwk = key.export({ format: 'jwk' });
+  const seed = Buffer.from(jwk.d!, 'base64url');
+  const pub = Buffer.from(jwk.x!, 'base64url');
+  const publicBlob = Buffer.concat([str('ssh-ed25519'), str(pub)]);
+  const check = randomBytes(4);
+  let priv = Buffer.concat([check, check, str('ssh-ed25519'), str(pub), str(Buffer.concat([seed, pub])), str('')]);
+  const pad: number[] = [];
+  for (let i = 1; (priv.length + pad.length) % 8 !== 0; i++) pad.push(i);
+  priv = Buffer.concat([priv, Buffer.from(pad)]);
+  const body = Buffer.concat([Buffer.from('openssh-key-v1\0', 'latin1'), str('none'), str('none'), str(''), u32(1), str(publicBlob), str(priv)]);
+  const lines = body.toString('base64').match(/.{1,70}/g) ?? [];
+  return Buffer.from(`-----BEGIN OPENSSH PRIVATE KEY-----\n${lines.join('\n')}\n-----END OPENSSH PRIVATE KEY-----\n`);
 }

@@ -1,5 +1,5 @@
 // Our SSHSIG against the real OpenSSH: `ssh-keygen -Y verify` accepts what we
-// sign (every key type, an encrypted OpenSSH key, a PEM RSA key) and refuses it
+// sign (every key type, an encrypted OpenSSH key, PEM and PKCS#8 keys) and refuses it
 // after a one-byte change; our verifier accepts what `ssh-keygen -Y sign` makes.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,6 +32,8 @@ const KEYS: KeySpec[] = [
   { name: 'rsa-3072', args: ['-t', 'rsa', '-b', '3072'] },
   { name: 'ed25519-encrypted', args: ['-t', 'ed25519'], passphrase: PASSPHRASE },
   { name: 'rsa-pem', args: ['-t', 'rsa', '-b', '2048', '-m', 'PEM'] },
+  { name: 'rsa-pkcs8', args: ['-t', 'rsa', '-b', '2048', '-m', 'PKCS8'] },
+  { name: 'ecdsa-pkcs8-encrypted', args: ['-t', 'ecdsa', '-b', '256', '-m', 'PKCS8'], passphrase: PASSPHRASE },
 ];
 
 const made = new Map<string, string>();

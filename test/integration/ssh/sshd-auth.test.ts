@@ -54,22 +54,30 @@ function fleetOf(...hosts: ReturnType<typeof host>[]) {
   return r;
 }
 
-function newAuthorizedKey(name: string, type: 'ed25519' | 'ecdsa' | 'rsa', format: 'openssh' | 'pem', passphrase = ''): string {
+function newAuthorizedKey(name: string, type: 'ed25519' | 'ecdsa' | 'rsa', format: 'openssh' | 'pem' | 'pkcs8', passphrase = ''): string {
   const file = join(ns.dir, name);
-  keygen(file, type, format === 'pem' ? ['-m', 'PEM'] : []);
-  if (passphrase) execFileSync('ssh-keygen', ['-q', '-p', '-N', passphrase, '-P', '', ...(format === 'pem' ? ['-m', 'PEM'] : []), '-f', file]);
+  const formatArgs = format === 'pem' ? ['-m', 'PEM'] : format === 'pkcs8' ? ['-m', 'PKCS8'] : [];
+  keygen(file, type, formatArgs);
+  if (passphrase) execFileSync('ssh-keygen', ['-q', '-p', '-N', passphrase, '-P', '', ...formatArgs, '-f', file]);
   ns.authorize(readFileSync(`${file}.pub`, 'utf8'));
   return file;
 }
 
 describe('authentication against OpenSSH sshd in a network namespace', () => {
-  it('key files: ed25519 (OpenSSH), ECDSA (PEM), RSA (PEM); the tunnel comes up through a probe', async () => {
+  it('key files: ed25519 (OpenSSH), ECDSA (PEM), RSA (PEM), RSA (PKCS#8); the tunnel comes up through a probe', async () => {
     const ecdsa = newAuthorizedKey('id_ecdsa_pem', 'ecdsa', 'pem');
     const rsa = newAuthorizedKey('id_rsa_pem', 'rsa', 'pem');
+    const pkcs8 = newAuthorizedKey('id_rsa_pkcs8', 'rsa', 'pkcs8');
     expect(readFileSync(rsa, 'utf8')).toContain('BEGIN RSA PRIVATE KEY');
     expect(readFileSync(ecdsa, 'utf8')).toContain('BEGIN EC PRIVATE KEY');
-    const { fleet } = fleetOf(host('ed', { identityFile: ns.clientKey }), host('ec', { identityFile: ecdsa }), host('rsa', { identityFile: rsa }));
-    for (const label of ['ed', 'ec', 'rsa']) {
+    expect(readFileSync(pkcs8, 'utf8')).toContain('BEGIN PRIVATE KEY');
+    const { fleet } = fleetOf(
+      host('ed', { identityFile: ns.clientKey }),
+      host('ec', { identityFile: ecdsa }),
+      host('rsa', { identityFile: rsa }),
+      host('pk8', { identityFile: pkcs8 }),
+    );
+    for (const label of ['ed', 'ec', 'rsa', 'pk8']) {
       const h = await waitHost(fleet, label, (x) => x.services[0]!.tunnel.state === 'up');
       expect(h.state).toBe('connected');
       expect(h.hostKeyFingerprint).toBe(sshd.fingerprint);
