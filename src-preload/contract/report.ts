@@ -85,6 +85,7 @@ export const InventoryServiceSchema = z
     config: z.record(z.string(), z.unknown()),
   })
   .strict();
+export type InventoryService = z.infer<typeof InventoryServiceSchema>;
 
 export const InventoryHostSchema = z
   .object({

@@ -267,4 +267,16 @@ describe('an evidence report of a scripted session', () => {
     const gates = Object.fromEntries(e.gates!.map((g) => [g.id, g.status]));
     for (const id of ['auto.gpu.visible', 'auto.ssh.hardened', 'auto.port.loopback', 'auto.model.serving']) expect(gates[id], id).toBe('unverified');
   });
+
+  it('without live checks, the inventory comes from the config (redacted) and the alerts still from the audit log', async () => {
+    const { evidence: e } = await call<{ evidence: Evidence; html: string }>('reports.preview', {
+      request: { hosts: [HOST], fromMs: startedAt - 60_000, toMs: Date.now(), sections: ['inventory', 'alerts'], live: false },
+    });
+    expect(e.inventory![0]!.services.map((s) => s.id)).toEqual(['qwen']);
+    expect(e.inventory![0]!.services[0]).toMatchObject({ model: service()!.model, serverVersion: null, servedModels: [] });
+    expect(e.notes.join(' ')).toContain('Live checks were not run');
+    expect(e.alerts!.some((a) => a.event === 'raised' && a.kind === 'throughput')).toBe(true);
+    expect(e.alerts!.every((a) => a.target?.startsWith(HOST))).toBe(true);
+  });
 });
+

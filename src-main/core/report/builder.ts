@@ -116,7 +116,8 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
 
   let health: HostHealth[] | null = null;
   if (want.has('health')) {
-    health = hosts.map((h) => hostHealth(h.label, seriesOf(h.label), src.auditEvents(fromMs, toMs, ['host.', 'ssh.', 'tunnel.']), fromMs, Math.min(toMs, generatedAt)));
+    const connectionEvents = src.auditEvents(fromMs, toMs, ['host.', 'ssh.', 'tunnel.']);
+    health = hosts.map((h) => hostHealth(h.label, seriesOf(h.label), connectionEvents, fromMs, Math.min(toMs, generatedAt)));
     for (const h of hosts) {
       const s = seriesOf(h.label);
       if (!s || s.t.length === 0) continue;

@@ -7,7 +7,7 @@ export { autoGates, manualGates, gateCounts, combineChecks, MANUAL_GATES, type M
 export { ReportRepository, type GateMark } from './repository.js';
 export { ReportService, type ReportServiceOptions, type ExportInput } from './service.js';
 export { writeExport, ensureWritableDir, sha256Hex, type ExportFiles, type WriteExportOptions } from './exporter.js';
-export { runLiveChecks, type LiveCheckDeps } from './live-checks.js';
+export { runLiveChecks, configuredService, type LiveCheckDeps } from './live-checks.js';
 export { redactServiceConfig } from './redact-config.js';
 export { renderMarkdown } from './render-markdown.js';
 export { renderHtml } from './render-html.js';

@@ -6,7 +6,7 @@
 // throws, and the services' API keys never reach its result.
 
 import { Agent, request, type Dispatcher } from 'undici';
-import type { Check, HostSecurity, InventoryHost } from '../../../src-preload/contract/index.js';
+import type { Check, HostSecurity, InventoryHost, InventoryService } from '../../../src-preload/contract/index.js';
 import { toAppError, type Clock, type Disposable } from '../base/index.js';
 import type { HostConfig, ServiceConfig } from '../config/index.js';
 import { shellJoin, type ExecResult } from '../ssh/index.js';
@@ -316,8 +316,9 @@ async function readKey(ctx: Ctx, service: ServiceConfig): Promise<Outcome<string
   return attempt(ctx, () => ctx.deps.apiKey(service.id));
 }
 
-async function checkService(ctx: Ctx, service: ServiceConfig, keyOutcome: Outcome<string | null>): Promise<ServiceFacts> {
-  const inventory: ServiceFacts['inventory'] = {
+/** A service's inventory row from its config alone (redacted); live checks fill in version, models and health. */
+export function configuredService(service: ServiceConfig, health: InventoryService['health'] = 'unknown'): InventoryService {
+  return {
     id: service.id,
     kind: service.kind,
     model: service.model,
@@ -326,9 +327,13 @@ async function checkService(ctx: Ctx, service: ServiceConfig, keyOutcome: Outcom
     slots: service.slots,
     serverVersion: null,
     servedModels: [],
-    health: 'unknown',
+    health,
     config: redactServiceConfig(service) as Record<string, unknown>,
   };
+}
+
+async function checkService(ctx: Ctx, service: ServiceConfig, keyOutcome: Outcome<string | null>): Promise<ServiceFacts> {
+  const inventory: ServiceFacts['inventory'] = configuredService(service);
   const base = baseUrl(ctx, service);
   if (!base.ok) {
     const off: Measured = { verdict: 'unverified', evidence: base.reason };

@@ -12,7 +12,7 @@ import {
 } from '../../../src-preload/contract/index.js';
 import type { AuditEvent } from '../store/index.js';
 import type { PdfPrinter } from '../ports.js';
-import { redactServiceConfig, ReportRepository, ReportService, runLiveChecks, type ReportSources } from '../report/index.js';
+import { configuredService, ReportRepository, ReportService, runLiveChecks, type ReportSources } from '../report/index.js';
 import type { AppContext } from '../app-context.js';
 import type { BenchWiring } from './bench.js';
 import type { LifecycleWiring } from './lifecycle.js';
@@ -31,9 +31,12 @@ export async function wireReport(ctx: AppContext, deps: { telemetry: TelemetryWi
   const logger = ctx.logger.child('report');
   const repo = new ReportRepository(store.db);
 
-  const auditRows = store.db.prepare<[number, number, number], { seq: number; ts: number; type: string; actor: string; target: string | null; payload: string; prev_hash: string; hash: string }>(
-    'SELECT * FROM audit_events WHERE ts >= ? AND ts < ? ORDER BY seq LIMIT ?',
-  );
+  type AuditRow = { seq: number; ts: number; type: string; actor: string; target: string | null; payload: string; prev_hash: string; hash: string };
+  // Type prefixes are filtered by SQLite (e.g. `alert.%`), so a long window full of other events is not read into memory.
+  const auditRowsStmt = (prefixes: number) =>
+    store.db.prepare<unknown[], AuditRow>(
+      `SELECT * FROM audit_events WHERE ts >= ? AND ts < ?${prefixes ? ` AND (${Array(prefixes).fill("type LIKE ? ESCAPE '\\'").join(' OR ')})` : ''} ORDER BY seq LIMIT ?`,
+    );
   const auditSpan = store.db.prepare<[number, number], { lo: number | null; hi: number | null }>(
     'SELECT MIN(seq) AS lo, MAX(seq) AS hi FROM audit_events WHERE ts >= ? AND ts < ?',
   );
@@ -60,18 +63,7 @@ export async function wireReport(ctx: AppContext, deps: { telemetry: TelemetryWi
       hostKeyFingerprint: v?.hostKeyFingerprint ?? null,
       pricePerHourUsd: h.pricePerHourUsd ?? null,
       gpus: (v?.gpus ?? []).map((g) => ({ index: g.index, name: g.name, memoryTotalMiB: g.memoryTotalMiB, driverVersion: null })),
-      services: h.services.map((s) => ({
-        id: s.id,
-        kind: s.kind,
-        model: s.model,
-        aliases: s.aliases,
-        remotePort: s.remotePort,
-        slots: s.slots,
-        serverVersion: null,
-        servedModels: [],
-        health: v?.services.find((x) => x.id === s.id)?.health ?? 'unknown',
-        config: redactServiceConfig(s) as Record<string, unknown>,
-      })),
+      services: h.services.map((s) => configuredService(s, v?.services.find((x) => x.id === s.id)?.health ?? 'unknown')),
     };
   };
 
@@ -133,10 +125,10 @@ export async function wireReport(ctx: AppContext, deps: { telemetry: TelemetryWi
       });
     },
     auditEvents: (fromMs, toMs, prefixes) => {
-      const rows = auditRows.all(fromMs, toMs, MAX_AUDIT_ROWS);
+      const likes = (prefixes ?? []).map((p) => `${p.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      const rows = auditRowsStmt(likes.length).all(fromMs, toMs, ...likes, MAX_AUDIT_ROWS);
       const out: AuditEvent[] = [];
       for (const r of rows) {
-        if (prefixes && !prefixes.some((p) => r.type.startsWith(p))) continue;
         let payload: Record<string, unknown> = {};
         try {
           payload = JSON.parse(r.payload) as Record<string, unknown>;
