@@ -24,7 +24,8 @@ import { canonicalJson } from '../store/index.js';
 import { ReportErrorCode } from './errors.js';
 import { renderHtml } from './render-html.js';
 import { renderMarkdown } from './render-markdown.js';
-import { allowedSignersLine, type SshSigner } from './sshsig.js';
+import { allowedSignersLine } from './allowed-signers.js';
+import type { SshSigner } from './sshsig.js';
 
 export interface ExportFiles {
   dir: string;

@@ -11,5 +11,6 @@ export { runLiveChecks, configuredService, type LiveCheckDeps } from './live-che
 export { redactServiceConfig } from './redact-config.js';
 export { renderMarkdown } from './render-markdown.js';
 export { renderHtml } from './render-html.js';
-export { loadSigner, agentSigner, verifySshsig, allowedSignersLine, parseAllowedSigners, type SshSigner, type FileSigner } from './sshsig.js';
+export { loadSigner, agentSigner, verifySshsig, type SshSigner, type FileSigner } from './sshsig.js';
+export { allowedSignersLine, parseAllowedSigners, findAllowedSigner, type AllowedSigner } from './allowed-signers.js';
 export { verifyExport } from './verify.js';

@@ -23,7 +23,8 @@ import {
 import { AppError } from '../base/index.js';
 import { canonicalJson, verifyAuditChain, type AuditVerifyResult } from '../store/index.js';
 import { ReportErrorCode } from './errors.js';
-import { findAllowedSigner, parseAllowedSigners, verifySshsig } from './sshsig.js';
+import { findAllowedSigner, parseAllowedSigners } from './allowed-signers.js';
+import { verifySshsig } from './sshsig.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 export const SIGNATURE_FILE = 'manifest.json.sig';

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ReportErrorCode } from '../../../src-main/core/report/errors.js';
-import { allowedSignersLine, loadSigner, verifySshsig } from '../../../src-main/core/report/sshsig.js';
+import { allowedSignersLine } from '../../../src-main/core/report/allowed-signers.js';
+import { loadSigner, verifySshsig } from '../../../src-main/core/report/sshsig.js';
 
 const SSH_KEYGEN = '/usr/bin/ssh-keygen';
 const hasKeygen = existsSync(SSH_KEYGEN);

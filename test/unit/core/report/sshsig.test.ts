@@ -7,13 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  allowedSignersLine,
-  findAllowedSigner,
-  loadSigner,
-  parseAllowedSigners,
-  verifySshsig,
-} from '../../../../src-main/core/report/sshsig.js';
+import { allowedSignersLine, findAllowedSigner, parseAllowedSigners } from '../../../../src-main/core/report/allowed-signers.js';
+import { loadSigner, verifySshsig } from '../../../../src-main/core/report/sshsig.js';
 import { ReportErrorCode } from '../../../../src-main/core/report/errors.js';
 
 const NS = 'gpu-console-evidence';

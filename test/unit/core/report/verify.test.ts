@@ -10,7 +10,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditCoverage, Evidence, Manifest, ReportFormat } from '../../../../src-preload/contract/report.js';
 import { FakeClock } from '../../../../src-main/core/base/index.js';
 import { ReportErrorCode } from '../../../../src-main/core/report/errors.js';
-import { allowedSignersLine, loadSigner, type FileSigner } from '../../../../src-main/core/report/sshsig.js';
+import { allowedSignersLine } from '../../../../src-main/core/report/allowed-signers.js';
+import { loadSigner, type FileSigner } from '../../../../src-main/core/report/sshsig.js';
 import { verifyExport } from '../../../../src-main/core/report/verify.js';
 import { auditHash, canonicalJson, openStore, type Store } from '../../../../src-main/core/store/index.js';
 
