@@ -55,7 +55,9 @@ describe('bench against the demo fleet', () => {
   it('measures aggregate tok/s within 5% of the configured rate at c = 1, 2, 4, 8, and TTFT jumps past the slots', async () => {
     // Long outputs (ignore_eos) so a request's fixed costs (SSH tunnel, HTTP) weigh little against decoding.
     const long = { maxTokens: T, warmupRequests: 1 };
-    const high = await runToEnd(scenario({ ...long, levels: [1, 2, 4, 8], perLevel: { kind: 'rounds', rounds: 1 } }));
+    // Two rounds per level: a level of one request is one sample, and one slow first token (GC, a busy
+    // CI core) then moves c=1's tok/s by several percent.
+    const high = await runToEnd(scenario({ ...long, levels: [1, 2, 4, 8], perLevel: { kind: 'rounds', rounds: 2 } }));
     expect(high.state).toBe('completed');
     const levels = high.levels;
     const figures = levels.map((l) => ({ c: l.level, tokS: l.outputTokPerS!, expected: Math.min(l.level, SLOTS) * PER_SEQ, ttftP95: l.ttftP95Ms! }));
@@ -78,8 +80,8 @@ describe('bench against the demo fleet', () => {
     expect(high.peaks.vramMiB).toBeGreaterThan(0);
     expect(high.slots).toBe(4);
     const md = (await api.invoke('bench.export', { runId: high.id, format: 'markdown' })) as { ok: true; data: { text: string } };
-    expect(md.data.text).toContain('| concurrency 8, 4 slots | 8 |');
-  }, 30_000);
+    expect(md.data.text).toContain('| concurrency 8, 4 slots | 16 |');
+  }, 60_000);
 
   it('checks structured output twice: valid, schema mismatch, non-JSON and truncated answers', async () => {
     const schema = { type: 'object', properties: { status: { type: 'string' }, score: { type: 'integer' } }, required: ['status', 'score'], additionalProperties: false };
