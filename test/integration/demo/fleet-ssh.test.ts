@@ -5,6 +5,7 @@ import ssh2 from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoFleet, type DemoFleet } from '../../../src-main/core/demo/index.js';
 import { connectSsh, exec, fingerprint, forward, knownHostFingerprint } from './demo-client.js';
+import { generateEd25519 } from '../../../src-main/core/demo/keys.js';
 
 let dir: string;
 let fleet: DemoFleet;
@@ -71,7 +72,7 @@ describe('demo SSH authentication', () => {
   });
 
   it('rejects another key, another user and passwords', async () => {
-    const other = ssh2.utils.generateKeyPairSync('ed25519').private;
+    const other = generateEd25519('test').pair.private;
     const host = fleet.host('l20-poc');
     await expect(connectSsh(fleet, host, { privateKey: other })).rejects.toThrow(/authentication methods failed/);
     await expect(connectSsh(fleet, host, { username: 'root' })).rejects.toThrow(/authentication methods failed/);

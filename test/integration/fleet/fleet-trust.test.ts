@@ -8,6 +8,7 @@ import { ConfigSchema, type Config } from '../../../src-main/core/config/index.j
 import { startDemoFleet, type DemoFleet } from '../../../src-main/core/demo/index.js';
 import { FleetService, type HostStateChange } from '../../../src-main/core/fleet/index.js';
 import { waitForTick } from './helpers/wait.js';
+import { generateEd25519 } from '../../../src-main/core/demo/keys.js';
 
 // Host-key trust against the real demo sshd. The console's client key is
 // swapped for one the demo does not accept: had any authentication been tried,
@@ -48,7 +49,7 @@ function l20Config(knownHostsText: string, identityFile?: string): Config {
 
 function strangerKey(): string {
   const file = join(dir, 'stranger_ed25519');
-  writeFileSync(file, ssh2.utils.generateKeyPairSync('ed25519').private, { mode: 0o600 });
+  writeFileSync(file, generateEd25519('test').pair.private, { mode: 0o600 });
   return file;
 }
 
@@ -88,7 +89,7 @@ describe('host-key trust on the demo fleet', () => {
 
   it('changed host key → failed with SSH_HOST_KEY_CHANGED naming old and new fingerprints; no auth, no retry', async () => {
     const port = demo.host('l20-poc').sshPort;
-    const impostor = ssh2.utils.parseKey(ssh2.utils.generateKeyPairSync('ed25519').public);
+    const impostor = ssh2.utils.parseKey(generateEd25519('impostor').pair.public);
     if (impostor instanceof Error) throw impostor;
     const blob = (Array.isArray(impostor) ? impostor[0] : impostor).getPublicSSH();
     const { fleet: f, changes } = start(l20Config(`[127.0.0.1]:${port} ssh-ed25519 ${blob.toString('base64')}\n`, strangerKey()));

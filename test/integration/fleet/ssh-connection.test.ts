@@ -2,11 +2,11 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, connect as netConnect, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
-import ssh2 from 'ssh2';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SshConnection, LocalForward, sha256Fingerprint, type SshStateChange } from '../../../src-main/core/ssh/index.js';
 import type { AppError } from '../../../src-main/core/base/index.js';
 import { startTestSshServer, type TestSshServer } from './helpers/test-ssh-server.js';
+import { generateEd25519 } from '../../../src-main/core/demo/keys.js';
 
 let sshd: TestSshServer;
 let echo: Server;
@@ -131,7 +131,7 @@ describe('SshConnection against a loopback ssh2 server', () => {
 
   it('wrong key → SSH_AUTH_FAILED naming the methods tried, no retry', async () => {
     const wrong = join(sshd.dir, 'wrong_key');
-    writeFileSync(wrong, ssh2.utils.generateKeyPairSync('ed25519').private, { mode: 0o600 });
+    writeFileSync(wrong, generateEd25519('wrong').pair.private, { mode: 0o600 });
     const c = session(sshd.knownHostsLine(), { identityFile: wrong });
     const err = (await c.connect().catch((e: unknown) => e)) as AppError;
     expect(err.code).toBe('SSH_AUTH_FAILED');
@@ -153,7 +153,7 @@ describe('SshConnection against a loopback ssh2 server', () => {
 
       execFileSync('ssh-add', ['-q', '-D'], { env: { ...process.env, SSH_AUTH_SOCK: sock }, stdio: 'ignore' });
       const wrong = join(sshd.dir, 'wrong_for_agent');
-      writeFileSync(wrong, ssh2.utils.generateKeyPairSync('ed25519').private, { mode: 0o600 });
+      writeFileSync(wrong, generateEd25519('wrong').pair.private, { mode: 0o600 });
       const d = session(sshd.knownHostsLine(), { identityFile: wrong, agent: true, env: { SSH_AUTH_SOCK: sock } });
       const err = (await d.connect().catch((e: unknown) => e)) as AppError;
       expect(err.code).toBe('SSH_AUTH_FAILED');

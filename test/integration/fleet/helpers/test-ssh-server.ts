@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import ssh2 from 'ssh2';
 import type { Connection, ParsedKey, Server } from 'ssh2';
+import { generateEd25519 } from '../../../../src-main/core/demo/keys.js';
 
 const { Server: SshServer, utils } = ssh2;
 
@@ -41,8 +42,8 @@ function parse(text: string): ParsedKey {
 
 export async function startTestSshServer(options: TestSshServerOptions = {}): Promise<TestSshServer> {
   const dir = mkdtempSync(join(tmpdir(), 'test-sshd-'));
-  const host = utils.generateKeyPairSync('ed25519');
-  const client = utils.generateKeyPairSync('ed25519');
+  const host = generateEd25519('test host').pair;
+  const client = generateEd25519('test client').pair;
   const clientKeyFile = join(dir, 'client_ed25519');
   writeFileSync(clientKeyFile, client.private, { mode: 0o600 });
   const clientPub = parse(client.public);
