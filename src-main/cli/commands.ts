@@ -5,6 +5,7 @@ import type { FleetSnapshot } from '../../src-preload/contract/index.js';
 import { AppError, silentLogger } from '../core/base/index.js';
 import { loadConfigFile } from '../core/config/index.js';
 import { openStore } from '../core/store/index.js';
+import { findRunningConsole } from '../core/instance/index.js';
 import { callRunningConsole } from './bridge-client.js';
 import { EXIT, type Output } from './output.js';
 
@@ -111,5 +112,13 @@ export async function hostsConnect(dataDir: string, label: string, connect: bool
   const result = await callRunningConsole(dataDir, connect ? 'hosts.connect' : 'hosts.disconnect', { label });
   if (output.json) output.out(JSON.stringify(result));
   else output.out(`${result.label}: ${result.state}`);
+  return EXIT.OK;
+}
+
+/** The running console's UI URL with its token: read from ready.json (0600), so only its own user gets it. */
+export function uiUrl(dataDir: string, output: Output): number {
+  const running = findRunningConsole(dataDir);
+  if (!running) throw new AppError('CLI_NO_RUNNING_CONSOLE', `no console is running on data dir ${dataDir} (start one with: gpu-console serve)`);
+  output.out(output.json ? JSON.stringify({ ui: running.ui, proxy: running.proxy }) : running.ui);
   return EXIT.OK;
 }

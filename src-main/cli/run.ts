@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { isAppError } from '../core/base/index.js';
-import { auditList, auditVerify, configCheck, hostsConnect, status } from './commands.js';
+import { auditList, auditVerify, configCheck, hostsConnect, status, uiUrl } from './commands.js';
 import { parsePort, parsePositiveInt, resolveDataDir } from './options.js';
 import { EXIT, UsageError, createOutput, type Output } from './output.js';
 import { serve } from './serve.js';
@@ -38,7 +38,11 @@ Commands:
       --proxy-port N      port of the local OpenAI-compatible proxy on 127.0.0.1 (default: config, else any free port)
       --ready-file FILE   also write {"ui","proxy","pid"} to FILE once ready
       --log-level LEVEL   debug | info | warn | error (default warn)
-    Prints one line: GPU Console ready ui=<url with token>
+      --print-url         put the UI token in the ready line even when stdout is not a terminal
+    Prints one line: GPU Console ready ui=<url> proxy=<url>. The UI URL carries its token only
+    on a terminal or with --print-url (logs must not hold it); \`gpu-console url\` prints it.
+
+  url                   Print the running console's UI URL with its token (from <data dir>/ready.json).
 
   status                Show hosts, GPUs and model services of the running console.
   hosts connect LABEL   Ask the running console to connect a host.
@@ -103,6 +107,7 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
           'proxy-port': { type: 'string' },
           'ready-file': { type: 'string' },
           'log-level': { type: 'string' },
+          'print-url': { type: 'boolean' },
         });
         if (values.help) return help(output);
         if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(' ')}"`);
@@ -125,10 +130,17 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
             uiPort: parsePort('--ui-port', values['ui-port']) ?? 0,
             proxyPort: parsePort('--proxy-port', values['proxy-port']),
             readyFile: values['ready-file'] ?? null,
+            printUrl: values['print-url'],
             logLevel: logLevel as 'debug' | 'info' | 'warn' | 'error',
           },
           output,
         );
+      }
+      case 'url': {
+        const { values, positionals } = parse(rest, {});
+        if (values.help) return help(output);
+        if (positionals.length > 0) throw new UsageError('url takes no arguments');
+        return uiUrl(resolveDataDir(values['data-dir']), output);
       }
       case 'status': {
         const { values, positionals } = parse(rest, {});

@@ -22,6 +22,17 @@ export interface ServeOptions {
   proxyPort: number | undefined;
   readyFile: string | null;
   logLevel: LogLevel;
+  /**
+   * Print the UI URL with its token in the ready line. Off by default unless stdout is a terminal:
+   * stdout is often captured by a log file or journald, and the token opens the whole console.
+   */
+  printUrl?: boolean;
+}
+
+/** The UI URL without its token: what a log may hold. */
+export function redactedUiUrl(url: string): string {
+  const hash = url.indexOf('#');
+  return hash >= 0 ? url.slice(0, hash) : url;
 }
 
 /** The built renderer: beside the built CLI (out/main → out/renderer), or from the repo when run from source. */
@@ -71,8 +82,11 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
   const dataDirReady = readyFilePath(options.dataDir);
   writeReadyFile(dataDirReady, info);
   if (options.readyFile) writeReadyFile(resolve(options.readyFile), info);
-  if (output.json) output.out(JSON.stringify({ event: 'ready', ...info, demo: app.demo !== null }));
-  else output.out(`GPU Console ready ui=${info.ui}${info.proxy ? ` proxy=${info.proxy}` : ''}`);
+  const showToken = options.printUrl ?? process.stdout.isTTY === true;
+  const ui = showToken ? info.ui : redactedUiUrl(info.ui);
+  const where = showToken ? '' : ` (the token is in ${dataDirReady}; \`gpu-console url\` prints the full URL)`;
+  if (output.json) output.out(JSON.stringify({ event: 'ready', ...info, ui, tokenIn: showToken ? null : dataDirReady, demo: app.demo !== null }));
+  else output.out(`GPU Console ready ui=${ui}${info.proxy ? ` proxy=${info.proxy}` : ''}${where}`);
 
   return await new Promise<number>((resolveExit) => {
     let stopping = false;

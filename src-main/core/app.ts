@@ -13,7 +13,7 @@ import { startDemoFleet, type DemoFleet } from './demo/index.js';
 import { FleetService } from './fleet/index.js';
 import { openStore, type Store } from './store/index.js';
 import type { AppContext } from './app-context.js';
-import type { Notifier, PdfPrinter, SecretStore } from './ports.js';
+import type { FilePicker, Notifier, PdfPrinter, SecretStore } from './ports.js';
 import { NotificationRouter, hostTransitionNotification } from './notify/index.js';
 import { FileSecretStore } from './secrets/index.js';
 import { wireBench, type BenchWiring } from './wiring/bench.js';
@@ -47,6 +47,8 @@ export interface AppOptions {
   proxyPort?: number;
   /** Prints report HTML to PDF (Electron's printToPDF, or a headless Chromium); without one, PDF export is refused clearly. */
   pdfPrinter?: PdfPrinter | null;
+  /** The desktop shell's native file dialog (the ssh-config import); headless, none. */
+  filePicker?: FilePicker | null;
   /** Overrides alert timing (tests: raise within seconds instead of a minute). */
   alertThresholds?: Partial<AlertThresholds>;
 }

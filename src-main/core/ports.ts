@@ -34,3 +34,11 @@ export interface Notifier {
 export interface PdfPrinter {
   printHtmlToPdf(html: string): Promise<Buffer>;
 }
+
+/**
+ * A native "open file" dialog (desktop shell). The chosen path goes straight to main: a path never comes
+ * from the renderer. Headless there is none; the browser uploads the file's content instead.
+ */
+export interface FilePicker {
+  chooseFile(options: { title: string; defaultPath: string; signal?: AbortSignal }): Promise<string | null>;
+}

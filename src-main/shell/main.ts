@@ -19,6 +19,7 @@ import { createTray } from './tray.js';
 import { ensureElectronSqliteBinding } from './sqlite-binding.js';
 import { createMainWindow, lockDownSessions } from './window.js';
 import { ElectronPdfPrinter } from './pdf-printer.js';
+import { nativeFilePicker } from './file-picker.js';
 
 // Short-lived proxy objects must not be pretenured into the old generation (see bin/gpu-console.js).
 setFlagsFromString('--no-allocation-site-pretenuring');
@@ -78,6 +79,7 @@ export function runDesktop(): void {
         sqliteNativeBinding: nativeBinding,
         secretStore: keychainSecretStore,
         pdfPrinter: new ElectronPdfPrinter(),
+        filePicker: nativeFilePicker,
         notifier: electronNotifier((route) => core?.app.openRoute(route)),
       });
       const api = createApi(started, logger.child('api'));

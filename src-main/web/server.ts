@@ -39,6 +39,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   [BridgeErrorCode.UNAUTHORIZED]: 401,
   [BridgeErrorCode.FORBIDDEN_HOST]: 403,
   [BridgeErrorCode.BAD_REQUEST]: 400,
+  [BridgeErrorCode.INVALID_PATH]: 400,
   [BridgeErrorCode.INVALID_INPUT]: 400,
   [BridgeErrorCode.UNKNOWN_CHANNEL]: 404,
   [BridgeErrorCode.INVALID_OUTPUT]: 500,
@@ -133,7 +134,13 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
       openEventStream(req, res);
       return;
     }
-    const channel = decodeURIComponent(url.pathname.slice('/api/'.length));
+    let channel: string;
+    try {
+      channel = decodeURIComponent(url.pathname.slice('/api/'.length));
+    } catch {
+      sendError(res, 400, BridgeErrorCode.INVALID_PATH, 'the channel name holds a malformed percent-escape');
+      return;
+    }
     if (req.method !== 'POST') return sendError(res, 405, BridgeErrorCode.BAD_REQUEST, `use POST for /api/${channel}`);
     const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
     if (type !== 'application/json') {

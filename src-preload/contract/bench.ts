@@ -7,13 +7,30 @@ import { z } from 'zod';
 
 const Id = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 
+/** True for 127.0.0.0/8, [::1] and localhost: the only places the console talks to besides its own tunnels. */
+export function isLoopbackHostname(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+const LoopbackHttpUrl = z.url({ protocol: /^https?$/ }).refine(
+  (u) => {
+    try {
+      return isLoopbackHostname(new URL(u).hostname);
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be an http(s) URL on 127.0.0.1, [::1] or localhost: remote models are reached through their SSH tunnel (target kind "tunnel")' },
+);
+
 export const BenchTargetSchema = z.discriminatedUnion('kind', [
   /** A model (or alias) through the console's proxy, at a class that never takes interactive slots. */
   z.object({ kind: z.literal('proxy'), model: z.string().min(1).max(200), class: z.enum(['system', 'batch']) }).strict(),
   /** A service's SSH tunnel directly (bypasses the proxy's pools). */
   z.object({ kind: z.literal('tunnel'), host: z.string().min(1).max(64), serviceId: z.string().min(1).max(64), model: z.string().max(200).optional() }).strict(),
-  /** Any OpenAI-compatible base URL (CLI, standalone); a bearer token comes from GPU_CONSOLE_TOKEN. */
-  z.object({ kind: z.literal('url'), baseUrl: z.url(), model: z.string().min(1).max(200), class: z.enum(['system', 'batch']).optional() }).strict(),
+  /** An OpenAI-compatible base URL on loopback (CLI, standalone; e.g. an `ssh -L` of your own); a bearer token comes from GPU_CONSOLE_TOKEN. */
+  z.object({ kind: z.literal('url'), baseUrl: LoopbackHttpUrl, model: z.string().min(1).max(200), class: z.enum(['system', 'batch']).optional() }).strict(),
 ]);
 export type BenchTarget = z.infer<typeof BenchTargetSchema>;
 
@@ -240,20 +257,29 @@ export const BenchBaselineSchema = z.object({ runId: z.string(), model: z.string
 const RunRef = z.object({ runId: Id }).strict();
 const Empty = z.object({}).strict();
 
+/**
+ * A scenario as the bridges take it: no prompt file named by path (the console would read any file it
+ * can). The UI sends a chosen file's text inline; the CLI reads files itself.
+ */
+export const BridgeScenarioSchema = BenchScenarioSchema.refine((s) => s.prompts.kind !== 'jsonl', {
+  path: ['prompts'],
+  message: 'a prompt file cannot be named through the console: send its lines inline (kind "inline"); the CLI reads files itself',
+});
+
 export const benchInvokeChannels = {
   'bench.listScenarios': { input: Empty, output: z.object({ scenarios: z.array(SavedScenarioSchema) }).strict() },
   'bench.saveScenario': {
-    input: z.object({ id: Id.optional(), scenario: BenchScenarioSchema }).strict(),
+    input: z.object({ id: Id.optional(), scenario: BridgeScenarioSchema }).strict(),
     output: SavedScenarioSchema,
   },
   'bench.deleteScenario': { input: z.object({ id: Id }).strict(), output: z.object({ id: z.string() }).strict() },
   /** Checks a scenario (schema, prompt file, JSON Schema, target) without running it. */
   'bench.check': {
-    input: z.object({ scenario: BenchScenarioSchema }).strict(),
+    input: z.object({ scenario: BridgeScenarioSchema }).strict(),
     output: z.object({ prompts: z.number().int(), upstream: z.string().nullable() }).strict(),
   },
   'bench.start': {
-    input: z.object({ scenario: BenchScenarioSchema.optional(), scenarioId: Id.optional() }).strict(),
+    input: z.object({ scenario: BridgeScenarioSchema.optional(), scenarioId: Id.optional() }).strict(),
     output: z.object({ runId: z.string() }).strict(),
   },
   'bench.cancel': { input: RunRef, output: z.object({ runId: z.string(), cancelled: z.boolean() }).strict() },

@@ -132,6 +132,19 @@ export const RequestQuerySchema = z
   .strict();
 export type RequestQuery = z.infer<typeof RequestQuerySchema>;
 
+/** How long the request log keeps rows (config `proxy.requestLog`) and what it holds now. */
+export const RequestLogRetentionSchema = z
+  .object({
+    maxAgeDays: z.number().nullable(),
+    maxRows: z.number().int().nullable(),
+    rowsKept: z.number().int(),
+    oldestTs: z.number().nullable(),
+    lastPrunedAt: z.number().nullable(),
+    lastPrunedRows: z.number().int().nullable(),
+  })
+  .strict();
+export type RequestLogRetention = z.infer<typeof RequestLogRetentionSchema>;
+
 export const proxyInvokeChannels = {
   'proxy.snapshot': { input: Empty, output: ProxyStatsSchema },
   'proxy.listTokens': { input: Empty, output: z.object({ tokens: z.array(TokenViewSchema) }).strict() },
@@ -150,7 +163,7 @@ export const proxyInvokeChannels = {
   },
   'proxy.requests': {
     input: RequestQuerySchema,
-    output: z.object({ rows: z.array(RequestRowSchema) }).strict(),
+    output: z.object({ rows: z.array(RequestRowSchema), retention: RequestLogRetentionSchema }).strict(),
   },
 } as const;
 

@@ -10,7 +10,14 @@ const Fingerprint = z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, { error: 'mus
 const HostState = z.object({ label: z.string(), state: HostConnectionStateSchema }).strict();
 
 export const SshConfigIssueSchema = z
-  .object({ line: z.number().int(), directive: z.string(), severity: z.enum(['info', 'warning']), message: z.string() })
+  .object({
+    /** The included file the line is in; null for the file read first. */
+    file: z.string().nullable(),
+    line: z.number().int(),
+    directive: z.string(),
+    severity: z.enum(['info', 'warning']),
+    message: z.string(),
+  })
   .strict();
 
 export const ImportedHostSchema = z
@@ -36,7 +43,12 @@ const SkippedSchema = z.object({ alias: z.string(), reason: z.string() }).strict
 
 export const SshConfigPreviewSchema = z
   .object({
+    /** Names what was read for an apply of exactly this preview (kept in main for a while). */
+    previewId: z.string(),
+    /** What was read, as the operator would name it: a path main chose, or "<name> (uploaded)". */
     file: z.string(),
+    /** Every file read (the config and its Includes); empty for uploaded content. */
+    files: z.array(z.string()),
     hosts: z.array(ImportedHostSchema),
     skipped: z.array(SkippedSchema),
     issues: z.array(SshConfigIssueSchema),
@@ -58,7 +70,25 @@ export const SshConfigApplyResultSchema = z
   .strict();
 export type SshConfigApplyResult = z.infer<typeof SshConfigApplyResultSchema>;
 
-const ImportSource = z.string().min(1).max(4096).optional();
+/**
+ * Where the ssh config comes from. Never a path from the renderer: main reads ~/.ssh/config itself (with
+ * its Includes), or asks the operator to choose a file in the desktop shell's native dialog, or gets the
+ * text of a file the operator chose in the browser.
+ */
+export const SshConfigSourceSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('default') }).strict(),
+  z.object({ kind: z.literal('dialog') }).strict(),
+  z
+    .object({
+      kind: z.literal('content'),
+      /** The chosen file's name, for display only (never opened). */
+      name: z.string().min(1).max(255),
+      text: z.string().max(1024 * 1024),
+    })
+    .strict(),
+]);
+export type SshConfigSource = z.infer<typeof SshConfigSourceSchema>;
+const PreviewId = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, { error: 'must be the previewId of a preview' });
 
 export const sshInvokeChannels = {
   /** Drop the link (or the pending retry) and connect at once, backoff reset. */
@@ -82,11 +112,14 @@ export const sshInvokeChannels = {
     input: z.object({ label: Label, serviceId: z.string().min(1).max(64) }).strict(),
     output: TunnelTestResultSchema,
   },
-  /** Read an OpenSSH client config (default ~/.ssh/config) into inventory hosts, without writing anything. */
-  'hosts.importPreview': { input: z.object({ file: ImportSource }).strict(), output: SshConfigPreviewSchema },
-  /** Add the chosen imported hosts to the YAML config file and reload it. */
+  /**
+   * Read an OpenSSH client config into inventory hosts, without writing anything. Null: the operator
+   * closed the file dialog without choosing.
+   */
+  'hosts.importPreview': { input: z.object({ source: SshConfigSourceSchema }).strict(), output: SshConfigPreviewSchema.nullable() },
+  /** Add the chosen hosts of a preview to the YAML config file and reload it (audited). */
   'hosts.importApply': {
-    input: z.object({ file: ImportSource, labels: z.array(z.string().min(1).max(64)).min(1).max(500) }).strict(),
+    input: z.object({ previewId: PreviewId, labels: z.array(z.string().min(1).max(64)).min(1).max(500) }).strict(),
     output: SshConfigApplyResultSchema,
   },
 } as const;

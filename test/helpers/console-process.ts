@@ -21,7 +21,7 @@ export interface RunningConsole {
 
 /** Starts `gpu-console serve …` and resolves on its ready line (an event, not a sleep). */
 export function startConsole(args: string[], timeoutMs = 30_000, env: NodeJS.ProcessEnv = {}): Promise<RunningConsole> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'serve', ...(args.includes('--no-print-url') ? args.filter((a) => a !== '--no-print-url') : ['--print-url', ...args])], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { parse as parseYaml } from 'yaml';
-import { BenchScenarioSchema, type BenchRun, type BenchScenario } from '../../../src-preload/contract/index.js';
+import { BenchScenarioSchema, BenchTargetSchema, type BenchRun, type BenchScenario } from '../../../src-preload/contract/index.js';
 import { compileSchema, loadPrompts, markdownTable, plannedRequests, runBenchmark } from '../../core/bench/index.js';
 import { toAppError } from '../../core/base/index.js';
 import { EXIT, UsageError, type Output } from '../output.js';
@@ -74,7 +74,9 @@ const run: CliCommand = {
       const model = typeof values.model === 'string' ? values.model : 'model' in scenario.target && scenario.target.model ? scenario.target.model : undefined;
       if (!model) throw new UsageError('--target needs --model NAME (the scenario names none)');
       const cls = scenario.target.kind === 'proxy' || scenario.target.kind === 'url' ? scenario.target.class : undefined;
-      scenario = { ...scenario, target: { kind: 'url', baseUrl: values.target, model, ...(cls ? { class: cls } : {}) } };
+      const target = BenchTargetSchema.safeParse({ kind: 'url', baseUrl: values.target, model, ...(cls ? { class: cls } : {}) });
+      if (!target.success) throw new UsageError(`--target ${values.target}: ${target.error.issues[0]?.message ?? 'not a URL'}`);
+      scenario = { ...scenario, target: target.data };
     }
     if (scenario.target.kind !== 'url') {
       throw new UsageError(

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AppError } from '../../core/base/index.js';
 import { defaultConfigPath } from '../../core/config/index.js';
-import { expandTilde, hostEntry, importSshConfig, mergeHostsIntoYaml, readConfigText, readSshConfigFile, writeFileAtomically } from '../../core/ssh/index.js';
+import { expandTilde, hostEntry, importSshConfig, loadSshConfigTree, mergeHostsIntoYaml, readConfigText, writeFileAtomically } from '../../core/ssh/index.js';
 import { callRunningConsole } from '../bridge-client.js';
 import { resolveDataDir } from '../options.js';
 import { EXIT, UsageError, type Output } from '../output.js';
@@ -34,7 +34,7 @@ const importCommand: CliCommand = {
   name: 'hosts import-ssh-config',
   help: `  hosts import-ssh-config [FILE] [--config FILE] [--apply --yes]
                         Read hosts from an OpenSSH client config (default ~/.ssh/config): Host, HostName,
-                        User, Port, IdentityFile, ProxyJump (one hop), wildcard defaults. Prints them and
+                        User, Port, IdentityFile, ProxyJump (one hop), wildcard defaults, Includes. Prints them and
                         every directive it did not import. --apply --yes adds the new ones to the config
                         file (default <data dir>/config.yaml) and asks a running console to reload.`,
   async run(args, output) {
@@ -44,7 +44,9 @@ const importCommand: CliCommand = {
     const source = positionals[0] ? resolve(expandTilde(positionals[0], home)) : join(home, '.ssh', 'config');
     const dataDir = resolveDataDir(values['data-dir']);
     const configFile = values.config ? resolve(values.config) : defaultConfigPath(dataDir);
-    const result = importSshConfig(await readSshConfigFile(source), { home, localUser: localUser() });
+    // The CLI user names the file in their own shell; its Includes are followed as ssh does.
+    const loaded = await loadSshConfigTree(source, home);
+    const result = importSshConfig(loaded.lines, { home, localUser: localUser() }, loaded.issues);
 
     let merged: { added: string[]; skipped: { alias: string; reason: string }[] } | null = null;
     let reloaded: boolean | null = null;
@@ -72,7 +74,7 @@ const importCommand: CliCommand = {
         for (const n of h.notes) output.out(`      note: ${n}`);
       }
       for (const s of result.skipped) output.out(`  skipped ${s.alias}: ${s.reason}`);
-      for (const i of result.issues) output.out(`  line ${i.line}: ${i.severity}: ${i.message}`);
+      for (const i of result.issues) output.out(`  ${i.file ? `${i.file} ` : ''}line ${i.line}: ${i.severity}: ${i.message}`);
       if (!values.apply) output.out(`Nothing written. To add them to ${configFile}: --apply --yes`);
       else if (merged) {
         for (const s of merged.skipped) output.out(`  not added ${s.alias}: ${s.reason}`);

@@ -162,6 +162,14 @@ export const ProxyConfigSchema = z
     idempotencyTtlMs: intRange(1_000, 86_400_000).default(600_000),
     /** At shutdown, in-flight requests get this long to finish before they are cut. */
     shutdownGraceMs: intRange(0, 60_000).default(5_000),
+    /**
+     * The request log (one row per request of a client with a valid token; refused ones are only counted):
+     * rows older than `retentionDays`, or past the newest `maxRows`, are deleted in the background.
+     */
+    requestLog: z
+      .object({ retentionDays: intRange(1, 3650).default(30), maxRows: intRange(1_000, 100_000_000).default(1_000_000) })
+      .strict()
+      .prefault({}),
     /** Lets clients without a token in (they are on loopback) at one class. Off by default. */
     anonymousLoopback: z
       .object({ enabled: z.boolean().default(false), class: TRAFFIC_CLASS.default('batch') })

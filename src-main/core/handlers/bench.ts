@@ -22,6 +22,10 @@ export function benchHandlers(app: App): HandlersFor<keyof typeof benchInvokeCha
     'bench.start': async ({ scenario, scenarioId }, ctx) => {
       const s = scenario ?? (scenarioId ? b().repo.getScenario(scenarioId).scenario : null);
       if (!s) throw new AppError(BenchErrorCode.INVALID_SCENARIO, 'send a scenario or the id of a saved one');
+      // A scenario saved before prompt files were refused over the bridge: the console reads no path named here.
+      if (s.prompts.kind === 'jsonl') {
+        throw new AppError(BenchErrorCode.PROMPT_FILE_NOT_ALLOWED, `this saved scenario reads ${s.prompts.file} on the console; load the file in the Benchmarks view (sent inline) and save it again`);
+      }
       return { runId: await b().start(s, app.proxy, ctx.caller) };
     },
     'bench.cancel': ({ runId }) => ({ runId, cancelled: b().service.cancel(runId) }),

@@ -10,6 +10,6 @@ export function proxyHandlers(app: App): HandlersFor<keyof typeof proxyInvokeCha
     'proxy.createToken': ({ name, maxClass }, ctx) => app.proxy.createToken(name, maxClass, ctx.caller),
     'proxy.revokeToken': ({ name }, ctx) => ({ view: app.proxy.revokeToken(name, ctx.caller) }),
     'proxy.setCaps': ({ upstream, caps }, ctx) => ({ upstream, caps: app.proxy.setCaps(upstream, caps, ctx.caller) }),
-    'proxy.requests': (query) => ({ rows: app.proxy.requests(query) }),
+    'proxy.requests': (query) => ({ rows: app.proxy.requests(query), retention: app.proxy.requestRetention() }),
   };
 }

@@ -11,8 +11,8 @@ export function sshHandlers(app: App): HandlersFor<keyof typeof sshInvokeChannel
     'hosts.refuseTrust': async ({ label, fingerprint }, ctx) => ({ label, state: await app.ssh.refuse(label, fingerprint, ctx.caller) }),
     'hosts.passphrase': async ({ label, passphrase }, ctx) => ({ label, state: await app.ssh.passphrase(label, passphrase, ctx.caller) }),
     'tunnels.test': ({ label, serviceId }, ctx) => app.ssh.testTunnel(label, serviceId, ctx.caller),
-    'hosts.importPreview': ({ file }) => app.ssh.importPreview(file),
-    'hosts.importApply': ({ file, labels }, ctx) =>
-      app.ssh.importApply(file, labels, ctx.caller, { demo: app.demo !== null, reload: () => app.reloadConfig() }),
+    'hosts.importPreview': ({ source }, ctx) => app.ssh.importPreview(source, ctx.caller, ctx.signal),
+    'hosts.importApply': ({ previewId, labels }, ctx) =>
+      app.ssh.importApply(previewId, labels, ctx.caller, { demo: app.demo !== null, reload: () => app.reloadConfig() }),
   };
 }

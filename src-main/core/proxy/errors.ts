@@ -19,6 +19,8 @@ export type ProxyErrorCode = (typeof ProxyErrorCode)[keyof typeof ProxyErrorCode
 export type WireCode =
   | 'not_found'
   | 'forbidden_host'
+  | 'missing_host'
+  | 'invalid_path'
   | 'invalid_idempotency_key'
   | 'missing_model'
   | 'method_not_allowed'

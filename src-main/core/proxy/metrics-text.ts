@@ -5,7 +5,7 @@ function esc(v: string): string {
   return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
-export function renderProxyMetrics(stats: ProxyStats, answered: ReadonlyMap<string, number>): string {
+export function renderProxyMetrics(stats: ProxyStats, answered: ReadonlyMap<string, number>, unstored: ReadonlyMap<string, number> = new Map()): string {
   const lines: string[] = [];
   const family = (name: string, type: 'counter' | 'gauge', help: string) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
 
@@ -13,6 +13,15 @@ export function renderProxyMetrics(stats: ProxyStats, answered: ReadonlyMap<stri
   for (const [key, n] of answered) {
     const [upstream, cls, status] = key.split('|');
     lines.push(`gpu_console_proxy_requests_total{upstream="${esc(upstream!)}",class="${esc(cls!)}",status="${status}"} ${n}`);
+  }
+  family(
+    'gpu_console_proxy_unstored_requests_total',
+    'counter',
+    'Answers to requests without a valid token, and health/metrics scrapes: counted, not kept in the request log. By endpoint and reason.',
+  );
+  for (const [key, n] of unstored) {
+    const [endpoint, reason] = key.split('|');
+    lines.push(`gpu_console_proxy_unstored_requests_total{endpoint="${esc(endpoint!)}",reason="${esc(reason!)}"} ${n}`);
   }
   family('gpu_console_proxy_slots', 'gauge', 'Slots of each upstream pool.');
   for (const u of stats.upstreams) lines.push(`gpu_console_proxy_slots{upstream="${esc(u.upstream)}"} ${u.slots}`);

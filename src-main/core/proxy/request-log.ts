@@ -1,8 +1,10 @@
-// One `requests` row per answered request, written in batches off the hot
-// path: rows collect in memory and a timer (or a full batch) writes them in one
-// transaction. The buffer is bounded; flush() and dispose() write what is left.
+// One `requests` row per answered request of an authenticated client, written
+// in batches off the hot path: rows collect in memory and a timer (or a full
+// batch) writes them in one transaction. The buffer is bounded; flush() and
+// dispose() write what is left. A retention (age and row count) is enforced in
+// the background in small deletes, so the proxy never waits on a long one.
 import type Database from 'better-sqlite3';
-import type { RequestQuery, RequestRow } from '../../../src-preload/contract/index.js';
+import type { RequestLogRetention, RequestQuery, RequestRow } from '../../../src-preload/contract/index.js';
 import { type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { TrafficClass } from './classes.js';
 
@@ -17,7 +19,17 @@ export interface RequestLogOptions {
   batchSize?: number;
   /** Called after each written batch with the distinct client names in it. */
   onFlushed?(clients: Set<string>, at: number): void;
+  /** The retention in force (read at each pass, so a config reload applies). */
+  retention?: () => { maxAgeMs: number; maxRows: number };
+  /** How often the retention pass runs; default a minute (and once soon after start). */
+  pruneIntervalMs?: number;
 }
+
+/** Rows per DELETE: a few milliseconds of work, then the event loop gets the proxy back. */
+const PRUNE_CHUNK_ROWS = 2_000;
+const COUNT_CACHE_MS = 10_000;
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 interface DbRow {
   seq: number;
@@ -50,6 +62,13 @@ export class RequestLog implements Disposable {
   private written = 0;
   private failedRows = 0;
   private disposed = false;
+  private readonly pruneTimer: Disposable | null;
+  private pruning: Promise<number> | null = null;
+  private lastPrune: { at: number; rows: number } | null = null;
+  private countCache: { at: number; rows: number; oldestTs: number | null } | null = null;
+  private readonly deleteOlder: Database.Statement<[number, number]>;
+  private readonly deleteUpTo: Database.Statement<[number, number]>;
+  private readonly nthNewest: Database.Statement<[number], { seq: number }>;
 
   constructor(private readonly options: RequestLogOptions) {
     const { db } = options;
@@ -68,6 +87,72 @@ export class RequestLog implements Disposable {
       }
     });
     this.timer = options.clock.setInterval(() => this.flush(), options.flushIntervalMs ?? 250);
+    this.deleteOlder = db.prepare('DELETE FROM requests WHERE seq IN (SELECT seq FROM requests WHERE ts < ? ORDER BY seq LIMIT ?)');
+    this.deleteUpTo = db.prepare('DELETE FROM requests WHERE seq IN (SELECT seq FROM requests WHERE seq <= ? ORDER BY seq LIMIT ?)');
+    this.nthNewest = db.prepare('SELECT seq FROM requests ORDER BY seq DESC LIMIT 1 OFFSET ?');
+    this.pruneTimer = options.retention
+      ? options.clock.setInterval(() => void this.prune().catch((err: unknown) => this.pruneFailed(err)), options.pruneIntervalMs ?? 60_000)
+      : null;
+    if (options.retention) setImmediate(() => void this.prune().catch((err: unknown) => this.pruneFailed(err)));
+  }
+
+  private pruneFailed(err: unknown): void {
+    this.options.logger.warn('request log retention pass failed; will retry', { error: (err as Error).message });
+  }
+
+  /**
+   * Deletes rows past the retention, oldest first, in chunks with the event loop free between them.
+   * Returns the rows deleted; a pass already running is joined, not doubled.
+   */
+  prune(): Promise<number> {
+    if (!this.options.retention || this.disposed) return Promise.resolve(0);
+    this.pruning ??= (async () => {
+      const { maxAgeMs, maxRows } = this.options.retention!();
+      const cutoff = this.options.clock.now() - maxAgeMs;
+      let deleted = 0;
+      for (;;) {
+        if (this.disposed) break;
+        const n = this.deleteOlder.run(cutoff, PRUNE_CHUNK_ROWS).changes;
+        deleted += n;
+        if (n < PRUNE_CHUNK_ROWS) break;
+        await yieldToLoop();
+      }
+      const edge = this.disposed ? undefined : this.nthNewest.get(maxRows);
+      if (edge) {
+        for (;;) {
+          if (this.disposed) break;
+          const n = this.deleteUpTo.run(edge.seq, PRUNE_CHUNK_ROWS).changes;
+          deleted += n;
+          if (n < PRUNE_CHUNK_ROWS) break;
+          await yieldToLoop();
+        }
+      }
+      this.lastPrune = { at: this.options.clock.now(), rows: deleted };
+      if (deleted > 0) this.countCache = null;
+      return deleted;
+    })().finally(() => {
+      this.pruning = null;
+    });
+    return this.pruning;
+  }
+
+  /** What the retention keeps and what is kept now (the count is cached for a few seconds). */
+  retentionView(): RequestLogRetention {
+    const now = this.options.clock.now();
+    if (!this.countCache || now - this.countCache.at > COUNT_CACHE_MS) {
+      this.flush();
+      const row = this.options.db.prepare('SELECT COUNT(*) AS n, MIN(ts) AS oldest FROM requests').get() as { n: number; oldest: number | null };
+      this.countCache = { at: now, rows: row.n, oldestTs: row.oldest };
+    }
+    const r = this.options.retention?.() ?? null;
+    return {
+      maxAgeDays: r ? r.maxAgeMs / 86_400_000 : null,
+      maxRows: r ? r.maxRows : null,
+      rowsKept: this.countCache.rows,
+      oldestTs: this.countCache.oldestTs,
+      lastPrunedAt: this.lastPrune?.at ?? null,
+      lastPrunedRows: this.lastPrune?.rows ?? null,
+    };
   }
 
   /** Rows written so far by this log. */
@@ -146,6 +231,7 @@ export class RequestLog implements Disposable {
     if (this.disposed) return;
     this.disposed = true;
     void this.timer.dispose();
+    void this.pruneTimer?.dispose();
     this.flush();
   }
 }

@@ -84,6 +84,15 @@ function safeDecode(segment: string): string | null {
     return null;
   }
 }
+/** Every `%` starts two hex digits and the bytes they spell are UTF-8. */
+function isValidPercentEncoding(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 class BodyError extends Error {
@@ -104,6 +113,11 @@ export class ProxyServer implements Disposable {
   private readonly inFlight = new Map<string, LiveList<Exchange>>();
   private readonly dispatchers = new Map<string, Pool>();
   private readonly answered = new Map<string, number>();
+  /**
+   * Answers to clients that showed no valid token (and health/metrics scrapes), by endpoint and reason:
+   * counted here, never stored row by row, so no one on the machine can grow the database.
+   */
+  private readonly unstored = new Map<string, number>();
   private readonly apiKeys = new Map<string, string>();
   private readonly capsOverrides: Map<string, PoolCaps>;
   private readonly idempotency: IdempotencyCache;
@@ -319,7 +333,17 @@ export class ProxyServer implements Disposable {
         if (ex.ttftMs !== null) st.recordTtft(at, ex.ttftMs);
       } else if (ex.status === 429 || ex.status === 503) st.recordRejected();
     }
+    if (ex.client === 'unauthenticated' || ex.client === 'metrics') {
+      const key = `${ex.endpoint}|${ex.errorCode ?? (ex.status < 400 ? 'ok' : String(ex.status))}`;
+      this.unstored.set(key, (this.unstored.get(key) ?? 0) + 1);
+      return;
+    }
     this.options.requestLog?.add(ex.record(now));
+  }
+
+  /** Answers not stored as rows (no valid token, or a health/metrics scrape), by endpoint and reason. */
+  unstoredCounts(): ReadonlyMap<string, number> {
+    return this.unstored;
   }
 
   private async run(ex: Exchange, req: IncomingMessage): Promise<void> {
@@ -327,6 +351,9 @@ export class ProxyServer implements Disposable {
     const q = rawUrl.indexOf('?');
     const path = q >= 0 ? rawUrl.slice(0, q) : rawUrl;
     // GET /v1/models/{id} (openai-node's models.retrieve; an id with a slash may come encoded or not).
+    if (path.includes('%') && !isValidPercentEncoding(path)) {
+      return writeError(ex, wire(400, 'invalid_path', 'the request path holds a malformed percent-escape', { headers: { 'x-should-retry': 'false' } }));
+    }
     const modelId = path.startsWith(MODEL_PREFIX) && path.length > MODEL_PREFIX.length ? safeDecode(path.slice(MODEL_PREFIX.length)) : null;
     const route = modelId !== null ? ROUTES.get(ENDPOINT_PATH.models) : ROUTES.get(path);
     if (!route) return writeError(ex, wire(404, 'not_found', `no route ${req.method ?? ''} ${path.slice(0, 200)}`));
@@ -334,17 +361,15 @@ export class ProxyServer implements Disposable {
     if (req.method !== route.method) {
       return writeError(ex, wire(405, 'method_not_allowed', `${path} takes ${route.method}`, { headers: { allow: route.method } }));
     }
-    const host = hostName(req.headers.host);
-    if (host !== null && !LOOPBACK_HOSTS.has(host)) {
-      return writeError(ex, wire(403, 'forbidden_host', 'the proxy answers only requests addressed to 127.0.0.1 or localhost'));
-    }
+    const hostError = this.checkHost(req);
+    if (hostError) return writeError(ex, hostError);
     if (this.closing) {
       return writeError(ex, wire(503, 'proxy_shutting_down', 'the console is shutting down', { retryAfterS: 5, headers: { connection: 'close' } }));
     }
     if (route.endpoint === 'health') return this.sendJson(ex, 200, { status: 'ok', upstreams: this.registry.upstreams.length });
     if (route.endpoint === 'metrics') {
       ex.client = 'metrics';
-      const text = renderProxyMetrics(this.snapshot(), this.answered);
+      const text = renderProxyMetrics(this.snapshot(), this.answered, this.unstored);
       ex.status = 200;
       ex.bytesOut = Buffer.byteLength(text);
       ex.res.writeHead(200, baseHeaders(ex, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': ex.bytesOut }));
@@ -659,6 +684,23 @@ export class ProxyServer implements Disposable {
     ex.res.end(text);
   }
 
+  /**
+   * DNS-rebinding defence: the Host must name loopback and, when it carries a port, ours (a page served
+   * from another local port cannot reuse a rebound name). HTTP/1.1 requires a Host; HTTP/1.0 may omit it.
+   */
+  private checkHost(req: IncomingMessage): ReturnType<typeof wire> | null {
+    const raw = req.headers.host;
+    if (raw === undefined || raw === '') {
+      if (req.httpVersion === '1.0') return null;
+      return wire(400, 'missing_host', 'an HTTP/1.1 request must carry a Host header (127.0.0.1:PORT)', { headers: { connection: 'close' } });
+    }
+    const host = splitHostHeader(raw);
+    if (!host || !LOOPBACK_HOSTS.has(host.name) || (host.port !== null && host.port !== this.port)) {
+      return wire(403, 'forbidden_host', `the proxy answers only requests addressed to 127.0.0.1:${this.port} or localhost:${this.port}`);
+    }
+    return null;
+  }
+
   private authenticate(header: string | undefined):
     | { ok: true; name: string; maxClass: TrafficClass }
     | { ok: false; error: ReturnType<typeof wire> } {
@@ -830,12 +872,12 @@ export class ProxyServer implements Disposable {
   }
 }
 
-function hostName(host: string | undefined): string | null {
-  if (!host) return null;
+/** Host header → name and port (port null when absent); null when it is not `name[:port]`. */
+export function splitHostHeader(host: string): { name: string; port: number | null } | null {
   const h = host.toLowerCase();
-  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
-  const colon = h.indexOf(':');
-  return colon >= 0 ? h.slice(0, colon) : h;
+  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(h);
+  if (!m) return null;
+  return { name: m[1]!, port: m[2] === undefined ? null : Number(m[2]) };
 }
 
 /** openai-node sends its timeout (seconds) as X-Stainless-Timeout: hold at most until a second before it. */

@@ -32,6 +32,10 @@ export const SshErrorCode = {
   TEMPLATE_INVALID: 'SSH_TEMPLATE_INVALID',
   CONFIG_UNREADABLE: 'SSH_CONFIG_UNREADABLE',
   CONFIG_UNSUPPORTED: 'SSH_CONFIG_UNSUPPORTED',
+  /** The import source asked for is not offered here (a file dialog in the headless console). */
+  IMPORT_SOURCE_UNAVAILABLE: 'SSH_IMPORT_SOURCE_UNAVAILABLE',
+  /** An apply named a preview this console no longer holds (expired, or another start). */
+  IMPORT_PREVIEW_UNKNOWN: 'SSH_IMPORT_PREVIEW_UNKNOWN',
 } as const;
 
 export type SshErrorCode = (typeof SshErrorCode)[keyof typeof SshErrorCode];

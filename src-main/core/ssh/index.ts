@@ -21,11 +21,12 @@ export { MemoryTrustStore, KeyValueTrustStore, type HostKeyTrustStore, type Trus
 export { MemoryPassphraseCache, type PassphraseProvider } from './passphrases.js';
 export { parseJumpHost, type JumpSpec } from './jump.js';
 export { renderCommand, templateParameters } from './command-template.js';
-export { importSshConfig, type ImportedHost, type SkippedHost, type SshConfigIssue, type SshConfigImport, type SshConfigImportOptions } from './ssh-config.js';
+export { loadSshConfigTree, type LoadedSshConfig } from './ssh-config-files.js';
+export { importSshConfig, splitConfigLines, type SshConfigLine, type ImportedHost, type SkippedHost, type SshConfigIssue, type SshConfigImport, type SshConfigImportOptions } from './ssh-config.js';
 export { type ExecOptions, type ExecResult } from './exec.js';
 export { LocalForward, type LocalForwardOptions, type ForwardChannelOpener } from './local-forward.js';
 export { KnownHosts, knownHostsName, hostMatches, type HostKeyVerdict, type KnownHostEntry } from './known-hosts.js';
 export { sha256Fingerprint, isSha256Fingerprint } from './fingerprint.js';
 export { loadPrivateKey, loadKeyFile } from './keys.js';
 export { shellQuote, shellJoin } from './shell-quote.js';
-export { mergeHostsIntoYaml, hostEntry, expandTilde, readConfigText, writeFileAtomically, readSshConfigFile, type MergeResult } from './inventory.js';
+export { mergeHostsIntoYaml, hostEntry, expandTilde, readConfigText, writeFileAtomically, type MergeResult } from './inventory.js';

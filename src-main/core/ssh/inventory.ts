@@ -9,7 +9,6 @@ import { isMap, isSeq, parseDocument, YAMLSeq } from 'yaml';
 import { AppError } from '../base/index.js';
 import { parseConfig } from '../config/index.js';
 import type { ImportedHost, SkippedHost } from './ssh-config.js';
-import { SshErrorCode } from './errors.js';
 
 /** The YAML shape of one imported host (services are left for the operator to add). */
 export function hostEntry(h: ImportedHost): Record<string, unknown> {
@@ -80,16 +79,6 @@ export async function writeFileAtomically(file: string, text: string): Promise<v
   const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   await writeFile(tmp, text, { mode: 0o600 });
   await rename(tmp, file);
-}
-
-/** Reads an OpenSSH client config; a coded error when it cannot. */
-export async function readSshConfigFile(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
-    throw new AppError(SshErrorCode.CONFIG_UNREADABLE, `cannot read ${file} (${code})`, { details: { file, errno: code }, cause: err });
-  }
 }
 
 /** `~/x` → `<home>/x`; other paths as given. */

@@ -2,11 +2,15 @@
 // Host (with wildcard and negated patterns as defaults), HostName, User, Port,
 // IdentityFile, ProxyJump (one hop), plus UserKnownHostsFile and
 // ServerAliveInterval. OpenSSH's rule holds: the first value obtained for a
-// directive wins. Everything else is reported, never fatal.
+// directive wins. Everything else is reported, never fatal. A line that is not
+// `Keyword value` is reported by file and number only: its text is never
+// echoed (the preview must not become a way to read a file).
 import { hostMatches } from './known-hosts.js';
 import { parseJumpHost } from './jump.js';
 
 export interface SshConfigIssue {
+  /** The file the line is in, when it came from an Include (null: the file read first). */
+  file: string | null;
   line: number;
   directive: string;
   severity: 'info' | 'warning';
@@ -47,12 +51,34 @@ export interface SshConfigImportOptions {
   localUser: string;
 }
 
+/** One line of a config, with the file it came from (Includes are inlined where they stand). */
+export interface SshConfigLine {
+  file: string | null;
+  line: number;
+  text: string;
+}
+
 interface Directive {
   key: string;
   /** As written, for messages. */
   name: string;
   args: string[];
+  file: string | null;
   line: number;
+}
+
+/** A config text as lines, each naming its file. */
+export function splitConfigLines(text: string, file: string | null = null): SshConfigLine[] {
+  return text.split(/\r?\n/).map((t, i) => ({ file, line: i + 1, text: t }));
+}
+
+/** Splits a line into keyword and arguments; null when it is not `Keyword value` (or a comment or blank). */
+export function directiveOf(text: string): { name: string; args: string[] } | null | 'blank' {
+  const trimmed = text.trim();
+  if (trimmed === '' || trimmed.startsWith('#')) return 'blank';
+  const m = /^([A-Za-z][A-Za-z0-9]*)(?:\s*=\s*|\s+)(.*)$/.exec(trimmed);
+  if (!m || m[1]!.length > 40) return null;
+  return { name: m[1]!, args: splitArgs(m[2] ?? '') };
 }
 
 interface Block {
@@ -91,50 +117,62 @@ function splitArgs(text: string): string[] {
   return out;
 }
 
-function parse(text: string, issues: SshConfigIssue[]): Block[] {
+function parse(lines: readonly SshConfigLine[], issues: SshConfigIssue[]): Block[] {
   // Directives before the first Host apply to every host.
   const blocks: Block[] = [{ patterns: ['*'], directives: [] }];
   let current: Block | null = blocks[0]!;
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = i + 1;
-    const trimmed = raw.trim();
-    if (trimmed === '' || trimmed.startsWith('#')) return;
-    const m = /^([A-Za-z][A-Za-z0-9]*)(?:\s*=\s*|\s+)(.*)$/.exec(trimmed);
-    if (!m) {
-      issues.push({ line, directive: '', severity: 'warning', message: `line ${line} is not "Keyword value": ${trimmed.slice(0, 60)}` });
-      return;
+  for (const { file, line, text } of lines) {
+    const d = directiveOf(text);
+    if (d === 'blank') continue;
+    const at = (directive: string, severity: SshConfigIssue['severity'], message: string) => issues.push({ file, line, directive, severity, message });
+    if (d === null) {
+      at('', 'warning', `line ${line}${file ? ` of ${file}` : ''} is not "Keyword value"; ignored`);
+      continue;
     }
-    const name = m[1]!;
+    const { name, args } = d;
     const key = name.toLowerCase();
-    const args = splitArgs(m[2] ?? '');
     if (key === 'host') {
       current = { patterns: args, directives: [] };
       blocks.push(current);
-      if (args.length === 0) issues.push({ line, directive: name, severity: 'warning', message: 'Host without patterns' });
-      return;
+      if (args.length === 0) at(name, 'warning', 'Host without patterns');
+      continue;
     }
     if (key === 'match') {
       current = null;
-      issues.push({ line, directive: name, severity: 'warning', message: 'Match blocks are not supported; the directives under it were skipped' });
-      return;
+      at(name, 'warning', 'Match blocks are not supported; the directives under it were skipped');
+      continue;
     }
-    if (key === 'include') {
-      issues.push({ line, directive: name, severity: 'warning', message: `Include is not followed (${args.join(' ')}); import that file on its own` });
-      return;
-    }
-    if (current === null) return; // inside a skipped Match block
+    if (key === 'include') continue; // the loader inlined the files (or reported why not)
+    if (current === null) continue; // inside a skipped Match block
     if (IMPORTED.has(key)) {
-      if (args.length === 0) issues.push({ line, directive: name, severity: 'warning', message: `${name} without a value` });
-      else current.directives.push({ key, name, args, line });
-      return;
+      if (args.length === 0) at(name, 'warning', `${name} without a value`);
+      else current.directives.push({ key, name, args, file, line });
+      continue;
     }
     if (NOT_IMPORTED.has(key)) {
-      issues.push({ line, directive: name, severity: 'info', message: `${name} is not imported (the console does not use it)` });
-      return;
+      at(name, 'info', `${name} is not imported (the console does not use it)`);
+      continue;
     }
-    issues.push({ line, directive: name, severity: 'warning', message: `unknown directive ${name}; ignored` });
-  });
+    at(name, 'warning', `unknown directive ${name}; ignored`);
+  }
   return blocks;
+}
+
+/** Text given as it is (uploaded, or a test): its Include lines cannot be followed, and say so. */
+function inlineUnfollowedIncludes(lines: SshConfigLine[], issues: SshConfigIssue[]): SshConfigLine[] {
+  for (const l of lines) {
+    const d = directiveOf(l.text);
+    if (d && d !== 'blank' && d.name.toLowerCase() === 'include') {
+      issues.push({
+        file: l.file,
+        line: l.line,
+        directive: d.name,
+        severity: 'warning',
+        message: 'Include is not followed in a file read on its own; import ~/.ssh/config (its Includes are followed) or import that file too',
+      });
+    }
+  }
+  return lines;
 }
 
 function isConcrete(pattern: string): boolean {
@@ -187,9 +225,14 @@ function toLabel(alias: string): string {
 }
 
 /** Every concrete `Host` alias, resolved with the defaults that apply to it. */
-export function importSshConfig(text: string, options: SshConfigImportOptions): SshConfigImport {
-  const issues: SshConfigIssue[] = [];
-  const blocks = parse(text, issues);
+export function importSshConfig(
+  source: string | readonly SshConfigLine[],
+  options: SshConfigImportOptions,
+  loaderIssues: readonly SshConfigIssue[] = [],
+): SshConfigImport {
+  const issues: SshConfigIssue[] = [...loaderIssues];
+  const lines = typeof source === 'string' ? inlineUnfollowedIncludes(splitConfigLines(source), issues) : source;
+  const blocks = parse(lines, issues);
   const aliases: string[] = [];
   for (const block of blocks.slice(1)) {
     for (const p of block.patterns) if (isConcrete(p) && !aliases.includes(p)) aliases.push(p);
@@ -223,7 +266,7 @@ export function importSshConfig(text: string, options: SshConfigImportOptions): 
     }
     const ctx = { home: options.home, localUser: options.localUser, host, user, alias };
     const identityFiles = (eff.get('identityfile') ?? []).map((d) =>
-      expandTokens(d.args[0]!, ctx, (t) => issues.push({ line: d.line, directive: d.name, severity: 'warning', message: `token ${t} is not expanded` })),
+      expandTokens(d.args[0]!, ctx, (t) => issues.push({ file: d.file, line: d.line, directive: d.name, severity: 'warning', message: `token ${t} is not expanded` })),
     );
     if (identityFiles.length > 1) notes.push(`${identityFiles.length} IdentityFile entries: the first (${identityFiles[0]}) is used`);
     const identitiesOnly = /^yes$/i.test(first('identitiesonly')?.args[0] ?? '');

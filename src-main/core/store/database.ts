@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { AppError, silentLogger, systemClock, type Clock, type Disposable, type Logger } from '../base/index.js';
@@ -53,7 +53,10 @@ export function openStore(options: OpenStoreOptions): Store {
 
   let db: Database.Database;
   try {
-    if (!inMemory) mkdirSync(dirname(file), { recursive: true });
+    if (!inMemory) {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      restrictToOwner(file);
+    }
     db = new Database(file, options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding });
   } catch (err) {
     throw openFailed(file, err);
@@ -103,6 +106,26 @@ export function openStore(options: OpenStoreOptions): Store {
     close,
     dispose: close,
   };
+}
+
+/**
+ * The database holds request history, token hashes and the audit log: only its owner reads it. SQLite
+ * gives -wal and -shm the mode of the database file, so creating it 0600 (and tightening an older
+ * file's, with any journal files left beside it) covers all three.
+ */
+function restrictToOwner(file: string): void {
+  try {
+    closeSync(openSync(file, 'a', 0o600));
+  } catch {
+    return; // SQLite's own open reports why the file cannot be had
+  }
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
+    try {
+      chmodSync(f, 0o600);
+    } catch {
+      // absent: nothing to tighten
+    }
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // Builds the proxy capability's services for the app and registers their
 // lifetimes and events. Called once from app.ts, after the fleet and the ssh
 // wiring: disposed before them, so the proxy drains before tunnels close.
-import type { PoolCaps, ProxyStats, RequestQuery, RequestRow, ServiceView, TokenView, TrafficClass } from '../../../src-preload/contract/index.js';
+import type { PoolCaps, ProxyStats, RequestLogRetention, RequestQuery, RequestRow, ServiceView, TokenView, TrafficClass } from '../../../src-preload/contract/index.js';
 import { toAppError } from '../base/index.js';
 import {
   ModelRegistry,
@@ -26,6 +26,7 @@ export interface ProxyWiring {
   revokeToken(name: string, caller: string): TokenView;
   setCaps(upstream: string, caps: PoolCaps, caller: string): PoolCaps;
   requests(query: RequestQuery): RequestRow[];
+  requestRetention(): RequestLogRetention;
   /** For the lifecycle capability (restart): stop admitting, finish in-flight work until the deadline, cut the rest. */
   drain(upstream: string, options: { deadlineMs: number }, actor: string): Promise<DrainResult>;
   resume(upstream: string, actor: string): void;
@@ -71,6 +72,10 @@ export async function wireProxy(ctx: AppContext): Promise<ProxyWiring> {
       db: store.db,
       clock,
       logger,
+      retention: () => {
+        const r = config.current.proxy.requestLog;
+        return { maxAgeMs: r.retentionDays * 86_400_000, maxRows: r.maxRows };
+      },
       onFlushed: (clients, at) => {
         try {
           tokens.touch([...clients].filter((c) => !NOT_TOKENS.has(c)), at);
@@ -171,6 +176,7 @@ export async function wireProxy(ctx: AppContext): Promise<ProxyWiring> {
       return after;
     },
     requests: (query) => requestLog.query(query),
+    requestRetention: () => requestLog.retentionView(),
     async drain(upstream, options, actor) {
       store.audit.append({ type: 'proxy.drain.started', actor, target: upstream, payload: { deadlineMs: options.deadlineMs } });
       const result = await server.drain(upstream, options);

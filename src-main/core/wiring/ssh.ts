@@ -5,9 +5,10 @@
 // `ssh.trustedHostKeys` (next to, never instead of, ~/.ssh/known_hosts).
 // Passphrases live in this process's memory only. Imported ~/.ssh/config hosts
 // are written into the YAML config file (the one inventory) and reloaded.
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
-import type { HostConnectionState, SshConfigApplyResult, SshConfigPreview, TunnelTestResult } from '../../../src-preload/contract/index.js';
+import type { HostConnectionState, SshConfigApplyResult, SshConfigPreview, SshConfigSource, TunnelTestResult } from '../../../src-preload/contract/index.js';
 import { AppError, toDisposable, type AppError as AppErrorType } from '../base/index.js';
 import {
   KeyValueTrustStore,
@@ -15,11 +16,13 @@ import {
   MemoryPassphraseCache,
   SshErrorCode,
   importSshConfig,
+  loadSshConfigTree,
   mergeHostsIntoYaml,
   readConfigText,
-  readSshConfigFile,
   writeFileAtomically,
-  expandTilde,
+  type ImportedHost,
+  type SshConfigIssue,
+  type SshConfigLine,
 } from '../ssh/index.js';
 import { FleetErrorCode } from '../fleet/index.js';
 import type { AppContext } from '../app-context.js';
@@ -42,8 +45,9 @@ export interface SshWiring {
   forgetTrust(label: string, fingerprint: string, typedLabel: string, caller: string): Promise<HostConnectionState>;
   passphrase(label: string, passphrase: string, caller: string): Promise<HostConnectionState>;
   testTunnel(label: string, serviceId: string, caller: string): Promise<TunnelTestResult>;
-  importPreview(file: string | undefined): Promise<SshConfigPreview>;
-  importApply(file: string | undefined, labels: readonly string[], caller: string, options: ImportApplyOptions): Promise<SshConfigApplyResult>;
+  /** Null: the operator closed the file dialog. */
+  importPreview(source: SshConfigSource, caller: string, signal?: AbortSignal): Promise<SshConfigPreview | null>;
+  importApply(previewId: string, labels: readonly string[], caller: string, options: ImportApplyOptions): Promise<SshConfigApplyResult>;
 }
 
 function localUser(): string {
@@ -104,19 +108,56 @@ export async function wireSsh(ctx: AppContext): Promise<SshWiring> {
     return view?.hostKey ?? null;
   };
 
-  const sshConfigPath = (file: string | undefined) => (file ? expandTilde(file, ctx.home) : join(ctx.home, '.ssh', 'config'));
+  // Previews kept for their apply: the apply writes exactly what the operator saw, and a file chosen in a
+  // dialog is not asked for twice. Bounded; the oldest goes first.
+  const PREVIEWS_KEPT = 8;
+  const PREVIEW_TTL_MS = 30 * 60_000;
+  const previews = new Map<string, { at: number; file: string; hosts: ImportedHost[] }>();
 
-  const preview = async (file: string | undefined): Promise<SshConfigPreview> => {
-    const path = sshConfigPath(file);
-    const text = await readSshConfigFile(path);
-    const result = importSshConfig(text, { home: ctx.home, localUser: localUser() });
+  const read = async (
+    source: SshConfigSource,
+    signal: AbortSignal | undefined,
+  ): Promise<{ file: string; files: string[]; lines: SshConfigLine[] | string; issues: SshConfigIssue[] } | null> => {
+    if (source.kind === 'content') return { file: `${source.name} (uploaded)`, files: [], lines: source.text, issues: [] };
+    let path = join(ctx.home, '.ssh', 'config');
+    if (source.kind === 'dialog') {
+      const picker = ctx.options.filePicker;
+      if (!picker) {
+        throw new AppError(SshErrorCode.IMPORT_SOURCE_UNAVAILABLE, 'the headless console has no file dialog: choose the file in the browser (its content is uploaded)');
+      }
+      const chosen = await picker.chooseFile({ title: 'Import hosts from an SSH config', defaultPath: join(ctx.home, '.ssh', 'config'), signal });
+      if (chosen === null) return null;
+      path = chosen;
+    }
+    const loaded = await loadSshConfigTree(path, ctx.home, signal);
+    return { file: path, files: loaded.files, lines: loaded.lines, issues: loaded.issues };
+  };
+
+  const preview = async (source: SshConfigSource, caller: string, signal?: AbortSignal): Promise<SshConfigPreview | null> => {
+    const got = await read(source, signal);
+    if (!got) return null;
+    // What was read, by whom: the files' names, never their text.
+    store.audit.append({
+      type: 'hosts.import.previewed',
+      actor: ctx.operatorActor(caller),
+      target: got.file,
+      payload: { source: source.kind, files: got.files, bytes: source.kind === 'content' ? Buffer.byteLength(source.text) : null },
+    });
+    const result = importSshConfig(got.lines, { home: ctx.home, localUser: localUser() }, got.issues);
     const existing = new Set(ctx.config.current.hosts.map((h) => h.label.toLowerCase()));
     const fromFile = await readConfigText(ctx.config.path).catch(() => null);
     if (fromFile) {
       for (const m of fromFile.matchAll(/^\s*-?\s*label:\s*["']?([A-Za-z0-9._-]+)/gm)) existing.add(m[1]!.toLowerCase());
     }
+    const now = ctx.clock.now();
+    for (const [id, p] of previews) if (now - p.at > PREVIEW_TTL_MS) previews.delete(id);
+    while (previews.size >= PREVIEWS_KEPT) previews.delete(previews.keys().next().value!);
+    const previewId = randomBytes(12).toString('base64url');
+    previews.set(previewId, { at: now, file: got.file, hosts: result.hosts });
     return {
-      file: path,
+      previewId,
+      file: got.file,
+      files: got.files,
       hosts: result.hosts.map((h) => ({ ...h, notes: [...h.notes], exists: existing.has(h.label.toLowerCase()) })),
       skipped: result.skipped,
       issues: result.issues,
@@ -229,8 +270,13 @@ export async function wireSsh(ctx: AppContext): Promise<SshWiring> {
 
     importPreview: preview,
 
-    importApply: async (file, labels, caller, options) => {
-      const p = await preview(file);
+    importApply: async (previewId, labels, caller, options) => {
+      const p = previews.get(previewId);
+      if (!p || ctx.clock.now() - p.at > PREVIEW_TTL_MS) {
+        throw new AppError(SshErrorCode.IMPORT_PREVIEW_UNKNOWN, 'this preview is no longer held (expired, or the console restarted): read the file again', {
+          details: { previewId },
+        });
+      }
       const wanted = new Set(labels.map((l) => l.toLowerCase()));
       const unknown = labels.filter((l) => !p.hosts.some((h) => h.label.toLowerCase() === l.toLowerCase()));
       if (unknown.length > 0) {

@@ -1,6 +1,3 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BenchScenarioSchema, type BenchProgress, type BenchScenarioInput } from '../../../src-preload/contract/index.js';
 import { createApi, type Api } from '../../../src-main/core/api.js';
@@ -21,7 +18,6 @@ const SLOTS = 4;
 let c: Awaited<ReturnType<typeof startDemoConsole>>;
 let app: App;
 let api: Api;
-const dir = mkdtempSync(join(tmpdir(), 'gc-bench-'));
 
 beforeAll(async () => {
   c = await startDemoConsole({ decodeSpeedFactor: F });
@@ -157,10 +153,18 @@ describe('bench against the demo fleet', () => {
     expect(zero).toMatchObject({ ok: false, error: { code: 'CONTRACT_INVALID_INPUT' } });
     expect(JSON.stringify(zero)).toMatch(/levels/);
     expect(await start({ ...base, levels: [-2] })).toMatchObject({ ok: false, error: { code: 'CONTRACT_INVALID_INPUT' } });
-    expect(await start({ ...base, prompts: { kind: 'jsonl', file: join(dir, 'missing.jsonl') } })).toMatchObject({ ok: false, error: { code: 'BENCH_PROMPT_FILE_MISSING' } });
-    const broken = join(dir, 'broken.jsonl');
-    writeFileSync(broken, '[{"role":"user","content":"a"}]\n\n{"messages":[{"role":"user","content":"b"}]}\n{"messages": [oops\n');
-    const b = (await start({ ...base, prompts: { kind: 'jsonl', file: broken } })) as unknown as { ok: false; error: { code: string; message: string; details: { line: number } } };
+    // No path crosses the bridge: a prompt file named by path is refused before anything reads it.
+    const named = await start({ ...base, prompts: { kind: 'jsonl', file: '/etc/passwd' } });
+    expect(named).toMatchObject({ ok: false, error: { code: 'CONTRACT_INVALID_INPUT', message: expect.stringMatching(/prompts: a prompt file cannot be named/) } });
+    expect(JSON.stringify(named)).not.toContain('root:');
+    // Remote URLs are refused too: the console talks to remote hosts only through its tunnels.
+    const remote = await start({ ...base, target: { kind: 'url', baseUrl: 'http://192.0.2.1:8000/v1', model: 'x' } });
+    expect(remote).toMatchObject({ ok: false, error: { code: 'CONTRACT_INVALID_INPUT', message: expect.stringMatching(/127\.0\.0\.1/) } });
+    const brokenText = '[{"role":"user","content":"a"}]\n\n{"messages":[{"role":"user","content":"b"}]}\n{"messages": [oops\n';
+    const b = (await start({ ...base, prompts: { kind: 'inline', text: brokenText, filename: 'broken.jsonl' } })) as unknown as {
+      ok: false;
+      error: { code: string; message: string; details: { line: number } };
+    };
     expect(b.error.code).toBe('BENCH_PROMPT_FILE_INVALID');
     expect(b.error.details.line).toBe(4);
     expect(b.error.message).toContain('broken.jsonl:4');

@@ -105,6 +105,7 @@ export async function startStubProxy(
   upstreams: Array<{ label: string; id: string; model: string; url: string; slots?: number; aliases?: string[] }>,
   proxy: ConfigInput['proxy'] = {},
   resolver?: UpstreamResolver,
+  options: { file?: string; retention?: { maxAgeMs: number; maxRows: number } } = {},
 ): Promise<StubProxy> {
   const config = ConfigSchema.parse({
     hosts: upstreams.map((u) => ({
@@ -114,9 +115,15 @@ export async function startStubProxy(
     })),
     proxy,
   });
-  const store = openStore({ file: ':memory:' });
+  const store = openStore({ file: options.file ?? ':memory:' });
   const tokens = createTokenRepository(store.db, { now: () => Date.now(), setTimeout: (f, ms) => { const h = setTimeout(f, ms); return { dispose: () => clearTimeout(h) }; }, setInterval: (f, ms) => { const h = setInterval(f, ms); return { dispose: () => clearInterval(h) }; } });
-  const log = new RequestLog({ db: store.db, clock: systemClockForTests, logger: silentLogger, flushIntervalMs: 50 });
+  const log = new RequestLog({
+    db: store.db,
+    clock: systemClockForTests,
+    logger: silentLogger,
+    flushIntervalMs: 50,
+    ...(options.retention ? { retention: () => options.retention! } : {}),
+  });
   const urls = new Map(upstreams.map((u) => [`${u.label}/${u.id}`, u.url]));
   const server = await ProxyServer.start({
     port: 0,

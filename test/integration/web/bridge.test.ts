@@ -138,6 +138,16 @@ describe('web bridge', () => {
     expect(rec.calls.length).toBe(before);
   });
 
+  it('400 BRIDGE_INVALID_PATH for a malformed percent-escape in the channel name (was a 500 and an error log per request)', async () => {
+    const before = rec.calls.length;
+    for (const channel of ['%E0%A4%A', '%', 'app.info%zz', '%C0%AF']) {
+      const r = await call(channel, {});
+      expect(r.status, channel).toBe(400);
+      expect(JSON.parse(r.body).error.code).toBe('BRIDGE_INVALID_PATH');
+    }
+    expect(rec.calls.length).toBe(before);
+  });
+
   it('serves the renderer with the CSP and refuses traversal', async () => {
     const page = await raw(bridge.port, { path: '/', headers: { host } });
     expect(page.status).toBe(200);

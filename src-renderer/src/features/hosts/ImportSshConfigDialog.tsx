@@ -1,7 +1,11 @@
-// Import hosts from an OpenSSH client config: main reads the file (default
-// ~/.ssh/config), shows what it found and what it did not import; the chosen
-// hosts are added to the YAML config file and the console reloads it.
-import { useState } from 'react';
+// Import hosts from an OpenSSH client config: main reads ~/.ssh/config (and
+// its Includes) itself, or a file the operator chooses — in the desktop app
+// through the native dialog, in a browser uploaded as content. The renderer
+// never names a path. The chosen hosts of that preview are added to the YAML
+// config file and the console reloads it.
+import { useRef, useState } from 'react';
+import type { SshConfigSource } from '../../../../src-preload/contract/index.js';
+import { useAppStore } from '../../app/app-context.js';
 import { useCall } from './use-call.js';
 import './hosts.css';
 
@@ -18,17 +22,35 @@ export function ImportSshConfigButton(): React.JSX.Element {
 }
 
 export function ImportSshConfigDialog({ onClose }: { readonly onClose: () => void }): React.JSX.Element {
-  const [file, setFile] = useState('');
+  const desktop = useAppStore((s) => s.app.info?.mode === 'electron');
   const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const [readError, setReadError] = useState<string | null>(null);
+  const upload = useRef<HTMLInputElement>(null);
   const preview = useCall('hosts.importPreview');
   const apply = useCall('hosts.importApply');
   const p = preview.result;
 
-  const load = (): void => {
+  const load = (source: SshConfigSource): void => {
     apply.reset();
-    void preview.run(file.trim() ? { file: file.trim() } : {}).then((out) => {
+    setReadError(null);
+    void preview.run({ source }).then((out) => {
       if (out) setChosen(new Set(out.hosts.filter((h) => !h.exists).map((h) => h.label)));
     });
+  };
+  const chooseFile = (): void => {
+    if (desktop) load({ kind: 'dialog' });
+    else upload.current?.click();
+  };
+  const uploaded = (file: File | undefined): void => {
+    if (!file) return;
+    if (file.size > 1024 * 1024) {
+      setReadError(`${file.name} is ${Math.round(file.size / 1024)} KiB; an ssh config is at most 1 MiB`);
+      return;
+    }
+    file.text().then(
+      (text) => load({ kind: 'content', name: file.name.slice(0, 255) || 'ssh config', text }),
+      (err: unknown) => setReadError(`${file.name} could not be read: ${err instanceof Error ? err.message : String(err)}`),
+    );
   };
   const toggle = (label: string): void =>
     setChosen((prev) => {
@@ -44,34 +66,37 @@ export function ImportSshConfigDialog({ onClose }: { readonly onClose: () => voi
         <h2 id="import-title" className="hosts-dialog__title">
           Import hosts from an SSH config
         </h2>
-        <form
-          className="import-source"
-          onSubmit={(e) => {
-            e.preventDefault();
-            load();
-          }}
-        >
-          <input
-            className="import-source__input"
-            placeholder="~/.ssh/config"
-            value={file}
-            onChange={(e) => setFile(e.target.value)}
-            aria-label="SSH config file"
-            data-testid="import-file"
-          />
-          <button type="submit" className="button" disabled={preview.pending} data-testid="import-preview">
-            {preview.pending ? 'Reading…' : 'Read'}
+        <div className="import-source">
+          <button type="button" className="button" disabled={preview.pending} onClick={() => load({ kind: 'default' })} data-testid="import-preview">
+            {preview.pending ? 'Reading…' : 'Read ~/.ssh/config'}
           </button>
-        </form>
-        {preview.error ? (
+          <button type="button" className="button button--ghost" disabled={preview.pending} onClick={chooseFile} data-testid="import-choose">
+            Choose another file…
+          </button>
+          <input
+            ref={upload}
+            type="file"
+            hidden
+            onChange={(e) => {
+              uploaded(e.target.files?.[0]);
+              e.target.value = '';
+            }}
+            aria-label="SSH config file to upload"
+            data-testid="import-upload"
+          />
+          <span className="muted">~/.ssh/config is read with its Includes{desktop ? '' : '; a chosen file is read on its own'}.</span>
+        </div>
+        {preview.error || readError ? (
           <p className="inline-error" role="alert">
-            {preview.error}
+            {readError ?? preview.error}
           </p>
         ) : null}
         {p ? (
           <>
             <p className="muted">
-              {p.file}: {p.hosts.length} host(s). Chosen hosts are added to <code>{p.configFile}</code> (services are added there by hand).
+              {p.file}
+              {p.files.length > 1 ? ` and ${p.files.length - 1} included file(s)` : ''}: {p.hosts.length} host(s). Chosen hosts are added to{' '}
+              <code>{p.configFile}</code> (services are added there by hand).
             </p>
             <table className="data-table import-table">
               <thead>
@@ -110,8 +135,8 @@ export function ImportSshConfigDialog({ onClose }: { readonly onClose: () => voi
                   </li>
                 ))}
                 {p.issues.map((i) => (
-                  <li key={`${i.line}-${i.directive}-${i.message}`} className={i.severity === 'warning' ? 'text-warn' : 'muted'}>
-                    line {i.line}: {i.message}
+                  <li key={`${i.file ?? ''}-${i.line}-${i.directive}-${i.message}`} className={i.severity === 'warning' ? 'text-warn' : 'muted'}>
+                    {i.file ? `${i.file} ` : ''}line {i.line}: {i.message}
                   </li>
                 ))}
               </ul>
@@ -137,7 +162,7 @@ export function ImportSshConfigDialog({ onClose }: { readonly onClose: () => voi
             type="button"
             className="button button--primary"
             disabled={!p || chosen.size === 0 || apply.pending}
-            onClick={() => void apply.run({ ...(file.trim() ? { file: file.trim() } : {}), labels: [...chosen] })}
+            onClick={() => p && void apply.run({ previewId: p.previewId, labels: [...chosen] })}
             data-testid="import-apply"
           >
             {apply.pending ? 'Adding…' : `Add ${chosen.size} host${chosen.size === 1 ? '' : 's'} to the config`}

@@ -1,7 +1,7 @@
 // Recent requests from the store, newest first: filterable by model, class and
 // outcome; windowed (only the rows in view are rendered) so thousands stay cheap.
 import { useEffect, useMemo, useState } from 'react';
-import type { RequestRow, TrafficClass } from '../../../../src-preload/contract/index.js';
+import type { RequestLogRetention, RequestRow, TrafficClass } from '../../../../src-preload/contract/index.js';
 import { useAppStore, useServices } from '../../app/app-context.js';
 import { Badge } from '../../components/Badge.js';
 import { toContractError } from '../../transport/transport.js';
@@ -17,6 +17,7 @@ export function RequestsTable(): React.JSX.Element {
   const answered = useAppStore((s) => s.proxy.stats?.answered ?? 0);
   const models = useAppStore((s) => s.proxy.stats?.upstreams.map((u) => u.model).join('\n') ?? '');
   const [rows, setRows] = useState<RequestRow[]>([]);
+  const [retention, setRetention] = useState<RequestLogRetention | null>(null);
   const [model, setModel] = useState('');
   const [cls, setCls] = useState<TrafficClass | ''>('');
   const [outcome, setOutcome] = useState<'all' | 'ok' | 'error'>('all');
@@ -32,6 +33,7 @@ export function RequestsTable(): React.JSX.Element {
         (out) => {
           if (!cancelled) {
             setRows(out.rows);
+            setRetention(out.retention);
             setError(null);
           }
         },
@@ -122,6 +124,16 @@ export function RequestsTable(): React.JSX.Element {
           ))}
         </div>
       </div>
+      {retention ? (
+        <p className="muted requests-retention" data-testid="requests-retention">
+          Request log: {retention.rowsKept.toLocaleString()} rows kept
+          {retention.oldestTs !== null ? `, oldest ${new Date(retention.oldestTs).toLocaleString(undefined, { hour12: false, timeZoneName: 'short' })}` : ''}.
+          {retention.maxAgeDays !== null && retention.maxRows !== null
+            ? ` Keeps ${retention.maxAgeDays} days and at most ${retention.maxRows.toLocaleString()} rows (config proxy.requestLog).`
+            : ''}{' '}
+          Requests without a valid token are counted in /metrics, not stored.
+        </p>
+      ) : null}
     </section>
   );
 }
