@@ -126,7 +126,7 @@ function parse(lines: readonly SshConfigLine[], issues: SshConfigIssue[]): Block
     if (d === 'blank') continue;
     const at = (directive: string, severity: SshConfigIssue['severity'], message: string) => issues.push({ file, line, directive, severity, message });
     if (d === null) {
-      at('', 'warning', `line ${line}${file ? ` of ${file}` : ''} is not "Keyword value"; ignored`);
+      at('', 'warning', 'not "Keyword value"; ignored (its text is not shown)');
       continue;
     }
     const { name, args } = d;
@@ -309,5 +309,9 @@ export function importSshConfig(
     labels.add(label.toLowerCase());
     hosts.push({ alias, label, host, port, user, identityFile, agent, jumpHost, knownHostsFile, keepaliveIntervalMs, notes });
   }
+  // In file order: the first file's lines, then each included file's, each by line number.
+  const fileOrder = new Map<string | null, number>();
+  for (const l of lines) if (!fileOrder.has(l.file)) fileOrder.set(l.file, fileOrder.size);
+  issues.sort((a, b) => (fileOrder.get(a.file) ?? 0) - (fileOrder.get(b.file) ?? 0) || a.line - b.line);
   return { hosts, skipped, issues };
 }
