@@ -21,7 +21,8 @@ export async function callRunningConsole<C extends InvokeChannel>(
   if (!token) throw new AppError('INSTANCE_READY_FILE_INVALID', 'the ready file has no token in its ui URL');
   const response = await request(`${url.origin}/api/${channel}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', [TOKEN_HEADER]: token },
+    // The actor of what this command does is the CLI user (`operator:<user>@cli`), not the web UI.
+    headers: { 'content-type': 'application/json', [TOKEN_HEADER]: token, 'x-gpu-console-caller': 'cli' },
     body: JSON.stringify(input),
     // A call answers when it is done (a report export runs live checks and prints a PDF first).
     headersTimeout: options.timeoutMs ?? 10_000,

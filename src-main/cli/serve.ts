@@ -8,7 +8,7 @@ import { findRunningConsole, readyFilePath, removeReadyFile, writeReadyFile, typ
 import { startWebBridge } from '../web/index.js';
 import { EXIT, type Output } from './output.js';
 import { VERSION } from './version.js';
-import { ChromiumPdfPrinter } from '../web/pdf-printer.js';
+import { ChromiumPdfPrinter } from '../web/index.js';
 
 export interface ServeOptions {
   demo: boolean;

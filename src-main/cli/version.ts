@@ -1,3 +1,1 @@
-import pkg from '../../package.json' with { type: 'json' };
-
-export const VERSION: string = pkg.version;
+export { VERSION } from '../core/instance/index.js';

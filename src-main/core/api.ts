@@ -1,7 +1,8 @@
-// Implements every contract channel on top of the services. Input is parsed
-// with the channel's strict schema, output checked against its schema, and
-// the answer is always a value ({ok:true,data} | {ok:false,error}) — never a
-// throw across a bridge.
+// The one dispatcher both bridges (and the CLI) call: input is parsed with the
+// channel's strict schema, the capability's channel function is called with
+// the call context, its output is checked against the schema, and the answer
+// is always a value ({ok:true,data} | {ok:false,error}) — never a throw across
+// a bridge. The channels themselves live with their capabilities.
 import { randomUUID } from 'node:crypto';
 import {
   BridgeErrorCode,
@@ -16,25 +17,16 @@ import {
   type InvokeResult,
 } from '../../src-preload/contract/index.js';
 import { AppError, Emitter, toAppError, type Disposable, type Logger } from './base/index.js';
-import type { App } from './app.js';
-import { benchHandlers } from './handlers/bench.js';
-import { lifecycleHandlers } from './handlers/lifecycle.js';
-import { notifyHandlers } from './handlers/notify.js';
-import { proxyHandlers } from './handlers/proxy.js';
-import { reportHandlers } from './handlers/report.js';
-import { secretsHandlers } from './handlers/secrets.js';
-import { sshHandlers } from './handlers/ssh.js';
-import { telemetryHandlers } from './handlers/telemetry.js';
-import type { Handler, HandlersFor } from './handlers/types.js';
+import type { AppEvent } from './app.js';
+import type { CallContext, Handler, HandlersFor } from './channel.js';
 
-export interface CallContext {
-  requestId: string;
-  /** Which transport the call came through; used in audit rows and logs. */
-  caller: 'ipc' | 'web' | 'cli' | 'test';
-  signal?: AbortSignal;
+export type { CallContext } from './channel.js';
+
+/** What the dispatcher needs of the core: its channel table and its event stream (App satisfies it). */
+export interface ApiHost {
+  readonly channels: HandlersFor<InvokeChannel>;
+  onEvent(listener: (event: AppEvent) => void): Disposable;
 }
-
-type Handlers = HandlersFor<InvokeChannel>;
 
 export interface ApiEvent<E extends EventChannel = EventChannel> {
   channel: E;
@@ -51,48 +43,8 @@ export function contractError(err: unknown): ContractError {
   return { code: e.code, message: e.message, retryable: e.retryable, details: e.details };
 }
 
-function makeHandlers(app: App): Handlers {
-  return {
-    ...notifyHandlers(app),
-    ...secretsHandlers(app),
-    ...telemetryHandlers(app),
-    ...sshHandlers(app),
-    ...proxyHandlers(app),
-    ...lifecycleHandlers(app),
-    ...benchHandlers(app),
-    ...reportHandlers(app),
-    'app.info': () => app.info(),
-    'fleet.snapshot': () => app.fleet.snapshot(),
-    'hosts.connect': async ({ label }, ctx) => {
-      const state = await app.connectHost(label, ctx.caller);
-      return { label, state };
-    },
-    'hosts.disconnect': async ({ label }, ctx) => {
-      const state = await app.disconnectHost(label, ctx.caller);
-      return { label, state };
-    },
-    'config.reload': async () => {
-      const error = await app.reloadConfig();
-      return { ok: error === null, error: error ? contractError(error) : null };
-    },
-    'audit.list': ({ limit, beforeSeq }) => ({
-      events: app.store.audit.list({ limit, beforeSeq }).map((e) => ({
-        seq: e.seq,
-        ts: e.ts,
-        type: e.type,
-        actor: e.actor,
-        target: e.target,
-        payload: e.payload,
-        prevHash: e.prevHash,
-        hash: e.hash,
-      })),
-    }),
-    'audit.verify': () => app.store.audit.verify(),
-  };
-}
-
-export function createApi(app: App, logger: Logger): Api {
-  const handlers = makeHandlers(app);
+export function createApi(app: ApiHost, logger: Logger): Api {
+  const handlers = app.channels;
   const events = new Emitter<ApiEvent>();
   const subscriptions: Disposable[] = [
     app.onEvent((event) => {

@@ -11,7 +11,7 @@ import { createApi, type Api } from '../core/api.js';
 import { startApp, type App } from '../core/app.js';
 import { createLogger } from '../core/base/index.js';
 import { defaultDataDir } from '../core/instance/index.js';
-import { VERSION } from '../cli/version.js';
+import { VERSION } from '../core/instance/index.js';
 import { APP_ORIGIN, handleAppProtocol, registerAppScheme } from './protocol.js';
 import { electronNotifier } from './notifier.js';
 import { keychainSecretStore } from './secrets.js';

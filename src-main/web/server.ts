@@ -14,6 +14,11 @@ import { AppError, type Logger } from '../core/base/index.js';
 import { RENDERER_SECURITY_HEADERS, contentTypeFor, resolveStaticPath } from '../core/ui/index.js';
 
 export const TOKEN_HEADER = 'x-gpu-console-token';
+/**
+ * Set by the `gpu-console` command so that what it does through a running console is audited as
+ * `@cli`. Only a holder of the token (ready.json, 0600: the same OS user) can send it.
+ */
+export const CALLER_HEADER = 'x-gpu-console-caller';
 export const MAX_BODY_BYTES = 1024 * 1024;
 const SSE_KEEPALIVE_MS = 15_000;
 
@@ -163,7 +168,15 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
         return;
       }
     }
-    const result = await api.invoke(channel, input, { caller: 'web' });
+    // The call's work stops when the client goes away before its answer (a closed tab, an aborted fetch).
+    const controller = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) controller.abort(new AppError('BRIDGE_CLIENT_GONE', 'the client closed the connection'));
+    };
+    res.once('close', onClose);
+    const caller = req.headers[CALLER_HEADER] === 'cli' ? 'cli' : 'web';
+    const result = await api.invoke(channel, input, { caller, signal: controller.signal });
+    if (controller.signal.aborted) return;
     const status = result.ok ? 200 : (STATUS_BY_CODE[result.error.code] ?? 422);
     sendJson(res, status, result);
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HostLabelSchema, ModelNameSchema, ServiceIdSchema } from './primitives.js';
 
 // Contract channels of the bench capability, merged into the channel table in channels.ts.
 // Scenarios (saved, reusable load descriptions), runs with per-level figures,
@@ -28,7 +29,7 @@ export const BenchTargetSchema = z.discriminatedUnion('kind', [
   /** A model (or alias) through the console's proxy, at a class that never takes interactive slots. */
   z.object({ kind: z.literal('proxy'), model: z.string().min(1).max(200), class: z.enum(['system', 'batch']) }).strict(),
   /** A service's SSH tunnel directly (bypasses the proxy's pools). */
-  z.object({ kind: z.literal('tunnel'), host: z.string().min(1).max(64), serviceId: z.string().min(1).max(64), model: z.string().max(200).optional() }).strict(),
+  z.object({ kind: z.literal('tunnel'), host: HostLabelSchema, serviceId: ServiceIdSchema, model: ModelNameSchema.optional() }).strict(),
   /** An OpenAI-compatible base URL on loopback (CLI, standalone; e.g. an `ssh -L` of your own); a bearer token comes from GPU_CONSOLE_TOKEN. */
   z.object({ kind: z.literal('url'), baseUrl: LoopbackHttpUrl, model: z.string().min(1).max(200), class: z.enum(['system', 'batch']).optional() }).strict(),
 ]);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EmptyInputSchema, HostLabelSchema } from './primitives.js';
 import { FleetSnapshotSchema, HostConnectionStateSchema } from './fleet.js';
 import { AuditEventViewSchema, AuditVerifyResultSchema } from './audit.js';
 import { ContractErrorSchema } from './errors.js';
@@ -15,8 +16,8 @@ import { reportEventChannels, reportInvokeChannels } from './report.js';
 // `capability.noun`. Both bridges (Electron IPC and the web bridge) carry
 // exactly these; types are derived from the schemas, never written twice.
 
-const Empty = z.object({}).strict();
-const HostRef = z.object({ label: z.string().min(1).max(64) }).strict();
+const Empty = EmptyInputSchema;
+const HostRef = z.object({ label: HostLabelSchema }).strict();
 
 export const AppInfoSchema = z
   .object({

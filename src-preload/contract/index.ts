@@ -1,6 +1,7 @@
 // The contract between the renderer and the core: zod schemas for every call
 // and event, the error shape, and the parse helpers used at each boundary.
 export * from './errors.js';
+export * from './primitives.js';
 export * from './fleet.js';
 export * from './audit.js';
 export * from './channels.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HostLabelSchema } from './primitives.js';
 import { EvaluationSchema, LevelResultSchema, PeaksSchema } from './bench.js';
 import { EstimateSchema } from './telemetry.js';
 
@@ -15,7 +16,7 @@ export const MANIFEST_SCHEMA_VERSION = 'gpu-console.evidence-manifest/1' as cons
 /** SSHSIG namespace of every signature the console makes (`ssh-keygen -Y verify -n …`). */
 export const EVIDENCE_SIGNATURE_NAMESPACE = 'gpu-console-evidence' as const;
 
-const Label = z.string().min(1).max(64);
+const Label = HostLabelSchema;
 
 export const ReportSectionSchema = z.enum(['inventory', 'security', 'health', 'benchmarks', 'cost', 'lifecycle', 'alerts', 'gates']);
 export type ReportSection = z.infer<typeof ReportSectionSchema>;

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { HostLabelSchema, ServiceIdSchema } from './primitives.js';
 import { HostConnectionStateSchema, TunnelTestResultSchema } from './fleet.js';
 
 // Contract channels of the ssh capability, merged into the channel table in channels.ts.
 // Trust decisions, passphrases, reconnect-now, tunnel tests and the
 // ~/.ssh/config import. A passphrase goes in and never comes back out.
 
-const Label = z.string().min(1).max(64);
+const Label = HostLabelSchema;
 const Fingerprint = z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, { error: 'must be a SHA256:… fingerprint' });
 const HostState = z.object({ label: z.string(), state: HostConnectionStateSchema }).strict();
 
@@ -109,7 +110,7 @@ export const sshInvokeChannels = {
   'hosts.passphrase': { input: z.object({ label: Label, passphrase: z.string().min(1).max(1024) }).strict(), output: HostState },
   /** GET /v1/models then a 1-token chat through the tunnel; result and latency are shown and audited. */
   'tunnels.test': {
-    input: z.object({ label: Label, serviceId: z.string().min(1).max(64) }).strict(),
+    input: z.object({ label: Label, serviceId: ServiceIdSchema }).strict(),
     output: TunnelTestResultSchema,
   },
   /**

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { HostLabelSchema, ModelNameSchema } from './primitives.js';
 
 // Contract of the telemetry, cost and alerts capabilities: series queries for
 // the host charts, the once-per-tick live values, cost estimates and
 // degradation alerts. Merged into the channel table in channels.ts by spreading
 // `telemetryInvokeChannels` / `telemetryEventChannels`.
 
-const Label = z.string().min(1).max(64);
+const Label = HostLabelSchema;
 
 /** Series names are `gpu.<index>.<figure>`, `svc.<serviceId>.<figure>` or `host.<figure>`. */
 export const MetricNameSchema = z.string().regex(/^(gpu\.\d{1,3}|svc\.[A-Za-z0-9_-]{1,63}|host)\.[a-z0-9_]{1,40}$/);
@@ -210,7 +211,7 @@ export const telemetryInvokeChannels = {
   'cost.summary': { input: CostSummaryQuerySchema, output: CostSummarySchema },
   'alerts.list': { input: Empty, output: z.object({ alerts: z.array(AlertSchema), baselines: z.array(BaselineSchema) }).strict() },
   'alerts.setBaseline': {
-    input: z.object({ model: z.string().min(1).max(200), tokPerS: z.number().positive().max(1e7) }).strict(),
+    input: z.object({ model: ModelNameSchema, tokPerS: z.number().positive().max(1e7) }).strict(),
     output: BaselineSchema,
   },
 } as const;

@@ -7,3 +7,4 @@ export * from './clock.js';
 export * from './log.js';
 export * from './backoff.js';
 export * from './async.js';
+export * from './actor.js';

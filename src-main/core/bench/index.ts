@@ -13,3 +13,5 @@ export { BenchService, type BenchServiceOptions, type Prepared, type ResolvedTar
 export { exportJson, markdownTable, workloadLabel, EXPORT_SCHEMA } from './export.js';
 export { compareRuns } from './compare.js';
 export { importGuidellm, type ImportedLevels } from './guidellm.js';
+export { ConsoleBench, type ConsoleBenchDeps, type BenchProxyPort, type BaselineSink } from './console-bench.js';
+export { benchChannels } from './channels.js';

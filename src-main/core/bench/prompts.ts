@@ -65,8 +65,18 @@ export function parseJsonl(text: string, file: string): BenchPrompt[] {
   return prompts;
 }
 
+/**
+ * Distinct synthetic prompts are bounded in total size (about 2 M words): long prompts are fewer and
+ * reused in turn, so a 200k-token scenario costs tens of megabytes, not gigabytes, and the event loop
+ * is not held for seconds while they are built.
+ */
+const SYNTHETIC_WORD_BUDGET = 2_000_000;
+
 export async function loadPrompts(source: PromptSource, countHint: number): Promise<BenchPrompt[]> {
-  if (source.kind === 'synthetic') return syntheticPrompts(source.inputTokens, Math.max(1, Math.min(countHint, 512)));
+  if (source.kind === 'synthetic') {
+    const byBudget = Math.max(1, Math.floor(SYNTHETIC_WORD_BUDGET / source.inputTokens));
+    return syntheticPrompts(source.inputTokens, Math.max(1, Math.min(countHint, 512, byBudget)));
+  }
   if (source.kind === 'inline') return parseJsonl(source.text, source.filename ?? 'inline JSONL');
   let text: string;
   try {

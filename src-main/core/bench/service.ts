@@ -68,15 +68,16 @@ export class BenchService implements Disposable {
   /** Everything that can be known wrong before the first request; throws coded errors. */
   async prepare(scenario: BenchScenario, resolve: (s: BenchScenario) => Promise<ResolvedTarget>): Promise<Prepared> {
     const schema = scenario.responseFormat ? compileSchema(scenario.responseFormat.schema) : null;
-    const prompts = await loadPrompts(scenario.prompts, plannedRequests(scenario) ?? 64);
+    // The target first: an unknown or sleeping one is refused before any prompt is built.
     const target = await resolve(scenario);
     try {
+      const prompts = await loadPrompts(scenario.prompts, plannedRequests(scenario) ?? 64);
       await this.preflight(target);
+      return { scenario, prompts, schema, target };
     } catch (err) {
       target.release();
       throw err;
     }
-    return { scenario, prompts, schema, target };
   }
 
   /** Starts a prepared run in the background; returns its id at once. */
@@ -210,7 +211,7 @@ export class BenchService implements Disposable {
         const sleeping = /model_sleeping|asleep/i.test(text);
         throw new AppError(
           sleeping ? BenchErrorCode.TARGET_ASLEEP : BenchErrorCode.TARGET_UNREACHABLE,
-          `${url} answered ${res.statusCode}: ${text.slice(0, 200)}`,
+          `${url} answered ${res.statusCode}${openAiErrorMessage(text)}`,
           { details: { url, status: res.statusCode } },
         );
       }
@@ -224,5 +225,21 @@ export class BenchService implements Disposable {
     for (const a of this.active.values()) a.controller.abort();
     await Promise.allSettled([...this.active.values()].map((a) => a.finished));
     await this.disposables.dispose();
+  }
+}
+
+/**
+ * The `error.message` of an OpenAI-shaped error body, for the operator; any other body is not echoed
+ * (the target may be any local HTTP service, and its pages are not ours to repeat).
+ */
+function openAiErrorMessage(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: { message?: unknown; code?: unknown } | string };
+    const err = body.error;
+    const message = typeof err === 'string' ? err : typeof err?.message === 'string' ? err.message : null;
+    // eslint-disable-next-line no-control-regex -- control characters are what is removed
+    return message ? `: ${message.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 200)}` : '';
+  } catch {
+    return '';
   }
 }

@@ -42,7 +42,7 @@ export interface FleetServiceOptions {
   execTimeoutMs?: number;
   /** Cap on a /metrics body. Default 8 MiB. */
   maxScrapeBytes?: number;
-  /** Trust store, passphrases, dialer (resolver) for the default sessions; configureSsh() may replace them before start(). */
+  /** Trust store, passphrases, dialer (resolver) for the default sessions. */
   sshServices?: Partial<SshServices>;
   /** Extra options for the default sessions (tests: backoff, keepalive, waits). */
   sshOptions?: Omit<SshConnectionOptions, 'clock' | 'logger' | 'services'>;
@@ -89,7 +89,7 @@ export class FleetService implements Disposable {
   private readonly pollIntervalMs: number;
   private readonly tickEmitter = new Emitter<FleetSnapshot>();
   private readonly hostStateEmitter = new Emitter<HostStateChange>();
-  /** One object shared by every default session, so configureSsh() reaches sessions already built. */
+  /** One object shared by every default session. */
   private readonly sshServices: SshServices;
   readonly onDidTick = this.tickEmitter.on.bind(this.tickEmitter);
   readonly onDidChangeHostState = this.hostStateEmitter.on.bind(this.hostStateEmitter);
@@ -119,10 +119,6 @@ export class FleetService implements Disposable {
   }
 
   /** Installs the app's trust store / passphrase cache / dialer for every session (call before start()). */
-  configureSsh(services: Partial<SshServices>): void {
-    Object.assign(this.sshServices, services);
-  }
-
   get ssh(): Readonly<SshServices> {
     return this.sshServices;
   }

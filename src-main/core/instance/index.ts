@@ -11,3 +11,4 @@ export {
   writeReadyFile,
   type ReadyInfo,
 } from './ready-file.js';
+export { VERSION } from './version.js';

@@ -10,3 +10,6 @@ export { estimate, variantOf, DEFAULT_DURATION_MS, type TimingVariant } from './
 export { looksLikeGibberish } from './probe.js';
 export type { LifecycleFleet, LifecycleProxy } from './ports.js';
 export { driverFor, stepText, RELOAD_WEIGHTS_BODY, type DriverStep, type LifecycleDriver, type LifecycleTargetConfig, type PlanContext } from './drivers/index.js';
+export { ConsoleLifecycle, type ConsoleLifecycleDeps, type LifecycleProxyEvents } from './console-lifecycle.js';
+export { StoredWakeEstimates, type WakeEstimatesDeps } from './wake-estimates.js';
+export { lifecycleChannels } from './channels.js';

@@ -10,4 +10,6 @@ export {
   type NotificationSeverity,
 } from './router.js';
 export { hostTransitionNotification } from './fleet-events.js';
+export { NotificationService, type Notices, type NotificationServiceDeps } from './service.js';
+export { notifyChannels } from './channels.js';
 export { attentionLabel, type AttentionCounts } from './attention.js';

@@ -11,3 +11,5 @@ export { SseRelay, usageFromBody, type Usage } from './sse.js';
 export { ClassStats, percentile } from './stats.js';
 export { CLASS_ORDER, CLASS_RANK, allows, isTrafficClass, parsePriorityHeader, type TrafficClass } from './classes.js';
 export { ProxyErrorCode, errorBody, errorType, type WireCode, type WireError } from './errors.js';
+export { ProxyService, type ProxyServiceDeps, type WakeEstimates } from './service.js';
+export { proxyChannels } from './channels.js';

@@ -19,6 +19,8 @@ export interface RequestLogOptions {
   batchSize?: number;
   /** Called after each written batch with the distinct client names in it. */
   onFlushed?(clients: Set<string>, at: number): void;
+  /** Called for each record as it is queued (others react to answered requests, e.g. one sleeping). */
+  onAdded?(record: RequestRecord): void;
   /** The retention in force (read at each pass, so a config reload applies). */
   retention?: () => { maxAgeMs: number; maxRows: number };
   /** How often the retention pass runs; default a minute (and once soon after start). */
@@ -166,6 +168,7 @@ export class RequestLog implements Disposable {
 
   add(record: RequestRecord): void {
     this.buffer.push(record);
+    this.options.onAdded?.(record);
     if (this.buffer.length >= this.batchSize) this.flush();
   }
 

@@ -54,6 +54,8 @@ export interface ReportSources {
   gateMarks(): ReadonlyMap<string, GateMark>;
   /** Reports progress of the slow part (live checks), `done` of `total` hosts. */
   onProgress?(step: string, done: number, total: number): void;
+  /** Fires when the caller gives up: the build stops before its next host or section. */
+  signal?: AbortSignal;
 }
 
 const HOUR_MS = 3_600_000;
@@ -61,7 +63,12 @@ const HOUR_MS = 3_600_000;
 const STALE_GAP_MS = 60_000;
 const MAX_CHART_POINTS = 400;
 
+export function stopIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new AppError(ReportErrorCode.CANCELLED, 'the report was cancelled');
+}
+
 export async function buildEvidence(request: ReportRequest, src: ReportSources): Promise<Evidence> {
+  stopIfCancelled(src.signal);
   const all = src.hosts();
   const known = new Set(all.map((h) => h.label));
   const unknownHosts = request.hosts.filter((h) => !known.has(h));
@@ -89,7 +96,9 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
       src.onProgress?.('live checks', 0, hosts.length);
       const results = await Promise.all(
         hosts.map(async (h) => {
+          stopIfCancelled(src.signal);
           const r = await src.liveChecks(h.label);
+          stopIfCancelled(src.signal);
           src.onProgress?.('live checks', ++done, hosts.length);
           return r;
         }),

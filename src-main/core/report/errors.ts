@@ -20,4 +20,6 @@ export const ReportErrorCode = {
   UNKNOWN_HOST: 'REPORT_UNKNOWN_HOST',
   UNKNOWN_GATE: 'REPORT_UNKNOWN_GATE',
   EXPORT_RUNNING: 'REPORT_EXPORT_RUNNING',
+  /** The caller went away or cancelled: the export stopped and left no folder. */
+  CANCELLED: 'REPORT_CANCELLED',
 } as const;

@@ -14,3 +14,5 @@ export { renderHtml } from './render-html.js';
 export { loadSigner, agentSigner, verifySshsig, type SshSigner, type FileSigner } from './sshsig.js';
 export { allowedSignersLine, parseAllowedSigners, findAllowedSigner, type AllowedSigner } from './allowed-signers.js';
 export { verifyExport } from './verify.js';
+export { createConsoleReport, type ConsoleReportDeps } from './console-report.js';
+export { reportChannels } from './channels.js';

@@ -18,7 +18,7 @@ import { AppError, type Clock, type Logger } from '../base/index.js';
 import type { PdfPrinter } from '../ports.js';
 import { expandTilde } from '../ssh/index.js';
 import { canonicalJson, type AuditLog } from '../store/index.js';
-import { buildEvidence, type ReportSources } from './builder.js';
+import { buildEvidence, stopIfCancelled, type ReportSources } from './builder.js';
 import { ReportErrorCode } from './errors.js';
 import { ensureWritableDir, sha256Hex, writeExport } from './exporter.js';
 import { gateCounts, isManualGate, manualGates } from './gates.js';
@@ -52,6 +52,8 @@ export interface ExportInput {
   formats: ReportFormat[];
   sign: SignRequest | null;
   outDir?: string;
+  /** The caller gave up: stop at the next step, leave no folder. */
+  signal?: AbortSignal;
 }
 
 export class ReportService {
@@ -59,8 +61,8 @@ export class ReportService {
 
   constructor(private readonly o: ReportServiceOptions) {}
 
-  async preview(request: ReportRequest, actor: string): Promise<{ evidence: Evidence; html: string }> {
-    const evidence = await buildEvidence(request, this.o.sources(actor));
+  async preview(request: ReportRequest, actor: string, signal?: AbortSignal): Promise<{ evidence: Evidence; html: string }> {
+    const evidence = await buildEvidence(request, { ...this.o.sources(actor), signal });
     return { evidence, html: renderHtml(evidence, { evidenceSha256: sha256Hex(canonicalJson(evidence)) }) };
   }
 
@@ -80,13 +82,16 @@ export class ReportService {
       await ensureWritableDir(parentDir);
       const sign = input.sign;
       const signer = !sign ? null : 'agent' in sign ? await agentSigner(this.o.agentSocket(), sign.key) : await loadSigner(expandTilde(sign.keyFile, this.o.home), sign.passphrase);
+      stopIfCancelled(input.signal);
       done += 1;
       progress('building the evidence');
       const sources = this.o.sources(actor);
       const evidence = await buildEvidence(input.request, {
         ...sources,
+        signal: input.signal,
         onProgress: (step, d, t) => progress(`${step} (${d}/${t} hosts)`),
       });
+      stopIfCancelled(input.signal);
       done += 1;
       const stamp = new Date(evidence.generatedAt).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z').replace('T', '-');
       const files = await writeExport({
@@ -99,6 +104,7 @@ export class ReportService {
         pdf: this.o.pdf,
         now: () => this.o.clock.now(),
         progress: (step) => {
+          stopIfCancelled(input.signal);
           done += 1;
           progress(`writing ${step}`);
         },

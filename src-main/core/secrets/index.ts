@@ -11,3 +11,4 @@ export {
   type EncryptionBackend,
   type PersistenceVerdict,
 } from './encrypted-store.js';
+export { secretsChannels } from './channels.js';

@@ -17,3 +17,4 @@ export {
 } from './audit.js';
 export { canonicalJson } from './canonical-json.js';
 export { StoreErrorCode } from './errors.js';
+export { auditChannels } from './channels.js';

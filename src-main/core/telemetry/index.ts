@@ -81,3 +81,5 @@ export { serviceReadingFromVllm, serviceReadingFromLlama } from './reading-from-
 export { ServiceDeriver, type ServiceFigures, type ServiceDeriverOptions } from './derive.js';
 export { gpuValues, serviceValues, staleServiceValues, costValues, hostValuesFromView, type HostValues } from './host-values.js';
 export { SeriesStore, type SeriesStoreOptions } from './series-store.js';
+export { TelemetryService, proxyValues, type TelemetryServiceDeps, type TelemetryFleet, type ProxyStatsSource } from './service.js';
+export { telemetryChannels } from './channels.js';

@@ -43,7 +43,7 @@ const scenario = (over: Partial<BenchScenarioInput>) =>
   });
 
 async function runToEnd(s: ReturnType<typeof scenario>) {
-  const id = await app.bench.start(s, app.proxy, 'test');
+  const id = await app.bench.start(s, 'test');
   return app.bench.service.whenFinished(id);
 }
 
@@ -123,7 +123,7 @@ describe('bench against the demo fleet', () => {
     const sub = api.onEvent((e) => {
       if (e.channel === 'bench.progress') progress.push(e.payload as BenchProgress);
     });
-    const id = await app.bench.start(scenario({ levels: [2], perLevel: { kind: 'requests', count: 40 } }), app.proxy, 'test');
+    const id = await app.bench.start(scenario({ levels: [2], perLevel: { kind: 'requests', count: 40 } }), 'test');
     await new Promise<void>((resolve) => {
       const t = setInterval(() => {
         if (progress.some((p) => p.runId === id && p.done >= 3)) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createApi } from '../../../../src-main/core/api.js';
-import type { App, AppEvent } from '../../../../src-main/core/app.js';
+import type { ApiHost } from '../../../../src-main/core/api.js';
+import type { AppEvent } from '../../../../src-main/core/app.js';
 import { AppError, Emitter, silentLogger } from '../../../../src-main/core/base/index.js';
 
 // The API layer is what both bridges call (IPC and web): the schema checks
@@ -9,8 +10,9 @@ import { AppError, Emitter, silentLogger } from '../../../../src-main/core/base/
 function fakeApp() {
   const events = new Emitter<AppEvent>();
   const connected: string[] = [];
-  const app = {
-    info: () => ({
+  const fleet = { snapshot: (): unknown => ({ at: 1, hosts: [] }) };
+  const channels = {
+    'app.info': () => ({
       name: 'GPU Console',
       version: '0.1.0',
       mode: 'electron',
@@ -21,17 +23,14 @@ function fakeApp() {
       proxyUrl: null,
       startedAt: 1,
     }),
-    fleet: { snapshot: () => ({ at: 1, hosts: [] }) },
-    connectHost: async (label: string) => {
+    'fleet.snapshot': () => fleet.snapshot(),
+    'hosts.connect': async ({ label }: { label: string }) => {
       if (label === 'ghost') throw new AppError('FLEET_UNKNOWN_HOST', 'no host "ghost"');
       connected.push(label);
-      return 'connecting';
+      return { label, state: 'connecting' };
     },
-    disconnectHost: async () => 'disconnected',
-    reloadConfig: async () => null,
-    store: { audit: { list: () => [], verify: () => ({ ok: true, count: 0, head: null }) } },
-    onEvent: (l: (e: AppEvent) => void) => events.on(l),
-  } as unknown as App;
+  };
+  const app = { channels, fleet, onEvent: (l: (e: AppEvent) => void) => events.on(l) } as unknown as ApiHost & { fleet: typeof fleet };
   return { app, events, connected };
 }
 
@@ -75,7 +74,7 @@ describe('core api', () => {
 
   it('refuses handler output that breaks its schema instead of passing it on', async () => {
     const { app } = fakeApp();
-    (app as unknown as { fleet: { snapshot: () => unknown } }).fleet.snapshot = () => ({ at: 'yesterday', hosts: [] });
+    app.fleet.snapshot = () => ({ at: 'yesterday', hosts: [] });
     const api = createApi(app, silentLogger);
     const r = await api.invoke('fleet.snapshot', {});
     expect(r).toMatchObject({ ok: false, error: { code: 'CONTRACT_INVALID_OUTPUT' } });

@@ -1,0 +1,253 @@
+// The bench capability as the console runs it: saved scenarios and runs, a
+// run's target resolved against the fleet (a tunnel) or the proxy (a model at
+// a class that never takes interactive slots), evaluations of runs and of
+// proxy traffic, GuideLLM imports and baselines, each operator change audited.
+// A run through the proxy gets its own token of the scenario's class, revoked
+// when the run ends, so the proxy's accounting shows it under that client.
+import type { BenchRun, BenchScenario, Evaluation } from '../../../src-preload/contract/index.js';
+import { AppError, DisposableStore, operatorActor, toAppError, type Clock, type Disposable, type Logger } from '../base/index.js';
+import type { EventSink } from '../channel.js';
+import type { ConfigService } from '../config/index.js';
+import { evaluate, type EvalSample } from '../eval/index.js';
+import type { FleetService } from '../fleet/index.js';
+import type { Store } from '../store/index.js';
+import { BenchErrorCode } from './errors.js';
+import { importGuidellm } from './guidellm.js';
+import { BenchRepository } from './repository.js';
+import { BenchService, type Prepared, type ResolvedTarget } from './service.js';
+
+/** What bench needs from the proxy (ProxyService satisfies it). */
+export interface BenchProxyPort {
+  url(): string | null;
+  createToken(name: string, maxClass: 'interactive' | 'system' | 'batch', caller: string): { token: string };
+  revokeToken(name: string, caller: string): unknown;
+}
+
+/** Where a run's steady figure becomes the model's baseline (TelemetryService satisfies it). */
+export interface BaselineSink {
+  setBaseline(model: string, tokPerS: number, source: 'manual' | 'benchmark', actor: string): unknown;
+}
+
+export interface ConsoleBenchDeps {
+  store: Store;
+  config: ConfigService;
+  fleet: FleetService;
+  proxy: BenchProxyPort | null;
+  baselines: BaselineSink;
+  emit: EventSink;
+  clock: Clock;
+  logger: Logger;
+}
+
+export class ConsoleBench implements Disposable {
+  readonly repo: BenchRepository;
+  readonly service: BenchService;
+  private readonly disposables = new DisposableStore();
+  readonly prepare: (scenario: BenchScenario, caller: string) => Promise<Prepared>;
+  readonly start: (scenario: BenchScenario, caller: string) => Promise<string>;
+  readonly evaluateRun: (runId: string) => Evaluation;
+  readonly evaluateWindow: (fromMs: number, toMs: number, model?: string) => Evaluation;
+  readonly importGuidellm: (text: string, name: string | undefined, caller: string) => { runId: string; levels: number; notes: string[] };
+
+  constructor(private readonly deps: ConsoleBenchDeps) {
+    const { store, clock, config, fleet } = deps;
+    const logger = deps.logger;
+    const repo = (this.repo = new BenchRepository(store.db, clock));
+    repo.markInterrupted();
+
+    const service = this.disposables.add(
+      new BenchService({
+        repo,
+        clock,
+        logger,
+        emitProgress: (p) => deps.emit('bench.progress', p),
+        audit: (type, target, payload) => store.audit.append({ type, actor: 'system', target, payload }),
+        watchPeaks: (host, serviceId, onReading) =>
+          fleet.onDidTick((snapshot) => {
+            const h = snapshot.hosts.find((x) => x.label === host);
+            if (!h || h.gpuStale) return;
+            const sum = (vals: (number | null)[]) => (vals.some((v) => v !== null) ? vals.reduce<number>((a, v) => a + (v ?? 0), 0) : null);
+            const util = h.gpus.map((g) => g.utilizationPct).filter((v): v is number => v !== null);
+            onReading({
+              vramMiB: sum(h.gpus.map((g) => g.memoryUsedMiB)),
+              gpuUtilPct: util.length ? Math.max(...util) : null,
+              powerW: sum(h.gpus.map((g) => g.powerW)),
+              kvCachePct: h.services.find((s) => s.id === serviceId)?.kvCachePct ?? null,
+            });
+          }),
+      }),
+    );
+
+    const findService = (model: string) => {
+      const m = model.toLowerCase();
+      for (const h of config.current.hosts) {
+        for (const s of h.services) {
+          if (s.model.toLowerCase() === m || s.aliases.some((a) => a.toLowerCase() === m)) return { host: h, service: s };
+        }
+      }
+      return null;
+    };
+
+    const sleepCheck = (host: string, serviceId: string) => {
+      const view = fleet.snapshot().hosts.find((h) => h.label === host)?.services.find((s) => s.id === serviceId);
+      if (view && (view.sleep === 'asleep-1' || view.sleep === 'asleep-2')) {
+        throw new AppError(BenchErrorCode.TARGET_ASLEEP, `${host}/${serviceId} is asleep (${view.sleep}); wake it (with approval) before benchmarking`, {
+          details: { upstream: `${host}/${serviceId}`, sleep: view.sleep },
+        });
+      }
+    };
+
+    const resolve = async (s: BenchScenario, caller: string): Promise<ResolvedTarget> => {
+      const t = s.target;
+      const noop = () => undefined;
+      if (t.kind === 'url') {
+        const token = process.env.GPU_CONSOLE_TOKEN;
+        const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+        if (t.class) headers['x-priority'] = t.class;
+        return { endpoint: { url: chatUrl(t.baseUrl), headers, model: t.model }, upstream: null, host: null, serviceId: null, model: t.model, slots: null, release: noop };
+      }
+      if (t.kind === 'tunnel') {
+        const host = config.current.hosts.find((h) => h.label === t.host);
+        const svc = host?.services.find((x) => x.id === t.serviceId);
+        if (!host || !svc) throw new AppError(BenchErrorCode.TARGET_UNKNOWN, `no service ${t.host}/${t.serviceId} in the inventory`, { details: { target: t } });
+        sleepCheck(host.label, svc.id);
+        let url: string;
+        try {
+          url = fleet.tunnelUrl(host.label, svc.id);
+        } catch (err) {
+          throw new AppError(BenchErrorCode.TARGET_UNREACHABLE, `the tunnel to ${host.label}/${svc.id} is not up: ${toAppError(err).message}`, { retryable: true, cause: err });
+        }
+        const model = t.model ?? svc.model;
+        return { endpoint: { url: chatUrl(url), headers: {}, model }, upstream: `${host.label}/${svc.id}`, host: host.label, serviceId: svc.id, model: svc.model, slots: svc.slots, release: noop };
+      }
+      const found = findService(t.model);
+      if (!found) throw new AppError(BenchErrorCode.TARGET_UNKNOWN, `no service serves the model "${t.model}"`, { details: { model: t.model } });
+      sleepCheck(found.host.label, found.service.id);
+      const proxy = deps.proxy;
+      const base = proxy?.url() ?? null;
+      if (!proxy || !base) throw new AppError(BenchErrorCode.TARGET_UNREACHABLE, 'the proxy is not running');
+      const tokenName = `bench-${Math.floor(clock.now()).toString(36)}`;
+      const { token } = proxy.createToken(tokenName, t.class, caller);
+      const slots = config.current.proxy.upstreams?.[`${found.host.label}/${found.service.id}`]?.slots ?? found.service.slots;
+      return {
+        endpoint: { url: chatUrl(base), headers: { authorization: `Bearer ${token}`, 'x-priority': t.class }, model: t.model },
+        upstream: `${found.host.label}/${found.service.id}`,
+        host: found.host.label,
+        serviceId: found.service.id,
+        model: found.service.model,
+        slots,
+        release: () => {
+          try {
+            proxy.revokeToken(tokenName, caller);
+          } catch (err) {
+            logger.warn('could not revoke the run token', { error: toAppError(err).message });
+          }
+        },
+      };
+    };
+
+    const priceOf = (host: string) => config.current.hosts.find((h) => h.label === host)?.pricePerHourUsd ?? null;
+
+    const requestRows = store.db.prepare<[number, number], { ts: number; total_ms: number; queue_ms: number; ttft_ms: number | null; status: number; error_code: string | null; tokens_out: number | null; upstream: string | null; model: string | null }>(
+      'SELECT ts, total_ms, queue_ms, ttft_ms, status, error_code, tokens_out, upstream, model FROM requests WHERE ts >= ? AND ts < ? AND endpoint LIKE \'%completions\'',
+    );
+
+
+    this.service = service;
+    const methods = {
+      evaluateRun(runId: string): Evaluation {
+        const run = repo.getRun(runId);
+        const reqs = repo.requests(runId).filter((r) => r.phase !== 'warmup' && r.errorCode !== 'cancelled');
+        const samples: EvalSample[] = reqs.map((r) => ({
+          startMs: run.startedAt + r.startMs,
+          totalMs: r.totalMs,
+          queueMs: r.queueMs,
+          ttftMs: r.ttftMs,
+          failed: r.errorCode !== null,
+          completionTokens: r.completionTokens,
+          jsonOk: r.jsonOk,
+          schemaOk: r.schemaOk,
+          host: run.host,
+        }));
+        const first = samples.length ? Math.min(...samples.map((s) => s.startMs)) : run.startedAt;
+        const last = samples.length ? Math.max(...samples.map((s) => s.startMs + (s.totalMs ?? 0))) : (run.finishedAt ?? run.startedAt);
+        return evaluate({ source: `run ${run.name} (${run.id})`, fromMs: first, toMs: last, samples, priceOf });
+      },
+      evaluateWindow(fromMs: number, toMs: number, model?: string): Evaluation {
+        const rows = requestRows.all(fromMs, toMs).filter((r) => !model || r.model === model);
+        const samples: EvalSample[] = rows.map((r) => ({
+          startMs: r.ts,
+          totalMs: r.total_ms,
+          queueMs: r.queue_ms,
+          ttftMs: r.ttft_ms,
+          failed: r.status >= 400 || r.error_code !== null,
+          completionTokens: r.tokens_out,
+          jsonOk: null,
+          schemaOk: null,
+          host: r.upstream ? (r.upstream.split('/')[0] ?? null) : null,
+        }));
+        return evaluate({ source: `proxy traffic${model ? ` for ${model}` : ''}`, fromMs, toMs, samples, priceOf });
+      },
+      importGuidellm(text: string, name: string | undefined, caller: string): { runId: string; levels: number; notes: string[] } {
+        const imported = importGuidellm(text);
+        const id = `gl${Math.floor(clock.now()).toString(36)}`;
+        const run: BenchRun = {
+          id,
+          name: name ?? `GuideLLM import${imported.model ? ` (${imported.model})` : ''}`,
+          state: 'imported',
+          source: 'guidellm',
+          scenario: null,
+          upstream: null,
+          host: null,
+          model: imported.model,
+          slots: null,
+          startedAt: clock.now(),
+          finishedAt: clock.now(),
+          levels: imported.levels,
+          peaks: { vramMiB: null, gpuUtilPct: null, powerW: null, kvCachePct: null, samples: 0 },
+          baseline: false,
+          error: null,
+          note: imported.notes.join('; '),
+        };
+        repo.insertRun(run);
+        store.audit.append({ type: 'bench.run.imported', actor: operatorActor(caller), target: id, payload: { levels: run.levels.length } });
+        return { runId: id, levels: run.levels.length, notes: imported.notes };
+      },
+
+    };
+    this.prepare = (scenario, caller) => service.prepare(scenario, (s) => resolve(s, caller));
+    this.start = async (scenario, caller) => {
+      const prepared = await service.prepare(scenario, (s) => resolve(s, caller));
+      return service.start(prepared, caller === 'cli' ? 'cli' : 'console');
+    };
+    this.evaluateRun = methods.evaluateRun;
+    this.evaluateWindow = methods.evaluateWindow;
+    this.importGuidellm = methods.importGuidellm;
+  }
+
+  /**
+   * Marks the run as the baseline of its model (and host): the steady figure — the stability loop when
+   * there is one, else the best complete level — feeds the degradation alerts.
+   */
+  setBaseline(runId: string, caller: string): { runId: string; model: string; host: string | null; tokPerS: number; level: number } {
+    const run = this.repo.getRun(runId);
+    const steady = run.levels.find((l) => l.phase === 'stability' && !l.partial && l.outputTokPerS !== null);
+    const best = [...run.levels].filter((l) => !l.partial && l.outputTokPerS !== null).sort((x, y) => y.outputTokPerS! - x.outputTokPerS!)[0];
+    const pick = steady ?? best;
+    if (!pick || !run.model) {
+      throw new AppError(BenchErrorCode.NO_BASELINE_FIGURE, 'this run has no complete level with a throughput figure, or no known model');
+    }
+    this.repo.markBaseline(run);
+    this.deps.baselines.setBaseline(run.model, pick.outputTokPerS!, 'benchmark', operatorActor(caller));
+    return { runId, model: run.model, host: run.host, tokPerS: pick.outputTokPerS!, level: pick.level };
+  }
+
+  dispose(): Promise<void> {
+    return this.disposables.dispose();
+  }
+}
+
+function chatUrl(base: string): string {
+  const b = base.replace(/\/+$/, '');
+  return /\/v1$/.test(b) ? `${b}/chat/completions` : `${b}/v1/chat/completions`;
+}

@@ -1,0 +1,17 @@
+// Contract channels of the lifecycle capability (src-preload/contract/lifecycle.ts).
+// Only `actions.approve` can lead to a server being changed, and only with the
+// proposal's nonce; there is deliberately no channel that runs a driver.
+import type { lifecycleInvokeChannels } from '../../../src-preload/contract/index.js';
+import type { HandlersFor } from '../channel.js';
+import type { ConsoleLifecycle } from './console-lifecycle.js';
+
+export function lifecycleChannels(lifecycle: ConsoleLifecycle): HandlersFor<keyof typeof lifecycleInvokeChannels> {
+  return {
+    'actions.list': ({ limit }) => lifecycle.list(limit),
+    'actions.propose': ({ upstream, kind, reason }, ctx) => lifecycle.propose(upstream, kind, reason, ctx.caller),
+    'actions.approve': (input, ctx) => ({ action: lifecycle.approve(input, ctx.caller) }),
+    'actions.reject': (input, ctx) => ({ action: lifecycle.reject(input, ctx.caller) }),
+    'actions.grantStanding': (input, ctx) => ({ standing: lifecycle.grantStanding(input, ctx.caller) }),
+    'actions.revokeStanding': ({ id }, ctx) => ({ standing: lifecycle.revokeStanding(id, ctx.caller) }),
+  };
+}

@@ -1,0 +1,102 @@
+// The lifecycle capability as the console runs it: the action queue (human
+// approval, execution, verification) over the fleet and the proxy, and the
+// policies that only propose — fed by fleet ticks, and by the proxy's answers
+// (a request for a sleeping model proposes one wake, however many arrive).
+import type { ActionKind, ActionView, FleetSnapshot, LifecycleTarget, StandingApprovalView } from '../../../src-preload/contract/index.js';
+import { DisposableStore, operatorActor, type Clock, type Disposable, type Logger } from '../base/index.js';
+import type { EventSink } from '../channel.js';
+import type { ConfigService } from '../config/index.js';
+import type { Notices } from '../notify/index.js';
+import type { Store } from '../store/index.js';
+import { LifecycleService, type LifecycleOptions } from './action-queue.js';
+import { LifecyclePolicies } from './policies.js';
+import type { LifecycleFleet, LifecycleProxy } from './ports.js';
+import { lifecycleTargets } from './targets.js';
+
+/** What the lifecycle reads of the proxy besides drain/resume: its answered requests. */
+export interface LifecycleProxyEvents extends LifecycleProxy {
+  onDidAnswer(listener: (record: { upstream: string | null; errorCode: string | null }) => void): Disposable;
+}
+
+export interface ConsoleLifecycleDeps {
+  store: Store;
+  config: ConfigService;
+  fleet: LifecycleFleet & { onDidTick(listener: (snapshot: FleetSnapshot) => void): Disposable };
+  proxy: LifecycleProxyEvents | null;
+  notices: Notices;
+  emit: EventSink;
+  clock: Clock;
+  logger: Logger;
+  options?: LifecycleOptions;
+}
+
+export class ConsoleLifecycle implements Disposable {
+  readonly service: LifecycleService;
+  readonly policies: LifecyclePolicies;
+  private readonly disposables = new DisposableStore();
+
+  constructor(deps: ConsoleLifecycleDeps) {
+    const { store, config, fleet, proxy, clock, logger } = deps;
+    const load = (upstream: string) => proxy?.load(upstream) ?? null;
+    this.service = new LifecycleService({
+      store,
+      clock,
+      logger,
+      targets: () => lifecycleTargets(config.current),
+      fleet,
+      proxy,
+      onAction: (view) => deps.emit('action.changed', view),
+      onStanding: (view) => deps.emit('action.standing', view),
+      notify: (input) => deps.notices.notify(input),
+      options: deps.options,
+    });
+    this.disposables.add(this.service);
+    this.policies = new LifecyclePolicies({ service: this.service, clock, logger, config: () => config.current, load });
+    this.disposables.add(fleet.onDidTick((snapshot) => this.policies.observe(snapshot)));
+    if (proxy) {
+      this.disposables.add(
+        proxy.onDidAnswer((record) => {
+          if (record.errorCode !== 'model_sleeping' || !record.upstream) return;
+          try {
+            this.policies.sleepingRequest(record.upstream);
+          } catch (err) {
+            logger.warn('wake-on-request proposal failed', { upstream: record.upstream, error: (err as Error).message });
+          }
+        }),
+      );
+    }
+  }
+
+  list(limit: number): { actions: ActionView[]; standing: StandingApprovalView[]; targets: LifecycleTarget[] } {
+    return this.service.list(limit);
+  }
+
+  /** Proposals waiting for approval. */
+  pendingApprovals(): number {
+    return this.service.pendingCount();
+  }
+
+  propose(upstream: string, kind: ActionKind, reason: string | undefined, caller: string): { action: ActionView; collapsed: boolean } {
+    return this.service.propose({ upstream, kind, reason, proposer: operatorActor(caller) });
+  }
+
+  approve(input: { id: string; nonce: string; typedLabel?: string; displayName?: string }, caller: string): ActionView {
+    return this.service.approve({ ...input, caller });
+  }
+
+  reject(input: { id: string; nonce: string; reason: string }, caller: string): ActionView {
+    return this.service.reject({ ...input, caller });
+  }
+
+  grantStanding(input: { upstream: string; kind: ActionKind; durationMinutes: number; typedLabel?: string }, caller: string): StandingApprovalView {
+    return this.service.grantStanding({ ...input, caller });
+  }
+
+  revokeStanding(id: string, caller: string): StandingApprovalView {
+    return this.service.revokeStanding(id, caller);
+  }
+
+  dispose(): Promise<void> {
+    return this.disposables.dispose();
+  }
+}

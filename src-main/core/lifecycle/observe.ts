@@ -1,0 +1,19 @@
+// What the fleet's last snapshot says about one service: its sleep level (what
+// a plan is made for) and the before/after figures the audit rows record.
+import type { LifecycleTargetConfig } from './drivers/index.js';
+import type { LifecycleFleet } from './ports.js';
+import { hostVram } from './verify.js';
+
+const sleepLevelOf = (s: string | undefined): 0 | 1 | 2 | null => (s === 'awake' ? 0 : s === 'asleep-1' ? 1 : s === 'asleep-2' ? 2 : null);
+
+export function sleepLevel(fleet: LifecycleFleet, target: LifecycleTargetConfig): 0 | 1 | 2 | null {
+  const host = fleet.snapshot().hosts.find((h) => h.label === target.label);
+  return sleepLevelOf(host?.services.find((s) => s.id === target.serviceId)?.sleep);
+}
+
+/** What the audit rows record as before/after. */
+export function observe(fleet: LifecycleFleet, target: LifecycleTargetConfig): Record<string, unknown> {
+  const host = fleet.snapshot().hosts.find((h) => h.label === target.label);
+  const svc = host?.services.find((s) => s.id === target.serviceId);
+  return { sleep: svc?.sleep ?? 'unknown', health: svc?.health ?? 'unknown', vramUsedMiB: hostVram(fleet, target.label)?.usedMiB ?? null, host: host?.state ?? 'unknown' };
+}

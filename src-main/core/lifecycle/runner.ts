@@ -1,0 +1,159 @@
+// Running an approved action: re-plan and refuse if the calls changed, drain
+// the proxy, the planned calls exactly as approved, verify, resume admission;
+// each step is audited. Owns the HTTP agent and the cancel signal of each run.
+import { Agent } from 'undici';
+import type { ActionView } from '../../../src-preload/contract/index.js';
+import { AppError, toAppError, type Clock, type Logger } from '../base/index.js';
+import { driverFor, stepText, type DriverIo, type DriverStep, type LifecycleDriver, type LifecycleTargetConfig } from './drivers/index.js';
+import { LifecycleErrorCode } from './errors.js';
+import { httpIo } from './io.js';
+import type { ActionJournal } from './journal.js';
+import { observe, sleepLevel } from './observe.js';
+import type { LifecycleFleet, LifecycleProxy } from './ports.js';
+import type { ActionRecord } from './repository.js';
+import { hostVram, verifyAction } from './verify.js';
+
+export interface RunnerDeps {
+  clock: Clock;
+  logger: Logger;
+  fleet: LifecycleFleet;
+  proxy: LifecycleProxy | null;
+  journal: ActionJournal;
+  drainDeadlineMs: number;
+  verifyDeadlineMs: (expectedMs: number) => number;
+  pollMs: number;
+  vramMinDeltaMiB: number;
+}
+
+interface StepOutcome {
+  ok: boolean;
+  message: string;
+  record: Record<string, unknown>;
+}
+
+export class ActionRunner {
+  private readonly agent = new Agent({ connections: 4, keepAliveTimeout: 2_000 });
+  private readonly aborts = new Set<AbortController>();
+
+  constructor(private readonly deps: RunnerDeps) {}
+
+  /** Runs `rec` (approved) through to verified or failed, updating it as it goes. */
+  async run(rec: ActionRecord, target: LifecycleTargetConfig): Promise<ActionView> {
+    const { clock, journal } = this.deps;
+    const abort = new AbortController();
+    this.aborts.add(abort);
+    const driver: LifecycleDriver = driverFor(target);
+    const io: DriverIo = httpIo(target, this.deps.fleet, this.agent);
+    const upstream = target.upstream;
+    const runner = `lifecycle:${rec.view.id}`;
+    const before = observe(this.deps.fleet, target);
+    const vramBefore = hostVram(this.deps.fleet, target.label)?.usedMiB ?? null;
+    let drained = false;
+    try {
+      rec.view = { ...rec.view, state: 'running', startedAt: clock.now() };
+      journal.progress(rec, 'starting');
+      journal.audit('lifecycle.running', runner, rec, { before });
+
+      // Re-plan against the server as it is now: if that is not what was approved, stop.
+      const steps = driver.plan(rec.view.kind, { sleepLevel: sleepLevel(this.deps.fleet, target) ?? rec.planLevel });
+      const approvedCalls = rec.view.steps.filter((s) => s.kind === 'http' || s.kind === 'ssh').map((s) => s.text);
+      const nowCalls = steps.map((s) => stepText(s, target));
+      if (JSON.stringify(approvedCalls) !== JSON.stringify(nowCalls)) {
+        throw new AppError(LifecycleErrorCode.PLAN_CHANGED, 'the server changed since approval (the calls would differ from what was approved); propose again', {
+          details: { approved: approvedCalls, now: nowCalls },
+        });
+      }
+
+      if (rec.view.kind !== 'wake' && this.deps.proxy) {
+        journal.progress(rec, `draining ${upstream}`);
+        drained = true;
+        const r = await this.deps.proxy.drain(upstream, { deadlineMs: this.deps.drainDeadlineMs }, runner);
+        journal.progress(rec, `drained: ${r.drained} finished, ${r.aborted} cut`, { drained: r.drained, aborted: r.aborted });
+        journal.audit('lifecycle.drained', runner, rec, { drained: r.drained, aborted: r.aborted });
+      }
+
+      const stepsStart = clock.now();
+      const deadlineAt = stepsStart + this.deps.verifyDeadlineMs(rec.view.expectedDowntimeMs);
+      for (const [i, step] of steps.entries()) {
+        const text = stepText(step, target);
+        journal.progress(rec, `step ${i + 1}/${steps.length}: ${text}`);
+        const t0 = clock.now();
+        const remaining = Math.max(1_000, deadlineAt - t0);
+        const outcome = await this.runStep(step, target, io, remaining, abort.signal);
+        journal.audit('lifecycle.step', runner, rec, { index: i + 1, step: text, ...outcome.record, ms: clock.now() - t0 });
+        if (!outcome.ok) throw new AppError(LifecycleErrorCode.STEP_FAILED, `step ${i + 1} (${text}) failed: ${outcome.message}`, { details: outcome.record });
+      }
+      const stepsEndedAt = clock.now();
+
+      journal.progress(rec, 'verifying');
+      const result = await verifyAction({
+        kind: rec.view.kind,
+        target,
+        driver,
+        io,
+        fleet: this.deps.fleet,
+        clock,
+        vramBeforeMiB: vramBefore,
+        stepsEndedAt,
+        deadlineAt: Math.max(deadlineAt, stepsEndedAt + 2_000),
+        pollMs: this.deps.pollMs,
+        vramMinDeltaMiB: this.deps.vramMinDeltaMiB,
+        signal: abort.signal,
+      });
+      const durationMs = clock.now() - stepsStart;
+      if (result.ok) {
+        rec.durationMs = durationMs;
+        journal.finish(rec, 'verified', { observed: result.observed }, runner, { before, durationMs });
+      } else {
+        journal.finish(
+          rec,
+          'failed',
+          { observed: result.observed, error: `not verified within ${Math.round((clock.now() - stepsStart) / 100) / 10} s: ${result.observed.filter((l) => l.startsWith('✗')).join('; ')}` },
+          runner,
+          { before, durationMs },
+        );
+      }
+    } catch (err) {
+      const e = toAppError(err);
+      journal.finish(rec, 'failed', { error: `${e.code}: ${e.message}` }, runner, { before, code: e.code });
+    } finally {
+      this.aborts.delete(abort);
+      if (drained && this.deps.proxy) {
+        try {
+          this.deps.proxy.resume(upstream, runner);
+          journal.audit('lifecycle.resumed', runner, rec, {});
+        } catch (err) {
+          this.deps.logger.warn('could not resume admission', { upstream, error: toAppError(err).message });
+        }
+      }
+    }
+    return rec.view;
+  }
+
+  /** Cancels every run in flight (shutdown): steps not started are skipped, verification stops waiting. */
+  abortAll(): void {
+    for (const a of this.aborts) a.abort();
+  }
+
+  /** Closes the HTTP agent, once the runs have ended. */
+  async close(): Promise<void> {
+    await this.agent.destroy().catch(() => undefined);
+  }
+
+  private async runStep(step: DriverStep, target: LifecycleTargetConfig, io: DriverIo, timeoutMs: number, signal: AbortSignal): Promise<StepOutcome> {
+    if (signal.aborted) return { ok: false, message: 'cancelled (console shutting down)', record: { cancelled: true } };
+    try {
+      if (step.kind === 'ssh') {
+        const r = await this.deps.fleet.exec(target.label, step.command, { timeoutMs, maxOutputBytes: 64 * 1024, signal });
+        const tail = (r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ');
+        return { ok: r.exitCode === 0, message: `exited ${r.exitCode ?? r.signal}${tail ? `: ${tail}` : ''}`, record: { exitCode: r.exitCode, signal: r.signal, output: tail.slice(0, 500) } };
+      }
+      const r = await io.http(step.method, step.url ? { url: step.url } : { path: step.path ?? '' }, step.body, timeoutMs);
+      const ok = r.status >= 200 && r.status < 300;
+      return { ok, message: `HTTP ${r.status} ${r.text.slice(0, 200)}`, record: { status: r.status, body: r.text.slice(0, 300) } };
+    } catch (err) {
+      const e = toAppError(err);
+      return { ok: false, message: e.message, record: { code: e.code, error: e.message } };
+    }
+  }
+}

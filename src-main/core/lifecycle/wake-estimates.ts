@@ -1,0 +1,31 @@
+// How long a wake of a sleeping upstream will take, from the wakes measured on
+// it (the actions table), else the field-notes defaults. The proxy reads it
+// for Retry-After; it needs nothing of the action queue, so it is built first.
+import type Database from 'better-sqlite3';
+import type { LifecycleTargetConfig } from './drivers/index.js';
+import { sleepLevel } from './observe.js';
+import type { LifecycleFleet } from './ports.js';
+import { createActionRepository, type ActionRepository } from './repository.js';
+import { estimate, variantOf } from './timing.js';
+
+export interface WakeEstimatesDeps {
+  db: Database.Database;
+  targets(): LifecycleTargetConfig[];
+  fleet: LifecycleFleet;
+}
+
+export class StoredWakeEstimates {
+  private readonly repo: ActionRepository;
+
+  constructor(private readonly deps: WakeEstimatesDeps) {
+    this.repo = createActionRepository(deps.db);
+  }
+
+  /** Expected wake time of a sleeping upstream; null if it is not a lifecycle target. */
+  expectedWakeMs(upstream: string): number | null {
+    const target = this.deps.targets().find((t) => t.upstream === upstream);
+    if (!target) return null;
+    const variant = variantOf('wake', target.sleepLevel, sleepLevel(this.deps.fleet, target));
+    return estimate(variant, this.repo.durations(upstream, variant, 3)).expectedMs;
+  }
+}

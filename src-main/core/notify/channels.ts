@@ -1,0 +1,14 @@
+// Contract channels of notifications (src-preload/contract/notify.ts).
+import type { notifyInvokeChannels } from '../../../src-preload/contract/index.js';
+import type { HandlersFor } from '../channel.js';
+import type { NotificationService } from './service.js';
+
+export function notifyChannels(notifications: NotificationService): HandlersFor<keyof typeof notifyInvokeChannels> {
+  return {
+    'notifications.list': ({ limit }) => ({ notifications: notifications.recent(limit), settings: notifications.settings() }),
+    'notifications.setDoNotDisturb': ({ on, minutes }, ctx) => {
+      notifications.setDoNotDisturb(on, minutes ?? null, ctx.caller);
+      return notifications.settings();
+    },
+  };
+}

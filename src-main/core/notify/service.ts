@@ -1,0 +1,55 @@
+// The operator's notifications as a service: every notice is kept in the
+// in-app list and pushed to the UI; the router decides what is shown natively.
+// Do-not-disturb changes are the operator's and are audited.
+import type { Clock } from '../base/index.js';
+import { operatorActor } from '../base/index.js';
+import type { EventSink } from '../channel.js';
+import type { Notifier } from '../ports.js';
+import type { AuditLog } from '../store/index.js';
+import { NotificationRouter, type ConsoleNotification, type NotificationInput } from './router.js';
+
+/** What other services need to tell the operator something. */
+export interface Notices {
+  notify(input: NotificationInput): void;
+}
+
+export interface NotificationServiceDeps {
+  clock: Clock;
+  audit: AuditLog;
+  emit: EventSink;
+  /** Native notifications (desktop); headless the browser shows them from the event. */
+  notifier?: Notifier | null;
+}
+
+export class NotificationService implements Notices {
+  private readonly router: NotificationRouter;
+
+  constructor(private readonly deps: NotificationServiceDeps) {
+    this.router = new NotificationRouter({
+      clock: deps.clock,
+      deliver: (n) => deps.notifier?.notify({ title: n.title, body: n.body, route: n.route }),
+    });
+  }
+
+  notify(input: NotificationInput): void {
+    this.deps.emit('notifications.notice', this.router.push(input));
+  }
+
+  recent(limit: number): ConsoleNotification[] {
+    return this.router.recent(limit);
+  }
+
+  settings(): { doNotDisturb: boolean; until: number | null } {
+    return this.router.settings();
+  }
+
+  setDoNotDisturb(on: boolean, minutes: number | null, caller: string): void {
+    this.router.setDoNotDisturb(on, on && minutes !== null ? this.deps.clock.now() + minutes * 60_000 : null);
+    this.deps.audit.append({ type: 'notifications.dnd', actor: operatorActor(caller), target: null, payload: { on, minutes } });
+  }
+
+  /** A native notification was clicked: ask the UI to show its subject. */
+  open(route: string): void {
+    this.deps.emit('notifications.open', { route });
+  }
+}

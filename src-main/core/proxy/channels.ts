@@ -1,0 +1,15 @@
+// Contract channels of the proxy capability (src-preload/contract/proxy.ts).
+import type { proxyInvokeChannels } from '../../../src-preload/contract/index.js';
+import type { HandlersFor } from '../channel.js';
+import type { ProxyService } from './service.js';
+
+export function proxyChannels(proxy: ProxyService): HandlersFor<keyof typeof proxyInvokeChannels> {
+  return {
+    'proxy.snapshot': () => proxy.snapshot(),
+    'proxy.listTokens': () => ({ tokens: proxy.tokens.list() }),
+    'proxy.createToken': ({ name, maxClass }, ctx) => proxy.createToken(name, maxClass, ctx.caller),
+    'proxy.revokeToken': ({ name }, ctx) => ({ view: proxy.revokeToken(name, ctx.caller) }),
+    'proxy.setCaps': ({ upstream, caps }, ctx) => ({ upstream, caps: proxy.setCaps(upstream, caps, ctx.caller) }),
+    'proxy.requests': (query) => ({ rows: proxy.requests(query), retention: proxy.requestRetention() }),
+  };
+}

@@ -1,0 +1,107 @@
+// Stage: admit. A slot in the upstream's priority pool now, or a place in the
+// queue of the request's class — while it waits, a stream gets keep-alive
+// comments (and, with X-Queue-Events: on, queue frames with its position and
+// ETA) so that neither the client nor anything between gives up on it.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AppError, Disposable } from '../../base/index.js';
+import type { TrafficClass } from '../classes.js';
+import { ProxyErrorCode } from '../errors.js';
+import { wire, type Exchange } from '../exchange.js';
+import type { Lease, QueueTicket } from '../pool.js';
+import type { ClassStats } from '../stats.js';
+import { drainingError, retryAfterS } from './refusals.js';
+import { commitSse, sendSse } from './respond.js';
+import { DONE, fail, ok, type StageEnv, type StageResult } from './stage.js';
+import type { Target } from './upstream.js';
+
+/** Records the queue time on `ex` and in `st`; 429 queue_full or hold_timeout, 503 upstream_draining; DONE when the client left. */
+export async function admit(
+  ex: Exchange,
+  { spec, pool }: Target,
+  cls: TrafficClass,
+  headers: IncomingHttpHeaders,
+  st: ClassStats,
+  env: StageEnv,
+): Promise<StageResult<Lease>> {
+  const { clock, mono, settings } = env;
+  const now = mono();
+  const fast = pool.tryAcquire(cls);
+  if (fast) {
+    ex.queueMs = mono() - now;
+    st.recordWait(clock.now(), ex.queueMs);
+    return ok(fast);
+  }
+  let ticket: QueueTicket;
+  try {
+    ticket = pool.enqueue(cls, clientHoldLimitMs(headers['x-stainless-timeout']));
+  } catch (err) {
+    if ((err as AppError).code !== ProxyErrorCode.QUEUE_FULL) return fail(drainingError(spec.key, pool, env.closing));
+    const depth = pool.queuedOf(cls);
+    return fail(
+      wire(429, 'queue_full', `the ${cls} queue for ${spec.model} is full (${depth} waiting); retry later`, {
+        retryAfterS: retryAfterS(pool, depth),
+        headers: { 'x-queue-depth': String(depth) },
+        extra: { queue_depth: depth },
+      }),
+    );
+  }
+  const queueEvents = String(headers['x-queue-events'] ?? '').toLowerCase() === 'on';
+  const timers: Disposable[] = [];
+  let lastFrame = '';
+  const frame = (force: boolean) => {
+    const data = JSON.stringify({ position: ticket.position(), eta_ms: ticket.etaMs() });
+    if (!force && data === lastFrame) return;
+    lastFrame = data;
+    sendSse(ex, `event: queue\ndata: ${data}\n\n`);
+  };
+  if (ex.stream) {
+    if (queueEvents) {
+      commitSse(ex, now, mono);
+      frame(true);
+      timers.push(clock.setInterval(() => frame(false), Math.min(500, settings.keepAliveIntervalMs)));
+    }
+    timers.push(
+      clock.setInterval(() => {
+        commitSse(ex, now, mono);
+        sendSse(ex, ': keep-alive\n\n');
+        if (queueEvents) frame(true);
+      }, settings.keepAliveIntervalMs),
+    );
+  }
+  ex.abort = () => ticket.cancel();
+  let lease: Lease;
+  try {
+    lease = await ticket.lease;
+  } catch (err) {
+    const e = err as AppError;
+    ex.queueMs = mono() - now;
+    if (e.code === ProxyErrorCode.HOLD_TIMEOUT) {
+      const depth = pool.queuedOf(cls);
+      return fail(
+        wire(429, 'hold_timeout', `no ${cls} slot for ${spec.model} within ${String(e.details['holdBudgetMs'])} ms; retry later`, {
+          retryAfterS: retryAfterS(pool, depth),
+          headers: { 'x-queue-depth': String(depth) },
+          extra: { queue_depth: depth },
+        }),
+      );
+    }
+    if (e.code === ProxyErrorCode.DRAINING) return fail(drainingError(spec.key, pool, env.closing));
+    // PROXY_CANCELLED: the client left; the server's finish() records it.
+    return DONE;
+  } finally {
+    ex.abort = null;
+    for (const t of timers) void t.dispose();
+  }
+  ex.queueMs = mono() - now;
+  st.recordWait(clock.now(), ex.queueMs);
+  if (queueEvents && ex.committed) sendSse(ex, `event: queue\ndata: ${JSON.stringify({ position: 0, eta_ms: 0, queue_ms: Math.round(ex.queueMs) })}\n\n`);
+  return ok(lease);
+}
+
+/** openai-node sends its timeout (seconds) as X-Stainless-Timeout: hold at most until a second before it. */
+function clientHoldLimitMs(value: string | string[] | undefined): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const s = Number(value);
+  if (!Number.isFinite(s) || s <= 0) return undefined;
+  return Math.max(0, s * 1000 - 1000);
+}

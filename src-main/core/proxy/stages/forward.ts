@@ -1,0 +1,130 @@
+// Stage: forward. An admitted request goes to where its upstream is now (the
+// tunnel may have moved or dropped while it waited), with the upstream's API
+// key when it has one, over one keep-alive undici pool per origin; its slot is
+// released when it ends. Owns those pools, the key cache, and the list of
+// requests being forwarded per upstream (what a drain waits for or cuts).
+import { Pool } from 'undici';
+import { wire, type Exchange } from '../exchange.js';
+import { forward } from '../forward.js';
+import type { StoredAnswer } from '../idempotency.js';
+import { LiveList } from '../live-list.js';
+import type { Lease } from '../pool.js';
+import type { UpstreamSpec } from '../registry.js';
+import type { UpstreamResolver } from '../resolver.js';
+import type { SecretStore } from '../../ports.js';
+import { unavailableError } from './refusals.js';
+import { DONE, ok, stop, type StageEnv, type StageResult } from './stage.js';
+import type { WireError } from '../errors.js';
+import type { Target, UpstreamBody } from './upstream.js';
+
+export class Forwarder {
+  private readonly dispatchers = new Map<string, Pool>();
+  private readonly apiKeys = new Map<string, string>();
+  private readonly running = new Map<string, LiveList<Exchange>>();
+
+  constructor(
+    private readonly env: StageEnv,
+    private readonly resolver: UpstreamResolver,
+    private readonly secrets: SecretStore | null,
+  ) {}
+
+  /** The requests being forwarded to one upstream now (undefined before its first). */
+  runningOn(key: string): LiveList<Exchange> | undefined {
+    return this.running.get(key);
+  }
+
+  /**
+   * Relays the upstream's answer (forward.ts writes the upstream failures) and gives the copy kept
+   * for an idempotent replay when `capture`. Its own refusals — 503 tunnel_down / model_sleeping,
+   * upstream_key_unavailable, upstream_draining or proxy_shutting_down when a drain cut the
+   * request — are answered here, before the slot is released: a drain (or close()) waits on that
+   * slot and must not cut the socket before the answer is out. So it stops only with DONE.
+   */
+  async forward(ex: Exchange, { spec, pool }: Target, lease: Lease, out: UpstreamBody, path: string, capture: boolean): Promise<StageResult<StoredAnswer | null>> {
+    let served = false;
+    const running = this.runningList(spec.key);
+    const node = running.add(ex);
+    try {
+      if (ex.clientGone) return DONE;
+      // The tunnel may have moved or dropped while the request waited.
+      const avail = this.resolver.resolve(spec);
+      if (!avail.ok) return answered(ex, unavailableError(avail, pool));
+      let apiKey: string | null = null;
+      if (spec.apiKeyRef) {
+        try {
+          apiKey = await this.apiKeyFor(spec);
+        } catch (err) {
+          return answered(ex, wire(503, 'upstream_key_unavailable', (err as Error).message, { retryAfterS: 30 }));
+        }
+      }
+      if (ex.clientGone) return DONE;
+      const { settings, mono } = this.env;
+      const result = await forward(ex, {
+        dispatcher: this.dispatcherFor(avail.url),
+        origin: avail.url,
+        path,
+        body: out.body,
+        apiKey,
+        headersTimeoutMs: settings.upstreamHeadersTimeoutMs,
+        idleTimeoutMs: settings.upstreamIdleTimeoutMs,
+        stripUsage: out.stripUsage,
+        monotonic: mono,
+        capture,
+      });
+      served = result.completed;
+      if (result.usage) {
+        ex.tokensIn = result.usage.promptTokens;
+        ex.tokensOut = result.usage.completionTokens;
+      }
+      if (result.failure === 'drain') {
+        return answered(ex, this.env.closing
+          ? wire(503, 'proxy_shutting_down', 'the console is shutting down; the request was cut', { retryAfterS: 5 })
+          : wire(503, 'upstream_draining', `${spec.key} is being drained; the request was cut`, { retryAfterS: 5 }));
+      }
+      return ok(result.captured ? { ...result.captured, upstream: spec.key } : null);
+    } finally {
+      running.remove(node);
+      lease.release(served);
+    }
+  }
+
+  /** Closes every upstream connection now. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.dispatchers.values()].map((d) => d.destroy()));
+    this.dispatchers.clear();
+  }
+
+  private async apiKeyFor(spec: UpstreamSpec): Promise<string | null> {
+    if (!spec.apiKeyRef) return null;
+    const cached = this.apiKeys.get(spec.apiKeyRef);
+    if (cached !== undefined) return cached;
+    if (!this.secrets) throw new Error(`the API key for ${spec.key} (${spec.apiKeyRef}) cannot be read: no secret store in this mode`);
+    const value = await this.secrets.get(spec.apiKeyRef);
+    if (value === null) throw new Error(`the secret store holds no API key named ${spec.apiKeyRef} for ${spec.key}`);
+    this.apiKeys.set(spec.apiKeyRef, value);
+    return value;
+  }
+
+  private dispatcherFor(origin: string): Pool {
+    let pool = this.dispatchers.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, { connections: 256, pipelining: 1, keepAliveTimeout: 10_000 });
+      this.dispatchers.set(origin, pool);
+    }
+    return pool;
+  }
+
+  private runningList(key: string): LiveList<Exchange> {
+    let list = this.running.get(key);
+    if (!list) {
+      list = new LiveList();
+      this.running.set(key, list);
+    }
+    return list;
+  }
+}
+
+function answered(ex: Exchange, error: WireError): StageResult<never> {
+  stop(ex, error);
+  return DONE;
+}

@@ -1,0 +1,192 @@
+// The report capability as the console runs it: its evidence sources read the
+// store, the fleet, telemetry, bench runs and lifecycle actions; live checks
+// go over each host's SSH session and tunnels at export time.
+import { join } from 'node:path';
+import { userInfo } from 'node:os';
+import {
+  SERIES_RANGES,
+  type ActionView,
+  type AuditCoverage,
+  type BenchRun,
+  type Evaluation,
+  type InventoryHost,
+  type SeriesQuery,
+  type SeriesRange,
+  type SeriesResult,
+} from '../../../src-preload/contract/index.js';
+import type { Clock, Logger } from '../base/index.js';
+import type { EventSink } from '../channel.js';
+import type { ConfigService } from '../config/index.js';
+import type { FleetService } from '../fleet/index.js';
+import type { PdfPrinter, SecretStore } from '../ports.js';
+import type { AuditEvent, Store } from '../store/index.js';
+import { configuredService, runLiveChecks } from './live-checks.js';
+import type { ReportSources } from './builder.js';
+import { ReportRepository } from './repository.js';
+import { ReportService } from './service.js';
+
+export interface ConsoleReportDeps {
+  store: Store;
+  config: ConfigService;
+  fleet: FleetService;
+  secrets: SecretStore;
+  series: { query(q: SeriesQuery): SeriesResult };
+  bench: { repo: { getRun(id: string): BenchRun }; evaluateRun(id: string): Evaluation; evaluateWindow(fromMs: number, toMs: number): Evaluation };
+  actions: { proposedBetween(fromMs: number, toMs: number): ActionView[] };
+  pdf: PdfPrinter | null;
+  emit: EventSink;
+  clock: Clock;
+  logger: Logger;
+  version: string;
+  mode: 'electron' | 'web';
+  demo: boolean;
+  dataDir: string;
+  home: string;
+}
+
+const RANGES: SeriesRange[] = ['15m', '1h', '24h', '7d'];
+const MAX_AUDIT_ROWS = 50_000;
+
+export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
+  const { store, fleet, config, clock, logger } = deps;
+  const repo = new ReportRepository(store.db);
+
+  type AuditRow = { seq: number; ts: number; type: string; actor: string; target: string | null; payload: string; prev_hash: string; hash: string };
+  // Type prefixes are filtered by SQLite (e.g. `alert.%`), so a long window full of other events is not read into memory.
+  const auditRowsStmt = (prefixes: number) =>
+    store.db.prepare<unknown[], AuditRow>(
+      `SELECT * FROM audit_events WHERE ts >= ? AND ts < ?${prefixes ? ` AND (${Array(prefixes).fill("type LIKE ? ESCAPE '\\'").join(' OR ')})` : ''} ORDER BY seq LIMIT ?`,
+    );
+  const auditSpan = store.db.prepare<[number, number], { lo: number | null; hi: number | null }>(
+    'SELECT MIN(seq) AS lo, MAX(seq) AS hi FROM audit_events WHERE ts >= ? AND ts < ?',
+  );
+  const runIds = store.db.prepare<[number, number], { id: string }>(
+    'SELECT id FROM bench_runs WHERE started_at < ? AND COALESCE(finished_at, started_at) >= ? ORDER BY started_at',
+  );
+
+  const hostConfig = (label: string) => config.current.hosts.find((h) => h.label === label);
+  const hostView = (label: string) => fleet.snapshot().hosts.find((h) => h.label === label);
+  const address = (label: string) => {
+    const h = hostConfig(label)!;
+    return `${h.ssh.user}@${h.ssh.host}:${h.ssh.port}`;
+  };
+
+  const offlineInventory = (label: string): InventoryHost => {
+    const h = hostConfig(label)!;
+    const v = hostView(label);
+    return {
+      label,
+      address: address(label),
+      jumpHost: v?.jumpHost ?? null,
+      connection: v?.state ?? 'disconnected',
+      liveError: null,
+      hostKeyFingerprint: v?.hostKeyFingerprint ?? null,
+      pricePerHourUsd: h.pricePerHourUsd ?? null,
+      gpus: (v?.gpus ?? []).map((g) => ({ index: g.index, name: g.name, memoryTotalMiB: g.memoryTotalMiB, driverVersion: null })),
+      services: h.services.map((s) => configuredService(s, v?.services.find((x) => x.id === s.id)?.health ?? 'unknown')),
+    };
+  };
+
+  const apiKey = async (label: string, serviceId: string): Promise<string | null> => {
+    const ref = config.current.proxy.upstreams?.[`${label}/${serviceId}`]?.apiKeyRef;
+    return ref ? await deps.secrets.get(ref) : null;
+  };
+
+  const series = (host: string, fromMs: number, toMs: number, metrics: string[]): SeriesResult | null => {
+    const span = toMs - fromMs;
+    const range = RANGES.find((r) => SERIES_RANGES[r].spanMs >= span) ?? '7d';
+    try {
+      const r = deps.series.query({ host, range, metrics, endMs: Math.min(toMs, clock.now()) });
+      const keep: number[] = [];
+      r.t.forEach((t, i) => {
+        if (t + r.stepMs > fromMs && t < toMs) keep.push(i);
+      });
+      return {
+        ...r,
+        t: keep.map((i) => r.t[i]!),
+        series: r.series.map((c) => ({ ...c, avg: keep.map((i) => c.avg[i] ?? null), max: c.max ? keep.map((i) => c.max![i] ?? null) : null })),
+      };
+    } catch (err) {
+      logger.warn('series query for a report failed', { host, error: (err as Error).message });
+      return null;
+    }
+  };
+
+  const auditCoverage = (fromMs: number, toMs: number): AuditCoverage => {
+    const span = auditSpan.get(fromMs, toMs);
+    const verified = store.audit.verify();
+    const head = verified.ok ? verified.head : verified.lastGood;
+    return {
+      fromSeq: span?.lo ?? null,
+      toSeq: span?.hi ?? null,
+      headSeq: head?.seq ?? null,
+      headHash: head?.hash ?? null,
+      chainVerified: verified.ok,
+      chainProblem: verified.ok ? null : `row ${verified.brokenAt}: ${verified.reason}`,
+    };
+  };
+
+  const sources = (actor: string): ReportSources => ({
+    now: () => clock.now(),
+    actor,
+    console: { version: deps.version, mode: deps.mode, demo: deps.demo },
+    hosts: () => config.current.hosts.map((h) => ({ label: h.label, pricePerHourUsd: h.pricePerHourUsd ?? null })),
+    offlineInventory,
+    liveChecks: async (label) => {
+      const h = hostConfig(label)!;
+      const v = hostView(label);
+      return runLiveChecks(h, {
+        exec: (command, opts) => fleet.exec(label, command, opts),
+        serviceUrl: (serviceId) => fleet.tunnelUrl(label, serviceId),
+        apiKey: (serviceId) => apiKey(label, serviceId),
+        hostKeyFingerprint: v?.hostKeyFingerprint ?? null,
+        connection: v?.state ?? 'disconnected',
+        clock,
+      });
+    },
+    auditEvents: (fromMs, toMs, prefixes) => {
+      const likes = (prefixes ?? []).map((p) => `${p.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      const rows = auditRowsStmt(likes.length).all(fromMs, toMs, ...likes, MAX_AUDIT_ROWS);
+      const out: AuditEvent[] = [];
+      for (const r of rows) {
+        let payload: Record<string, unknown> = {};
+        try {
+          payload = JSON.parse(r.payload) as Record<string, unknown>;
+        } catch {
+          payload = { unreadable: true };
+        }
+        out.push({ seq: r.seq, ts: r.ts, type: r.type, actor: r.actor, target: r.target, payload, prevHash: r.prev_hash, hash: r.hash });
+      }
+      return out;
+    },
+    auditCoverage,
+    benchRuns: (fromMs, toMs) =>
+      runIds.all(toMs, fromMs).map(({ id }) => ({ run: deps.bench.repo.getRun(id), evaluation: deps.bench.evaluateRun(id) })),
+    trafficEvaluation: (fromMs, toMs) => deps.bench.evaluateWindow(fromMs, toMs),
+    actions: (fromMs, toMs) => deps.actions.proposedBetween(fromMs, toMs),
+    series,
+    gateMarks: () => repo.gateMarks(),
+  });
+
+  let principal = 'operator';
+  try {
+    principal = userInfo().username || principal;
+  } catch {
+    // no passwd entry: keep the generic principal
+  }
+
+  return new ReportService({
+    repo,
+    audit: store.audit,
+    clock,
+    logger,
+    sources,
+    pdf: deps.pdf,
+    defaultDir: join(deps.dataDir, 'reports'),
+    principal,
+    db: store.db,
+    emitProgress: (p) => deps.emit('report.progress', p),
+    agentSocket: () => process.env.SSH_AUTH_SOCK,
+    home: deps.home,
+  });
+}

@@ -1,0 +1,95 @@
+// What a host session is to the code that uses it: its states, the options it
+// takes, the SshSession face the fleet and tunnels depend on (so tests can fake
+// it), and the host-key problem it reports when it stops on a key.
+import type { Duplex } from 'node:stream';
+import type { Client } from 'ssh2';
+import type { HostConfig } from '../config/index.js';
+import type { AppError, Clock, Disposable, Emitter, Logger } from '../base/index.js';
+import { tcpDialer, type Dialer } from './dialer.js';
+import type { ExecOptions, ExecResult } from './exec.js';
+import { MemoryPassphraseCache, type PassphraseProvider } from './passphrases.js';
+import { MemoryTrustStore, type HostKeyTrustStore } from './trust-store.js';
+
+export type SshConnectionState = 'disconnected' | 'connecting' | 'awaiting-trust' | 'connected' | 'reconnecting' | 'failed';
+
+export interface SshStateChange {
+  state: SshConnectionState;
+  error?: AppError;
+  /** Epoch ms of the next automatic attempt (only in `reconnecting` while waiting). */
+  nextRetryAt?: number;
+}
+
+/** What a session needs from the host inventory. */
+export type SshHostTarget = Pick<HostConfig, 'label' | 'ssh' | 'knownHostsFile'>;
+
+/** Creates the ssh2 client; tests inject their own. */
+export type SshClientFactory = () => Client;
+
+/** A host key the session saw and could not accept on its own. */
+export interface HostKeyProblem {
+  status: 'unknown' | 'changed' | 'revoked';
+  /** The hop that presented it: the host itself or its jump host. */
+  role: 'host' | 'jump';
+  /** known_hosts name: `host` or `[host]:port`. */
+  endpoint: string;
+  keyType: string;
+  fingerprint: string;
+  /** For `changed`: what known_hosts or the console's trust store holds. */
+  knownFingerprints: string[];
+  knownSource: 'known_hosts' | 'console' | null;
+}
+
+/** Shared services the sessions of one app read at each attempt (so the app may install them after building the fleet). */
+export interface SshServices {
+  trustStore: HostKeyTrustStore;
+  passphrases: PassphraseProvider;
+  dialer: Dialer;
+}
+
+export function defaultSshServices(): SshServices {
+  return { trustStore: new MemoryTrustStore(), passphrases: new MemoryPassphraseCache(), dialer: tcpDialer() };
+}
+
+export interface SshConnectionOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** Home folder for the default `~/.ssh/known_hosts`. */
+  homeDir?: string;
+  /** Where `SSH_AUTH_SOCK` is read from (default process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
+  clientFactory?: SshClientFactory;
+  /** Trust store, passphrases and dialer; read at every attempt. Default: in-memory ones and a TCP dialer on system DNS. */
+  services?: Partial<SshServices>;
+  /** Handshake + authentication deadline (per hop). Default 15 s. */
+  readyTimeoutMs?: number;
+  /** Unanswered keepalives before the link counts as lost. Default 2 (loss seen within about 3 intervals). */
+  keepaliveCountMax?: number;
+  backoff?: { initialMs?: number; maxMs?: number; random?: () => number };
+  /** How long a new tunnel stream waits for a reconnect before failing. Default 5 s. */
+  waitForConnectionMs?: number;
+  /** Deadline for the host to answer a tunnel (direct-tcpip) request. Default 10 s. */
+  channelOpenTimeoutMs?: number;
+}
+
+/** The part of a session the tunnels and pollers use; the fleet takes this so tests can fake it. */
+export interface SshSession extends Disposable {
+  readonly label: string;
+  readonly state: SshConnectionState;
+  readonly lastError: AppError | null;
+  readonly nextRetryAt: number | null;
+  readonly hostKeyFingerprint: string | null;
+  /** The unknown/changed key the session stopped on, if any. */
+  readonly hostKeyProblem?: HostKeyProblem | null;
+  /** True while an ssh2 client (socket) exists: for leak checks. */
+  readonly hasLiveClient: boolean;
+  readonly onDidChangeState: Emitter<SshStateChange>['on'];
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  /** Drops the current link (if any) and tries at once, backoff reset. */
+  reconnectNow?(): Promise<void>;
+  trustFingerprint(fingerprint: string, actor?: string): Promise<void>;
+  /** The operator refused the key the session is waiting on: stop, and say so. */
+  refuseTrust?(fingerprint: string): Promise<void>;
+  exec(command: string, options?: ExecOptions): Promise<ExecResult>;
+  forwardOut(srcIp: string, srcPort: number, dstHost: string, dstPort: number): Promise<Duplex>;
+}

@@ -1,0 +1,228 @@
+// Telemetry over time: every fleet tick is recorded in the series store
+// (1 s in memory, 10 s / 5 min on disk), fed to the alert engine, and pushed
+// to the UI as one `telemetry.tick`. Alerts are audited and notified.
+// Each tick carries the fleet's derived figures (latency percentiles, prefix
+// hits, KV tokens), the proxy's queue figures per class, and live cost per 1M
+// output tokens from generation rates. Cost summaries integrate the series
+// (all traffic, proxy or not); per model and per client they come from the
+// proxy's request rows. Baselines (manual or from a benchmark) are audited.
+import type { CostSummary, CostSummaryQuery, FleetSnapshot, HostView, ProxyStats, TelemetryTick } from '../../../src-preload/contract/index.js';
+import { AlertEngine, alertTickFromValues, type AlertThresholds } from '../alerts/index.js';
+import { DisposableStore, type Clock, type Disposable, type Logger } from '../base/index.js';
+import type { EventSink } from '../channel.js';
+import type { ConfigService } from '../config/index.js';
+import { RollingCost, costShares, hostCost, shareGpuTime, spanFromRequestRow, usageFromBuckets, type RequestSpan, type UsageWindow } from '../cost/index.js';
+import type { Notices } from '../notify/index.js';
+import type { Store } from '../store/index.js';
+import type { ServiceFigures } from './derive.js';
+import { hostValuesFromView, type HostValues } from './host-values.js';
+import { SeriesStore } from './series-store.js';
+
+const BASELINES_SETTING = 'alerts.baselines';
+const WINDOW_MS: Record<CostSummaryQuery['window'], number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 };
+
+/** What telemetry reads from the fleet (FleetService satisfies it). */
+export interface TelemetryFleet {
+  onDidTick(listener: (snapshot: FleetSnapshot) => void): Disposable;
+  serviceFigures(label: string): Map<string, ServiceFigures>;
+}
+
+/** Where the proxy's per-class figures come from (ProxyService satisfies it). */
+export interface ProxyStatsSource {
+  snapshot(): ProxyStats;
+}
+
+export interface TelemetryServiceDeps {
+  store: Store;
+  config: ConfigService;
+  fleet: TelemetryFleet;
+  proxy: ProxyStatsSource | null;
+  notices: Notices;
+  emit: EventSink;
+  clock: Clock;
+  logger: Logger;
+  /** When the console started (reserved time of a host never counts before it). */
+  startedAt: number;
+  alertThresholds?: Partial<AlertThresholds>;
+}
+
+/** `svc.<serviceId>.proxy_<class>_{wait,ttft}_p{50,95}_s` for each upstream of the host. */
+export function proxyValues(host: string, stats: ProxyStats, out: HostValues = {}): HostValues {
+  const s = (ms: number | null): number | null => (ms === null ? null : ms / 1000);
+  for (const u of stats.upstreams) {
+    if (u.label !== host) continue;
+    const p = `svc.${u.serviceId}.proxy_`;
+    out[`${p}queued`] = u.queued;
+    for (const c of u.classes) {
+      out[`${p}${c.class}_wait_p50_s`] = s(c.waitP50Ms);
+      out[`${p}${c.class}_wait_p95_s`] = s(c.waitP95Ms);
+      out[`${p}${c.class}_ttft_p50_s`] = s(c.ttftP50Ms);
+      out[`${p}${c.class}_ttft_p95_s`] = s(c.ttftP95Ms);
+    }
+  }
+  return out;
+}
+
+/** Chunks of at most 7 days (the longest series range) covering a window, newest first. */
+const SEVEN_DAYS_MS = 7 * 86_400_000;
+
+/** A host's telemetry is stale when its SSH session is not up or a scrape failed this tick. */
+function staleReasonOf(host: HostView): string | null {
+  if (host.state !== 'connected') return `SSH ${host.state}${host.lastError ? `: ${host.lastError.code}` : ''}`;
+  if (host.gpuStale) return host.gpuStaleReason ?? 'GPU scrape failed';
+  const stale = host.services.find((s) => s.stale);
+  return stale ? `${stale.id}: ${stale.staleReason ?? 'scrape failed'}` : null;
+}
+
+export class TelemetryService implements Disposable {
+  readonly series: SeriesStore;
+  readonly alerts: AlertEngine;
+  private readonly disposables = new DisposableStore();
+  private readonly rolling = new Map<string, RollingCost>();
+  readonly costSummary: (query: CostSummaryQuery) => CostSummary;
+
+  constructor(private readonly deps: TelemetryServiceDeps) {
+    const { store, clock, config } = deps;
+    const ctx = { startedAt: deps.startedAt };
+    const series = (this.series = new SeriesStore({ db: store.db, clock, logger: deps.logger.child('series') }));
+    series.start();
+    this.disposables.add(series);
+    const alerts = (this.alerts = new AlertEngine(clock, deps.alertThresholds));
+    this.disposables.add(alerts);
+    for (const b of store.settings.get<{ model: string; tokPerS: number; source: 'manual' | 'benchmark' }[]>(BASELINES_SETTING) ?? []) {
+      alerts.setBaseline(b.model, b.tokPerS, b.source);
+    }
+    this.disposables.add(
+      alerts.onDidChange((event) => {
+        const { alert } = event;
+        store.audit.append({
+          type: `alert.${event.type}`,
+          actor: 'system',
+          target: alert.serviceId ? `${alert.host}/${alert.serviceId}` : alert.host,
+          payload: { kind: alert.kind, severity: alert.severity, message: alert.message, value: alert.value, threshold: alert.threshold },
+        });
+        deps.emit('alert.changed', event);
+        if (event.type !== 'cleared') {
+          deps.notices.notify({
+            key: `alert:${alert.id}`,
+            severity: alert.severity === 'critical' ? 'critical' : 'warning',
+            title: `${alert.host}: ${alert.kind.replace('_', ' ')}`,
+            body: alert.message,
+            route: `hosts/${alert.host}`,
+          });
+        }
+      }),
+    );
+    this.disposables.add(deps.fleet.onDidTick((snapshot) => this.onTick(snapshot)));
+
+    const requestRows = store.db.prepare<[number], { ts: number; total_ms: number; model: string | null; client: string; tokens_out: number | null; upstream: string | null }>(
+      'SELECT ts, total_ms, model, client, tokens_out, upstream FROM requests WHERE ts >= ? AND status < 400',
+    );
+
+    function usageFromSeries(host: string, fromMs: number, toMs: number): UsageWindow {
+      const range = toMs - fromMs <= 3_600_000 ? '1h' : toMs - fromMs <= 86_400_000 ? '24h' : '7d';
+      let total: UsageWindow = { outputTokens: null, busySeconds: null, reservedSeconds: null };
+      for (let end = toMs; end > fromMs; end -= SEVEN_DAYS_MS) {
+        const r = series.query({ host, range, metrics: ['host.gen_tok_s', 'host.busy_pct'], endMs: end });
+        const col = (m: string) => r.series.find((c) => c.metric === m)?.avg ?? [];
+        // only buckets inside the window (and not counted by the previous chunk)
+        const keep = r.t.map((t) => t >= fromMs && t > end - SEVEN_DAYS_MS);
+        const gen = col('host.gen_tok_s').map((v, i) => (keep[i] ? v : null));
+        const u = usageFromBuckets(r.stepMs, gen, col('host.busy_pct'));
+        if (u.outputTokens === null) continue;
+        total = {
+          outputTokens: (total.outputTokens ?? 0) + u.outputTokens,
+          busySeconds: (total.busySeconds ?? 0) + (u.busySeconds ?? 0),
+          reservedSeconds: (total.reservedSeconds ?? 0) + (u.reservedSeconds ?? 0),
+        };
+      }
+      return total;
+    }
+
+    function costSummary(query: CostSummaryQuery): CostSummary {
+      const now = clock.now();
+      const fromMs = now - WINDOW_MS[query.window];
+      const window = { fromMs, toMs: now };
+      const spans = requestRows.all(fromMs).map(spanFromRequestRow).filter((s): s is RequestSpan => s !== null);
+      const { busySecondsByHost } = shareGpuTime(spans, window);
+      const hosts = config.current.hosts.filter((h) => !query.host || h.label === query.host);
+      const fromProxyRows = (label: string): UsageWindow => {
+        const hostSpans = spans.filter((s) => s.host === label);
+        return {
+          outputTokens: hostSpans.length ? hostSpans.reduce((n, s) => n + (s.completionTokens ?? 0), 0) : null,
+          busySeconds: busySecondsByHost.get(label) ?? (hostSpans.length ? 0 : null),
+          reservedSeconds: (now - Math.max(fromMs, ctx.startedAt)) / 1000,
+        };
+      };
+      const priceOf = (label: string) => config.current.hosts.find((h) => h.label === label)?.pricePerHourUsd ?? null;
+      return {
+        at: now,
+        window: query.window,
+        hosts: hosts.map((h) => {
+          // Telemetry sees all traffic (also what bypasses the proxy); the proxy rows are the fallback.
+          const usage = usageFromSeries(h.label, fromMs, now);
+          return hostCost({
+            host: h.label,
+            pricePerHourUsd: h.pricePerHourUsd ?? null,
+            ...(usage.outputTokens !== null ? usage : fromProxyRows(h.label)),
+            monthlyBudgetUsd: query.monthlyBudgetUsd ?? null,
+          });
+        }),
+        byModel: costShares(spans, (s) => s.model ?? 'unknown', priceOf, window),
+        byClient: costShares(spans, (s) => s.client, priceOf, window),
+      };
+    }
+
+
+    this.costSummary = costSummary;
+  }
+
+  private rollingFor(label: string): RollingCost {
+    let r = this.rolling.get(label);
+    if (r === undefined) this.rolling.set(label, (r = new RollingCost()));
+    return r;
+  }
+
+  private onTick(snapshot: FleetSnapshot): void {
+    const { fleet, config } = this.deps;
+    const modelOf = (label: string) => (serviceId: string) =>
+      config.current.hosts.find((h) => h.label === label)?.services.find((s) => s.id === serviceId)?.model ?? null;
+    const tick: TelemetryTick = { at: snapshot.at, hosts: [] };
+    let proxy: ProxyStats | null = null;
+    try {
+      proxy = this.deps.proxy?.snapshot() ?? null;
+    } catch (err) {
+      this.deps.logger.warn('proxy stats unavailable for telemetry', { error: err instanceof Error ? err.message : String(err) });
+    }
+    for (const host of snapshot.hosts) {
+      const values = hostValuesFromView(host, fleet.serviceFigures(host.label));
+      const live = host.services.filter((s) => !s.stale);
+      const cost = this.rollingFor(host.label).push(
+        snapshot.at,
+        host.pricePerHourUsd,
+        live.map((s) => ({ id: s.id, genTokPerS: values[`svc.${s.id}.gen_tok_s`] ?? null, running: values[`svc.${s.id}.running`] ?? null })),
+      );
+      values['host.cost_usage_usd_per_mtok'] = cost.usageBasedUsdPerMTok;
+      values['host.cost_reserved_usd_per_mtok'] = cost.reservationBasedUsdPerMTok;
+      for (const s of host.services) values[`svc.${s.id}.cost_usd_per_mtok`] = cost.perService.get(s.id) ?? null;
+      if (proxy !== null) proxyValues(host.label, proxy, values);
+      const staleReason = staleReasonOf(host);
+      this.series.record(host.label, snapshot.at, values);
+      tick.hosts.push({ host: host.label, staleReason, values });
+    }
+    this.alerts.observe(tick.hosts.map((h) => alertTickFromValues(h.host, h.staleReason, h.values, modelOf(h.host))));
+    this.deps.emit('telemetry.tick', tick);
+  }
+
+  setBaseline(model: string, tokPerS: number, source: 'manual' | 'benchmark', actor: string): ReturnType<AlertEngine['setBaseline']> {
+    // Audited first: a change the log cannot record is not made.
+    this.deps.store.audit.append({ type: 'alerts.baseline.set', actor, target: model, payload: { tokPerS, source } });
+    const baseline = this.alerts.setBaseline(model, tokPerS, source);
+    this.deps.store.settings.set(BASELINES_SETTING, this.alerts.listBaselines());
+    return baseline;
+  }
+
+  dispose(): Promise<void> {
+    return this.disposables.dispose();
+  }
+}
