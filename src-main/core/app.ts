@@ -12,7 +12,7 @@ import type { AlertThresholds } from './alerts/index.js';
 import { DisposableStore, Emitter, systemClock, toAppError, toDisposable, type AppError, type Clock, type Disposable, type Logger } from './base/index.js';
 import { ConsoleBench, benchChannels } from './bench/index.js';
 import type { EventSink, HandlersFor } from './channel.js';
-import { ConfigService, type Config } from './config/index.js';
+import { ConfigSchema, ConfigService, type Config } from './config/index.js';
 import { startDemoFleet, type DemoFleet } from './demo/index.js';
 import { FleetService, HostService, SshConfigImportService, fleetChannels } from './fleet/index.js';
 import { ConsoleLifecycle, StoredWakeEstimates, lifecycleChannels, lifecycleTargets } from './lifecycle/index.js';
@@ -53,6 +53,11 @@ export interface AppOptions {
   filePicker?: FilePicker | null;
   /** Overrides alert timing (tests: raise within seconds instead of a minute). */
   alertThresholds?: Partial<AlertThresholds>;
+  /**
+   * A core for one `gpu-console` command while no console runs: the same services, channels, rules and
+   * audit rows, but no demo fleet, no SSH session started and the proxy on a free loopback port.
+   */
+  offline?: boolean;
 }
 
 export interface AppEvent<E extends EventChannel = EventChannel> {
@@ -107,7 +112,12 @@ export async function startApp(options: AppOptions): Promise<App> {
     const configFile = options.configFile ?? join(options.dataDir, DEFAULT_CONFIG_NAME);
     const config = disposables.add(new ConfigService({ path: configFile, home }));
     let demo: DemoFleet | null = null;
-    if (options.demo || (options.configFile === null && !(await fileExists(configFile)))) {
+    if (options.offline) {
+      if (await fileExists(configFile)) {
+        const error = await config.reload();
+        if (error) throw error;
+      } else config.replace(ConfigSchema.parse({}));
+    } else if (options.demo || (options.configFile === null && !(await fileExists(configFile)))) {
       demo = await startDemoFleet({ dir: join(options.dataDir, 'demo'), logger: logger.child('demo'), clock, ...options.demoOptions });
       disposables.add(toDisposable(() => demo!.dispose()));
       config.replace(demo.config as Config);
@@ -142,7 +152,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     const wakeEstimates = new StoredWakeEstimates({ db: store.db, targets: () => lifecycleTargets(config.current), fleet });
     const proxy = disposables.add(
-      await ProxyService.start({ store, config, fleet, secrets, wakeEstimates, emit, clock, logger: logger.child('proxy'), port: options.proxyPort }),
+      await ProxyService.start({ store, config, fleet, secrets, wakeEstimates, emit, clock, logger: logger.child('proxy'), port: options.offline ? 0 : options.proxyPort }),
     );
     const telemetry = disposables.add(
       new TelemetryService({ store, config, fleet, proxy, notices: notifications, emit, clock, logger, startedAt, alertThresholds: options.alertThresholds }),
@@ -192,13 +202,14 @@ export async function startApp(options: AppOptions): Promise<App> {
       ...reportChannels(reports),
     };
 
-    store.audit.append({
+    // A one-command core is not a console start: its command's own rows say what it did.
+    if (!options.offline) store.audit.append({
       type: 'console.started',
       actor: 'system',
       target: null,
       payload: { version: options.version, mode: options.mode, demo: demo !== null, configFile: demo ? null : configFile, pid: process.pid },
     });
-    fleet.start();
+    if (!options.offline) fleet.start();
 
     return {
       store,
@@ -221,7 +232,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       reloadConfig: () => hosts.reloadConfig(),
       dispose: async () => {
         try {
-          store.audit.append({ type: 'console.stopped', actor: 'system', target: null, payload: { pid: process.pid } });
+          if (!options.offline) store.audit.append({ type: 'console.stopped', actor: 'system', target: null, payload: { pid: process.pid } });
         } catch (err) {
           logger.warn('could not record console.stopped', { error: toAppError(err).message });
         }

@@ -6,16 +6,26 @@
 // A baseline phase with the same page and no ticks runs first, in the same
 // browser, so the figures read as a ratio against it.
 //
-//   node --import tsx test/bench/renderer-frames.ts [--seconds 30] [--hosts 64] [--gpus 8] [--baseline-seconds 5] [--profile]
+//   node --import tsx test/bench/renderer-frames.ts [--seconds 30] [--hosts 64] [--gpus 8] [--baseline-seconds 5] [--profile] [--renderer DIR]
+//
+// --renderer serves another build of the renderer (default out/renderer), e.g.
+// a copy of an earlier build, to compare two builds on the same machine.
 //
 // --profile takes a CDP CPU profile of the ticking phase and prints the top
 // functions by self time (the renderer bundle is not minified, names read as in source).
 //
 // Target: p95 frame interval within one 60 Hz frame (16.7 ms), i.e. ticks cost no dropped frames at p95.
+//
+// First, in this process, the cost of parsing one such `fleet.tick` the way the
+// renderer does (the transport's parseEventPayload, zod without its JIT as in
+// the page, whose CSP forbids eval), against JSON.parse of the same text.
 import { readFile } from 'node:fs/promises';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve } from 'node:path';
+// first, as in the page (main.tsx): zod decides JIT or not when a schema is built
+import '../../src-renderer/src/zod-config.js';
+import { parseEventPayload } from '../../src-renderer/src/transport/envelope.js';
 import { launchChromium } from '../helpers/browser.js';
 import { ROOT } from '../helpers/imports.js';
 
@@ -29,7 +39,10 @@ const HOSTS = arg('hosts', 64);
 const GPUS = arg('gpus', 8);
 const PROFILE = process.argv.includes('--profile');
 const TOKEN = 'f'.repeat(64);
-const RENDERER = join(ROOT, 'out', 'renderer');
+const RENDERER = (() => {
+  const dir = process.argv[process.argv.indexOf('--renderer') + 1];
+  return process.argv.includes('--renderer') && dir ? resolve(dir) : join(ROOT, 'out', 'renderer');
+})();
 
 const wave = (t: number, period: number, lo: number, hi: number, phase = 0): number =>
   Math.round((lo + ((hi - lo) * (1 + Math.sin((t / 1000 / period) * 2 * Math.PI + phase))) / 2) * 10) / 10;
@@ -218,7 +231,44 @@ function printProfile(profile: CpuProfile): void {
   for (const [k, ms] of top(totalBy, 40)) console.log(`  ${ms.toFixed(0).padStart(7)}  ${k}`);
 }
 
+/** Median ms per call of `a` and of `b`, timed in alternating batches so that a busy machine slows both alike. */
+function pairedMs(a: () => void, b: () => void, batches = 31, perBatch = 10): [number, number] {
+  for (let i = 0; i < 50; i++) {
+    a();
+    b();
+  }
+  const ta: number[] = [];
+  const tb: number[] = [];
+  const batch = (fn: () => void, out: number[]): void => {
+    const t0 = performance.now();
+    for (let i = 0; i < perBatch; i++) fn();
+    out.push((performance.now() - t0) / perBatch);
+  };
+  for (let k = 0; k < batches; k++) {
+    batch(a, ta);
+    batch(b, tb);
+  }
+  return [pct(ta, 0.5), pct(tb, 0.5)];
+}
+
+/** One fleet.tick through the renderer's own parse path, in this process (same V8 as the page). */
+function parseFigures(): void {
+  const text = JSON.stringify(snapshot(Date.now()));
+  const fail = (message: string): never => {
+    throw new Error(`bench payload rejected: ${message}`);
+  };
+  const [json, parsed] = pairedMs(
+    () => JSON.parse(text),
+    () => parseEventPayload('fleet.tick', JSON.parse(text), fail),
+  );
+  console.log(
+    `fleet.tick parse (${(text.length / 1024).toFixed(0)} KiB), median per tick: JSON.parse ${json.toFixed(2)} ms; JSON.parse + parseEventPayload ${parsed.toFixed(2)} ms` +
+      ` (the check ${(parsed - json).toFixed(2)} ms, total ${(parsed / json).toFixed(2)}× JSON.parse)`,
+  );
+}
+
 async function main(): Promise<void> {
+  parseFigures();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   const browser = await launchChromium();

@@ -24,7 +24,7 @@ import {
 import { AppError } from '../base/index.js';
 import { costPerMillionBoth, estimate, unavailable, usageFromBuckets } from '../cost/index.js';
 import type { AuditEvent } from '../store/index.js';
-import { ReportErrorCode } from './errors.js';
+import { ReportErrorCode, stopIfCancelled } from './errors.js';
 import { autoGates, manualGates } from './gates.js';
 import type { GateMark } from './repository.js';
 
@@ -62,10 +62,6 @@ const HOUR_MS = 3_600_000;
 /** Gaps in telemetry at least this long are listed as stale periods. */
 const STALE_GAP_MS = 60_000;
 const MAX_CHART_POINTS = 400;
-
-export function stopIfCancelled(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new AppError(ReportErrorCode.CANCELLED, 'the report was cancelled');
-}
 
 export async function buildEvidence(request: ReportRequest, src: ReportSources): Promise<Evidence> {
   stopIfCancelled(src.signal);

@@ -1,3 +1,5 @@
+import { AppError } from '../base/index.js';
+
 /** Stable codes of the report capability; callers match the code, not the message. */
 export const ReportErrorCode = {
   /** The output folder cannot be created or written (permissions, read-only disk, a file in the way). */
@@ -23,3 +25,8 @@ export const ReportErrorCode = {
   /** The caller went away or cancelled: the export stopped and left no folder. */
   CANCELLED: 'REPORT_CANCELLED',
 } as const;
+
+/** Throws REPORT_CANCELLED once the caller gave up (checked between the steps of a build or export). */
+export function stopIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new AppError(ReportErrorCode.CANCELLED, 'the report was cancelled');
+}

@@ -21,7 +21,7 @@ import {
 import { AppError } from '../base/index.js';
 import type { PdfPrinter } from '../ports.js';
 import { canonicalJson } from '../store/index.js';
-import { ReportErrorCode } from './errors.js';
+import { ReportErrorCode, stopIfCancelled } from './errors.js';
 import { renderHtml } from './render-html.js';
 import { renderMarkdown } from './render-markdown.js';
 import { allowedSignersLine } from './allowed-signers.js';
@@ -48,6 +48,8 @@ export interface WriteExportOptions {
   pdf: PdfPrinter | null;
   now(): number;
   progress?(step: string): void;
+  /** The caller gave up: nothing is renamed into place, the staging folder is removed. */
+  signal?: AbortSignal;
 }
 
 export const sha256Hex = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
@@ -111,6 +113,7 @@ export async function writeExport(o: WriteExportOptions): Promise<ExportFiles> {
     if (o.formats.includes('pdf')) {
       o.progress?.('report.pdf');
       const pdf = await o.pdf!.printHtmlToPdf(html!);
+      stopIfCancelled(o.signal);
       await put('report.pdf', 'pdf', pdf);
     }
 
@@ -132,6 +135,7 @@ export async function writeExport(o: WriteExportOptions): Promise<ExportFiles> {
       await writeFile(join(staging, 'allowed_signers'), `${allowedSignersLine(o.principal, o.signer.publicKeyLine)}\n`, { mode: 0o600 });
       signer = o.signer.fingerprint;
     }
+    stopIfCancelled(o.signal);
     await rename(staging, finalDir);
     return { dir: finalDir, files, evidenceSha256, manifestSha256: sha256Hex(manifestText), signer };
   } catch (err) {

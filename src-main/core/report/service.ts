@@ -18,8 +18,8 @@ import { AppError, type Clock, type Logger } from '../base/index.js';
 import type { PdfPrinter } from '../ports.js';
 import { expandTilde } from '../ssh/index.js';
 import { canonicalJson, type AuditLog } from '../store/index.js';
-import { buildEvidence, stopIfCancelled, type ReportSources } from './builder.js';
-import { ReportErrorCode } from './errors.js';
+import { buildEvidence, type ReportSources } from './builder.js';
+import { ReportErrorCode, stopIfCancelled } from './errors.js';
 import { ensureWritableDir, sha256Hex, writeExport } from './exporter.js';
 import { gateCounts, isManualGate, manualGates } from './gates.js';
 import { renderHtml } from './render-html.js';
@@ -103,6 +103,7 @@ export class ReportService {
         principal: this.o.principal,
         pdf: this.o.pdf,
         now: () => this.o.clock.now(),
+        signal: input.signal,
         progress: (step) => {
           stopIfCancelled(input.signal);
           done += 1;

@@ -2,9 +2,13 @@
 // the permission for desktop notifications. The desktop app shows native
 // notifications from main; in web mode this page shows them with the browser's
 // Notification API once the operator allowed it. A click leads to the subject.
+// The notices, the unseen count and do-not-disturb live in the store's
+// notifications slice (fed by `notifications.notice` / `notifications.open`).
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ConsoleNotificationView } from '../../../src-preload/contract/index.js';
-import { useAppStore, useServices } from './app-context.js';
+import type { ConsoleNotificationView, EventPayload } from '../../../src-preload/contract/index.js';
+import { NOTIFICATIONS_KEPT } from '../store/notifications-slice.js';
+import type { RootState } from '../store/types.js';
+import { useAppStore, useServices, useStoreChange } from './app-context.js';
 import { VIEWS } from './Nav.js';
 
 type Permission = 'default' | 'granted' | 'denied' | 'unsupported';
@@ -13,14 +17,17 @@ function browserPermission(): Permission {
   return typeof Notification === 'undefined' ? 'unsupported' : (Notification.permission as Permission);
 }
 
+const selectLatest = (s: RootState): ConsoleNotificationView | null => s.notifications.latest;
+const selectOpenRequest = (s: RootState): EventPayload<'notifications.open'> | null => s.notifications.openRequest;
+
 export function NotificationsMenu(): React.JSX.Element {
-  const { transport } = useServices();
+  const { transport, store } = useServices();
   const setView = useAppStore((s) => s.setView);
   const selectHost = useAppStore((s) => s.selectHost);
-  const [items, setItems] = useState<ConsoleNotificationView[]>([]);
-  const [unseen, setUnseen] = useState(0);
+  const items = useAppStore((s) => s.notifications.items);
+  const unseen = useAppStore((s) => s.notifications.unseen);
+  const dnd = useAppStore((s) => s.notifications.settings);
   const [open, setOpen] = useState(false);
-  const [dnd, setDnd] = useState<{ doNotDisturb: boolean; until: number | null }>({ doNotDisturb: false, until: null });
   const [permission, setPermission] = useState<Permission>(browserPermission);
   const [error, setError] = useState<string | null>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
@@ -41,36 +48,31 @@ export function NotificationsMenu(): React.JSX.Element {
   useEffect(() => {
     let live = true;
     transport
-      .invoke('notifications.list', { limit: 50 })
+      .invoke('notifications.list', { limit: NOTIFICATIONS_KEPT })
       .then((r) => {
-        if (!live) return;
-        setItems(r.notifications);
-        setDnd(r.settings);
+        if (live) store.getState().setNotificationList(r);
       })
       .catch((e: unknown) => live && setError((e as Error).message));
-    const off = transport.on('notifications.notice', (n) => {
-      setItems((prev) => [n, ...prev].slice(0, 50));
-      setUnseen((u) => u + 1);
-      if (transport.kind === 'web' && n.outcome === 'sent' && browserPermission() === 'granted') {
-        const shown = new Notification(n.title, { body: n.body, tag: n.key });
-        shown.onclick = () => {
-          window.focus();
-          go(n.route);
-        };
-      }
-    });
-    // The desktop app shows native notifications itself; a click on one arrives here.
-    const offOpen = transport.on('notifications.open', ({ route }) => go(route));
     return () => {
       live = false;
-      off();
-      offOpen();
     };
-  }, [transport, go]);
+  }, [transport, store]);
+  useStoreChange(selectLatest, (n) => {
+    if (n === null || transport.kind !== 'web' || n.outcome !== 'sent' || browserPermission() !== 'granted') return;
+    const shown = new Notification(n.title, { body: n.body, tag: n.key });
+    shown.onclick = () => {
+      window.focus();
+      go(n.route);
+    };
+  });
+  // The desktop app shows native notifications itself; a click on one arrives here.
+  useStoreChange(selectOpenRequest, (request) => {
+    if (request !== null) go(request.route);
+  });
 
   const toggleDnd = async () => {
     try {
-      setDnd(await transport.invoke('notifications.setDoNotDisturb', dnd.doNotDisturb ? { on: false } : { on: true, minutes: 60 }));
+      store.getState().setNotificationSettings(await transport.invoke('notifications.setDoNotDisturb', dnd.doNotDisturb ? { on: false } : { on: true, minutes: 60 }));
     } catch (e) {
       setError((e as Error).message);
     }
@@ -88,7 +90,7 @@ export function NotificationsMenu(): React.JSX.Element {
         data-testid="notifications-button"
         onClick={() => {
           setOpen((o) => !o);
-          setUnseen(0);
+          store.getState().markNotificationsSeen();
         }}
       >
         <BellIcon muted={dnd.doNotDisturb} />

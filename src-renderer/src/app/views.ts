@@ -1,18 +1,7 @@
 // Views beyond the core ones register themselves: a feature folder with a
 // `view.ts` exporting `view: ViewModule` appears in the nav and the main area,
 // with no edit to the app shell (Vite's import.meta.glob finds them at build).
-import type { ComponentType } from 'react';
-
-export interface ViewModule {
-  /** Unique id; also the nav test id (`nav-<id>`). */
-  id: string;
-  label: string;
-  /** One character shown before the label. */
-  glyph: string;
-  /** Position in the nav: fleet 10, hosts 20, proxy 30, audit 90. */
-  order: number;
-  Component: ComponentType;
-}
+import type { ViewModule } from './view-module.js';
 
 const modules = import.meta.glob<{ view: ViewModule }>('../features/*/view.ts', { eager: true });
 

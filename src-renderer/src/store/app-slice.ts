@@ -2,7 +2,6 @@
 import type { StateCreator } from 'zustand/vanilla';
 import type { AppInfo, ContractError, EventPayload } from '../../../src-preload/contract/index.js';
 import type { ConnectionState, TransportKind } from '../transport/transport.js';
-import type { RootState } from './types.js';
 
 export interface AppSlice {
   app: {
@@ -26,7 +25,7 @@ export function reduceConfigChanged(info: AppInfo | null, event: EventPayload<'c
 export function createAppSlice(
   transportKind: TransportKind,
   connection: ConnectionState,
-): StateCreator<RootState, [], [], AppSlice> {
+): StateCreator<AppSlice, [], [], AppSlice> {
   return (set) => ({
     app: { transportKind, info: null, infoError: null, connection },
     setInfo: (info) => set((state) => ({ app: { ...state.app, info, infoError: null } })),

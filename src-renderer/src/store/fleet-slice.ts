@@ -3,7 +3,6 @@
 import type { StateCreator } from 'zustand/vanilla';
 import type { EventPayload, FleetSnapshot, HostView } from '../../../src-preload/contract/index.js';
 import { replaceEqualDeep } from './share.js';
-import type { RootState } from './types.js';
 
 export type HostOperation = 'connect' | 'disconnect';
 
@@ -42,7 +41,7 @@ export function reduceHostStatus(current: FleetSnapshot | null, event: EventPayl
   return changed ? { ...current, hosts } : current;
 }
 
-export const createFleetSlice: StateCreator<RootState, [], [], FleetSlice> = (set) => ({
+export const createFleetSlice: StateCreator<FleetSlice, [], [], FleetSlice> = (set) => ({
   fleet: { snapshot: null, statusMessages: {}, ops: {} },
   applySnapshot: (snapshot) =>
     set((state) => {
@@ -60,11 +59,11 @@ export const createFleetSlice: StateCreator<RootState, [], [], FleetSlice> = (se
   setHostOp: (label, op) => set((state) => ({ fleet: { ...state.fleet, ops: { ...state.fleet.ops, [label]: op } } })),
 });
 
-export function hostByLabel(state: RootState, label: string): HostView | undefined {
+export function hostByLabel(state: FleetSlice, label: string): HostView | undefined {
   return state.fleet.snapshot?.hosts.find((host) => host.label === label);
 }
 
-export function selectHostLabels(state: RootState): string[] {
+export function selectHostLabels(state: FleetSlice): string[] {
   return state.fleet.snapshot?.hosts.map((host) => host.label) ?? [];
 }
 

@@ -2,7 +2,6 @@
 import type { StateCreator } from 'zustand/vanilla';
 import type { ProxyStats } from '../../../src-preload/contract/index.js';
 import { replaceEqualDeep } from './share.js';
-import type { RootState } from './types.js';
 
 export interface ProxySlice {
   proxy: { stats: ProxyStats | null };
@@ -14,7 +13,7 @@ export function reduceProxyStats(current: ProxyStats | null, next: ProxyStats): 
   return current === null ? next : replaceEqualDeep(current, next);
 }
 
-export const createProxySlice: StateCreator<RootState, [], [], ProxySlice> = (set) => ({
+export const createProxySlice: StateCreator<ProxySlice, [], [], ProxySlice> = (set) => ({
   proxy: { stats: null },
   applyProxyStats: (stats) =>
     set((state) => {

@@ -1,10 +1,14 @@
-// One store from three slices. Vanilla (no React) so it is testable in Node and
+// One store from its slices. Vanilla (no React) so it is testable in Node and
 // so charts can `subscribe` to ticks without a React render per sample.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { OPEN_CONNECTION, type ConnectionState, type TransportKind } from '../transport/transport.js';
+import { createActionsSlice } from './actions-slice.js';
 import { createAppSlice } from './app-slice.js';
+import { createBenchSlice } from './bench-slice.js';
 import { createFleetSlice } from './fleet-slice.js';
+import { createNotificationsSlice } from './notifications-slice.js';
 import { createProxySlice } from './proxy-slice.js';
+import { createReportsSlice } from './reports-slice.js';
 import type { RootState } from './types.js';
 import { createUiSlice, type Theme } from './ui-slice.js';
 
@@ -22,5 +26,9 @@ export function createAppStore(options: StoreOptions): AppStore {
     ...createFleetSlice(...a),
     ...createProxySlice(...a),
     ...createUiSlice(options.theme ?? 'dark')(...a),
+    ...createActionsSlice(...a),
+    ...createBenchSlice(...a),
+    ...createReportsSlice(...a),
+    ...createNotificationsSlice(...a),
   }));
 }

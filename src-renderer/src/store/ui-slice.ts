@@ -1,6 +1,5 @@
 // Which view and host the operator looks at, and the colour theme.
 import type { StateCreator } from 'zustand/vanilla';
-import type { RootState } from './types.js';
 
 // The core views, and any id a feature's view.ts registers (app/views.ts).
 export type ViewId = 'fleet' | 'host' | 'proxy' | 'audit' | (string & {});
@@ -14,7 +13,7 @@ export interface UiSlice {
   toggleTheme(): void;
 }
 
-export function createUiSlice(initialTheme: Theme): StateCreator<RootState, [], [], UiSlice> {
+export function createUiSlice(initialTheme: Theme): StateCreator<UiSlice, [], [], UiSlice> {
   return (set) => ({
     ui: { view: 'fleet', selectedHost: null, theme: initialTheme },
     setView: (view) => set((state) => (state.ui.view === view ? state : { ui: { ...state.ui, view } })),

@@ -1,5 +1,8 @@
-// Feeds the store from a transport: the first app.info and snapshot, then events.
-// After a dropped event stream comes back, both are read again.
+// Feeds the store from a transport: the first app.info and snapshots, then
+// events (each payload already parsed by the transport with the contract's
+// schema). After a dropped event stream comes back, the snapshots are read again.
+// The lists a view reads on mount (actions.list, notifications.list) it writes
+// into the same slices, which these events then keep current.
 import type { Transport } from '../transport/transport.js';
 import { toContractError } from '../transport/transport.js';
 import type { AppStore } from './store.js';
@@ -29,6 +32,12 @@ export function wireTransport(transport: Transport, store: AppStore): () => void
   offs.push(transport.on('host.status', (event) => s().applyHostStatus(event)));
   offs.push(transport.on('config.changed', (event) => s().applyConfigChanged(event)));
   offs.push(transport.on('proxy.stats', (stats) => s().applyProxyStats(stats)));
+  offs.push(transport.on('action.changed', (action) => s().applyActionChanged(action)));
+  offs.push(transport.on('action.standing', (standing) => s().applyStandingChanged(standing)));
+  offs.push(transport.on('bench.progress', (progress) => s().applyBenchProgress(progress)));
+  offs.push(transport.on('report.progress', (progress) => s().applyReportProgress(progress)));
+  offs.push(transport.on('notifications.notice', (notice) => s().applyNotice(notice)));
+  offs.push(transport.on('notifications.open', (request) => s().applyNotificationOpen(request)));
 
   let wasLost = false;
   offs.push(

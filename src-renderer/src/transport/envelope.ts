@@ -14,7 +14,6 @@ import {
   type EventPayload,
   type InvokeChannel,
 } from '../../../src-preload/contract/index.js';
-import { isFleetSnapshot } from './fleet-snapshot-check.js';
 import { TransportError } from './transport.js';
 
 const EnvelopeSchema = z.union([
@@ -48,15 +47,17 @@ export function unwrapInvokeResult<C extends InvokeChannel>(channel: C, raw: unk
 
 export type EventReport = (message: string) => void;
 
-/** Parses one event payload; unknown channels and bad payloads are reported and dropped (null). */
+/**
+ * Parses one event payload with the contract's schema; unknown channels and bad
+ * payloads are reported and dropped (null). Each transport calls this once per
+ * event, however many listeners it has: the hot `fleet.tick` (the whole fleet,
+ * once a second) costs one zod parse per tick (figures: test/bench/renderer-frames.ts).
+ */
 export function parseEventPayload<E extends EventChannel>(event: E, raw: unknown, report: EventReport): EventPayload<E> | null {
   if (!isEventChannel(event)) {
     report(`unknown event channel ${String(event)}`);
     return null;
   }
-  // the hot event (every second, the whole fleet): a hand-written check with zod's
-  // rules accepts it without zod's allocations; anything it refuses goes to zod
-  if (event === 'fleet.tick' && isFleetSnapshot(raw)) return raw as EventPayload<E>;
   return parseLenient(eventChannels[event], raw, (message) => report(`${event}: ${message}`)) as EventPayload<E> | null;
 }
 

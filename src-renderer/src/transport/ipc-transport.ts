@@ -1,5 +1,7 @@
 // Electron: the preload's `window.gpuConsole` bridge. The preload already
-// speaks the envelope; we still parse it, the output and every event payload.
+// speaks the envelope; we still parse it, the output and every event payload —
+// each event once, however many listeners it has (one bridge subscription per
+// event channel, fanned out here).
 import type {
   ChannelInput,
   ChannelOutput,
@@ -8,7 +10,7 @@ import type {
   InvokeChannel,
   InvokeResult,
 } from '../../../src-preload/contract/index.js';
-import { parseEventPayload, unwrapInvokeResult } from './envelope.js';
+import { ListenerTable, parseEventPayload, unwrapInvokeResult } from './envelope.js';
 import { OPEN_CONNECTION, type ConnectionState, type Transport } from './transport.js';
 
 /** What the preload exposes on `window.gpuConsole`. */
@@ -19,7 +21,9 @@ export interface GpuConsoleBridge {
 
 export class IpcTransport implements Transport {
   readonly kind = 'ipc' as const;
-  private readonly unsubscribers = new Set<() => void>();
+  private readonly listeners = new ListenerTable();
+  /** The bridge subscription of each event channel that has listeners. */
+  private readonly bridged = new Map<string, () => void>();
 
   constructor(
     private readonly bridge: GpuConsoleBridge,
@@ -32,15 +36,23 @@ export class IpcTransport implements Transport {
   }
 
   on<E extends EventChannel>(event: E, listener: (payload: EventPayload<E>) => void): () => void {
-    const off = this.bridge.on(event, (raw) => {
-      const payload = parseEventPayload(event, raw, this.report);
-      if (payload !== null) listener(payload);
-    });
-    const unsubscribe = (): void => {
-      if (this.unsubscribers.delete(unsubscribe)) off();
+    const remove = this.listeners.add(event, listener as (payload: unknown) => void);
+    if (!this.bridged.has(event)) {
+      const off = this.bridge.on(event, (raw) => {
+        const payload = parseEventPayload(event, raw, this.report);
+        if (payload !== null) this.listeners.emit(event, payload, this.report);
+      });
+      this.bridged.set(event, off);
+    }
+    let removed = false;
+    return () => {
+      if (removed) return;
+      removed = true;
+      remove();
+      if (this.listeners.has(event)) return;
+      this.bridged.get(event)?.();
+      this.bridged.delete(event);
     };
-    this.unsubscribers.add(unsubscribe);
-    return unsubscribe;
   }
 
   onConnection(listener: (state: ConnectionState) => void): () => void {
@@ -49,6 +61,8 @@ export class IpcTransport implements Transport {
   }
 
   dispose(): void {
-    for (const unsubscribe of [...this.unsubscribers]) unsubscribe();
+    for (const off of this.bridged.values()) off();
+    this.bridged.clear();
+    this.listeners.clear();
   }
 }

@@ -80,4 +80,39 @@ describe('wireTransport', () => {
     off();
     expect(transport.listenerCount).toBe(0);
   });
+
+  it('feeds the actions, bench, reports and notifications slices from their events', async () => {
+    const transport = new FakeTransport();
+    const store = createAppStore({ transportKind: 'web' });
+    const off = wireTransport(transport, store);
+    await flush();
+    const s = () => store.getState();
+    transport.emit('bench.progress', {
+      runId: 'r1',
+      name: 'n',
+      state: 'completed',
+      phase: 'level',
+      level: 1,
+      levelIndex: 0,
+      levelCount: 1,
+      done: 4,
+      total: 4,
+      errors: 0,
+      elapsedMs: 10,
+      etaMs: null,
+      message: null,
+    });
+    expect(s().bench.progress?.state).toBe('completed');
+    transport.emit('report.progress', { exportId: 'e1', step: 'html', done: 2, total: 3, state: 'running', message: null });
+    expect(s().reports.progress?.step).toBe('html');
+    transport.emit('action.standing', { id: 'sa_111111', kind: 'wake', upstream: 'a/q', grantedBy: 'x', grantedAt: 1, expiresAt: 2, revokedAt: null, uses: 0 });
+    expect(s().actions.standing.map((x) => x.id)).toEqual(['sa_111111']);
+    transport.emit('notifications.notice', { id: 7, key: 'k', severity: 'warning', title: 't', body: 'b', route: 'actions', at: 1, outcome: 'sent' });
+    expect(s().notifications.items.map((n) => n.id)).toEqual([7]);
+    expect(s().notifications.unseen).toBe(1);
+    transport.emit('notifications.open', { route: 'hosts/a' });
+    expect(s().notifications.openRequest).toEqual({ route: 'hosts/a' });
+    off();
+    expect(transport.listenerCount).toBe(0);
+  });
 });

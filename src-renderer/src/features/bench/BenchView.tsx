@@ -7,7 +7,8 @@
 // charts.
 import { useCallback, useEffect, useState } from 'react';
 import type { BenchProgress, BenchRun, CompareRow, Evaluation, SavedScenario } from '../../../../src-preload/contract/index.js';
-import { useServices } from '../../app/app-context.js';
+import { useAppStore, useServices, useStoreChange } from '../../app/app-context.js';
+import type { RootState } from '../../store/types.js';
 import { toContractError } from '../../transport/transport.js';
 import { CompareCharts } from './CompareCharts.js';
 import { RunTable } from './RunTable.js';
@@ -24,8 +25,10 @@ const METRIC_LABEL: Record<CompareRow['metric'], string> = {
   requestsPerS: 'req/s',
 };
 
+const selectProgress = (s: RootState): BenchProgress | null => s.bench.progress;
+
 export function BenchView(): React.JSX.Element {
-  const { transport } = useServices();
+  const { transport, store } = useServices();
   const [form, setForm] = useState<ScenarioForm>(DEFAULT_FORM);
   const set = <K extends keyof ScenarioForm>(key: K, value: ScenarioForm[K]): void => setForm((f) => ({ ...f, [key]: value }));
   const [saved, setSaved] = useState<SavedScenario[]>([]);
@@ -33,7 +36,7 @@ export function BenchView(): React.JSX.Element {
   const [windowMinutes, setWindowMinutes] = useState(60);
   const [windowModel, setWindowModel] = useState('');
   const [windowEval, setWindowEval] = useState<{ label: string; evaluation: Evaluation } | null>(null);
-  const [progress, setProgress] = useState<BenchProgress | null>(null);
+  const progress = useAppStore(selectProgress);
   const [runs, setRuns] = useState<BenchRun[]>([]);
   const [selected, setSelected] = useState<string | null>(null);
   const [other, setOther] = useState<string | null>(null);
@@ -59,17 +62,12 @@ export function BenchView(): React.JSX.Element {
   }, [transport]);
   useEffect(() => load(), [load]);
   useEffect(() => loadScenarios(), [loadScenarios]);
-  useEffect(
-    () =>
-      transport.on('bench.progress', (p) => {
-        setProgress(p);
-        if (p.state !== 'running') {
-          setSelected(p.runId);
-          load();
-        }
-      }),
-    [transport, load],
-  );
+  // a run that ends (any bench.progress that is not `running`) is shown, and the list re-read
+  useStoreChange(selectProgress, (p) => {
+    if (p === null || p.state === 'running') return;
+    setSelected(p.runId);
+    load();
+  });
   useEffect(() => {
     if (!selected) return;
     transport.invoke('bench.evaluate', { source: { kind: 'run', runId: selected } }).then(setEvaluation, () => setEvaluation(null));
@@ -96,7 +94,7 @@ export function BenchView(): React.JSX.Element {
     if ('error' in out) return;
     const levelCount = out.scenario.levels.length;
     transport.invoke('bench.start', { scenario: out.scenario }).then(
-      (res) => setProgress({ runId: res.runId, name: out.scenario.name, state: 'running', phase: 'level', level: null, levelIndex: 0, levelCount, done: 0, total: 0, errors: 0, elapsedMs: 0, etaMs: null, message: null }),
+      (res) => store.getState().startBenchProgress({ runId: res.runId, name: out.scenario.name, state: 'running', phase: 'level', level: null, levelIndex: 0, levelCount, done: 0, total: 0, errors: 0, elapsedMs: 0, etaMs: null, message: null }),
       (err: unknown) => setError(toContractError(err).message),
     );
   };

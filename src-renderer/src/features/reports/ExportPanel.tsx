@@ -1,9 +1,11 @@
 // Export: formats, optional signing (key file path and, for an encrypted key,
 // a passphrase that is sent with this one call and then cleared), an optional
-// parent folder; progress from `report.progress`; then the written folder.
+// parent folder; progress from `report.progress` (the store's reports slice),
+// of the export this panel started; then the written folder.
 import { useEffect, useRef, useState } from 'react';
-import type { ContractError, ReportExport } from '../../../../src-preload/contract/index.js';
-import { useServices } from '../../app/app-context.js';
+import type { ContractError, ReportExport, ReportProgress } from '../../../../src-preload/contract/index.js';
+import { useServices, useStoreChange } from '../../app/app-context.js';
+import type { RootState } from '../../store/types.js';
 import { toContractError } from '../../transport/transport.js';
 import { ExportResult } from './ExportResult.js';
 import { afterExport, DEFAULT_EXPORT, EXPORT_FORMATS, exportInput, type ExportDraft } from './export-form.js';
@@ -15,6 +17,8 @@ export interface ExportPanelProps {
   buildRequest(): RequestCheck;
   onExported(record: ReportExport): void;
 }
+
+const selectProgress = (s: RootState): ReportProgress | null => s.reports.progress;
 
 export function ExportPanel({ buildRequest, onExported }: ExportPanelProps): React.JSX.Element {
   const { transport } = useServices();
@@ -28,7 +32,9 @@ export function ExportPanel({ buildRequest, onExported }: ExportPanelProps): Rea
   const passphraseRef = useRef<HTMLInputElement>(null);
   const [askPassphrase, setAskPassphrase] = useState(false);
 
-  useEffect(() => transport.on('report.progress', (p) => setProgress((s) => reduceProgress(s, p, inFlight.current))), [transport]);
+  useStoreChange(selectProgress, (p) => {
+    if (p !== null) setProgress((s) => reduceProgress(s, p, inFlight.current));
+  });
   useEffect(() => {
     if (askPassphrase) passphraseRef.current?.focus();
   }, [askPassphrase]);
