@@ -1,7 +1,8 @@
 import { request } from 'undici';
 import { AppError } from '../core/base/index.js';
 import { findRunningConsole } from '../core/instance/index.js';
-import type { ChannelInput, ChannelOutput, InvokeChannel, InvokeResult } from '../../src-preload/contract/index.js';
+import { BridgeErrorCode, type ChannelInput, type ChannelOutput, type InvokeChannel } from '../../src-preload/contract/index.js';
+import { unwrapAnswer } from './answer.js';
 
 const TOKEN_HEADER = 'x-gpu-console-token';
 
@@ -30,7 +31,8 @@ export async function callRunningConsole<C extends InvokeChannel>(
   }).catch((err: unknown) => {
     throw new AppError('CLI_BRIDGE_UNREACHABLE', `the console at ${url.origin} did not answer: ${(err as Error).message}`, { cause: err });
   });
-  const body = (await response.body.json()) as InvokeResult<ChannelOutput<C>>;
-  if (!body.ok) throw new AppError(body.error.code, body.error.message, { details: body.error.details });
-  return body.data;
+  const body: unknown = await response.body.json().catch((err: unknown) => {
+    throw new AppError(BridgeErrorCode.TRANSPORT, `${channel}: the console at ${url.origin} answered ${response.statusCode} without JSON`, { cause: err });
+  });
+  return unwrapAnswer(channel, body);
 }

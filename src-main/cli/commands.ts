@@ -1,60 +1,44 @@
-import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { FleetSnapshot } from '../../src-preload/contract/index.js';
-import { AppError, silentLogger } from '../core/base/index.js';
+import { AppError } from '../core/base/index.js';
 import { loadConfigFile } from '../core/config/index.js';
-import { openStore } from '../core/store/index.js';
 import { findRunningConsole } from '../core/instance/index.js';
 import { callRunningConsole } from './bridge-client.js';
+import { callConsole } from './core-client.js';
 import { EXIT, type Output } from './output.js';
 
-const DB_NAME = 'gpu-console.db';
+// Audit reads go through the contract (`audit.verify`, `audit.list`): to the running console, else to a
+// core started for the command on the data dir's database (which must exist: a read creates none).
 
-function openExistingStore(dataDir: string) {
-  const file = join(dataDir, DB_NAME);
-  if (!existsSync(file)) throw new AppError('CLI_NO_DATABASE', `no database at ${file} (has a console run with --data-dir ${dataDir}?)`);
-  return openStore({ file, logger: silentLogger });
+export async function auditVerify(dataDir: string, output: Output): Promise<number> {
+  const result = await callConsole(dataDir, 'audit.verify', {}, { requireDatabase: true });
+  if (output.json) output.out(JSON.stringify(result));
+  else if (result.ok) {
+    output.out(
+      result.head
+        ? `audit chain OK: ${result.count} events, head #${result.head.seq} ${result.head.hash}`
+        : 'audit chain OK: no events yet',
+    );
+  } else {
+    output.out(
+      `audit chain BROKEN at event #${result.brokenAt} (${result.reason}); ${result.count} events checked; ` +
+        `last good: ${result.lastGood ? `#${result.lastGood.seq} ${result.lastGood.hash}` : 'none'}`,
+    );
+  }
+  return result.ok ? EXIT.OK : EXIT.FAILED;
 }
 
-export function auditVerify(dataDir: string, output: Output): number {
-  const store = openExistingStore(dataDir);
-  try {
-    const result = store.audit.verify();
-    if (output.json) output.out(JSON.stringify(result));
-    else if (result.ok) {
-      output.out(
-        result.head
-          ? `audit chain OK: ${result.count} events, head #${result.head.seq} ${result.head.hash}`
-          : 'audit chain OK: no events yet',
-      );
-    } else {
-      output.out(
-        `audit chain BROKEN at event #${result.brokenAt} (${result.reason}); ${result.count} events checked; ` +
-          `last good: ${result.lastGood ? `#${result.lastGood.seq} ${result.lastGood.hash}` : 'none'}`,
-      );
+export async function auditList(dataDir: string, limit: number, output: Output): Promise<number> {
+  const { events } = await callConsole(dataDir, 'audit.list', { limit }, { requireDatabase: true });
+  if (output.json) output.out(JSON.stringify({ events }));
+  else {
+    for (const e of events) {
+      output.out(`#${e.seq}  ${new Date(e.ts).toISOString()}  ${e.type.padEnd(24)} ${e.actor}${e.target ? `  → ${e.target}` : ''}`);
     }
-    return result.ok ? EXIT.OK : EXIT.FAILED;
-  } finally {
-    store.close();
+    if (events.length === 0) output.out('no audit events');
   }
-}
-
-export function auditList(dataDir: string, limit: number, output: Output): number {
-  const store = openExistingStore(dataDir);
-  try {
-    const events = store.audit.list({ limit });
-    if (output.json) output.out(JSON.stringify({ events }));
-    else {
-      for (const e of events) {
-        output.out(`#${e.seq}  ${new Date(e.ts).toISOString()}  ${e.type.padEnd(24)} ${e.actor}${e.target ? `  → ${e.target}` : ''}`);
-      }
-      if (events.length === 0) output.out('no audit events');
-    }
-    return EXIT.OK;
-  } finally {
-    store.close();
-  }
+  return EXIT.OK;
 }
 
 export async function configCheck(file: string, output: Output): Promise<number> {

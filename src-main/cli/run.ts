@@ -60,7 +60,11 @@ Options every command takes:
   --data-dir DIR        data folder (default: $GPU_CONSOLE_DATA_DIR, else the platform's user-data folder)
   --json                machine-readable output
 
-Commands that act on a running console (status, hosts) find it through <data dir>/ready.json.
+Commands find the running console through <data dir>/ready.json. status, hosts connect|disconnect|
+trust|refuse|forget-key|reconnect, tunnels, actions, secrets and report build need one; tokens, audit,
+report list|verify and hosts import-ssh-config --apply --yes use it when it runs, else a core started
+for that one command on the data dir. Either way every change is made and audited by the console's
+core (actor operator:<user>@cli).
 Exit codes: 0 success, 1 the check or action failed, 2 usage error.`;
 
 export const HELP = BASE_HELP.replace('@EXTRA@\n', EXTRA_COMMANDS.map((c) => c.help.replace(/\n?$/, '\n')).join(''));
@@ -161,9 +165,9 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
         const { values, positionals } = parse(rest, { limit: { type: 'string' } });
         if (values.help) return help(output);
         const dataDir = resolveDataDir(values['data-dir']);
-        if (positionals[0] === 'verify' && positionals.length === 1) return auditVerify(dataDir, output);
+        if (positionals[0] === 'verify' && positionals.length === 1) return await auditVerify(dataDir, output);
         if (positionals[0] === 'list' && positionals.length === 1) {
-          return auditList(dataDir, parsePositiveInt('--limit', values.limit, 1000) ?? 20, output);
+          return await auditList(dataDir, parsePositiveInt('--limit', values.limit, 1000) ?? 20, output);
         }
         throw new UsageError('usage: gpu-console audit verify | audit list [--limit N]');
       }

@@ -113,10 +113,10 @@ export async function startApp(options: AppOptions): Promise<App> {
     const config = disposables.add(new ConfigService({ path: configFile, home }));
     let demo: DemoFleet | null = null;
     if (options.offline) {
-      if (await fileExists(configFile)) {
-        const error = await config.reload();
-        if (error) throw error;
-      } else config.replace(ConfigSchema.parse({}));
+      // A broken config must not stop a one-command core (audit verify, tokens): the error is kept in
+      // config.lastError (app.info shows it) and the core runs on an empty inventory.
+      config.replace(ConfigSchema.parse({}));
+      if (await fileExists(configFile)) await config.reload();
     } else if (options.demo || (options.configFile === null && !(await fileExists(configFile)))) {
       demo = await startDemoFleet({ dir: join(options.dataDir, 'demo'), logger: logger.child('demo'), clock, ...options.demoOptions });
       disposables.add(toDisposable(() => demo!.dispose()));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HostLabelSchema } from './primitives.js';
-import { EvaluationSchema, LevelResultSchema, PeaksSchema } from './bench.js';
+import { BenchRunSchema, EvaluationSchema } from './bench.js';
 import { EstimateSchema } from './telemetry.js';
 
 // Contract channels of the report capability, merged into the channel table in
@@ -130,22 +130,22 @@ export type HostHealth = z.infer<typeof HostHealthSchema>;
 
 // ── benchmarks ────────────────────────────────────────────────────────────
 
-export const EvidenceRunSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    state: z.string(),
-    source: z.string(),
-    host: z.string().nullable(),
-    model: z.string().nullable(),
-    upstream: z.string().nullable(),
-    startedAt: z.number(),
-    finishedAt: z.number().nullable(),
-    baseline: z.boolean(),
-    levels: z.array(LevelResultSchema),
-    peaks: PeaksSchema,
-    evaluation: EvaluationSchema,
-  })
+/** A benchmark run as evidence: the run's own fields (derived from the bench schema) and its evaluation. */
+export const EvidenceRunSchema = BenchRunSchema.pick({
+  id: true,
+  name: true,
+  state: true,
+  source: true,
+  host: true,
+  model: true,
+  upstream: true,
+  startedAt: true,
+  finishedAt: true,
+  baseline: true,
+  levels: true,
+  peaks: true,
+})
+  .extend({ evaluation: EvaluationSchema })
   .strict();
 export type EvidenceRun = z.infer<typeof EvidenceRunSchema>;
 

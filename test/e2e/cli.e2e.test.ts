@@ -1,11 +1,28 @@
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, runCliProcess, startConsole } from '../helpers/console-process.js';
 
 // The built `gpu-console` command as an operator runs it.
+
+interface AuditRow {
+  seq: number;
+  type: string;
+  actor: string;
+  target: string | null;
+  payload: Record<string, unknown>;
+}
+
+/** What the CLI does is done by the console's core as the CLI user, reached through the contract. */
+const CLI_ACTOR = `operator:${userInfo().username}@cli`;
+
+async function auditRows(dataDir: string): Promise<AuditRow[]> {
+  const r = await runCliProcess(['audit', 'list', '--json', '--limit', '1000', '--data-dir', dataDir]);
+  expect(r.code, r.stderr).toBe(0);
+  return (JSON.parse(r.stdout) as { events: AuditRow[] }).events;
+}
 
 describe('gpu-console command', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-cli-'));
@@ -78,11 +95,76 @@ describe('gpu-console command', () => {
       expect(bad.stderr).toContain('CONTRACT_INVALID_INPUT');
     });
 
+    it('actions proposed and rejected from the CLI are audited as the CLI user', async () => {
+      const proposed = await runCliProcess(['actions', 'propose', 'l20-poc/qwen', 'sleep', '--reason', 'e2e: the CLI proposes', '--json', '--data-dir', dataDir]);
+      expect(proposed.code, proposed.stderr).toBe(0);
+      const { action } = JSON.parse(proposed.stdout) as { action: { id: string; nonce: string; proposer: string } };
+      expect(action.proposer).toBe(CLI_ACTOR);
+      const rejected = await runCliProcess(['actions', 'reject', action.id, '--nonce', action.nonce, '--reason', 'e2e: not during the shift', '--data-dir', dataDir]);
+      expect(rejected.code, rejected.stderr).toBe(0);
+      expect(rejected.stdout).toMatch(new RegExp(`^${action.id}\\s+rejected`));
+
+      const rows = (await auditRows(dataDir)).filter((e) => e.payload.actionId === action.id);
+      expect(rows.find((e) => e.type === 'lifecycle.proposed')).toMatchObject({ actor: CLI_ACTOR, target: 'l20-poc/qwen' });
+      expect(rows.find((e) => e.type === 'lifecycle.rejected')).toMatchObject({ actor: CLI_ACTOR, payload: { reason: 'e2e: not during the shift' } });
+    });
+
+    it('tokens and the ssh-config import go to the running console, audited as the CLI user', async () => {
+      const created = await runCliProcess(['tokens', 'create', 'e2e-running', '--data-dir', dataDir]);
+      expect(created.code, created.stderr).toBe(0);
+      // The running console's proxy knows the token at once: no restart, no shared database trick.
+      const ready = JSON.parse(readFileSync(join(dataDir, 'ready.json'), 'utf8')) as { proxy: string };
+      const models = await fetch(`${ready.proxy}/models`, { headers: { authorization: `Bearer ${created.stdout.trim()}` } });
+      expect(models.status).toBe(200);
+      const unknown = await fetch(`${ready.proxy}/models`, { headers: { authorization: `Bearer ${created.stdout.trim().slice(0, -4)}xxxx` } });
+      expect(unknown.status).toBe(401);
+
+      const sshConfig = join(dataDir, 'ssh_config');
+      writeFileSync(sshConfig, 'Host night-gpu\n  HostName 10.9.8.7\n  User ops\n');
+      const imported = await runCliProcess(['hosts', 'import-ssh-config', sshConfig, '--apply', '--yes', '--data-dir', dataDir]);
+      expect(imported.code, imported.stderr).toBe(0);
+      // A demo console writes the file but keeps its demo fleet, and says so.
+      expect(imported.stdout).toContain(`Added night-gpu to ${join(dataDir, 'config.yaml')}; the running console did not load it (`);
+      expect(readFileSync(join(dataDir, 'config.yaml'), 'utf8')).toContain('night-gpu');
+      // Against a running console, --config must name its own file.
+      const other = await runCliProcess(['hosts', 'import-ssh-config', sshConfig, '--apply', '--yes', '--config', join(dataDir, 'other.yaml'), '--data-dir', dataDir]);
+      expect(other.code).toBe(1);
+      expect(other.stderr).toContain('CLI_CONFIG_FILE_MISMATCH');
+
+      const rows = await auditRows(dataDir);
+      expect(rows.find((e) => e.type === 'proxy.token.created' && e.target === 'e2e-running')?.actor).toBe(CLI_ACTOR);
+      expect(rows.find((e) => e.type === 'hosts.imported')).toMatchObject({ actor: CLI_ACTOR, payload: { added: ['night-gpu'] } });
+    });
+
     it('a second console on the same data dir is refused', async () => {
       const r = await runCliProcess(['serve', '--demo', '--data-dir', dataDir]);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/already uses data dir/);
     });
+  });
+
+  it('with no console running, tokens are written and audited by a core started for the command', async () => {
+    const offline = mkdtempSync(join(tmpdir(), 'gc-cli-offline-'));
+    const created = await runCliProcess(['tokens', 'create', 'batch-jobs', '--max-class', 'batch', '--data-dir', offline]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/^gcp_\S+\n$/);
+    const listed = await runCliProcess(['tokens', 'list', '--json', '--data-dir', offline]);
+    expect(JSON.parse(listed.stdout)).toMatchObject({ tokens: [{ name: 'batch-jobs', maxClass: 'batch', revokedAt: null }] });
+    const revoked = await runCliProcess(['tokens', 'revoke', 'batch-jobs', '--data-dir', offline]);
+    expect(revoked.stdout).toBe('batch-jobs: revoked\n');
+
+    const rows = await auditRows(offline);
+    expect(rows.map((e) => [e.type, e.actor, e.target])).toEqual([
+      ['proxy.token.revoked', CLI_ACTOR, 'batch-jobs'],
+      ['proxy.token.created', CLI_ACTOR, 'batch-jobs'],
+    ]);
+    expect(rows[1]!.payload).toMatchObject({ maxClass: 'batch', prefix: created.stdout.slice(0, 10) });
+    const verified = await runCliProcess(['audit', 'verify', '--data-dir', offline]);
+    expect(verified.stdout).toMatch(/^audit chain OK: 2 events, head #2 /);
+    // A read does not create a database where there is none.
+    const none = await runCliProcess(['audit', 'list', '--data-dir', join(offline, 'nowhere')]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('CLI_NO_DATABASE');
   });
 
   it('audit verify passes on the store the console wrote, then fails naming the altered row', async () => {

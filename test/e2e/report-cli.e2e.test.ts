@@ -85,6 +85,22 @@ describe('gpu-console report build against a running console', () => {
     } finally {
       expect(await c.stop()).toBe(0);
     }
+    // With the console stopped, a core started for each command answers from the data dir.
+    const listed = await runCliProcess(['report', 'list', '--data-dir', data]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/ SHA256:\S+ /);
+    const folder = listed.stdout.trim().split('  ').at(-1)!;
+    const verified = await runCliProcess(['report', 'verify', folder, '--data-dir', data, '--require-signature', '--json']);
+    expect(verified.code, verified.stdout).toBe(0);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, signature: 'valid', auditChecked: true });
+    // A database file of its own (a backup) is checked on a copy; the file itself is not touched.
+    const backup = join(dir, 'backup.db');
+    writeFileSync(backup, readFileSync(join(data, 'gpu-console.db')));
+    const before = readFileSync(backup);
+    const onBackup = await runCliProcess(['report', 'verify', folder, '--db', backup]);
+    expect(onBackup.code, onBackup.stdout).toBe(0);
+    expect(onBackup.stdout).toMatch(/ok +audit: audit rows 1–\d+ verify/);
+    expect(readFileSync(backup).equals(before)).toBe(true);
   }, 60_000);
 });
 

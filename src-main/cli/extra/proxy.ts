@@ -1,29 +1,14 @@
-// `gpu-console tokens …`: client tokens of the local proxy. They work on the
-// data dir's database directly (SQLite, WAL), so they need no running console
-// and a running one sees a new or revoked token on its next request. Every
-// change is an audit event, as it is from the UI.
-import { userInfo } from 'node:os';
-import { join } from 'node:path';
+// `gpu-console tokens …`: client tokens of the local proxy, through the
+// contract (`proxy.createToken`, `proxy.listTokens`, `proxy.revokeToken`): the
+// running console takes a new or revoked token at once; with none running, a
+// core started for the command writes them to the data dir's database. Either
+// way the core audits every change, actor `operator:<user>@cli`.
 import { parseArgs } from 'node:util';
 import { TokenNameSchema, TrafficClassSchema } from '../../../src-preload/contract/index.js';
-import { silentLogger, systemClock } from '../../core/base/index.js';
-import { createTokenRepository } from '../../core/proxy/index.js';
-import { openStore } from '../../core/store/index.js';
+import { callConsole } from '../core-client.js';
 import { resolveDataDir } from '../options.js';
 import { EXIT, UsageError, type Output } from '../output.js';
 import type { CliCommand } from './types.js';
-
-const DB_NAME = 'gpu-console.db';
-
-function actor(): string {
-  let user = 'unknown';
-  try {
-    user = userInfo().username;
-  } catch {
-    // no passwd entry (containers)
-  }
-  return `operator:${user}@cli`;
-}
 
 function parse(args: string[], withClass: boolean) {
   try {
@@ -39,15 +24,6 @@ function parse(args: string[], withClass: boolean) {
     });
   } catch (err) {
     throw new UsageError((err as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
-  }
-}
-
-function withStore<T>(dataDir: string, fn: (store: ReturnType<typeof openStore>) => T): T {
-  const store = openStore({ file: join(dataDir, DB_NAME), logger: silentLogger });
-  try {
-    return fn(store);
-  } finally {
-    store.close();
   }
 }
 
@@ -70,11 +46,7 @@ const create: CliCommand = {
     const rawClass = (values as { 'max-class'?: string })['max-class'] ?? 'interactive';
     const cls = TrafficClassSchema.safeParse(rawClass);
     if (!cls.success) throw new UsageError(`--max-class must be interactive, system or batch, got "${rawClass}"`);
-    const created = withStore(resolveDataDir(values['data-dir']), (store) => {
-      const result = createTokenRepository(store.db, systemClock).create(name, cls.data);
-      store.audit.append({ type: 'proxy.token.created', actor: actor(), target: name, payload: { maxClass: cls.data, prefix: result.view.prefix } });
-      return result;
-    });
+    const created = await callConsole(resolveDataDir(values['data-dir']), 'proxy.createToken', { name, maxClass: cls.data });
     // The token alone on stdout, so `TOKEN=$(gpu-console tokens create app)` works.
     output.out(output.json ? JSON.stringify({ token: created.token, ...created.view }) : created.token);
     return EXIT.OK;
@@ -87,7 +59,7 @@ const list: CliCommand = {
   async run(args: string[], output: Output): Promise<number> {
     const { values, positionals } = parse(args, false);
     if (positionals.length !== 0) throw new UsageError('usage: gpu-console tokens list');
-    const tokens = withStore(resolveDataDir(values['data-dir']), (store) => createTokenRepository(store.db, systemClock).list());
+    const { tokens } = await callConsole(resolveDataDir(values['data-dir']), 'proxy.listTokens', {});
     if (output.json) output.out(JSON.stringify({ tokens }));
     else if (tokens.length === 0) output.out('no tokens (create one with: gpu-console tokens create NAME)');
     else {
@@ -111,11 +83,7 @@ const revoke: CliCommand = {
     const usage = 'usage: gpu-console tokens revoke NAME';
     if (positionals.length !== 1) throw new UsageError(usage);
     const name = tokenName(positionals[0], usage);
-    const view = withStore(resolveDataDir(values['data-dir']), (store) => {
-      const v = createTokenRepository(store.db, systemClock).revoke(name);
-      store.audit.append({ type: 'proxy.token.revoked', actor: actor(), target: name, payload: { prefix: v.prefix } });
-      return v;
-    });
+    const { view } = await callConsole(resolveDataDir(values['data-dir']), 'proxy.revokeToken', { name });
     output.out(output.json ? JSON.stringify(view) : `${view.name}: revoked`);
     return EXIT.OK;
   },

@@ -2,15 +2,17 @@
 //   report build   — asks the RUNNING console (its web bridge) to build, render,
 //                    digest and optionally sign an export; prints the folder and
 //                    the file digests. Scriptable and repeatable.
-//   report verify  — standalone: checks an export folder's digests and SSHSIG
-//                    signature and, given the console's database, that the audit
-//                    rows it covers still hash to the recorded head.
-//   report list    — past exports of the running console.
+//   report verify  — checks an export folder's digests and SSHSIG signature
+//                    (standalone, files only) and, given a console's data dir or
+//                    database, that the audit rows it covers still hash to the
+//                    recorded head (`reports.verify`, through the contract).
+//   report list    — past exports (`reports.list`: the running console, else a
+//                    core started for the command on the data dir).
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
 import {
   REPORT_SECTIONS,
   ReportFormatSchema,
@@ -18,9 +20,11 @@ import {
   type ReportExport,
   type ReportFormat,
   type ReportSection,
+  type ReportVerifyResult,
 } from '../../../src-preload/contract/index.js';
 import { verifyExport } from '../../core/report/index.js';
 import { callRunningConsole } from '../bridge-client.js';
+import { DB_NAME, callConsole } from '../core-client.js';
 import { resolveDataDir } from '../options.js';
 import { EXIT, UsageError, type Output } from '../output.js';
 import type { CliCommand } from './types.js';
@@ -139,21 +143,59 @@ const build: CliCommand = {
   },
 };
 
+/** Which console's audit rows an export is checked against: a data dir, or a database file of its own. */
+type AuditSource = { dataDir: string } | { dbFile: string };
+
+/**
+ * `reports.verify` against a database file outside a data dir (a backup, a copy): a core started on a
+ * private copy of it answers, so the file itself is never opened, let alone migrated.
+ */
+async function verifyOnCopy(dbFile: string, dir: string): Promise<ReportVerifyResult> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'gpu-console-verify-'));
+  try {
+    await copyFile(dbFile, join(dataDir, DB_NAME));
+    if (existsSync(`${dbFile}-wal`)) await copyFile(`${dbFile}-wal`, join(dataDir, `${DB_NAME}-wal`));
+    return await callConsole(dataDir, 'reports.verify', { dir }, { requireDatabase: true });
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function verifyWithAudit(path: string, source: AuditSource, signature: { allowedSigners?: string; requireSignature: boolean }): Promise<ReportVerifyResult> {
+  const dir = resolve(path);
+  // A data dir's own database is checked by its console (running, or started for the command).
+  let checked: ReportVerifyResult;
+  if ('dataDir' in source) checked = await callConsole(source.dataDir, 'reports.verify', { dir }, { requireDatabase: true });
+  else if (basename(source.dbFile) === DB_NAME) checked = await callConsole(dirname(resolve(source.dbFile)), 'reports.verify', { dir }, { requireDatabase: true });
+  else checked = await verifyOnCopy(source.dbFile, dir);
+  if (signature.allowedSigners === undefined && !signature.requireSignature) return checked;
+  // `reports.verify` takes no allowed_signers nor a signature requirement: the files and the signature
+  // are checked here (files only, no database), the audit rows by the core.
+  const files = await verifyExport(dir, signature);
+  const audit = checked.findings.filter((f) => f.check === 'audit');
+  return { ...files, ok: files.ok && audit.every((f) => f.ok), auditChecked: checked.auditChecked, findings: [...files.findings, ...audit] };
+}
+
 const verify: CliCommand = {
   name: 'report verify',
   help: `  report verify PATH [--db FILE | --data-dir DIR] [--allowed-signers FILE] [--require-signature]
                         Check an export (its folder or any file in it): every file's SHA-256, the
                         signature (an unsigned export fails only with --require-signature), and —
-                        with the console's database — that the audit rows it covers still hash to
-                        the recorded head. Exits 1 when anything does not check out.`,
+                        with the console's data dir or database — that the audit rows it covers still
+                        hash to the recorded head. Exits 1 when anything does not check out.`,
   async run(args, output) {
     const { values, positionals } = parse(args, { db: { type: 'string' }, 'allowed-signers': { type: 'string' }, 'require-signature': { type: 'boolean' } });
     const v = values as Record<string, string | boolean | undefined>;
     if (positionals.length !== 1) throw new UsageError('usage: gpu-console report verify PATH [--db FILE | --data-dir DIR] [--allowed-signers FILE] [--require-signature]');
-    let dbFile: string | null = null;
-    if (typeof v.db === 'string') dbFile = v.db;
-    else if (typeof v['data-dir'] === 'string') dbFile = join(resolveDataDir(v['data-dir']), 'gpu-console.db');
-    if (dbFile !== null && !existsSync(dbFile)) throw new UsageError(`no database at ${dbFile}`);
+    let source: AuditSource | null = null;
+    if (typeof v.db === 'string') {
+      if (!existsSync(v.db)) throw new UsageError(`no database at ${v.db}`);
+      source = { dbFile: v.db };
+    } else if (typeof v['data-dir'] === 'string') {
+      const dataDir = resolveDataDir(v['data-dir']);
+      if (!existsSync(join(dataDir, DB_NAME))) throw new UsageError(`no database at ${join(dataDir, DB_NAME)}`);
+      source = { dataDir };
+    }
     let allowedSigners: string | undefined;
     if (typeof v['allowed-signers'] === 'string') {
       try {
@@ -162,29 +204,26 @@ const verify: CliCommand = {
         throw new UsageError(`cannot read --allowed-signers ${v['allowed-signers']}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       }
     }
-    const db = dbFile ? new Database(dbFile, { readonly: true, fileMustExist: true }) : null;
-    try {
-      const result = await verifyExport(positionals[0]!, { db, requireSignature: v['require-signature'] === true, ...(allowedSigners !== undefined ? { allowedSigners } : {}) });
-      if (output.json) output.out(JSON.stringify(result));
-      else {
-        output.out(`${result.ok ? 'OK' : 'FAILED'}: ${result.dir}`);
-        for (const f of result.findings) output.out(`  ${f.ok ? 'ok  ' : 'FAIL'}  ${f.check}: ${f.detail}`);
-        if (!result.auditChecked) output.out('  (audit rows not checked: give --db FILE or --data-dir DIR)');
-      }
-      return result.ok ? EXIT.OK : EXIT.FAILED;
-    } finally {
-      db?.close();
+    const signature = { requireSignature: v['require-signature'] === true, ...(allowedSigners !== undefined ? { allowedSigners } : {}) };
+    // Without a database the check reads the export's files only, here.
+    const result = source ? await verifyWithAudit(positionals[0]!, source, signature) : await verifyExport(positionals[0]!, signature);
+    if (output.json) output.out(JSON.stringify(result));
+    else {
+      output.out(`${result.ok ? 'OK' : 'FAILED'}: ${result.dir}`);
+      for (const f of result.findings) output.out(`  ${f.ok ? 'ok  ' : 'FAIL'}  ${f.check}: ${f.detail}`);
+      if (!result.auditChecked) output.out('  (audit rows not checked: give --db FILE or --data-dir DIR)');
     }
+    return result.ok ? EXIT.OK : EXIT.FAILED;
   },
 };
 
 const listCmd: CliCommand = {
   name: 'report list',
-  help: `  report list           Past exports of the running console (folder, digests, signer, gate counts).`,
+  help: `  report list           Past exports (folder, signer): of the running console, else from the data dir.`,
   async run(args, output) {
     const { values, positionals } = parse(args);
     if (positionals.length) throw new UsageError('usage: gpu-console report list');
-    const r = await callRunningConsole(resolveDataDir(values['data-dir']), 'reports.list', { limit: 50 });
+    const r = await callConsole(resolveDataDir(values['data-dir']), 'reports.list', { limit: 50 }, { requireDatabase: true });
     if (output.json) output.out(JSON.stringify(r));
     else if (r.exports.length === 0) output.out('no exports');
     else for (const e of r.exports) output.out(`${new Date(e.createdAt).toISOString()}  ${e.id}  ${e.signer ?? 'unsigned'}  ${e.dir}`);

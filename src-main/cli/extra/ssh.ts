@@ -1,13 +1,19 @@
-// `gpu-console` commands of the ssh capability: the ~/.ssh/config import
-// (offline: reads and writes files, then asks a running console to reload),
-// and trust / refuse / reconnect / tunnel test through the running console.
+// `gpu-console` commands of the ssh capability: the ~/.ssh/config import, and
+// trust / refuse / reconnect / tunnel test through the running console. The
+// import reads the file the user names, in their own shell, with its Includes
+// (as ssh does) and prints what it found; `--apply --yes` hands that text to
+// the console's core (`hosts.importPreview` with its content, then
+// `hosts.importApply`), which writes the config file, reloads it and audits it.
 import { homedir, userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { SshConfigApplyResult } from '../../../src-preload/contract/index.js';
 import { AppError } from '../../core/base/index.js';
 import { defaultConfigPath } from '../../core/config/index.js';
-import { expandTilde, hostEntry, importSshConfig, loadSshConfigTree, mergeHostsIntoYaml, readConfigText, writeFileAtomically } from '../../core/ssh/index.js';
+import { findRunningConsole } from '../../core/instance/index.js';
+import { expandTilde, hostEntry, importSshConfig, loadSshConfigTree, mergeHostsIntoYaml, readConfigText, type SshConfigLine } from '../../core/ssh/index.js';
 import { callRunningConsole } from '../bridge-client.js';
+import { withConsole } from '../core-client.js';
 import { resolveDataDir } from '../options.js';
 import { EXIT, UsageError, type Output } from '../output.js';
 import type { CliCommand } from './types.js';
@@ -30,36 +36,75 @@ function localUser(): string {
   }
 }
 
+/** The config file a running console's import writes (its own), else the data dir's default. */
+async function consoleConfigFile(dataDir: string): Promise<string> {
+  if (!findRunningConsole(dataDir)) return defaultConfigPath(dataDir);
+  const info = await callRunningConsole(dataDir, 'app.info', {}).catch(() => null);
+  return info?.configFile ?? defaultConfigPath(dataDir);
+}
+
+/**
+ * The write, through the contract: the text read here (Includes already inlined where they stand, so the core
+ * parses exactly what was printed) as a preview's content, then an apply of all its hosts.
+ */
+async function applyThroughConsole(
+  dataDir: string,
+  source: string,
+  lines: readonly SshConfigLine[],
+  configFlag: string | null,
+): Promise<{ result: SshConfigApplyResult; running: boolean }> {
+  return withConsole(dataDir, { configFile: configFlag }, async ({ call, running }) => {
+    const text = lines.map((l) => l.text).join('\n');
+    const preview = await call('hosts.importPreview', { source: { kind: 'content', name: source.length <= 255 ? source : basename(source).slice(0, 255), text } });
+    if (!preview) throw new AppError('INTERNAL_ASSERTION', 'hosts.importPreview answered no preview for content');
+    if (running && configFlag !== null && resolve(preview.configFile) !== configFlag) {
+      throw new AppError(
+        'CLI_CONFIG_FILE_MISMATCH',
+        `the console running on ${dataDir} keeps its hosts in ${preview.configFile}: import without --config, or stop that console to import into ${configFlag}`,
+        { details: { consoleConfigFile: preview.configFile, configFile: configFlag } },
+      );
+    }
+    if (preview.hosts.length === 0) return { running, result: { configFile: preview.configFile, added: [], skipped: [], reloaded: false, note: null } };
+    const result = await call('hosts.importApply', { previewId: preview.previewId, labels: preview.hosts.map((h) => h.label) });
+    return { running, result };
+  });
+}
+
 const importCommand: CliCommand = {
   name: 'hosts import-ssh-config',
   help: `  hosts import-ssh-config [FILE] [--config FILE] [--apply --yes]
                         Read hosts from an OpenSSH client config (default ~/.ssh/config): Host, HostName,
                         User, Port, IdentityFile, ProxyJump (one hop), wildcard defaults, Includes. Prints them and
-                        every directive it did not import. --apply --yes adds the new ones to the config
-                        file (default <data dir>/config.yaml) and asks a running console to reload.`,
+                        every directive it did not import. --apply --yes has the console (the running one, else
+                        one started for the command) add the new ones to its config file (default <data dir>/
+                        config.yaml, or --config FILE when none runs), reload it and audit it.`,
   async run(args, output) {
     const { values, positionals } = parse(args, { config: { type: 'string' }, apply: { type: 'boolean', default: false }, yes: { type: 'boolean', default: false } });
     if (positionals.length > 1) throw new UsageError('usage: gpu-console hosts import-ssh-config [FILE] [--config FILE] [--apply --yes]');
     const home = homedir();
     const source = positionals[0] ? resolve(expandTilde(positionals[0], home)) : join(home, '.ssh', 'config');
     const dataDir = resolveDataDir(values['data-dir']);
-    const configFile = values.config ? resolve(values.config) : defaultConfigPath(dataDir);
+    const configFlag = values.config ? resolve(values.config) : null;
     // The CLI user names the file in their own shell; its Includes are followed as ssh does.
     const loaded = await loadSshConfigTree(source, home);
     const result = importSshConfig(loaded.lines, { home, localUser: localUser() }, loaded.issues);
+    let configFile = configFlag ?? (await consoleConfigFile(dataDir));
 
     let merged: { added: string[]; skipped: { alias: string; reason: string }[] } | null = null;
     let reloaded: boolean | null = null;
-    if (values.apply) {
-      const existing = await readConfigText(configFile);
-      const m = mergeHostsIntoYaml(existing, result.hosts, { file: configFile, home });
+    let note: string | null = null;
+    if (values.apply && !values.yes) {
+      // A dry run: what the apply would add, read here, nothing written.
+      const m = mergeHostsIntoYaml(await readConfigText(configFile), result.hosts, { file: configFile, home });
       merged = { added: m.added, skipped: m.skipped };
-      if (values.yes && m.added.length > 0) {
-        await writeFileAtomically(configFile, m.text);
-        reloaded = await callRunningConsole(dataDir, 'config.reload', {}).then(
-          (r) => r.ok,
-          () => null, // no console running: it reads the file at its next start
-        );
+    } else if (values.apply) {
+      const applied = await applyThroughConsole(dataDir, source, loaded.lines, configFlag);
+      configFile = applied.result.configFile;
+      merged = { added: applied.result.added, skipped: applied.result.skipped };
+      // A core started for this command loaded the file itself; only a running console's reload is news.
+      if (applied.running && merged.added.length > 0) {
+        reloaded = applied.result.reloaded;
+        note = applied.result.note;
       }
     }
 
@@ -83,7 +128,7 @@ const importCommand: CliCommand = {
         else
           output.out(
             `Added ${merged.added.join(', ')} to ${configFile}` +
-              (reloaded === true ? '; the running console reloaded it.' : reloaded === false ? '; the running console could not reload it (see config check).' : '.'),
+              (reloaded === true ? '; the running console reloaded it.' : reloaded === false ? `; the running console did not load it (${note ?? 'see config check'}).` : '.'),
           );
       }
     }

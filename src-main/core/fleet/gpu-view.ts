@@ -1,5 +1,5 @@
 import type { GpuView } from '../../../src-preload/contract/fleet.js';
-import { GPU_QUERY_FIELDS, parseNvidiaSmiCsv, type NvidiaSmiValue } from '../telemetry/index.js';
+import { GPU_QUERY_FIELDS, nvidiaGpuFigures, parseNvidiaSmiCsv, type NvidiaSmiValue } from '../telemetry/index.js';
 
 const num = (v: NvidiaSmiValue | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: NvidiaSmiValue | undefined): string | null => (v === null || v === undefined ? null : String(v));
@@ -12,13 +12,7 @@ export function gpuViewsFromNvidiaSmi(stdout: string): { gpus: GpuView[]; errors
     return {
       index: Math.trunc(index),
       uuid: str(row['uuid']),
-      name: str(row['name']) ?? `GPU ${index}`,
-      memoryUsedMiB: num(row['memory.used']),
-      memoryTotalMiB: num(row['memory.total']),
-      utilizationPct: num(row['utilization.gpu']),
-      powerW: num(row['power.draw']),
-      powerLimitW: num(row['power.limit']),
-      temperatureC: num(row['temperature.gpu']),
+      ...nvidiaGpuFigures(row, index),
     };
   });
   return { gpus, errors };

@@ -480,18 +480,22 @@ async function checkHost(host: HostConfig, ctx: Ctx, secrets: string[]): Promise
   const liveError = execFailures.length === 3 ? `no SSH command answered during the checks (${execFailures[0]!.reason})` : null;
 
   return {
-    inventory: {
-      label: host.label,
-      address: address(host),
-      jumpHost: host.ssh.jumpHost ?? null,
-      connection: deps.connection,
-      liveError,
-      hostKeyFingerprint: deps.hostKeyFingerprint,
-      pricePerHourUsd: host.pricePerHourUsd ?? null,
-      gpus: gpu.ok ? gpu.value.gpus : [],
-      services: services.map((f) => f.inventory),
-    },
+    inventory: inventoryOf(host, deps, liveError, gpu.ok ? gpu.value.gpus : [], services.map((f) => f.inventory)),
     security: { host: host.label, checks },
+  };
+}
+
+function inventoryOf(host: HostConfig, deps: LiveCheckDeps, liveError: string | null, gpus: InventoryHost['gpus'], services: InventoryHost['services']): InventoryHost {
+  return {
+    label: host.label,
+    address: address(host),
+    jumpHost: host.ssh.jumpHost ?? null,
+    connection: deps.connection,
+    liveError,
+    hostKeyFingerprint: deps.hostKeyFingerprint,
+    pricePerHourUsd: host.pricePerHourUsd ?? null,
+    gpus,
+    services,
   };
 }
 
@@ -509,28 +513,13 @@ function notMeasured(host: HostConfig, deps: LiveCheckDeps, reason: string): Liv
     checks.push(off(LiveCheckId.portLoopback(s.id), LABELS.port(s)), off(LiveCheckId.apiHealth(s.id), LABELS.health(s)), off(LiveCheckId.apiAuth(s.id), LABELS.auth(s)));
   }
   return {
-    inventory: {
-      label: host.label,
-      address: address(host),
-      jumpHost: host.ssh.jumpHost ?? null,
-      connection: deps.connection,
-      liveError: reason,
-      hostKeyFingerprint: deps.hostKeyFingerprint,
-      pricePerHourUsd: host.pricePerHourUsd ?? null,
-      gpus: [],
-      services: host.services.map((s) => ({
-        id: s.id,
-        kind: s.kind,
-        model: s.model,
-        aliases: [...s.aliases],
-        remotePort: s.remotePort,
-        slots: s.slots,
-        serverVersion: null,
-        servedModels: [],
-        health: 'unknown' as const,
-        config: redactServiceConfig(s) as Record<string, unknown>,
-      })),
-    },
+    inventory: inventoryOf(
+      host,
+      deps,
+      reason,
+      [],
+      host.services.map((s) => configuredService(s)),
+    ),
     security: { host: host.label, checks },
   };
 }

@@ -61,6 +61,7 @@ export {
   unknownFieldInError,
   parseComputeApps,
   gpuReadingsFromNvidiaSmi,
+  nvidiaGpuFigures,
   type ComputeApp,
 } from './nvidia-smi-gpus.js';
 export { parseAmdSmiMetricJson, parseRocmSmiJson, parseAmdSysfs, AMD_SYSFS_COMMAND, type AmdParseResult } from './amd-gpu.js';

@@ -40,6 +40,19 @@ export function unknownFieldInError(text: string): string | null {
 const num = (v: NvidiaSmiValue | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: NvidiaSmiValue | undefined): string | null => (v === null || v === undefined ? null : String(v));
 
+/** The figures every GPU view and reading takes from one nvidia-smi row (null where it said N/A). */
+export function nvidiaGpuFigures(row: Record<string, NvidiaSmiValue>, index: number) {
+  return {
+    name: str(row['name']) ?? `GPU ${index}`,
+    memoryUsedMiB: num(row['memory.used']),
+    memoryTotalMiB: num(row['memory.total']),
+    utilizationPct: num(row['utilization.gpu']),
+    powerW: num(row['power.draw']),
+    powerLimitW: num(row['power.limit']),
+    temperatureC: num(row['temperature.gpu']),
+  };
+}
+
 export interface ComputeApp extends GpuProcess {
   gpuUuid: string | null;
 }
@@ -74,14 +87,8 @@ export function gpuReadingsFromNvidiaSmi(
     return {
       index,
       uuid,
-      name: str(row['name']) ?? `GPU ${index}`,
       vendor: 'nvidia',
-      memoryUsedMiB: num(row['memory.used']),
-      memoryTotalMiB: num(row['memory.total']),
-      utilizationPct: num(row['utilization.gpu']),
-      powerW: num(row['power.draw']),
-      powerLimitW: num(row['power.limit']),
-      temperatureC: num(row['temperature.gpu']),
+      ...nvidiaGpuFigures(row, index),
       migEnabled: mig === null ? null : mig === 'Enabled',
       processes: apps === null ? null : apps.filter((a) => uuid !== null && a.gpuUuid === uuid).map(({ pid, name, usedMemoryMiB }) => ({ pid, name, usedMemoryMiB })),
     };

@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src-main/cli/run.js';
@@ -45,6 +45,16 @@ describe('gpu-console hosts import-ssh-config', () => {
     const again = capture();
     await runCli(['hosts', 'import-ssh-config', sshConfig, '--config', configFile, '--data-dir', dir, '--apply', '--yes'], again.output);
     expect(again.out.join('\n')).toContain('Nothing new');
+
+    // No console runs: a core started for the command wrote the file, and audited it as the CLI user.
+    const audit = capture(true);
+    expect(await runCli(['audit', 'list', '--json', '--data-dir', dir], audit.output)).toBe(0);
+    const events = (JSON.parse(audit.out.join('')) as { events: { type: string; actor: string; target: string | null; payload: { added?: string[] } }[] }).events;
+    const imported = events.filter((e) => e.type === 'hosts.imported').reverse();
+    expect(imported.map((e) => e.payload.added)).toEqual([['gpu1', 'gpu2'], []]);
+    expect(imported.every((e) => e.actor === `operator:${userInfo().username}@cli` && e.target === configFile)).toBe(true);
+    expect(events.filter((e) => e.type === 'hosts.import.previewed')).toHaveLength(2);
+    expect(events.some((e) => e.type === 'console.started')).toBe(false);
   });
 
   it('a missing file is a coded error; trust needs a running console', async () => {
