@@ -15,6 +15,7 @@ import type { EventSink, HandlersFor } from './channel.js';
 import { ConfigSchema, ConfigService, type Config } from './config/index.js';
 import { startDemoFleet, type DemoFleet } from './demo/index.js';
 import { FleetService, HostService, SshConfigImportService, fleetChannels } from './fleet/index.js';
+import { recordConsoleStarted, recordConsoleStopped } from './instance/index.js';
 import { ConsoleLifecycle, StoredWakeEstimates, lifecycleChannels, lifecycleTargets } from './lifecycle/index.js';
 import { NotificationService, notifyChannels } from './notify/index.js';
 import type { FilePicker, Notifier, PdfPrinter, SecretStore } from './ports.js';
@@ -202,14 +203,10 @@ export async function startApp(options: AppOptions): Promise<App> {
       ...reportChannels(reports),
     };
 
-    // A one-command core is not a console start: its command's own rows say what it did.
-    if (!options.offline) store.audit.append({
-      type: 'console.started',
-      actor: 'system',
-      target: null,
-      payload: { version: options.version, mode: options.mode, demo: demo !== null, configFile: demo ? null : configFile, pid: process.pid },
-    });
-    if (!options.offline) fleet.start();
+    if (!options.offline) {
+      recordConsoleStarted(store.audit, { version: options.version, mode: options.mode, demo: demo !== null, configFile: demo ? null : configFile });
+      fleet.start();
+    }
 
     return {
       store,
@@ -232,7 +229,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       reloadConfig: () => hosts.reloadConfig(),
       dispose: async () => {
         try {
-          if (!options.offline) store.audit.append({ type: 'console.stopped', actor: 'system', target: null, payload: { pid: process.pid } });
+          if (!options.offline) recordConsoleStopped(store.audit);
         } catch (err) {
           logger.warn('could not record console.stopped', { error: toAppError(err).message });
         }

@@ -12,3 +12,4 @@ export {
   type ReadyInfo,
 } from './ready-file.js';
 export { VERSION } from './version.js';
+export { recordConsoleStarted, recordConsoleStopped, type ConsoleStart } from './lifetime.js';
