@@ -1,15 +1,17 @@
 // The Electron main process: single instance, locked-down window, app://
-// protocol, ipcMain bound to the contract through core/api with sender checks.
+// protocol, ipcMain bound to the contract through core/api with sender checks
+// (a call sent with an id can be aborted by IPC_CANCEL from the same page).
 // All behaviour lives in core; this file only adapts Electron to it.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { BrowserWindow, app, dialog, ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
-import { BridgeErrorCode, IPC_EVENT, IPC_INVOKE } from '../../src-preload/contract/index.js';
+import { BridgeErrorCode, IPC_EVENT, IPC_INVOKE, type InvokeResult } from '../../src-preload/contract/index.js';
+import { IPC_CANCEL, isCallId } from '../../src-preload/contract/ipc.js';
 import { createApi, type Api } from '../core/api.js';
 import { startApp, type App } from '../core/app.js';
-import { createLogger } from '../core/base/index.js';
+import { AppError, createLogger } from '../core/base/index.js';
 import { defaultDataDir } from '../core/instance/index.js';
 import { VERSION } from '../core/instance/index.js';
 import { APP_ORIGIN, handleAppProtocol, registerAppScheme } from './protocol.js';
@@ -26,9 +28,47 @@ setFlagsFromString('--no-allocation-site-pretenuring');
 
 const logger = createLogger({ level: 'info', scope: 'shell' });
 
-function isTrustedSender(event: IpcMainInvokeEvent, trusted: WebContents | null): boolean {
+function isTrustedSender(event: Pick<IpcMainInvokeEvent, 'sender' | 'senderFrame'>, trusted: WebContents | null): boolean {
   const frame = event.senderFrame;
   return trusted !== null && event.sender === trusted && frame !== null && frame.url.startsWith(`${APP_ORIGIN}/`);
+}
+
+/** Cancellable calls in flight at once; one more is refused (retryable) rather than left uncancellable. */
+const MAX_CANCELLABLE_CALLS = 256;
+
+function refused(code: string, message: string, retryable = false): InvokeResult<unknown> {
+  return { ok: false, error: { code, message, retryable, details: {} } };
+}
+
+/**
+ * The abort controller of each call the renderer sent with an id, until it
+ * settles: IPC's counterpart of the web bridge closing a call's connection.
+ */
+class CancellableCalls {
+  private readonly calls = new Map<string, { senderId: number; controller: AbortController }>();
+
+  run(senderId: number, callId: string, work: (signal: AbortSignal) => Promise<InvokeResult<unknown>>): Promise<InvokeResult<unknown>> {
+    if (this.calls.has(callId)) return Promise.resolve(refused(BridgeErrorCode.BAD_REQUEST, 'a call with this id is already in flight'));
+    if (this.calls.size >= MAX_CANCELLABLE_CALLS) {
+      return Promise.resolve(refused(BridgeErrorCode.BAD_REQUEST, `more than ${MAX_CANCELLABLE_CALLS} cancellable calls in flight`, true));
+    }
+    const controller = new AbortController();
+    this.calls.set(callId, { senderId, controller });
+    return work(controller.signal).finally(() => this.calls.delete(callId));
+  }
+
+  /** Only the page that sent the call can cancel it; unknown (settled) ids are ignored. */
+  cancel(senderId: number, callId: string): void {
+    const call = this.calls.get(callId);
+    if (call?.senderId === senderId) call.controller.abort(new AppError(BridgeErrorCode.CANCELLED, 'the renderer cancelled the call'));
+  }
+
+  /** The page went away (reload, crash, closed): nobody waits for its answers any more. */
+  cancelAllOf(senderId: number, why: string): void {
+    for (const call of this.calls.values()) {
+      if (call.senderId === senderId) call.controller.abort(new AppError(BridgeErrorCode.CANCELLED, why));
+    }
+  }
 }
 
 export function runDesktop(): void {
@@ -84,11 +124,15 @@ export function runDesktop(): void {
       });
       const api = createApi(started, logger.child('api'));
       core = { app: started, api };
-      ipcMain.handle(IPC_INVOKE, (event, channel: unknown, input: unknown) => {
-        if (!isTrustedSender(event, contents)) {
-          return { ok: false, error: { code: BridgeErrorCode.FORBIDDEN_SENDER, message: 'IPC from an untrusted frame', retryable: false, details: {} } };
-        }
-        return api.invoke(String(channel), input, { caller: 'ipc' });
+      const calls = new CancellableCalls();
+      ipcMain.handle(IPC_INVOKE, (event, channel: unknown, input: unknown, callId: unknown) => {
+        if (!isTrustedSender(event, contents)) return refused(BridgeErrorCode.FORBIDDEN_SENDER, 'IPC from an untrusted frame');
+        if (callId === undefined) return api.invoke(String(channel), input, { caller: 'ipc' });
+        if (!isCallId(callId)) return refused(BridgeErrorCode.BAD_REQUEST, 'malformed call id');
+        return calls.run(event.sender.id, callId, (signal) => api.invoke(String(channel), input, { caller: 'ipc', signal }));
+      });
+      ipcMain.on(IPC_CANCEL, (event, callId: unknown) => {
+        if (isTrustedSender(event, contents) && isCallId(callId)) calls.cancel(event.sender.id, callId);
       });
       api.onEvent((e) => {
         if (contents && !contents.isDestroyed()) contents.send(IPC_EVENT, e.channel, e.payload);
@@ -104,6 +148,10 @@ export function runDesktop(): void {
       app.on('will-quit', () => void tray.dispose());
       const win = createMainWindow(join(outDir, 'preload'));
       contents = win.webContents;
+      const pageId = contents.id;
+      contents.on('did-navigate', () => calls.cancelAllOf(pageId, 'the page was reloaded'));
+      contents.on('render-process-gone', () => calls.cancelAllOf(pageId, 'the page crashed'));
+      contents.on('destroyed', () => calls.cancelAllOf(pageId, 'the window was closed'));
       await win.loadURL(`${APP_ORIGIN}/index.html`);
     })
     .catch((err: unknown) => {

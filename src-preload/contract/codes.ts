@@ -10,5 +10,7 @@ export const BridgeErrorCode = {
   /** A path with a malformed percent-escape. */
   INVALID_PATH: 'BRIDGE_INVALID_PATH',
   TRANSPORT: 'BRIDGE_TRANSPORT_FAILED',
+  /** The caller aborted the call before its answer (its signal); the core stops at its next step. */
+  CANCELLED: 'BRIDGE_CANCELLED',
   INTERNAL: 'INTERNAL_ERROR',
 } as const;

@@ -55,7 +55,7 @@ describe.runIf(runnable)('desktop app (Electron)', () => {
       process: typeof (globalThis as { process?: unknown }).process,
       bridge: Object.keys((globalThis as unknown as { gpuConsole: object }).gpuConsole).sort(),
     }));
-    expect(globals).toEqual({ require: 'undefined', process: 'undefined', bridge: ['invoke', 'on'] });
+    expect(globals).toEqual({ require: 'undefined', process: 'undefined', bridge: ['cancel', 'invoke', 'on'] });
   });
 
   it('refuses navigation away and window.open', async () => {

@@ -107,7 +107,7 @@ beforeAll(async () => {
   });
   const { runId } = await call<{ runId: string }>('bench.start', { scenario });
   run = await app.bench.service.whenFinished(runId);
-  await until(() => app.store.audit.list({ limit: 1000 }).some((e) => e.type === 'alert.raised' && e.target?.startsWith(HOST)), 10_000, 'a throughput alert');
+  await until(() => app.store.audit.list({ limit: 1000 }).some((e) => e.type === 'alert.raised' && e.target?.startsWith(HOST)), 20_000, 'a throughput alert');
 
   slept = await approve('sleep');
   woke = await approve('wake');

@@ -1,7 +1,8 @@
 // Electron: the preload's `window.gpuConsole` bridge. The preload already
 // speaks the envelope; we still parse it, the output and every event payload —
 // each event once, however many listeners it has (one bridge subscription per
-// event channel, fanned out here).
+// event channel, fanned out here). A call given a signal carries a call id;
+// aborting sends `cancel(id)` so main aborts the core's work on it.
 import type {
   ChannelInput,
   ChannelOutput,
@@ -10,13 +11,17 @@ import type {
   InvokeChannel,
   InvokeResult,
 } from '../../../src-preload/contract/index.js';
+import { untilAborted } from './abortable.js';
 import { ListenerTable, parseEventPayload, unwrapInvokeResult } from './envelope.js';
-import { OPEN_CONNECTION, type ConnectionState, type Transport } from './transport.js';
+import { cancelledError, OPEN_CONNECTION, type ConnectionState, type InvokeOptions, type Transport } from './transport.js';
 
 /** What the preload exposes on `window.gpuConsole`. */
 export interface GpuConsoleBridge {
-  invoke(channel: string, input: unknown): Promise<InvokeResult<unknown>>;
+  /** `callId` (only for calls that may be cancelled) names the call for `cancel`. */
+  invoke(channel: string, input: unknown, callId?: string): Promise<InvokeResult<unknown>>;
   on(event: string, listener: (payload: unknown) => void): () => void;
+  /** Asks main to abort the call sent with this id; unknown or settled ids are ignored. */
+  cancel(callId: string): void;
 }
 
 export class IpcTransport implements Transport {
@@ -28,11 +33,29 @@ export class IpcTransport implements Transport {
   constructor(
     private readonly bridge: GpuConsoleBridge,
     private readonly report: (message: string) => void = (m) => console.warn(`[ipc transport] ${m}`),
+    /** Ids of cancellable calls, unique while the page lives. */
+    private readonly newCallId: () => string = () => crypto.randomUUID(),
   ) {}
 
-  async invoke<C extends InvokeChannel>(channel: C, input: ChannelInput<C>): Promise<ChannelOutput<C>> {
-    const raw: unknown = await this.bridge.invoke(channel, input ?? {});
-    return unwrapInvokeResult(channel, raw);
+  async invoke<C extends InvokeChannel>(channel: C, input: ChannelInput<C>, options: InvokeOptions = {}): Promise<ChannelOutput<C>> {
+    const { signal } = options;
+    if (!signal) return unwrapInvokeResult(channel, await this.bridge.invoke(channel, input ?? {}));
+    if (signal.aborted) throw cancelledError(channel);
+    const callId = this.newCallId();
+    const answer = this.bridge.invoke(channel, input ?? {}, callId);
+    const onAbort = (): void => {
+      try {
+        this.bridge.cancel(callId);
+      } catch (error) {
+        this.report(`${channel}: cancel failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      return unwrapInvokeResult(channel, await untilAborted(channel, answer, signal));
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
   }
 
   on<E extends EventChannel>(event: E, listener: (payload: EventPayload<E>) => void): () => void {

@@ -1,12 +1,13 @@
 // The renderer's only way to the core: a typed call/event surface derived from
 // the contract. Two mechanisms implement it (Electron IPC and the web bridge).
-import type {
-  ChannelInput,
-  ChannelOutput,
-  ContractError,
-  EventChannel,
-  EventPayload,
-  InvokeChannel,
+import {
+  BridgeErrorCode,
+  type ChannelInput,
+  type ChannelOutput,
+  type ContractError,
+  type EventChannel,
+  type EventPayload,
+  type InvokeChannel,
 } from '../../../src-preload/contract/index.js';
 
 export type TransportKind = 'ipc' | 'web';
@@ -25,8 +26,18 @@ export interface ConnectionState {
 
 export const OPEN_CONNECTION: ConnectionState = { status: 'open', attempt: 0, nextRetryAt: null, lastError: null };
 
+export interface InvokeOptions {
+  /**
+   * Gives up on the call: once it aborts, the promise rejects at once with
+   * BRIDGE_CANCELLED and the core is told to stop (the web bridge sees the
+   * connection close; over IPC the preload sends a cancel for the call's id).
+   * The core stops at its next step, so some work may still finish.
+   */
+  readonly signal?: AbortSignal;
+}
+
 export interface Transport {
-  invoke<C extends InvokeChannel>(channel: C, input: ChannelInput<C>): Promise<ChannelOutput<C>>;
+  invoke<C extends InvokeChannel>(channel: C, input: ChannelInput<C>, options?: InvokeOptions): Promise<ChannelOutput<C>>;
   on<E extends EventChannel>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
   /** Connection changes; the listener is called at once with the current state. */
   onConnection(listener: (state: ConnectionState) => void): () => void;
@@ -51,6 +62,16 @@ export class TransportError extends Error {
   toContractError(): ContractError {
     return { code: this.code, message: this.message, retryable: this.retryable, details: this.details };
   }
+}
+
+/** The rejection of a call whose signal aborted before its answer. */
+export function cancelledError(channel: string): TransportError {
+  return new TransportError({ code: BridgeErrorCode.CANCELLED, message: `${channel}: cancelled`, retryable: false, details: { channel } });
+}
+
+/** Whether a call failed because its caller cancelled it (show nothing, or "cancelled" — never an error). */
+export function isCancelled(error: unknown): boolean {
+  return error instanceof TransportError && error.code === BridgeErrorCode.CANCELLED;
 }
 
 /** Any thrown value as a contract error, for showing inline. */

@@ -9,11 +9,12 @@ import {
   type EventPayload,
   type InvokeChannel,
 } from '../../../src-preload/contract/index.js';
+import { untilAborted } from './abortable.js';
 import { backoffDelayMs } from './backoff.js';
 import { ListenerTable, parseEventPayload, unwrapInvokeResult } from './envelope.js';
 import { SseParser, type SseMessage } from './sse-parser.js';
 import { TOKEN_HEADER } from './token.js';
-import { TransportError, type ConnectionState, type Transport } from './transport.js';
+import { cancelledError, TransportError, type ConnectionState, type InvokeOptions, type Transport } from './transport.js';
 
 export interface WebTransportDeps {
   readonly token: string;
@@ -54,14 +55,22 @@ export class WebTransport implements Transport {
     return this.state;
   }
 
-  async invoke<C extends InvokeChannel>(channel: C, input: ChannelInput<C>): Promise<ChannelOutput<C>> {
+  invoke<C extends InvokeChannel>(channel: C, input: ChannelInput<C>, options: InvokeOptions = {}): Promise<ChannelOutput<C>> {
+    const { signal } = options;
+    if (!signal) return this.exchange(channel, input, this.abort.signal);
+    if (signal.aborted) return Promise.reject(cancelledError(channel));
+    // Aborting the fetch closes its connection; the bridge turns that into the core's abort.
+    return untilAborted(channel, this.exchange(channel, input, AbortSignal.any([this.abort.signal, signal])), signal);
+  }
+
+  private async exchange<C extends InvokeChannel>(channel: C, input: ChannelInput<C>, signal: AbortSignal): Promise<ChannelOutput<C>> {
     let response: Response;
     try {
       response = await this.deps.fetch(`${this.deps.baseUrl ?? ''}/api/${channel}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', [TOKEN_HEADER]: this.deps.token },
         body: JSON.stringify(input ?? {}),
-        signal: this.abort.signal,
+        signal,
       });
     } catch (error) {
       throw new TransportError({

@@ -1,14 +1,20 @@
 // The Electron transport parses each event once and fans it out: one bridge
-// subscription per event channel, however many listeners the page has.
+// subscription per event channel, however many listeners the page has. A call
+// with a signal carries an id; aborting it rejects at once and sends cancel(id).
 import { describe, expect, it } from 'vitest';
-import type { InvokeResult } from '../../../src-preload/contract/index.js';
+import { BridgeErrorCode, type InvokeResult } from '../../../src-preload/contract/index.js';
 import { IpcTransport, type GpuConsoleBridge } from '../../../src-renderer/src/transport/ipc-transport.js';
+import { TransportError } from '../../../src-renderer/src/transport/transport.js';
 import { host, snapshot } from './fixtures/fleet.js';
 
 class FakeBridge implements GpuConsoleBridge {
   readonly subscriptions = new Map<string, Set<(payload: unknown) => void>>();
-  invoke(): Promise<InvokeResult<unknown>> {
+  readonly cancels: string[] = [];
+  invoke(_channel: string, _input: unknown, _callId?: string): Promise<InvokeResult<unknown>> {
     return Promise.resolve({ ok: true, data: {} });
+  }
+  cancel(callId: string): void {
+    this.cancels.push(callId);
   }
   on(event: string, listener: (payload: unknown) => void): () => void {
     const set = this.subscriptions.get(event) ?? new Set();
@@ -66,5 +72,79 @@ describe('IpcTransport events', () => {
 
     transport.dispose();
     expect(bridge.count('notifications.open') + bridge.count('report.progress')).toBe(0);
+  });
+});
+
+const INFO = { name: 'GPU Console', version: '1.0.0', mode: 'electron', demo: true, dataDir: '/d', configFile: null, configError: null, proxyUrl: null, startedAt: 1 };
+
+/** A bridge whose calls stay pending until the test answers them (main still working). */
+class PendingBridge extends FakeBridge {
+  readonly sent: Array<{ channel: string; input: unknown; callId: string | undefined; answer(r: InvokeResult<unknown>): void; fail(e: Error): void }> = [];
+  override invoke(channel: string, input: unknown, callId?: string): Promise<InvokeResult<unknown>> {
+    return new Promise((resolve, reject) => this.sent.push({ channel, input, callId, answer: resolve, fail: reject }));
+  }
+}
+
+describe('IpcTransport cancellation', () => {
+  it('sends no call id without a signal, and an id from newCallId with one', async () => {
+    const bridge = new PendingBridge();
+    const transport = new IpcTransport(bridge, () => undefined, () => 'call-1');
+    const plain = transport.invoke('app.info', {});
+    const signal = new AbortController().signal;
+    const withSignal = transport.invoke('app.info', {}, { signal });
+    expect(bridge.sent.map((s) => s.callId)).toEqual([undefined, 'call-1']);
+    bridge.sent[0]!.answer({ ok: true, data: INFO });
+    bridge.sent[1]!.answer({ ok: true, data: INFO });
+    await expect(plain).resolves.toMatchObject({ version: '1.0.0' });
+    await expect(withSignal).resolves.toMatchObject({ version: '1.0.0' });
+    expect(bridge.cancels).toEqual([]);
+  });
+
+  it('on abort rejects at once with BRIDGE_CANCELLED, sends cancel(id) once, and drops the late answer', async () => {
+    const bridge = new PendingBridge();
+    const transport = new IpcTransport(bridge, () => undefined, () => 'call-7');
+    const abort = new AbortController();
+    const call = transport.invoke('reports.export', { request: { fromMs: 0, toMs: 1 }, formats: ['md'] }, { signal: abort.signal });
+    expect(bridge.sent[0]).toMatchObject({ channel: 'reports.export', callId: 'call-7' });
+    abort.abort();
+    abort.abort();
+    const error = await call.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error).toMatchObject({ code: BridgeErrorCode.CANCELLED, retryable: false, details: { channel: 'reports.export' } });
+    expect(bridge.cancels).toEqual(['call-7']);
+    // Main answers later (REPORT_CANCELLED): nobody sees it, nothing is unhandled.
+    bridge.sent[0]!.answer({ ok: false, error: { code: 'REPORT_CANCELLED', message: 'the report was cancelled', retryable: false, details: {} } });
+    await Promise.resolve();
+    expect(bridge.cancels).toEqual(['call-7']);
+  });
+
+  it('does not reach the bridge with an already aborted signal, and never cancels a settled call', async () => {
+    const bridge = new PendingBridge();
+    const transport = new IpcTransport(bridge, () => undefined, () => 'call-9');
+    await expect(transport.invoke('app.info', {}, { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: BridgeErrorCode.CANCELLED });
+    expect(bridge.sent).toHaveLength(0);
+
+    const abort = new AbortController();
+    const call = transport.invoke('app.info', {}, { signal: abort.signal });
+    bridge.sent[0]!.answer({ ok: true, data: INFO });
+    await expect(call).resolves.toMatchObject({ version: '1.0.0' });
+    abort.abort();
+    expect(bridge.cancels).toEqual([]);
+  });
+
+  it('still rejects as cancelled when the bridge cannot send the cancel, and reports it', async () => {
+    const bridge = new PendingBridge();
+    bridge.cancel = () => {
+      throw new Error('ipc closed');
+    };
+    const reports: string[] = [];
+    const transport = new IpcTransport(bridge, (m) => reports.push(m), () => 'call-3');
+    const abort = new AbortController();
+    const call = transport.invoke('app.info', {}, { signal: abort.signal });
+    abort.abort();
+    await expect(call).rejects.toMatchObject({ code: BridgeErrorCode.CANCELLED });
+    expect(reports).toEqual(['app.info: cancel failed: ipc closed']);
+    bridge.sent[0]!.fail(new Error('late failure'));
+    await Promise.resolve();
   });
 });

@@ -109,6 +109,82 @@ describe('WebTransport.invoke', () => {
     await expect(down.invoke('app.info', {})).rejects.toMatchObject({ code: 'BRIDGE_TRANSPORT_FAILED', retryable: true });
   });
 
+  it('passes the caller\'s signal to its fetch: an abort closes the request and rejects at once with BRIDGE_CANCELLED', async () => {
+    const inits: RequestInit[] = [];
+    // Like a real fetch: pending until the signal aborts, then an AbortError.
+    const t = new WebTransport({
+      token: TOKEN,
+      fetch: (_url, init) => {
+        inits.push(init!);
+        return new Promise<Response>((_resolve, reject) => {
+          init!.signal!.addEventListener('abort', () => reject(new DOMException('The operation was aborted.', 'AbortError')));
+        });
+      },
+      now: () => 0,
+      setTimeout: () => 0,
+      clearTimeout: () => undefined,
+    });
+    const abort = new AbortController();
+    const call = t.invoke('reports.export', { request: { fromMs: 0, toMs: 1 }, formats: ['pdf'] }, { signal: abort.signal });
+    expect(inits).toHaveLength(1);
+    expect(inits[0]!.signal!.aborted).toBe(false);
+    abort.abort();
+    expect(inits[0]!.signal!.aborted).toBe(true);
+    const error = await call.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error).toMatchObject({ code: 'BRIDGE_CANCELLED', retryable: false, details: { channel: 'reports.export' } });
+  });
+
+  it('cancels while the answer body is still arriving, never fetches with an aborted signal, and keeps dispose a transport failure', async () => {
+    const inits: RequestInit[] = [];
+    let body!: ReadableStreamDefaultController<Uint8Array>;
+    const t = new WebTransport({
+      token: TOKEN,
+      fetch: async (_url, init) => {
+        inits.push(init!);
+        if (inits.length === 1) {
+          const stream = new ReadableStream<Uint8Array>({ start: (c) => void (body = c) });
+          body.enqueue(new TextEncoder().encode('{"ok":tr'));
+          return new Response(stream, { status: 200, headers: { 'content-type': 'application/json' } });
+        }
+        return new Promise<Response>((_resolve, reject) => {
+          init!.signal!.addEventListener('abort', () => reject(new DOMException('The operation was aborted.', 'AbortError')));
+        });
+      },
+      now: () => 0,
+      setTimeout: () => 0,
+      clearTimeout: () => undefined,
+    });
+    const abort = new AbortController();
+    const call = t.invoke('app.info', {}, { signal: abort.signal });
+    await flush();
+    abort.abort();
+    await expect(call).rejects.toMatchObject({ code: 'BRIDGE_CANCELLED' });
+    expect(inits[0]!.signal!.aborted).toBe(true);
+
+    await expect(t.invoke('app.info', {}, { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'BRIDGE_CANCELLED' });
+    expect(inits).toHaveLength(1);
+
+    // Closing the transport is not the caller cancelling: that call failed.
+    const pending = t.invoke('app.info', {}, { signal: new AbortController().signal });
+    await flush();
+    t.dispose();
+    await expect(pending).rejects.toMatchObject({ code: 'BRIDGE_TRANSPORT_FAILED' });
+  });
+
+  it('answers normally when the signal never aborts', async () => {
+    const t = new WebTransport({
+      token: TOKEN,
+      fetch: async () => jsonResponse(200, { ok: true, data: { label: 'l20-poc', state: 'connecting' } }),
+      now: () => 0,
+      setTimeout: () => 0,
+      clearTimeout: () => undefined,
+    });
+    const abort = new AbortController();
+    await expect(t.invoke('hosts.connect', { label: 'l20-poc' }, { signal: abort.signal })).resolves.toEqual({ label: 'l20-poc', state: 'connecting' });
+    abort.abort();
+  });
+
   it('unwrapInvokeResult refuses a malformed envelope', () => {
     expect(() => unwrapInvokeResult('app.info', { data: 1 })).toThrow(TransportError);
   });

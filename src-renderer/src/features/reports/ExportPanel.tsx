@@ -1,12 +1,13 @@
 // Export: formats, optional signing (key file path and, for an encrypted key,
 // a passphrase that is sent with this one call and then cleared), an optional
 // parent folder; progress from `report.progress` (the store's reports slice),
-// of the export this panel started; then the written folder.
+// of the export this panel started; Cancel while it runs; then the written folder.
 import { useEffect, useRef, useState } from 'react';
 import type { ContractError, ReportExport, ReportProgress } from '../../../../src-preload/contract/index.js';
 import { useServices, useStoreChange } from '../../app/app-context.js';
 import type { RootState } from '../../store/types.js';
-import { toContractError } from '../../transport/transport.js';
+import { isCancelled, toContractError } from '../../transport/transport.js';
+import { CANCEL_CONFIRM_TIMEOUT_MS, cancelView } from './export-cancel.js';
 import { ExportResult } from './ExportResult.js';
 import { afterExport, DEFAULT_EXPORT, EXPORT_FORMATS, exportInput, type ExportDraft } from './export-form.js';
 import { toggled, type RequestCheck } from './report-form.js';
@@ -28,7 +29,11 @@ export function ExportPanel({ buildRequest, onExported }: ExportPanelProps): Rea
   const [busy, setBusy] = useState(false);
   const [progress, setProgress] = useState<ExportProgressState>(NO_PROGRESS);
   const [result, setResult] = useState<ReportExport | null>(null);
+  /** The running export's call was given up (its promise rejected with BRIDGE_CANCELLED). */
+  const [cancelled, setCancelled] = useState(false);
+  const [cancelTimedOut, setCancelTimedOut] = useState(false);
   const inFlight = useRef(false);
+  const callAbort = useRef<AbortController | null>(null);
   const passphraseRef = useRef<HTMLInputElement>(null);
   const [askPassphrase, setAskPassphrase] = useState(false);
 
@@ -39,11 +44,41 @@ export function ExportPanel({ buildRequest, onExported }: ExportPanelProps): Rea
     if (askPassphrase) passphraseRef.current?.focus();
   }, [askPassphrase]);
 
+  const afterCancel = cancelled ? cancelView(progress, cancelTimedOut) : null;
+  // Waiting for the core to report where the cancelled export stopped has a deadline.
+  useEffect(() => {
+    if (afterCancel !== 'stopping') return undefined;
+    const timer = window.setTimeout(() => setCancelTimedOut(true), CANCEL_CONFIRM_TIMEOUT_MS);
+    return () => window.clearTimeout(timer);
+  }, [afterCancel]);
+  // It finished before the cancel reached it: show it like any finished export.
+  const lateId = afterCancel === 'finished' ? progress.exportId : null;
+  useEffect(() => {
+    if (lateId === null) return undefined;
+    let current = true;
+    transport.invoke('reports.list', { limit: 50 }).then(
+      (out) => {
+        const record = out.exports.find((x) => x.id === lateId);
+        if (!current || !record) return;
+        setResult(record);
+        onExported(record);
+      },
+      (err: unknown) => {
+        if (current) setError(toContractError(err));
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [lateId, transport, onExported]);
+
   const set = <K extends keyof ExportDraft>(key: K, value: ExportDraft[K]): void => setDraft((d) => ({ ...d, [key]: value }));
+
+  const exporting = busy || afterCancel === 'stopping';
 
   const start = (e: React.FormEvent): void => {
     e.preventDefault();
-    if (busy) return;
+    if (exporting) return;
     setError(null);
     const req = buildRequest();
     const check = req.ok ? exportInput(req.request, draft) : ({ ok: false, problems: req.problems.map((p) => `Request — ${p}`) } as const);
@@ -55,13 +90,18 @@ export function ExportPanel({ buildRequest, onExported }: ExportPanelProps): Rea
     setResult(null);
     setAskPassphrase(false);
     setProgress(NO_PROGRESS);
+    setCancelled(false);
+    setCancelTimedOut(false);
     setBusy(true);
     inFlight.current = true;
+    const abort = new AbortController();
+    callAbort.current = abort;
     // The passphrase has been copied into the call's input: drop it from the form now.
     setDraft(afterExport);
-    transport.invoke('reports.export', check.input).then(
+    transport.invoke('reports.export', check.input, { signal: abort.signal }).then(
       (record) => {
         inFlight.current = false;
+        callAbort.current = null;
         setBusy(false);
         setResult(record);
         setProgress((s) => (s.exportId === null || s.exportId === record.id ? s : NO_PROGRESS));
@@ -69,16 +109,25 @@ export function ExportPanel({ buildRequest, onExported }: ExportPanelProps): Rea
       },
       (err: unknown) => {
         inFlight.current = false;
-        const ce = toContractError(err);
+        callAbort.current = null;
         setBusy(false);
+        if (isCancelled(err)) {
+          setCancelled(true);
+          return;
+        }
+        const ce = toContractError(err);
         setError(ce);
         if (wantsPassphrase(ce.code)) setAskPassphrase(true);
       },
     );
   };
 
+  const cancel = (): void => {
+    callAbort.current?.abort();
+  };
+
   const p = progress.last;
-  const showProgress = busy || p !== null;
+  const showProgress = (busy || p !== null) && afterCancel !== 'cancelled';
   return (
     <section className="reports-card" aria-labelledby="reports-export-title" data-testid="reports-export">
       <h2 className="panel__title reports-card__title" id="reports-export-title">
@@ -201,10 +250,31 @@ export function ExportPanel({ buildRequest, onExported }: ExportPanelProps): Rea
           </div>
         ) : null}
 
+        {afterCancel === 'cancelled' ? (
+          <p className="muted" role="status" data-testid="report-cancelled">
+            Export cancelled — nothing was written.
+          </p>
+        ) : null}
+        {afterCancel === 'finished' ? (
+          <p className="text-warn" role="status" data-testid="report-cancel-late">
+            The export had finished before the cancel reached the console: it is kept.
+          </p>
+        ) : null}
+        {afterCancel === 'unconfirmed' ? (
+          <p className="text-warn" role="status" data-testid="report-cancel-unconfirmed">
+            The console has not reported that the export stopped: check the exports list before relying on it.
+          </p>
+        ) : null}
+
         <div className="reports-actions">
-          <button type="submit" className="button button--primary" disabled={busy} data-testid="reports-export-button">
-            {busy ? 'Exporting…' : 'Export'}
+          <button type="submit" className="button button--primary" disabled={exporting} data-testid="reports-export-button">
+            {exporting ? 'Exporting…' : 'Export'}
           </button>
+          {exporting ? (
+            <button type="button" className="button" onClick={cancel} disabled={!busy} data-testid="report-cancel">
+              {busy ? 'Cancel export' : 'Cancelling…'}
+            </button>
+          ) : null}
         </div>
       </form>
 

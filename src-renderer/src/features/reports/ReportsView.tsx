@@ -6,7 +6,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { ContractError, Gate, ReportExport } from '../../../../src-preload/contract/index.js';
 import { useAppStore, useServices } from '../../app/app-context.js';
 import { selectHostLabels } from '../../store/fleet-slice.js';
-import { toContractError } from '../../transport/transport.js';
+import { isCancelled, toContractError } from '../../transport/transport.js';
 import { ExportPanel } from './ExportPanel.js';
 import { GatesEditor } from './GatesEditor.js';
 import { PastExports } from './PastExports.js';
@@ -33,12 +33,14 @@ export function ReportsView(): React.JSX.Element {
   const [exportsError, setExportsError] = useState<ContractError | null>(null);
   const formRef = useRef(form);
   const previewSeq = useRef(0);
+  const previewAbort = useRef<AbortController | null>(null);
 
   useEffect(() => {
     formRef.current = form;
   }, [form]);
 
-  // Only the latest request's answer is shown; an older one arriving late is dropped.
+  // Only the latest request's answer is shown: a newer preview cancels the one
+  // still building (its live checks stop in the core), and a late answer is dropped.
   const runPreview = useCallback(() => {
     const check = requestFromForm(formRef.current, Date.now());
     if (!check.ok) {
@@ -47,9 +49,12 @@ export function ReportsView(): React.JSX.Element {
     }
     setProblems([]);
     const seq = ++previewSeq.current;
+    previewAbort.current?.abort();
+    const abort = new AbortController();
+    previewAbort.current = abort;
     setPreviewBusy(true);
     setPreviewError(null);
-    transport.invoke('reports.preview', { request: check.request }).then(
+    transport.invoke('reports.preview', { request: check.request }, { signal: abort.signal }).then(
       (out) => {
         if (seq !== previewSeq.current) return;
         setPreview(out);
@@ -57,12 +62,15 @@ export function ReportsView(): React.JSX.Element {
         setStale(null);
       },
       (err: unknown) => {
-        if (seq !== previewSeq.current) return;
+        if (seq !== previewSeq.current || isCancelled(err)) return;
         setPreviewBusy(false);
         setPreviewError(toContractError(err));
       },
     );
   }, [transport]);
+
+  // Nobody will see a preview still building when the view closes.
+  useEffect(() => () => previewAbort.current?.abort(), []);
 
   const autoKey = autoPreviewKey(form);
   useEffect(() => {
