@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION_CHECK_MS } from '../../../src-main/core/proxy/index.js';
-import { startStub, startStubProxy, type StubProxy } from './helpers.js';
+import { rawHttp, startStub, startStubProxy, type StubProxy } from './helpers.js';
 
 // Each bad request gets a clear OpenAI-style error and leaves the others alone.
 
@@ -35,19 +35,7 @@ async function call(path: string, init: { method?: string; headers?: Record<stri
   return { status: r.statusCode, headers: r.headers, body: text ? (JSON.parse(text) as { error?: { code: string; type: string; message: string; param: string | null } }) : {} };
 }
 
-function raw(text: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const s = connect(Number(new URL(base).port), '127.0.0.1', () => s.write(text));
-    let out = '';
-    s.on('data', (c) => (out += c.toString()));
-    s.on('end', () => resolve(out));
-    s.on('error', reject);
-    s.setTimeout(3000, () => {
-      s.destroy();
-      resolve(out);
-    });
-  });
-}
+const raw = (text: string) => rawHttp(base, text);
 
 describe('bad input', () => {
   it.each([

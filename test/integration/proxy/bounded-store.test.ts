@@ -1,11 +1,10 @@
 import { statSync } from 'node:fs';
-import { connect } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStub, startStubProxy, type StubProxy } from './helpers.js';
+import { rawHttp, startStub, startStubProxy, type StubProxy } from './helpers.js';
 
 // Strangers cannot fill the disk through the proxy: a request without a valid
 // token is counted in /metrics, never stored as a row; the rows that are
@@ -30,19 +29,7 @@ afterAll(async () => {
 
 const dbBytes = () => ['', '-wal', '-shm'].reduce((sum, suffix) => sum + (statSync(join(dir, `gpu-console.db${suffix}`), { throwIfNoEntry: false })?.size ?? 0), 0);
 
-function raw(text: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const s = connect(Number(new URL(p.proxy.origin).port), '127.0.0.1', () => s.write(text));
-    let out = '';
-    s.on('data', (c) => (out += c.toString()));
-    s.on('end', () => resolve(out));
-    s.on('error', reject);
-    s.setTimeout(3000, () => {
-      s.destroy();
-      resolve(out);
-    });
-  });
-}
+const raw = (text: string) => rawHttp(p.proxy.origin, text);
 
 describe('a bounded request log', () => {
   it('20,000 token-less requests are counted per reason in /metrics and grow the database by less than 100 kB', async () => {

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -153,3 +154,18 @@ export async function startStubProxy(
 }
 
 import { systemClock as systemClockForTests } from '../../../src-main/core/base/index.js';
+
+/** Sends `text` as it is on a fresh socket to `origin` and resolves with all it answered (3 s at most). */
+export function rawHttp(origin: string, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = connect(Number(new URL(origin).port), '127.0.0.1', () => s.write(text));
+    let out = '';
+    s.on('data', (c) => (out += c.toString()));
+    s.on('end', () => resolve(out));
+    s.on('error', reject);
+    s.setTimeout(3000, () => {
+      s.destroy();
+      resolve(out);
+    });
+  });
+}
