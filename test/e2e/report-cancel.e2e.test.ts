@@ -81,7 +81,7 @@ describe('cancelling an export in the Reports view', () => {
     expect(await page.getByTestId('reports-result').count()).toBe(0);
     expect(await page.getByTestId('report-cancel').count()).toBe(0);
     expect(await page.getByTestId('reports-export-button').isEnabled()).toBe(true);
-    await page.screenshot({ path: '/tmp/report-cancelled.png' });
+    if (process.env.REPORT_SHOTS_DIR) await page.screenshot({ path: `${process.env.REPORT_SHOTS_DIR}/report-cancelled.png` });
 
     // Nothing on disk: neither an export folder nor its hidden staging folder.
     expect(existsSync(reportsDir) ? readdirSync(reportsDir) : []).toEqual([]);
