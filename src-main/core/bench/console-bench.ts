@@ -4,6 +4,7 @@
 // proxy traffic, GuideLLM imports and baselines, each operator change audited.
 // A run through the proxy gets its own token of the scenario's class, revoked
 // when the run ends, so the proxy's accounting shows it under that client.
+import type Database from 'better-sqlite3';
 import type { BenchRun, BenchScenario, Evaluation } from '../../../src-preload/contract/index.js';
 import { AppError, DisposableStore, operatorActor, toAppError, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { EventSink } from '../channel.js';
@@ -39,27 +40,33 @@ export interface ConsoleBenchDeps {
   logger: Logger;
 }
 
+type RequestWindowRow = {
+  ts: number;
+  total_ms: number;
+  queue_ms: number;
+  ttft_ms: number | null;
+  status: number;
+  error_code: string | null;
+  tokens_out: number | null;
+  upstream: string | null;
+  model: string | null;
+};
+
 export class ConsoleBench implements Disposable {
   readonly repo: BenchRepository;
   readonly service: BenchService;
   private readonly disposables = new DisposableStore();
-  readonly prepare: (scenario: BenchScenario, caller: string) => Promise<Prepared>;
-  readonly start: (scenario: BenchScenario, caller: string) => Promise<string>;
-  readonly evaluateRun: (runId: string) => Evaluation;
-  readonly evaluateWindow: (fromMs: number, toMs: number, model?: string) => Evaluation;
-  readonly importGuidellm: (text: string, name: string | undefined, caller: string) => { runId: string; levels: number; notes: string[] };
+  private readonly requestRows: Database.Statement<[number, number], RequestWindowRow>;
 
   constructor(private readonly deps: ConsoleBenchDeps) {
-    const { store, clock, config, fleet } = deps;
-    const logger = deps.logger;
-    const repo = (this.repo = new BenchRepository(store.db, clock));
-    repo.markInterrupted();
-
-    const service = this.disposables.add(
+    const { store, clock, fleet } = deps;
+    this.repo = new BenchRepository(store.db, clock);
+    this.repo.markInterrupted();
+    this.service = this.disposables.add(
       new BenchService({
-        repo,
+        repo: this.repo,
         clock,
-        logger,
+        logger: deps.logger,
         emitProgress: (p) => deps.emit('bench.progress', p),
         audit: (type, target, payload) => store.audit.append({ type, actor: 'system', target, payload }),
         watchPeaks: (host, serviceId, onReading) =>
@@ -77,152 +84,83 @@ export class ConsoleBench implements Disposable {
           }),
       }),
     );
-
-    const findService = (model: string) => {
-      const m = model.toLowerCase();
-      for (const h of config.current.hosts) {
-        for (const s of h.services) {
-          if (s.model.toLowerCase() === m || s.aliases.some((a) => a.toLowerCase() === m)) return { host: h, service: s };
-        }
-      }
-      return null;
-    };
-
-    const sleepCheck = (host: string, serviceId: string) => {
-      const view = fleet.snapshot().hosts.find((h) => h.label === host)?.services.find((s) => s.id === serviceId);
-      if (view && (view.sleep === 'asleep-1' || view.sleep === 'asleep-2')) {
-        throw new AppError(BenchErrorCode.TARGET_ASLEEP, `${host}/${serviceId} is asleep (${view.sleep}); wake it (with approval) before benchmarking`, {
-          details: { upstream: `${host}/${serviceId}`, sleep: view.sleep },
-        });
-      }
-    };
-
-    const resolve = async (s: BenchScenario, caller: string): Promise<ResolvedTarget> => {
-      const t = s.target;
-      const noop = () => undefined;
-      if (t.kind === 'url') {
-        const token = process.env.GPU_CONSOLE_TOKEN;
-        const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-        if (t.class) headers['x-priority'] = t.class;
-        return { endpoint: { url: chatUrl(t.baseUrl), headers, model: t.model }, upstream: null, host: null, serviceId: null, model: t.model, slots: null, release: noop };
-      }
-      if (t.kind === 'tunnel') {
-        const host = config.current.hosts.find((h) => h.label === t.host);
-        const svc = host?.services.find((x) => x.id === t.serviceId);
-        if (!host || !svc) throw new AppError(BenchErrorCode.TARGET_UNKNOWN, `no service ${t.host}/${t.serviceId} in the inventory`, { details: { target: t } });
-        sleepCheck(host.label, svc.id);
-        let url: string;
-        try {
-          url = fleet.tunnelUrl(host.label, svc.id);
-        } catch (err) {
-          throw new AppError(BenchErrorCode.TARGET_UNREACHABLE, `the tunnel to ${host.label}/${svc.id} is not up: ${toAppError(err).message}`, { retryable: true, cause: err });
-        }
-        const model = t.model ?? svc.model;
-        return { endpoint: { url: chatUrl(url), headers: {}, model }, upstream: `${host.label}/${svc.id}`, host: host.label, serviceId: svc.id, model: svc.model, slots: svc.slots, release: noop };
-      }
-      const found = findService(t.model);
-      if (!found) throw new AppError(BenchErrorCode.TARGET_UNKNOWN, `no service serves the model "${t.model}"`, { details: { model: t.model } });
-      sleepCheck(found.host.label, found.service.id);
-      const proxy = deps.proxy;
-      const base = proxy?.url() ?? null;
-      if (!proxy || !base) throw new AppError(BenchErrorCode.TARGET_UNREACHABLE, 'the proxy is not running');
-      const tokenName = `bench-${Math.floor(clock.now()).toString(36)}`;
-      const { token } = proxy.createToken(tokenName, t.class, caller);
-      const slots = config.current.proxy.upstreams?.[`${found.host.label}/${found.service.id}`]?.slots ?? found.service.slots;
-      return {
-        endpoint: { url: chatUrl(base), headers: { authorization: `Bearer ${token}`, 'x-priority': t.class }, model: t.model },
-        upstream: `${found.host.label}/${found.service.id}`,
-        host: found.host.label,
-        serviceId: found.service.id,
-        model: found.service.model,
-        slots,
-        release: () => {
-          try {
-            proxy.revokeToken(tokenName, caller);
-          } catch (err) {
-            logger.warn('could not revoke the run token', { error: toAppError(err).message });
-          }
-        },
-      };
-    };
-
-    const priceOf = (host: string) => config.current.hosts.find((h) => h.label === host)?.pricePerHourUsd ?? null;
-
-    const requestRows = store.db.prepare<[number, number], { ts: number; total_ms: number; queue_ms: number; ttft_ms: number | null; status: number; error_code: string | null; tokens_out: number | null; upstream: string | null; model: string | null }>(
-      'SELECT ts, total_ms, queue_ms, ttft_ms, status, error_code, tokens_out, upstream, model FROM requests WHERE ts >= ? AND ts < ? AND endpoint LIKE \'%completions\'',
+    this.requestRows = store.db.prepare<[number, number], RequestWindowRow>(
+      "SELECT ts, total_ms, queue_ms, ttft_ms, status, error_code, tokens_out, upstream, model FROM requests WHERE ts >= ? AND ts < ? AND endpoint LIKE '%completions'",
     );
+  }
 
+  /** Checks a scenario (target, prompts, JSON Schema, pre-flight) without running it. */
+  prepare(scenario: BenchScenario, caller: string): Promise<Prepared> {
+    return this.service.prepare(scenario, (s) => this.resolve(s, caller));
+  }
 
-    this.service = service;
-    const methods = {
-      evaluateRun(runId: string): Evaluation {
-        const run = repo.getRun(runId);
-        const reqs = repo.requests(runId).filter((r) => r.phase !== 'warmup' && r.errorCode !== 'cancelled');
-        const samples: EvalSample[] = reqs.map((r) => ({
-          startMs: run.startedAt + r.startMs,
-          totalMs: r.totalMs,
-          queueMs: r.queueMs,
-          ttftMs: r.ttftMs,
-          failed: r.errorCode !== null,
-          completionTokens: r.completionTokens,
-          jsonOk: r.jsonOk,
-          schemaOk: r.schemaOk,
-          host: run.host,
-        }));
-        const first = samples.length ? Math.min(...samples.map((s) => s.startMs)) : run.startedAt;
-        const last = samples.length ? Math.max(...samples.map((s) => s.startMs + (s.totalMs ?? 0))) : (run.finishedAt ?? run.startedAt);
-        return evaluate({ source: `run ${run.name} (${run.id})`, fromMs: first, toMs: last, samples, priceOf });
-      },
-      evaluateWindow(fromMs: number, toMs: number, model?: string): Evaluation {
-        const rows = requestRows.all(fromMs, toMs).filter((r) => !model || r.model === model);
-        const samples: EvalSample[] = rows.map((r) => ({
-          startMs: r.ts,
-          totalMs: r.total_ms,
-          queueMs: r.queue_ms,
-          ttftMs: r.ttft_ms,
-          failed: r.status >= 400 || r.error_code !== null,
-          completionTokens: r.tokens_out,
-          jsonOk: null,
-          schemaOk: null,
-          host: r.upstream ? (r.upstream.split('/')[0] ?? null) : null,
-        }));
-        return evaluate({ source: `proxy traffic${model ? ` for ${model}` : ''}`, fromMs, toMs, samples, priceOf });
-      },
-      importGuidellm(text: string, name: string | undefined, caller: string): { runId: string; levels: number; notes: string[] } {
-        const imported = importGuidellm(text);
-        const id = `gl${Math.floor(clock.now()).toString(36)}`;
-        const run: BenchRun = {
-          id,
-          name: name ?? `GuideLLM import${imported.model ? ` (${imported.model})` : ''}`,
-          state: 'imported',
-          source: 'guidellm',
-          scenario: null,
-          upstream: null,
-          host: null,
-          model: imported.model,
-          slots: null,
-          startedAt: clock.now(),
-          finishedAt: clock.now(),
-          levels: imported.levels,
-          peaks: { vramMiB: null, gpuUtilPct: null, powerW: null, kvCachePct: null, samples: 0 },
-          baseline: false,
-          error: null,
-          note: imported.notes.join('; '),
-        };
-        repo.insertRun(run);
-        store.audit.append({ type: 'bench.run.imported', actor: operatorActor(caller), target: id, payload: { levels: run.levels.length } });
-        return { runId: id, levels: run.levels.length, notes: imported.notes };
-      },
+  /** Prepares and starts a run in the background; its id at once. */
+  async start(scenario: BenchScenario, caller: string): Promise<string> {
+    const prepared = await this.prepare(scenario, caller);
+    return this.service.start(prepared, caller === 'cli' ? 'cli' : 'console');
+  }
 
+  evaluateRun(runId: string): Evaluation {
+    const run = this.repo.getRun(runId);
+    const reqs = this.repo.requests(runId).filter((r) => r.phase !== 'warmup' && r.errorCode !== 'cancelled');
+    const samples: EvalSample[] = reqs.map((r) => ({
+      startMs: run.startedAt + r.startMs,
+      totalMs: r.totalMs,
+      queueMs: r.queueMs,
+      ttftMs: r.ttftMs,
+      failed: r.errorCode !== null,
+      completionTokens: r.completionTokens,
+      jsonOk: r.jsonOk,
+      schemaOk: r.schemaOk,
+      host: run.host,
+    }));
+    const first = samples.length ? Math.min(...samples.map((s) => s.startMs)) : run.startedAt;
+    const last = samples.length ? Math.max(...samples.map((s) => s.startMs + (s.totalMs ?? 0))) : (run.finishedAt ?? run.startedAt);
+    return evaluate({ source: `run ${run.name} (${run.id})`, fromMs: first, toMs: last, samples, priceOf: (h) => this.priceOf(h) });
+  }
+
+  /** The evaluation figures of the proxy's own traffic in a window (its request rows). */
+  evaluateWindow(fromMs: number, toMs: number, model?: string): Evaluation {
+    const rows = this.requestRows.all(fromMs, toMs).filter((r) => !model || r.model === model);
+    const samples: EvalSample[] = rows.map((r) => ({
+      startMs: r.ts,
+      totalMs: r.total_ms,
+      queueMs: r.queue_ms,
+      ttftMs: r.ttft_ms,
+      failed: r.status >= 400 || r.error_code !== null,
+      completionTokens: r.tokens_out,
+      jsonOk: null,
+      schemaOk: null,
+      host: r.upstream ? (r.upstream.split('/')[0] ?? null) : null,
+    }));
+    return evaluate({ source: `proxy traffic${model ? ` for ${model}` : ''}`, fromMs, toMs, samples, priceOf: (h) => this.priceOf(h) });
+  }
+
+  importGuidellm(text: string, name: string | undefined, caller: string): { runId: string; levels: number; notes: string[] } {
+    const { clock, store } = this.deps;
+    const imported = importGuidellm(text);
+    const id = `gl${Math.floor(clock.now()).toString(36)}`;
+    const run: BenchRun = {
+      id,
+      name: name ?? `GuideLLM import${imported.model ? ` (${imported.model})` : ''}`,
+      state: 'imported',
+      source: 'guidellm',
+      scenario: null,
+      upstream: null,
+      host: null,
+      model: imported.model,
+      slots: null,
+      startedAt: clock.now(),
+      finishedAt: clock.now(),
+      levels: imported.levels,
+      peaks: { vramMiB: null, gpuUtilPct: null, powerW: null, kvCachePct: null, samples: 0 },
+      baseline: false,
+      error: null,
+      note: imported.notes.join('; '),
     };
-    this.prepare = (scenario, caller) => service.prepare(scenario, (s) => resolve(s, caller));
-    this.start = async (scenario, caller) => {
-      const prepared = await service.prepare(scenario, (s) => resolve(s, caller));
-      return service.start(prepared, caller === 'cli' ? 'cli' : 'console');
-    };
-    this.evaluateRun = methods.evaluateRun;
-    this.evaluateWindow = methods.evaluateWindow;
-    this.importGuidellm = methods.importGuidellm;
+    this.repo.insertRun(run);
+    store.audit.append({ type: 'bench.run.imported', actor: operatorActor(caller), target: id, payload: { levels: run.levels.length } });
+    return { runId: id, levels: run.levels.length, notes: imported.notes };
   }
 
   /**
@@ -244,6 +182,79 @@ export class ConsoleBench implements Disposable {
 
   dispose(): Promise<void> {
     return this.disposables.dispose();
+  }
+
+  private priceOf(host: string): number | null {
+    return this.deps.config.current.hosts.find((h) => h.label === host)?.pricePerHourUsd ?? null;
+  }
+
+  private findService(model: string) {
+    const m = model.toLowerCase();
+    for (const h of this.deps.config.current.hosts) {
+      for (const s of h.services) {
+        if (s.model.toLowerCase() === m || s.aliases.some((a) => a.toLowerCase() === m)) return { host: h, service: s };
+      }
+    }
+    return null;
+  }
+
+  private refuseIfAsleep(host: string, serviceId: string): void {
+    const view = this.deps.fleet.snapshot().hosts.find((h) => h.label === host)?.services.find((s) => s.id === serviceId);
+    if (view && (view.sleep === 'asleep-1' || view.sleep === 'asleep-2')) {
+      throw new AppError(BenchErrorCode.TARGET_ASLEEP, `${host}/${serviceId} is asleep (${view.sleep}); wake it (with approval) before benchmarking`, {
+        details: { upstream: `${host}/${serviceId}`, sleep: view.sleep },
+      });
+    }
+  }
+
+  private async resolve(s: BenchScenario, caller: string): Promise<ResolvedTarget> {
+    const { config, fleet, clock, logger } = this.deps;
+    const t = s.target;
+    const noop = () => undefined;
+    if (t.kind === 'url') {
+      const token = process.env.GPU_CONSOLE_TOKEN;
+      const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+      if (t.class) headers['x-priority'] = t.class;
+      return { endpoint: { url: chatUrl(t.baseUrl), headers, model: t.model }, upstream: null, host: null, serviceId: null, model: t.model, slots: null, release: noop };
+    }
+    if (t.kind === 'tunnel') {
+      const host = config.current.hosts.find((h) => h.label === t.host);
+      const svc = host?.services.find((x) => x.id === t.serviceId);
+      if (!host || !svc) throw new AppError(BenchErrorCode.TARGET_UNKNOWN, `no service ${t.host}/${t.serviceId} in the inventory`, { details: { target: t } });
+      this.refuseIfAsleep(host.label, svc.id);
+      let url: string;
+      try {
+        url = fleet.tunnelUrl(host.label, svc.id);
+      } catch (err) {
+        throw new AppError(BenchErrorCode.TARGET_UNREACHABLE, `the tunnel to ${host.label}/${svc.id} is not up: ${toAppError(err).message}`, { retryable: true, cause: err });
+      }
+      const model = t.model ?? svc.model;
+      return { endpoint: { url: chatUrl(url), headers: {}, model }, upstream: `${host.label}/${svc.id}`, host: host.label, serviceId: svc.id, model: svc.model, slots: svc.slots, release: noop };
+    }
+    const found = this.findService(t.model);
+    if (!found) throw new AppError(BenchErrorCode.TARGET_UNKNOWN, `no service serves the model "${t.model}"`, { details: { model: t.model } });
+    this.refuseIfAsleep(found.host.label, found.service.id);
+    const proxy = this.deps.proxy;
+    const base = proxy?.url() ?? null;
+    if (!proxy || !base) throw new AppError(BenchErrorCode.TARGET_UNREACHABLE, 'the proxy is not running');
+    const tokenName = `bench-${Math.floor(clock.now()).toString(36)}`;
+    const { token } = proxy.createToken(tokenName, t.class, caller);
+    const slots = config.current.proxy.upstreams?.[`${found.host.label}/${found.service.id}`]?.slots ?? found.service.slots;
+    return {
+      endpoint: { url: chatUrl(base), headers: { authorization: `Bearer ${token}`, 'x-priority': t.class }, model: t.model },
+      upstream: `${found.host.label}/${found.service.id}`,
+      host: found.host.label,
+      serviceId: found.service.id,
+      model: found.service.model,
+      slots,
+      release: () => {
+        try {
+          proxy.revokeToken(tokenName, caller);
+        } catch (err) {
+          logger.warn('could not revoke the run token', { error: toAppError(err).message });
+        }
+      },
+    };
   }
 }
 
