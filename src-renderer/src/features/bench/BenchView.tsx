@@ -299,6 +299,11 @@ export function BenchView(): React.JSX.Element {
             {loaded?.scenario.prompts.kind === 'jsonl' ? <option value="kept">file on the console: {loaded.scenario.prompts.file}</option> : null}
           </select>
         </label>
+        {form.promptMode === 'kept' && loaded?.scenario.prompts.kind === 'jsonl' ? (
+          <span className="text-warn" data-testid="bench-kept-file-warning">
+            The console no longer reads a prompt file by its path: choose &ldquo;JSONL file&rdquo; and pick {loaded.scenario.prompts.file.split('/').pop()} again, then save.
+          </span>
+        ) : null}
         {form.promptMode === 'synthetic' ? (
           <label>
             Input tokens <input type="number" min={1} value={form.inputTokens} onChange={(e) => set('inputTokens', Number(e.target.value))} data-testid="bench-input-tokens" style={{ width: 72 }} />
