@@ -41,19 +41,25 @@ async function expandInclude(arg: string, home: string): Promise<string[]> {
   }
 }
 
+/** A file-system error as its errno code; our own coded errors (size, cancellation) go on up. */
+function errnoOf(err: unknown): { kind: 'errno'; code: string; cause: unknown } {
+  if (err instanceof AppError || (err instanceof Error && err.name === 'AbortError')) throw err;
+  return { kind: 'errno', code: (err as NodeJS.ErrnoException).code ?? 'EIO', cause: err };
+}
+
 /** The config at `path` with its Includes; a coded error only when the first file cannot be read. */
 export async function loadSshConfigTree(path: string, home: string, signal?: AbortSignal): Promise<LoadedSshConfig> {
   const files: string[] = [];
   const issues: SshConfigIssue[] = [];
   let total = 0;
 
-  const read = async (file: string): Promise<string> => {
+  const read = async (file: string): Promise<{ kind: 'text'; text: string }> => {
     signal?.throwIfAborted();
     const text = await readFile(file, 'utf8');
     total += Buffer.byteLength(text);
     if (total > MAX_TOTAL_BYTES) throw new AppError(SshErrorCode.CONFIG_UNREADABLE, `${path} and its Includes are over ${MAX_TOTAL_BYTES} bytes`);
     files.push(file);
-    return text;
+    return { kind: 'text', text };
   };
 
   const walk = async (file: string, text: string, depth: number, shownAs: string | null): Promise<SshConfigLine[]> => {
@@ -85,31 +91,23 @@ export async function loadSshConfigTree(path: string, home: string, signal?: Abo
             issue(`more than ${MAX_FILES} files included; the rest are not read`);
             break;
           }
-          let included: string;
-          try {
-            included = await read(target);
-          } catch (err) {
-            if (err instanceof AppError) throw err;
-            const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+          const included = await read(target).catch((err: unknown) => errnoOf(err));
+          if (included.kind === 'errno') {
             // OpenSSH ignores a missing included file too; say so.
-            issue(`Include ${target} cannot be read (${code}); skipped`);
+            issue(`Include ${target} cannot be read (${included.code}); skipped`);
             continue;
           }
-          out.push(...(await walk(target, included, depth + 1, target)));
+          out.push(...(await walk(target, included.text, depth + 1, target)));
         }
       }
     }
     return out;
   };
 
-  let first: string;
-  try {
-    first = await read(path);
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
-    throw new AppError(SshErrorCode.CONFIG_UNREADABLE, `cannot read ${path} (${code})`, { details: { file: path, errno: code }, cause: err });
+  const first = await read(path).catch((err: unknown) => errnoOf(err));
+  if (first.kind === 'errno') {
+    throw new AppError(SshErrorCode.CONFIG_UNREADABLE, `cannot read ${path} (${first.code})`, { details: { file: path, errno: first.code }, cause: first.cause });
   }
-  const lines = await walk(path, first, 0, null);
+  const lines = await walk(path, first.text, 0, null);
   return { lines, files, issues };
 }
