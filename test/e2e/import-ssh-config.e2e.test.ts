@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../helpers/console-process.js';
 
 // The ~/.ssh/config import as an operator does it in a browser: main reads
 // ~/.ssh/config (with its Includes) itself, or the browser uploads a chosen
@@ -71,14 +71,9 @@ describe('import hosts from an ssh config (web)', () => {
     await result.waitFor();
     expect(await result.textContent()).toContain('Added up-1');
     expect(readFileSync(join(dataDir, 'config.yaml'), 'utf8')).toContain('label: up-1');
-    const url = new URL(consoleProc.ui);
-    const token = new URLSearchParams(url.hash.slice(1)).get('token')!;
-    const res = await fetch(`${url.origin}/api/audit.list`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-gpu-console-token': token },
-      body: JSON.stringify({ limit: 50 }),
-    });
-    const events = ((await res.json()) as { data: { events: { type: string; actor: string; payload: Record<string, unknown> }[] } }).data.events;
+    const answer = await bridgeCall<{ events: { type: string; actor: string; payload: Record<string, unknown> }[] }>(consoleProc.ui, 'audit.list', { limit: 50 });
+    expect(answer.ok).toBe(true);
+    const events = answer.ok ? answer.data.events : [];
     const previewed = events.filter((e) => e.type === 'hosts.import.previewed').map((e) => e.payload['source']);
     expect(previewed.sort()).toEqual(['content', 'default']);
     expect(events.find((e) => e.type === 'hosts.imported')).toMatchObject({ actor: expect.stringMatching(/@web$/), payload: { added: ['up-1'] } });

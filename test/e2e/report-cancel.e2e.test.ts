@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../helpers/console-process.js';
 
 // Cancelling an export from the Reports view crosses every boundary: the
 // button aborts the page's fetch, the web bridge sees the connection close and
@@ -27,18 +27,11 @@ describe('cancelling an export in the Reports view', () => {
   const reportsDir = join(dataDir, 'reports');
   const pageErrors: string[] = [];
 
-  /** A call straight to the web bridge, with the token from the ui URL's fragment. */
+  /** A call straight to the web bridge; it must succeed. */
   async function call<T>(channel: string, input: unknown): Promise<T> {
-    const ui = new URL(consoleProc.ui);
-    const token = new URLSearchParams(ui.hash.slice(1)).get('token')!;
-    const res = await fetch(`${ui.origin}/api/${channel}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-gpu-console-token': token },
-      body: JSON.stringify(input),
-    });
-    const body = (await res.json()) as { ok: boolean; data: T };
+    const body = await bridgeCall<T>(consoleProc.ui, channel, input);
     expect(body.ok, `${channel}: ${JSON.stringify(body)}`).toBe(true);
-    return body.data;
+    return (body as { data: T }).data;
   }
   const exportRows = async (): Promise<AuditRow[]> =>
     (await call<{ events: AuditRow[] }>('audit.list', { limit: 1000 })).events.filter((e) => e.type.startsWith('report.export'));

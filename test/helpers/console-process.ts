@@ -67,3 +67,16 @@ export function runCliProcess(args: string[], input?: string): Promise<{ code: n
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** One call to a running console's web bridge, with the token from its ui URL's fragment; the raw answer. */
+export async function bridgeCall<T>(ui: string, channel: string, input: unknown): Promise<{ ok: true; data: T } | { ok: false; error: { code: string; message: string } }> {
+  const url = new URL(ui);
+  const token = new URLSearchParams(url.hash.slice(1)).get('token');
+  if (!token) throw new Error(`${ui} carries no token (start the console with --print-url)`);
+  const res = await fetch(`${url.origin}/api/${channel}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-gpu-console-token': token },
+    body: JSON.stringify(input),
+  });
+  return (await res.json()) as { ok: true; data: T } | { ok: false; error: { code: string; message: string } };
+}
