@@ -70,6 +70,27 @@ export const CredentialPromptSchema = z
   .strict();
 export type CredentialPrompt = z.infer<typeof CredentialPromptSchema>;
 
+/**
+ * Where a group of figures came from and when it was read: the scraper (or
+ * Prometheus) and the time of the reading the figures are from. The UI shows
+ * it beside the figures ("llama-server /slots · 2 s ago").
+ */
+export const FigureSourceKindSchema = z.enum(['vllm', 'llama-server', 'nvidia-smi', 'amd-smi', 'rocm-smi', 'amd-sysfs', 'prometheus']);
+export type FigureSourceKind = z.infer<typeof FigureSourceKindSchema>;
+export const FigureSourceSchema = z
+  .object({
+    kind: FigureSourceKindSchema,
+    /** When the figures shown were read (ms epoch); null before the first good reading. */
+    atMs: z.number().nullable(),
+    /** What was read, e.g. "GET /metrics, /slots, /props" or "prometheus http://127.0.0.1:9090". */
+    detail: z.string().nullable(),
+  })
+  .strict();
+export type FigureSource = z.infer<typeof FigureSourceSchema>;
+
+export const GpuVendorSchema = z.enum(['nvidia', 'amd']);
+export type GpuVendor = z.infer<typeof GpuVendorSchema>;
+
 export const GpuViewSchema = z
   .object({
     index: z.number().int(),
@@ -81,12 +102,37 @@ export const GpuViewSchema = z
     powerW: z.number().nullable(),
     powerLimitW: z.number().nullable(),
     temperatureC: z.number().nullable(),
+    vendor: GpuVendorSchema.optional(),
+    /** AMD (APUs above all): GTT, system memory the GPU maps, used / total. VRAM is then the BIOS carve-out. */
+    gttUsedMiB: z.number().nullable().optional(),
+    gttTotalMiB: z.number().nullable().optional(),
   })
   .strict();
 export type GpuView = z.infer<typeof GpuViewSchema>;
 
 export const SleepStateSchema = z.enum(['awake', 'asleep-1', 'asleep-2', 'unknown']);
 export type SleepState = z.infer<typeof SleepStateSchema>;
+
+/** One data-parallel engine of a vLLM server (the `engine` label). */
+export const EngineViewSchema = z
+  .object({
+    engine: z.string(),
+    requestsRunning: z.number().nullable(),
+    requestsWaiting: z.number().nullable(),
+    kvCachePct: z.number().nullable(),
+    generationTokensPerS: z.number().nullable(),
+  })
+  .strict();
+export type EngineView = z.infer<typeof EngineViewSchema>;
+
+/** A model of a llama-server in router mode (`GET /models`). */
+export const RouterModelViewSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(['unloaded', 'loading', 'loaded', 'sleeping', 'downloading', 'failed', 'unknown']),
+  })
+  .strict();
+export type RouterModelView = z.infer<typeof RouterModelViewSchema>;
 
 export const ServiceViewSchema = z
   .object({
@@ -117,6 +163,33 @@ export const ServiceViewSchema = z
     /** True when the last scrape failed; the figures above are then the last good ones. */
     stale: z.boolean(),
     staleReason: z.string().nullable(),
+    /** Where the figures came from and when they were read. */
+    source: FigureSourceSchema.nullable().optional(),
+    /** The server's own version (vLLM /version, llama-server build_info). */
+    version: z.string().nullable().optional(),
+    /** KV % is an estimate (llama-server: context tokens in use per slot ÷ n_ctx, from /slots). */
+    kvCacheEstimated: z.boolean().optional(),
+    /**
+     * How sleep happens: `manual` (vLLM sleep endpoints, the console can ask), `automatic`
+     * (llama-server --sleep-idle-seconds: it sleeps and wakes by itself), `none` (no sleep).
+     */
+    sleepControl: z.enum(['manual', 'automatic', 'none']).optional(),
+    /** Slots the server reports (llama-server total_slots); compare with `slots` (configured). */
+    slotsReported: z.number().int().nullable().optional(),
+    /** Data-parallel engines (vLLM `engine` label); per-engine figures below when more than one. */
+    engines: z.number().int().nullable().optional(),
+    perEngine: z.array(EngineViewSchema).optional(),
+    /** Prefix-cache hit rate: over the last window, or since start when the window saw no queries. */
+    prefixHitPct: z.number().nullable().optional(),
+    prefixHitScope: z.enum(['window', 'cumulative']).nullable().optional(),
+    /** Share of prompt tokens served from the prompt cache (vLLM prompt_tokens_cached, llama-server n_prompt_tokens_cache). */
+    promptCacheReusePct: z.number().nullable().optional(),
+    /** Speculative decoding: accepted ÷ drafted tokens, when drafts exist. */
+    specAcceptancePct: z.number().nullable().optional(),
+    /** `live`: rates include the progress of running requests (llama-server /slots); `counters`: finished work only. */
+    rateBasis: z.enum(['live', 'counters']).nullable().optional(),
+    /** llama-server router mode: its models and their state. */
+    routerModels: z.array(RouterModelViewSchema).nullable().optional(),
   })
   .strict();
 export type ServiceView = z.infer<typeof ServiceViewSchema>;
@@ -138,6 +211,10 @@ export const HostViewSchema = z
     gpus: z.array(GpuViewSchema),
     gpuStale: z.boolean(),
     gpuStaleReason: z.string().nullable(),
+    /** Detected (or configured) GPU vendor; null before the first reading. */
+    gpuVendor: GpuVendorSchema.nullable().optional(),
+    /** Where the GPU figures came from and when. */
+    gpuSource: FigureSourceSchema.nullable().optional(),
     services: z.array(ServiceViewSchema),
     updatedAt: z.number().nullable(),
   })

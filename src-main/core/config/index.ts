@@ -17,6 +17,10 @@ export {
   type LifecycleConfig,
   type SshConfig,
   type GpuConfig,
+  type GpuTool,
+  type PrometheusSourceConfig,
+  type HostTelemetryConfig,
+  type TelemetryConfig,
 } from './schema.js';
 export { parseConfig, validateConfig, loadConfigFile, defaultConfigPath, expandHomePath, type ParseConfigOptions } from './parse.js';
 export { ConfigService, redactedView, type ConfigServiceOptions } from './service.js';

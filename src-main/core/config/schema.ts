@@ -94,6 +94,41 @@ export const GpuConfigSchema = z
   })
   .strict();
 
+/** How a host's GPU figures are read: `auto` tries nvidia-smi, then amd-smi, then rocm-smi, then the amdgpu sysfs files. */
+export const GpuToolSchema = z.enum(['auto', 'nvidia-smi', 'amd-smi', 'rocm-smi', 'amd-sysfs', 'none'], {
+  error: 'must be one of: auto, nvidia-smi, amd-smi, rocm-smi, amd-sysfs, none',
+});
+export const TelemetrySourceKindSchema = z.enum(['ssh', 'prometheus'], { error: 'must be one of: ssh, prometheus' });
+
+/**
+ * Where a fleet that already runs Prometheus keeps its series. Label matchers
+ * pick one host's and one service's series: `{host}`, `{service}`, `{model}`,
+ * `{port}` are replaced (the value is escaped for a PromQL string).
+ */
+export const PrometheusSourceConfigSchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    /** Deadline per query. */
+    timeoutMs: intRange(100, 60_000).default(3_000),
+    /** Matchers selecting a host's series (GPU exporters). Default: `host="{host}"`. */
+    hostMatch: z.string().trim().min(1, { error: 'hostMatch must not be empty' }).max(500).default('host="{host}"'),
+    /** Matchers selecting a service's series (the scraped vLLM / llama-server). Default: `host="{host}",service="{service}"`. */
+    serviceMatch: z.string().trim().min(1, { error: 'serviceMatch must not be empty' }).max(500).default('host="{host}",service="{service}"'),
+    /** The label holding the GPU index on GPU series (DCGM exporter: `gpu`). */
+    gpuLabel: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'must be a Prometheus label name' }).default('gpu'),
+  })
+  .strict();
+
+export const HostTelemetryConfigSchema = z
+  .object({
+    gpu: GpuToolSchema.default('auto'),
+    /** Overrides the fleet-wide `telemetry.source` for this host. */
+    source: TelemetrySourceKindSchema.optional(),
+    /** Overrides parts of the fleet-wide `telemetry.prometheus` for this host. */
+    prometheus: PrometheusSourceConfigSchema.partial().strict().optional(),
+  })
+  .strict();
+
 export const HostConfigSchema = z
   .object({
     label: z.string().regex(LABEL, {
@@ -105,12 +140,23 @@ export const HostConfigSchema = z
     gpu: GpuConfigSchema.optional(),
     pricePerHourUsd: z.number().min(0, { error: 'must be 0 or more' }).optional(),
     services: z.array(ServiceConfigSchema).default([]),
+    /** GPU tool and telemetry source of this host. */
+    telemetry: HostTelemetryConfigSchema.optional(),
   })
   .strict();
 
 export const TelemetryConfigSchema = z
-  .object({ pollIntervalMs: intRange(250, 60_000).default(1000) })
-  .strict();
+  .object({
+    pollIntervalMs: intRange(250, 60_000).default(1000),
+    /** `ssh`: the console scrapes through its own tunnels; `prometheus`: it reads an existing Prometheus instead. */
+    source: TelemetrySourceKindSchema.default('ssh'),
+    prometheus: PrometheusSourceConfigSchema.optional(),
+  })
+  .strict()
+  .refine((t) => t.source !== 'prometheus' || t.prometheus !== undefined, {
+    error: 'source: prometheus needs telemetry.prometheus.url',
+    path: ['prometheus'],
+  });
 
 export const ListenConfigSchema = z.object({ port: ListenPortSchema.default(0) }).strict();
 
@@ -198,6 +244,10 @@ export type SshConfig = z.infer<typeof SshConfigSchema>;
 export type ServiceConfig = z.infer<typeof ServiceConfigSchema>;
 export type LifecycleConfig = z.infer<typeof LifecycleConfigSchema>;
 export type GpuConfig = z.infer<typeof GpuConfigSchema>;
+export type GpuTool = z.infer<typeof GpuToolSchema>;
+export type PrometheusSourceConfig = z.infer<typeof PrometheusSourceConfigSchema>;
+export type HostTelemetryConfig = z.infer<typeof HostTelemetryConfigSchema>;
+export type TelemetryConfig = z.infer<typeof TelemetryConfigSchema>;
 export type HostConfig = z.infer<typeof HostConfigSchema>;
 export type Config = z.infer<typeof ConfigSchema>;
 export type ProxyConfig = z.infer<typeof ProxyConfigSchema>;

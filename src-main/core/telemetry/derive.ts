@@ -1,6 +1,6 @@
 import { CounterRate } from './counter-rate.js';
 import { histogramDelta, histogramQuantile } from './histogram.js';
-import type { ServiceReading } from './readings.js';
+import type { EngineReading, ServiceReading } from './readings.js';
 import type { Histogram } from './vllm-metrics.js';
 
 // Figures an operator reads, derived from one service's successive readings:
@@ -20,8 +20,17 @@ export interface ServiceFigures {
   genTokPerS: number | null;
   /** Finished requests per second. */
   requestsPerS: number | null;
-  /** 0–100 over the window; null with no queries in it. */
+  /** 0–100 over the window; since the server started when the window saw no queries; null with no queries at all. */
   prefixHitPct: number | null;
+  prefixHitScope: 'window' | 'cumulative' | null;
+  /** 0–100: accepted ÷ drafted speculative tokens over the window (cumulative when the window drafted none). */
+  specAcceptancePct: number | null;
+  /** 0–100: prompt tokens served from cache ÷ prompt tokens, over the window; llama-server: of the running requests. */
+  promptCacheReusePct: number | null;
+  /** Rates include running requests' progress (llama-server /slots). */
+  rateBasis: 'live' | 'counters' | null;
+  /** Per data-parallel engine (vLLM), when the server has the `engine` label. */
+  perEngine: EngineFigures[] | null;
   ttftP50S: number | null;
   ttftP95S: number | null;
   itlP50S: number | null;
@@ -32,8 +41,21 @@ export interface ServiceFigures {
   latencySamples: number;
 }
 
+export interface EngineFigures {
+  engine: string;
+  running: number | null;
+  waiting: number | null;
+  /** 0–100 */
+  kvCachePct: number | null;
+  genTokPerS: number | null;
+}
+
 interface WindowEntry {
   atMs: number;
+  drafts: number | null;
+  accepted: number | null;
+  prompt: number | null;
+  cached: number | null;
   ttft: Histogram | null;
   itl: Histogram | null;
   e2e: Histogram | null;
@@ -55,6 +77,7 @@ export class ServiceDeriver {
   private readonly gen = new CounterRate();
   private readonly finished = new CounterRate();
   private readonly history: WindowEntry[] = [];
+  private readonly engineGen = new Map<string, CounterRate>();
 
   constructor(options: ServiceDeriverOptions = {}) {
     this.windowMs = options.windowMs ?? 60_000;
@@ -66,11 +89,23 @@ export class ServiceDeriver {
     this.gen.reset();
     this.finished.reset();
     this.history.length = 0;
+    this.engineGen.clear();
   }
 
   push(r: ServiceReading, atMs: number): ServiceFigures {
     const rate = (c: CounterRate, v: number | null): number | null => (v === null ? null : c.push(v, atMs));
-    const entry: WindowEntry = { atMs, ttft: r.ttft, itl: r.itl, e2e: r.e2e, hits: r.prefixCacheHits, queries: r.prefixCacheQueries };
+    const entry: WindowEntry = {
+      atMs,
+      ttft: r.ttft,
+      itl: r.itl,
+      e2e: r.e2e,
+      hits: r.prefixCacheHits,
+      queries: r.prefixCacheQueries,
+      drafts: r.specDraftTokensTotal,
+      accepted: r.specAcceptedTokensTotal,
+      prompt: r.promptTokensTotal,
+      cached: r.promptTokensCachedTotal,
+    };
     const base = this.baseline(atMs);
     this.remember(entry);
 
@@ -80,6 +115,15 @@ export class ServiceDeriver {
     const q = (h: Histogram | null, prev: Histogram | null | undefined, quant: number): number | null =>
       base === null ? null : histogramQuantile(quant, histogramDelta(prev ?? null, h)?.buckets ?? []).value;
     const ttftDelta = base === null ? null : histogramDelta(base.ttft, r.ttft);
+    const windowHit = base === null ? null : ratioPct(base.hits, base.queries, entry.hits, entry.queries);
+    const cumulativeHit = windowHit === null ? ratioPct(0, 0, entry.hits, entry.queries) : null;
+    const windowSpec = base === null ? null : ratioPct(base.accepted, base.drafts, entry.accepted, entry.drafts);
+    const cachedPct =
+      r.promptCacheReuse !== null
+        ? r.promptCacheReuse * 100
+        : base === null
+          ? null
+          : ratioPct(base.cached, base.prompt, entry.cached, entry.prompt);
     return {
       atMs,
       running: r.running,
@@ -90,7 +134,12 @@ export class ServiceDeriver {
       promptTokPerS: rate(this.prompt, r.promptTokensTotal),
       genTokPerS: rate(this.gen, r.generationTokensTotal),
       requestsPerS: rate(this.finished, r.requestsFinishedTotal),
-      prefixHitPct: base === null ? null : hitRate(base, entry),
+      prefixHitPct: windowHit ?? cumulativeHit,
+      prefixHitScope: windowHit !== null ? 'window' : cumulativeHit !== null ? 'cumulative' : null,
+      specAcceptancePct: windowSpec ?? ratioPct(0, 0, entry.accepted, entry.drafts),
+      promptCacheReusePct: cachedPct,
+      rateBasis: r.promptTokensTotal === null && r.generationTokensTotal === null ? null : r.countersIncludeLive ? 'live' : 'counters',
+      perEngine: r.perEngine === null ? null : r.perEngine.map((e) => this.engineFigures(e, atMs)),
       ttftP50S: q(r.ttft, base?.ttft, 0.5),
       ttftP95S: q(r.ttft, base?.ttft, 0.95),
       itlP50S: q(r.itl, base?.itl, 0.5),
@@ -98,6 +147,18 @@ export class ServiceDeriver {
       e2eP50S: q(r.e2e, base?.e2e, 0.5),
       e2eP95S: q(r.e2e, base?.e2e, 0.95),
       latencySamples: ttftDelta?.count ?? 0,
+    };
+  }
+
+  private engineFigures(e: EngineReading, atMs: number): EngineFigures {
+    let counter = this.engineGen.get(e.engine);
+    if (!counter) this.engineGen.set(e.engine, (counter = new CounterRate()));
+    return {
+      engine: e.engine,
+      running: e.running,
+      waiting: e.waiting,
+      kvCachePct: e.kvCacheUsage === null ? null : e.kvCacheUsage * 100,
+      genTokPerS: e.generationTokensTotal === null ? null : counter.push(e.generationTokensTotal, atMs),
     };
   }
 
@@ -123,15 +184,19 @@ export class ServiceDeriver {
   }
 }
 
-function hitRate(start: WindowEntry, end: WindowEntry): number | null {
-  if (start.hits === null || start.queries === null || end.hits === null || end.queries === null) return null;
-  let dq = end.queries - start.queries;
-  let dh = end.hits - start.hits;
-  if (dq < 0 || dh < 0) {
-    // counters restarted inside the window: count from the restart
-    dq = end.queries;
-    dh = end.hits;
+/**
+ * 100 × Δpart ÷ Δwhole between two counter snapshots (prefix hits ÷ queries,
+ * accepted ÷ drafted). Counters that went back restarted inside the window:
+ * count from the restart. Null when unknown or when Δwhole is 0.
+ */
+function ratioPct(partStart: number | null, wholeStart: number | null, partEnd: number | null, wholeEnd: number | null): number | null {
+  if (partStart === null || wholeStart === null || partEnd === null || wholeEnd === null) return null;
+  let dw = wholeEnd - wholeStart;
+  let dp = partEnd - partStart;
+  if (dw < 0 || dp < 0) {
+    dw = wholeEnd;
+    dp = partEnd;
   }
-  if (dq <= 0) return null;
-  return Math.min(100, Math.max(0, (dh / dq) * 100));
+  if (dw <= 0) return null;
+  return Math.min(100, Math.max(0, (dp / dw) * 100));
 }

@@ -37,6 +37,38 @@ export interface ServiceReading {
   itl: Histogram | null;
   e2e: Histogram | null;
   engineCount: number;
+  /** vLLM data-parallel engines, one entry per `engine` label; null when the label is absent. */
+  perEngine: EngineReading[] | null;
+  /** Prompt tokens served from the prefix / prompt cache, a counter (vLLM prompt_tokens_cached_total). */
+  promptTokensCachedTotal: number | null;
+  /** Speculative decoding counters (null when no drafts are configured). */
+  specDraftTokensTotal: number | null;
+  specAcceptedTokensTotal: number | null;
+  /** KV use is an estimate (llama-server /slots context ÷ n_ctx), not the server's own gauge. */
+  kvEstimated: boolean;
+  /** Slots the server reports (llama-server total_slots / number of /slots entries). */
+  slotsReported: number | null;
+  /**
+   * Token counters include the progress of running requests (llama-server: the
+   * finished-request counters plus /slots n_decoded / n_prompt_tokens_processed
+   * of the slots processing now), so a rate shows what is generated now.
+   */
+  countersIncludeLive: boolean;
+  /** Share of the running requests' prompt tokens that came from the prompt cache (0..1); null when unknown. */
+  promptCacheReuse: number | null;
+  /** llama-server router mode (`GET /models`); null when not in router mode. */
+  routerModels: { id: string; status: RouterModelStatus }[] | null;
+}
+
+export type RouterModelStatus = 'unloaded' | 'loading' | 'loaded' | 'sleeping' | 'downloading' | 'failed' | 'unknown';
+
+export interface EngineReading {
+  engine: string;
+  running: number | null;
+  waiting: number | null;
+  /** 0..1 */
+  kvCacheUsage: number | null;
+  generationTokensTotal: number | null;
 }
 
 export interface GpuProcess {
@@ -50,6 +82,9 @@ export interface GpuReading {
   uuid: string | null;
   name: string;
   vendor: 'nvidia' | 'amd';
+  /** AMD: GTT (system memory mapped for the GPU; most of an APU's model memory). */
+  gttUsedMiB?: number | null;
+  gttTotalMiB?: number | null;
   memoryUsedMiB: number | null;
   memoryTotalMiB: number | null;
   utilizationPct: number | null;
@@ -95,5 +130,14 @@ export function emptyServiceReading(kind: ServiceReading['kind']): ServiceReadin
     itl: null,
     e2e: null,
     engineCount: 1,
+    perEngine: null,
+    promptTokensCachedTotal: null,
+    specDraftTokensTotal: null,
+    specAcceptedTokensTotal: null,
+    kvEstimated: false,
+    slotsReported: null,
+    countersIncludeLive: false,
+    promptCacheReuse: null,
+    routerModels: null,
   };
 }

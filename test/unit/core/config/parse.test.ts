@@ -52,7 +52,7 @@ describe('parseConfig: valid input', () => {
           ],
         },
       ],
-      telemetry: { pollIntervalMs: 1000 },
+      telemetry: { pollIntervalMs: 1000, source: 'ssh' },
       proxy: ProxyConfigSchema.parse({ port: 0 }),
       ui: { port: 0 },
     });
@@ -88,7 +88,7 @@ describe('parseConfig: valid input', () => {
   });
 
   it('an empty file (or only comments) is the empty config', () => {
-    const empty = { hosts: [], telemetry: { pollIntervalMs: 1000 }, proxy: ProxyConfigSchema.parse({}), ui: { port: 0 } };
+    const empty = { hosts: [], telemetry: { pollIntervalMs: 1000, source: 'ssh' }, proxy: ProxyConfigSchema.parse({}), ui: { port: 0 } };
     expect(parseConfig('', opts)).toEqual(empty);
     expect(parseConfig('# nothing yet\n', opts)).toEqual(empty);
     expect(ConfigSchema.parse({})).toEqual(empty);

@@ -48,7 +48,9 @@ describe('ServiceDeriver', () => {
     // p50 rank 4 → 0.1 + 0.9 × 2/6 = 0.4
     const k = d.push(reading({ prefixCacheQueries: 1400, prefixCacheHits: 1000, ttft: hist([12, 22, 22]) }), 125_000);
     expect(k.ttftP50S).toBeCloseTo(0.4, 10);
-    expect(k.prefixHitPct).toBeNull(); // no queries in the window: unavailable, not 0
+    // no queries in the window: the ratio since the server started (1000 / 1400), said so — not 0
+    expect(k.prefixHitPct).toBeCloseTo((1000 / 1400) * 100, 10);
+    expect(k.prefixHitScope).toBe('cumulative');
   });
 
   it('derives KV tokens in use from usage × capacity, and percent 0–100', () => {
