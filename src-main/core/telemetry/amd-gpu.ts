@@ -115,30 +115,86 @@ export function parseRocmSmiJson(text: string): AmdParseResult | null {
 }
 
 /** The shell command whose output `parseAmdSysfs` reads: one line per amdgpu card. */
-export const AMD_SYSFS_COMMAND =
-  'for d in /sys/class/drm/card[0-9]*/device; do [ -r "$d/mem_info_vram_used" ] || continue; ' +
-  'echo "$(basename "$(dirname "$d")") $(cat "$d/mem_info_vram_used" 2>/dev/null || echo NA) ' +
-  '$(cat "$d/mem_info_vram_total" 2>/dev/null || echo NA) $(cat "$d/gpu_busy_percent" 2>/dev/null || echo NA)"; done';
+/** The amdgpu sysfs files read per card, in this order (wire-formats §5.2, Linux driver-misc.rst). */
+export const AMD_SYSFS_DEVICE_FILES = [
+  'mem_info_vram_used',
+  'mem_info_vram_total',
+  'mem_info_gtt_used',
+  'mem_info_gtt_total',
+  'gpu_busy_percent',
+  'product_name',
+] as const;
+/** hwmon files of the card (power in µW, temperature in m°C); the first hwmon directory only. */
+export const AMD_SYSFS_HWMON_FILES = ['power1_average', 'power1_input', 'power1_cap', 'temp1_input'] as const;
 
-/** Lines `card0 <vram_used_bytes> <vram_total_bytes> <gpu_busy_percent>` (NA where unreadable). */
+/**
+ * One exec that prints, per amdgpu card, `card <name>` then `<file> <value>`
+ * for each readable file. A file that cannot be read prints nothing, so its
+ * figure reads as unknown, never as a made-up zero.
+ */
+export const AMD_SYSFS_COMMAND =
+  'for d in /sys/class/drm/card[0-9]/device /sys/class/drm/card[0-9][0-9]/device; do ' +
+  '[ -r "$d/mem_info_vram_total" ] || continue; echo "card $(basename "$(dirname "$d")")"; ' +
+  `for f in ${AMD_SYSFS_DEVICE_FILES.join(' ')}; do v=$(cat "$d/$f" 2>/dev/null) && echo "$f $v"; done; ` +
+  'for h in "$d"/hwmon/hwmon*; do [ -d "$h" ] || continue; ' +
+  `for f in ${AMD_SYSFS_HWMON_FILES.join(' ')}; do v=$(cat "$h/$f" 2>/dev/null) && echo "$f $v"; done; break; done; done`;
+
+const MIB = 1048576;
+const SYSFS_FILES = new Set<string>([...AMD_SYSFS_DEVICE_FILES, ...AMD_SYSFS_HWMON_FILES]);
+
+/**
+ * The output of AMD_SYSFS_COMMAND: VRAM (on an APU, the BIOS carve-out) and
+ * GTT used / total in bytes, busy %, power (µW, average before instant) and
+ * temperature (m°C) from hwmon. A card whose files were all unreadable counts
+ * as an error; a line that is neither a card header nor `file value` too.
+ */
 export function parseAmdSysfs(text: string): AmdParseResult {
   const gpus: GpuReading[] = [];
   let errors = 0;
-  for (const line of text.split(/\r?\n/)) {
-    if (line.trim() === '') continue;
-    const m = /^card(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$/.exec(line.trim());
-    if (!m) {
-      errors++;
+  let card: { index: number; values: Map<string, string> } | null = null;
+  const finish = (): void => {
+    if (card === null) return;
+    const v = card.values;
+    const num = (k: string): number | null => {
+      const raw = v.get(k);
+      return raw === undefined ? null : toNumber(raw);
+    };
+    const mib = (k: string): number | null => {
+      const n = num(k);
+      return n === null ? null : n / MIB;
+    };
+    const g = blank(card.index, v.get('product_name')?.trim() || `AMD GPU ${card.index}`);
+    g.memoryUsedMiB = mib('mem_info_vram_used');
+    g.memoryTotalMiB = mib('mem_info_vram_total');
+    g.gttUsedMiB = mib('mem_info_gtt_used');
+    g.gttTotalMiB = mib('mem_info_gtt_total');
+    g.utilizationPct = num('gpu_busy_percent');
+    const power = num('power1_average') ?? num('power1_input');
+    g.powerW = power === null ? null : power / 1e6;
+    const cap = num('power1_cap');
+    g.powerLimitW = cap === null ? null : cap / 1e6;
+    const temp = num('temp1_input');
+    g.temperatureC = temp === null ? null : temp / 1000;
+    if (g.memoryUsedMiB === null && g.memoryTotalMiB === null && g.utilizationPct === null) errors++;
+    else gpus.push(g);
+    card = null;
+  };
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === '') continue;
+    const header = /^card\s+card(\d+)$/.exec(line);
+    if (header) {
+      finish();
+      card = { index: Number(header[1]), values: new Map() };
       continue;
     }
-    const index = Number(m[1]);
-    const g = blank(index, `AMD GPU ${index}`);
-    const used = toNumber(m[2]);
-    const total = toNumber(m[3]);
-    g.memoryUsedMiB = used === null ? null : used / 1048576;
-    g.memoryTotalMiB = total === null ? null : total / 1048576;
-    g.utilizationPct = toNumber(m[4]);
-    gpus.push(g);
+    const kv = /^([a-z0-9_]+)\s+(.+)$/.exec(line);
+    if (kv && card !== null && SYSFS_FILES.has(kv[1]!)) {
+      card.values.set(kv[1]!, kv[2]!);
+      continue;
+    }
+    errors++;
   }
+  finish();
   return { gpus, errors };
 }

@@ -84,3 +84,5 @@ export { gpuValues, serviceValues, staleServiceValues, costValues, hostValuesFro
 export { SeriesStore, type SeriesStoreOptions } from './series-store.js';
 export { TelemetryService, proxyValues, type TelemetryServiceDeps, type TelemetryFleet, type ProxyStatsSource } from './service.js';
 export { telemetryChannels } from './channels.js';
+export { GPU_DETECT_COMMAND, parseGpuDetect, vendorOf, type GpuToolKind, type GpuDetection } from './gpu-detect.js';
+export { AMD_SYSFS_DEVICE_FILES, AMD_SYSFS_HWMON_FILES } from './amd-gpu.js';

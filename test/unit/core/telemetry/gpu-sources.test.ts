@@ -173,15 +173,35 @@ describe('AMD', () => {
     expect(r.gpus[0]!.temperatureC).toBe(44);
   });
 
-  it('sysfs lines, NA where unreadable', () => {
-    const r = parseAmdSysfs('card0 1073741824 17179869184 37\ncard1 NA NA NA\nbroken line\n');
-    expect(r.errors).toBe(1);
-    expect(r.gpus[0]).toMatchObject({ index: 0, memoryUsedMiB: 1024, memoryTotalMiB: 16384, utilizationPct: 37 });
-    expect(r.gpus[1]).toMatchObject({ index: 1, memoryUsedMiB: null, utilizationPct: null });
+  it('sysfs: an APU (Strix Halo-like: 512 MiB carve-out, GTT the model memory) with hwmon power and temperature', () => {
+    const text = [
+      'card card1',
+      'mem_info_vram_used 402653184',
+      'mem_info_vram_total 536870912',
+      'mem_info_gtt_used 40802189312',
+      'mem_info_gtt_total 65498251264',
+      'gpu_busy_percent 87',
+      'power1_average 71000000',
+      'temp1_input 68000',
+      '',
+    ].join('\n');
+    const r = parseAmdSysfs(text);
+    expect(r.errors).toBe(0);
+    expect(r.gpus).toHaveLength(1);
+    expect(r.gpus[0]).toMatchObject({ index: 1, vendor: 'amd', memoryUsedMiB: 384, memoryTotalMiB: 512, utilizationPct: 87, powerW: 71, temperatureC: 68 });
+    expect(r.gpus[0]!.gttUsedMiB).toBeCloseTo(38912, 0);
+    expect(r.gpus[0]!.gttTotalMiB).toBeCloseTo(62464, 0);
+  });
+
+  it('sysfs: unreadable files read as unknown; a card with nothing readable and stray lines are errors', () => {
+    const r = parseAmdSysfs('card card0\nmem_info_vram_total 17179869184\ngpu_busy_percent 37\ncard card1\nbroken line here?\n');
+    expect(r.errors).toBe(2);
+    expect(r.gpus).toHaveLength(1);
+    expect(r.gpus[0]).toMatchObject({ index: 0, memoryUsedMiB: null, memoryTotalMiB: 16384, utilizationPct: 37, powerW: null, temperatureC: null, gttUsedMiB: null });
   });
 
   it('AmdGpuSource: exit codes and unreadable output are stale', async () => {
-    const ok = new AmdGpuSource({ id: 'h/gpus', tool: 'amd-sysfs', clock: new FakeClock(), exec: fakeExec(() => ({ exitCode: 0, stdout: 'card0 1 2 3\n', stderr: '' })) });
+    const ok = new AmdGpuSource({ id: 'h/gpus', tool: 'amd-sysfs', clock: new FakeClock(), exec: fakeExec(() => ({ exitCode: 0, stdout: 'card card0\nmem_info_vram_total 2\n', stderr: '' })) });
     expect((await ok.scrape()).ok).toBe(true);
     const bad = new AmdGpuSource({ id: 'h/gpus', tool: 'amd-smi', clock: new FakeClock(), exec: fakeExec(() => ({ exitCode: 127, stdout: '', stderr: 'amd-smi: not found' })) });
     const r = await bad.scrape();
