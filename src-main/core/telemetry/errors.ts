@@ -13,6 +13,10 @@ export const TelemetryErrorCode = {
   SERVER_LOADING: 'TELEMETRY_SERVER_LOADING',
   /** An nvidia-smi field this driver does not know (the field list is probed again). */
   UNKNOWN_FIELD: 'TELEMETRY_UNKNOWN_FIELD',
+  /** The host shows no GPU tool (no nvidia-smi, amd-smi, rocm-smi, amdgpu sysfs). */
+  NO_GPU_TOOL: 'TELEMETRY_NO_GPU_TOOL',
+  /** A JSON endpoint answered valid JSON of an unexpected shape or size. */
+  UNEXPECTED_SHAPE: 'TELEMETRY_UNEXPECTED_SHAPE',
   /** The series store was used after close. */
   STORE_CLOSED: 'TELEMETRY_STORE_CLOSED',
 } as const;

@@ -49,6 +49,9 @@ export {
   parseLlamaProps,
   llamaSlotsTokensInUse,
   llamaHealthFromResponse,
+  parseLlamaRouterModels,
+  MAX_LLAMA_SLOTS,
+  type LlamaRouterModel,
   type LlamaSlot,
   type LlamaSlots,
   type LlamaProps,
@@ -76,7 +79,8 @@ export {
   type ExecRunner,
 } from './source.js';
 export { VllmHttpSource, type HttpServiceSourceOptions } from './vllm-source.js';
-export { LlamaServerHttpSource } from './llama-server-source.js';
+export { LlamaServerHttpSource, type LlamaServerSourceOptions } from './llama-server-source.js';
+export { LiveTokenCounter, type LiveTotals } from './llama-live-tokens.js';
 export { NvidiaSmiSource, AmdGpuSource, type ExecSourceOptions, type AmdTool } from './gpu-sources.js';
 export { serviceReadingFromVllm, serviceReadingFromLlama } from './reading-from-metrics.js';
 export { ServiceDeriver, type ServiceFigures, type ServiceDeriverOptions } from './derive.js';

@@ -13,6 +13,8 @@ const SlotSchema = z
     id: z.number(),
     n_ctx: z.number().nullish(),
     is_processing: z.boolean().nullish(),
+    id_task: z.number().nullish(),
+    speculative: z.boolean().nullish(),
     n_prompt_tokens: z.number().nullish(),
     n_prompt_tokens_processed: z.number().nullish(),
     n_prompt_tokens_cache: z.number().nullish(),
@@ -25,9 +27,19 @@ export interface LlamaSlot {
   id: number;
   nCtx: number | null;
   isProcessing: boolean;
+  /** The task the slot runs (or ran last); null on builds / idle slots without it. */
+  taskId: number | null;
   promptTokens: number | null;
+  /** Prompt tokens evaluated so far (newer builds). */
+  promptTokensProcessed: number | null;
+  /** Prompt tokens reused from the slot's prompt cache (newest builds). */
+  promptTokensCached: number | null;
   decodedTokens: number | null;
+  speculative: boolean | null;
 }
+
+/** More slots than this is not a llama-server answer we trust (parallel is at most a few hundred). */
+export const MAX_LLAMA_SLOTS = 4096;
 
 export interface LlamaSlots {
   slots: LlamaSlot[];
@@ -37,7 +49,7 @@ export interface LlamaSlots {
 
 export function parseLlamaSlots(text: string): LlamaSlots | null {
   const body = parseJsonBody(text);
-  if (!Array.isArray(body)) return null;
+  if (!Array.isArray(body) || body.length > MAX_LLAMA_SLOTS) return null;
   const slots: LlamaSlot[] = [];
   let unreadable = 0;
   for (const item of body) {
@@ -52,8 +64,12 @@ export function parseLlamaSlots(text: string): LlamaSlots | null {
       id: s.id,
       nCtx: finiteOrNull(s.n_ctx),
       isProcessing: s.is_processing === true,
+      taskId: finiteOrNull(s.id_task),
       promptTokens: finiteOrNull(s.n_prompt_tokens),
+      promptTokensProcessed: finiteOrNull(s.n_prompt_tokens_processed),
+      promptTokensCached: finiteOrNull(s.n_prompt_tokens_cache),
       decodedTokens: finiteOrNull(next?.n_decoded),
+      speculative: typeof s.speculative === 'boolean' ? s.speculative : null,
     });
   }
   return { slots, unreadable };
@@ -116,4 +132,40 @@ export function llamaHealthFromResponse(status: number, text: string): ServiceHe
     if (/loading/i.test(message) || body?.error?.type === 'unavailable_error') return 'loading';
   }
   return 'down';
+}
+
+const ROUTER_STATUSES = new Set(['unloaded', 'loading', 'loaded', 'sleeping', 'downloading']);
+const RouterModelsSchema = z
+  .object({
+    data: z
+      .array(
+        z
+          .object({
+            id: z.string(),
+            status: z.object({ value: z.string().nullish(), failed: z.boolean().nullish() }).passthrough().nullish(),
+          })
+          .passthrough(),
+      )
+      .max(10_000),
+  })
+  .passthrough();
+
+export interface LlamaRouterModel {
+  id: string;
+  status: 'unloaded' | 'loading' | 'loaded' | 'sleeping' | 'downloading' | 'failed' | 'unknown';
+}
+
+/**
+ * Router mode `GET /models`: every entry carries `status.value`. A single-model
+ * server answers the OpenAI list without `status`: that is not router mode (null).
+ */
+export function parseLlamaRouterModels(text: string): LlamaRouterModel[] | null {
+  const r = RouterModelsSchema.safeParse(parseJsonBody(text));
+  if (!r.success || r.data.data.length === 0) return null;
+  if (!r.data.data.every((m) => m.status !== null && m.status !== undefined)) return null;
+  return r.data.data.map((m) => {
+    const value = m.status?.value ?? '';
+    const status: LlamaRouterModel['status'] = m.status?.failed === true ? 'failed' : ROUTER_STATUSES.has(value) ? (value as LlamaRouterModel['status']) : 'unknown';
+    return { id: m.id, status };
+  });
 }

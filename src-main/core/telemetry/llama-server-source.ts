@@ -1,7 +1,16 @@
 import { TelemetryErrorCode } from './errors.js';
 import type { HttpText } from './http-scrape.js';
 import { looksLikeHtml } from './json-body.js';
-import { llamaHealthFromResponse, llamaSlotsTokensInUse, parseLlamaProps, parseLlamaSlots } from './llama-server-endpoints.js';
+import { LiveTokenCounter } from './llama-live-tokens.js';
+import {
+  llamaHealthFromResponse,
+  llamaSlotsTokensInUse,
+  parseLlamaProps,
+  parseLlamaRouterModels,
+  parseLlamaSlots,
+  type LlamaRouterModel,
+  type LlamaSlot,
+} from './llama-server-endpoints.js';
 import { readLlamaServerMetrics } from './llama-server-metrics.js';
 import { parsePrometheusText } from './prometheus.js';
 import { emptyServiceReading, type ServiceReading, type SourceReading } from './readings.js';
@@ -18,34 +27,70 @@ async function settle(p: Promise<HttpText>): Promise<HttpText | null> {
   }
 }
 
+export interface LlamaServerSourceOptions extends HttpServiceSourceOptions {
+  /** The configured model name: picks its entry (and routes /props, /slots, /metrics) in router mode. */
+  model?: string;
+}
+
 /**
- * A llama-server through its tunnel: `/health` is required (503 "Loading model"
- * → stale with TELEMETRY_SERVER_LOADING), `/slots` and `/props` give running
- * requests, context and tokens in use, `/metrics` (only with `--metrics`; 501
- * otherwise) adds token counters and the deferred count.
+ * A llama-server through its tunnel (wire-formats §4): `/health` is required
+ * (503 "Loading model" → stale with TELEMETRY_SERVER_LOADING); `/slots` gives
+ * running requests, context in use per slot (the KV estimate) and the live
+ * progress of running requests; `/props` the serving context, slot count,
+ * build and `is_sleeping`; `/metrics` (only with `--metrics`; 501 otherwise,
+ * then not asked again until the facts are refreshed) the finished-request
+ * token counters and the deferred count; `/models` now and then, to notice
+ * router mode, whose model states then come every scrape.
  */
 export class LlamaServerHttpSource implements TelemetrySource {
   readonly kind = 'llama-server' as const;
   readonly id: string;
   private metricsMissing = false;
+  private slotsMissing = false;
+  private router = false;
+  private factsAt: number | null = null;
+  private readonly live = new LiveTokenCounter();
 
-  constructor(private readonly options: HttpServiceSourceOptions) {
+  constructor(private readonly options: LlamaServerSourceOptions) {
     this.id = options.id;
+  }
+
+  /** The server went away (SSH dropped, restart): live progress starts afresh. */
+  reset(): void {
+    this.live.reset();
+    this.factsAt = null;
   }
 
   async scrape(signal?: AbortSignal): Promise<SourceReading> {
     const { get, clock } = this.options;
     const maxBytes = this.options.maxBytes ?? 8 * 1024 * 1024;
-    const [health, slots, props, metrics] = await Promise.allSettled([
+    const now = clock.now();
+    const refreshFacts = this.factsAt === null || now - this.factsAt >= (this.options.factsEveryMs ?? 300_000);
+    if (refreshFacts) {
+      this.metricsMissing = false;
+      this.slotsMissing = false;
+    }
+    const q = this.router && this.options.model ? `?model=${encodeURIComponent(this.options.model)}` : '';
+    const [health, slots, props, metrics, models] = await Promise.allSettled([
       get('/health', { maxBytes: SMALL, signal }),
-      settle(get('/slots', { maxBytes: SMALL, signal })),
-      settle(get('/props', { maxBytes: SMALL, signal })),
-      this.metricsMissing ? Promise.resolve(null) : settle(get('/metrics', { maxBytes, signal })),
+      this.slotsMissing ? Promise.resolve(null) : settle(get(`/slots${q}`, { maxBytes: SMALL, signal })),
+      settle(get(`/props${q}`, { maxBytes: SMALL, signal })),
+      this.metricsMissing ? Promise.resolve(null) : settle(get(`/metrics${q}`, { maxBytes, signal })),
+      refreshFacts || this.router ? settle(get('/models', { maxBytes: SMALL, signal })) : Promise.resolve(null),
     ]);
     const at = clock.now();
-    if (health.status === 'rejected') return { ok: false, atMs: at, stale: staleFromError(health.reason, at) };
+    if (refreshFacts) this.factsAt = now;
+    const md = models.status === 'fulfilled' ? models.value : null;
+    const routerModels = md?.status === 200 ? parseLlamaRouterModels(md.text) : null;
+    if (md !== null) this.router = routerModels !== null;
+
+    if (health.status === 'rejected') {
+      this.live.reset();
+      return { ok: false, atMs: at, stale: staleFromError(health.reason, at) };
+    }
     const state = llamaHealthFromResponse(health.value.status, health.value.text);
     if (state === 'loading') {
+      this.live.reset();
       return { ok: false, atMs: at, stale: staleReason(TelemetryErrorCode.SERVER_LOADING, 'llama-server is loading the model (HTTP 503)', at) };
     }
     if (state === 'down') {
@@ -53,25 +98,44 @@ export class LlamaServerHttpSource implements TelemetrySource {
     }
 
     let unreadable = 0;
-    const service: ServiceReading = { ...emptyServiceReading('llama-server'), health: 'ok' };
-    const sl = slots.status === 'fulfilled' && slots.value?.status === 200 ? parseLlamaSlots(slots.value.text) : null;
-    if (slots.status === 'fulfilled' && slots.value?.status === 200 && sl === null) unreadable++;
+    const notes: string[] = [];
+    const service: ServiceReading = { ...emptyServiceReading('llama-server'), health: 'ok', routerModels };
+    const sr = slots.status === 'fulfilled' ? slots.value : null;
+    if (sr?.status === 501 || sr?.status === 404) this.slotsMissing = true;
+    let slotList: LlamaSlot[] | null = null;
+    if (sr?.status === 200) {
+      const sl = parseLlamaSlots(sr.text);
+      if (sl === null) {
+        unreadable++;
+        notes.push('GET /slots: not a slot list');
+      } else {
+        slotList = sl.slots;
+        unreadable += sl.unreadable;
+      }
+    }
     const pr = props.status === 'fulfilled' && props.value?.status === 200 ? parseLlamaProps(props.value.text) : null;
     if (props.status === 'fulfilled' && props.value?.status === 200 && pr === null) unreadable++;
-    if (sl) {
-      unreadable += sl.unreadable;
-      service.running = sl.slots.filter((s) => s.isProcessing).length;
-      service.kvTokensInUse = llamaSlotsTokensInUse(sl.slots);
-      const ctx = sl.slots.map((s) => s.nCtx);
+    if (slotList) {
+      service.running = slotList.filter((s) => s.isProcessing).length;
+      service.kvTokensInUse = llamaSlotsTokensInUse(slotList);
+      const ctx = slotList.map((s) => s.nCtx);
       service.kvCapacityTokens = ctx.length > 0 && ctx.every((c) => c !== null) ? ctx.reduce<number>((a, c) => a + (c ?? 0), 0) : null;
+      service.slotsReported = slotList.length;
+      service.promptCacheReuse = promptCacheReuse(slotList);
     }
     if (pr) {
       service.modelName = pr.model;
       service.version = pr.buildInfo;
       service.maxModelLen = pr.nCtx;
-      service.sleepState = pr.isSleeping === null ? 'unknown' : pr.isSleeping ? 'asleep-1' : 'awake';
+      service.sleepState = pr.isSleeping === null ? 'unknown' : pr.isSleeping ? 'asleep-2' : 'awake';
+      if (pr.totalSlots !== null) service.slotsReported = pr.totalSlots;
       if (service.kvCapacityTokens === null && pr.nCtx !== null && pr.totalSlots !== null) service.kvCapacityTokens = pr.nCtx * pr.totalSlots;
     }
+    const own = routerModels?.find((m) => m.id === this.options.model) ?? null;
+    if (own) service.sleepState = routerSleep(own);
+
+    let finishedGen: number | null = null;
+    let finishedPrompt: number | null = null;
     const mr = metrics.status === 'fulfilled' ? metrics.value : null;
     if (mr?.status === 501 || mr?.status === 404) this.metricsMissing = true;
     if (mr?.status === 200 && !looksLikeHtml(mr.text)) {
@@ -80,12 +144,47 @@ export class LlamaServerHttpSource implements TelemetrySource {
       const m = readLlamaServerMetrics(parsed.families);
       service.running = m.running ?? service.running;
       service.waiting = m.waiting;
-      service.promptTokensTotal = m.promptTokensTotal;
-      service.generationTokensTotal = m.generationTokensTotal;
+      finishedGen = m.generationTokensTotal;
+      finishedPrompt = m.promptTokensTotal;
+    }
+    if (slotList !== null) {
+      const totals = this.live.push(slotList, finishedGen, finishedPrompt);
+      service.generationTokensTotal = totals.generated;
+      service.promptTokensTotal = totals.prompt;
+      service.countersIncludeLive = true;
+    } else {
+      this.live.reset();
+      service.generationTokensTotal = finishedGen;
+      service.promptTokensTotal = finishedPrompt;
     }
     if (service.kvTokensInUse !== null && service.kvCapacityTokens !== null && service.kvCapacityTokens > 0) {
       service.kvCacheUsage = Math.min(1, service.kvTokensInUse / service.kvCapacityTokens);
+      service.kvEstimated = true;
     }
     return { ok: true, atMs: at, service, unreadable };
   }
+}
+
+function routerSleep(m: LlamaRouterModel): ServiceReading['sleepState'] {
+  switch (m.status) {
+    case 'loaded':
+      return 'awake';
+    case 'sleeping':
+    case 'unloaded':
+      return 'asleep-2';
+    default:
+      return 'unknown';
+  }
+}
+
+/** Cached ÷ prompt tokens over the running requests that report both; null when none does. */
+function promptCacheReuse(slots: readonly LlamaSlot[]): number | null {
+  let cached = 0;
+  let prompt = 0;
+  for (const s of slots) {
+    if (!s.isProcessing || s.promptTokensCached === null || s.promptTokens === null || s.promptTokens <= 0) continue;
+    cached += Math.min(s.promptTokensCached, s.promptTokens);
+    prompt += s.promptTokens;
+  }
+  return prompt > 0 ? cached / prompt : null;
 }

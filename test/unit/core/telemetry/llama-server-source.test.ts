@@ -70,8 +70,13 @@ describe('LlamaServerHttpSource', () => {
       kvCapacityTokens: 4 * 8192,
       maxModelLen: 8192,
       sleepState: 'awake',
-      promptTokensTotal: 12000,
-      generationTokensTotal: 3400,
+      // finished-request counters plus the progress of the two running requests
+      promptTokensTotal: 12000 + 1500,
+      generationTokensTotal: 3400 + 300,
+      countersIncludeLive: true,
+      kvEstimated: true,
+      slotsReported: 4,
+      version: 'b6123-abcdef0',
       modelName: 'qwen-coder',
     });
     expect(r.service!.kvCacheUsage).toBeCloseTo(1800 / 32768, 10);
