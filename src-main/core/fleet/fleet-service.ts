@@ -16,7 +16,8 @@ import {
 } from '../ssh/index.js';
 import type { ServiceFigures } from '../telemetry/index.js';
 import { FleetErrorCode } from './errors.js';
-import { HostRuntime, type PollSettings } from './host-runtime.js';
+import { HostRuntime } from './host-runtime.js';
+import type { PollSettings } from './sources.js';
 import type { TunnelTestResult } from './tunnel-probe.js';
 
 export interface ConnectionFactoryDeps {
@@ -307,7 +308,7 @@ export class FleetService implements Disposable {
         error: change.error ?? null,
         hostKey: change.error && HOST_KEY_CODES.has(change.error.code) ? (session.hostKeyProblem ?? null) : null,
       });
-    });
+    }, { settings: this.settings });
     runtime.probeSettings = this.settings;
     this.hosts.set(config.label, runtime);
     return runtime;

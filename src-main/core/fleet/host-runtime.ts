@@ -1,27 +1,75 @@
-import type { CredentialPrompt, ErrorSummary, GpuView, HostView } from '../../../src-preload/contract/index.js';
+import type { CredentialPrompt, ErrorSummary, FigureSource, GpuVendor, GpuView, HostView } from '../../../src-preload/contract/index.js';
 import type { HostConfig } from '../config/index.js';
 import { AppError, DisposableStore, fireAndForget, toAppError, type Clock, type Logger } from '../base/index.js';
 import { LocalForward, SshErrorCode, type SshSession, type SshStateChange } from '../ssh/index.js';
 import type { TunnelTestResult } from './tunnel-probe.js';
-import { nvidiaSmiQueryCommand } from '../telemetry/index.js';
-import { gpuViewsFromNvidiaSmi } from './gpu-view.js';
-import { ServiceMonitor, type ScrapeSettings } from './service-monitor.js';
-import { TelemetryErrorCode } from '../telemetry/index.js';
+import {
+  GPU_DETECT_COMMAND,
+  TelemetryErrorCode,
+  formatStaleReason,
+  parseGpuDetect,
+  vendorOf,
+  type ExecRunner,
+  type GpuReading,
+  type GpuToolKind,
+  type SourceReading,
+  type TelemetrySource,
+} from '../telemetry/index.js';
+import { ServiceMonitor } from './service-monitor.js';
+import { SOURCE_DETAIL, execGpuSource, tunnelServiceSource, type PollSettings } from './sources.js';
 
-export interface PollSettings extends ScrapeSettings {
-  execTimeoutMs: number;
+/** After a detection found no GPU tool, look again this many polls later (a driver may be installed meanwhile). */
+const REDETECT_EVERY_POLLS = 30;
+
+/** How a host reads its GPUs and services; built by the fleet from config. */
+export interface HostSources {
+  /** Settings for the sources built through the tunnels and the session. */
+  settings: PollSettings;
+  /** A GPU source that does not run over this host's SSH (Prometheus); null: the host's own tools. */
+  gpuSource?: TelemetrySource | null;
+  /** Per service id: a source that does not read through the tunnel (Prometheus). */
+  serviceSources?: ReadonlyMap<string, TelemetrySource>;
+}
+
+function gpuView(g: GpuReading): GpuView {
+  const view: GpuView = {
+    index: g.index,
+    uuid: g.uuid,
+    name: g.name,
+    memoryUsedMiB: g.memoryUsedMiB,
+    memoryTotalMiB: g.memoryTotalMiB,
+    utilizationPct: g.utilizationPct,
+    powerW: g.powerW,
+    powerLimitW: g.powerLimitW,
+    temperatureC: g.temperatureC,
+    vendor: g.vendor,
+  };
+  if (g.gttUsedMiB !== undefined || g.gttTotalMiB !== undefined) {
+    view.gttUsedMiB = g.gttUsedMiB ?? null;
+    view.gttTotalMiB = g.gttTotalMiB ?? null;
+  }
+  return view;
 }
 
 /**
  * One host of the fleet: its SSH session, a tunnel per service (opened on the
- * first connect, kept bound across reconnects, closed on disconnect), GPU
- * figures from nvidia-smi, and the per-service monitors.
+ * first connect, kept bound across reconnects, closed on disconnect), its GPU
+ * source (the tool detected on the host or set in config: nvidia-smi,
+ * amd-smi, rocm-smi, amdgpu sysfs; or Prometheus) and the per-service monitors,
+ * each with its own source. Every poll runs the sources; nothing here scrapes.
  */
 export class HostRuntime {
   readonly services: ServiceMonitor[];
   private readonly disposables = new DisposableStore();
   private gpus: GpuView[] = [];
   private gpuStaleReason: string | null = null;
+  private gpuSource: TelemetrySource | null;
+  /** The detected tool (auto); null before detection or when none was found. */
+  private gpuTool: GpuToolKind | null = null;
+  private gpuVendor: GpuVendor | null = null;
+  private gpuReadAt: number | null = null;
+  private detectIn = 0;
+  private readonly exec: ExecRunner;
   private updatedAt: number | null = null;
   private lastError: ErrorSummary | null = null;
   private polling = false;
@@ -36,9 +84,25 @@ export class HostRuntime {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly onStateChange: (change: SshStateChange) => void,
+    private readonly sources: HostSources,
   ) {
-    this.services = config.services.map((s) => new ServiceMonitor(s));
+    this.exec = (command, options) => session.exec(command, options);
+    this.gpuSource = sources.gpuSource ?? null;
+    const tool = config.telemetry?.gpu ?? 'auto';
+    if (this.gpuSource === null && tool !== 'auto' && tool !== 'none') this.useGpuTool(tool);
+    this.services = config.services.map((s) => {
+      const elsewhere = sources.serviceSources?.get(s.id) ?? null;
+      return elsewhere
+        ? new ServiceMonitor(s, () => elsewhere, false)
+        : new ServiceMonitor(s, (url) => (url === null ? null : tunnelServiceSource(config, s, url, clock, sources.settings)));
+    });
     this.disposables.add(session.onDidChangeState((change) => this.handleState(change)));
+  }
+
+  private useGpuTool(tool: GpuToolKind): void {
+    this.gpuTool = tool;
+    this.gpuVendor = vendorOf(tool);
+    this.gpuSource = execGpuSource(this.config, tool, this.exec, this.clock, this.sources.settings);
   }
 
   get label(): string {
@@ -62,7 +126,7 @@ export class HostRuntime {
           s.forward.abortStreams(err ?? new AppError(SshErrorCode.DISCONNECTED, `${this.label}: the SSH connection was lost`));
         }
       }
-      if (this.gpus.length > 0) {
+      if (this.gpus.length > 0 && this.gpuSource?.kind !== 'prometheus-api') {
         this.gpuStaleReason = err ? `${err.code}: ${err.message}` : `SSH_NOT_CONNECTED: host is ${change.state}`;
       }
       if (change.state === 'disconnected') fireAndForget(this.closeForwards(), this.logger, 'closing tunnels');
@@ -149,15 +213,18 @@ export class HostRuntime {
     await this.closeForwards();
   }
 
-  /** One poll: nvidia-smi and every service's scrape, in parallel. Never throws. */
+  /** One poll: the GPU source and every service's source, in parallel, plus the tunnel probes. Never throws. */
   async poll(settings: PollSettings): Promise<void> {
-    if (this.polling || this.disposed || this.session.state !== 'connected') return;
+    if (this.polling || this.disposed) return;
+    const connected = this.session.state === 'connected';
+    // Sources that do not need the SSH session (Prometheus) keep reading while it is down.
+    if (!connected && this.gpuSource?.kind !== 'prometheus-api' && !this.services.some((s) => s.readsElsewhere)) return;
     this.polling = true;
     try {
       await Promise.all([
-        this.pollGpus(settings),
-        ...this.services.map((s) => s.scrape(() => this.clock.now(), settings)),
-        ...this.services.map((s) => s.runProbe(this.clock, settings)),
+        this.pollGpus(connected),
+        ...this.services.filter((s) => connected || s.readsElsewhere).map((s) => s.scrape(() => this.clock.now())),
+        ...(connected ? this.services.map((s) => s.runProbe(this.clock, settings)) : []),
       ]);
       if (this.gpuStaleReason === null || this.services.some((s) => s.fresh)) {
         this.updatedAt = this.clock.now();
@@ -169,25 +236,66 @@ export class HostRuntime {
     }
   }
 
-  private async pollGpus(settings: PollSettings): Promise<void> {
-    try {
-      const res = await this.session.exec(nvidiaSmiQueryCommand(), { timeoutMs: settings.execTimeoutMs, maxOutputBytes: 256 * 1024 });
-      if (res.exitCode !== 0) {
-        const firstLine = (res.stderr || res.stdout).trim().split('\n')[0] ?? '';
-        this.gpuStaleReason = `${TelemetryErrorCode.EXEC_FAILED}: nvidia-smi exited ${res.exitCode ?? res.signal}${firstLine ? `: ${firstLine}` : ''}`;
-        return;
-      }
-      const { gpus, errors } = gpuViewsFromNvidiaSmi(res.stdout);
-      if (gpus.length === 0 && errors > 0) {
-        this.gpuStaleReason = `${TelemetryErrorCode.UNPARSEABLE}: nvidia-smi output could not be read (${errors} lines)`;
-        return;
-      }
-      this.gpus = gpus;
-      this.gpuStaleReason = null;
-    } catch (err) {
-      const e: AppError = toAppError(err);
-      this.gpuStaleReason = `${e.code}: ${e.message}`;
+  private async pollGpus(connected: boolean): Promise<void> {
+    const tool = this.config.telemetry?.gpu ?? 'auto';
+    if (tool === 'none' && this.gpuSource === null) return;
+    if (!connected && this.gpuSource?.kind !== 'prometheus-api') return;
+    if (this.gpuSource === null) {
+      if (this.detectIn-- > 0) return;
+      await this.detectGpuTool();
+      if (this.gpuSource === null) return;
     }
+    let r: SourceReading;
+    try {
+      r = await this.gpuSource.scrape();
+    } catch (err) {
+      const e = toAppError(err, TelemetryErrorCode.SCRAPE_FAILED);
+      r = { ok: false, atMs: this.clock.now(), stale: { code: e.code, message: e.message, atMs: this.clock.now() } };
+    }
+    if (!r.ok) {
+      this.gpuStaleReason = formatStaleReason(r.stale);
+      // The detected tool went missing (exit 127): look again next poll.
+      if (tool === 'auto' && r.stale.code === TelemetryErrorCode.EXEC_FAILED && / exited 127/.test(r.stale.message) && this.gpuSource.kind !== 'prometheus-api') {
+        this.gpuSource = null;
+        this.gpuTool = null;
+      }
+      return;
+    }
+    const gpus = r.gpus ?? [];
+    this.gpus = gpus.map(gpuView);
+    this.gpuStaleReason = null;
+    this.gpuReadAt = r.atMs;
+    const vendor = gpus[0]?.vendor;
+    if (vendor) this.gpuVendor = vendor;
+  }
+
+  /** `auto`: ask the host which tool it has (nvidia-smi, then amd-smi, then rocm-smi, then sysfs). */
+  private async detectGpuTool(): Promise<void> {
+    try {
+      const res = await this.session.exec(GPU_DETECT_COMMAND, { timeoutMs: this.sources.settings.execTimeoutMs, maxOutputBytes: 16 * 1024 });
+      const found = parseGpuDetect(res.stdout);
+      if (found.tool === null) {
+        const line = (res.stderr || res.stdout).trim().split('\n')[0]?.trim() ?? '';
+        this.gpuStaleReason = `${TelemetryErrorCode.NO_GPU_TOOL}: ${this.label} has no nvidia-smi, amd-smi, rocm-smi or amdgpu sysfs files${
+          res.exitCode !== 0 ? ` (detection exited ${res.exitCode ?? res.signal ?? '?'}${line ? `: ${line.slice(0, 120)}` : ''})` : ''
+        }; set hosts[].telemetry.gpu to choose one, or none`;
+        this.detectIn = REDETECT_EVERY_POLLS;
+        return;
+      }
+      this.useGpuTool(found.tool);
+      this.logger.info('GPU tool detected', { tool: found.tool, found: found.found });
+    } catch (err) {
+      const e = toAppError(err);
+      this.gpuStaleReason = `${e.code}: GPU tool detection failed: ${e.message}`;
+    }
+  }
+
+  private gpuFigureSource(): FigureSource | null {
+    const source = this.gpuSource;
+    if (source === null) return null;
+    if (source.kind === 'prometheus-api') return { kind: 'prometheus', atMs: this.gpuReadAt, detail: 'Prometheus HTTP API (query)' };
+    const kind = source.kind as GpuToolKind;
+    return { kind, atMs: this.gpuReadAt, detail: SOURCE_DETAIL[kind] ?? null };
   }
 
   view(): HostView {
@@ -209,6 +317,8 @@ export class HostRuntime {
       gpus: this.gpus.map((g) => ({ ...g })),
       gpuStale: this.gpuStaleReason !== null,
       gpuStaleReason: this.gpuStaleReason,
+      gpuVendor: this.gpuVendor,
+      gpuSource: this.gpuFigureSource(),
       services: this.services.map((s) => s.view(state, this.session.nextRetryAt, this.lastError)),
       updatedAt: this.updatedAt,
     };

@@ -9,7 +9,6 @@ export {
   type HostStateChange,
   type FleetResourceCounts,
 } from './fleet-service.js';
-export { gpuViewsFromNvidiaSmi } from './gpu-view.js';
 export { probeTunnel, testTunnel, type ProbeResult, type TunnelTestResult, type TunnelTestStep } from './tunnel-probe.js';
 export { HostService, type HostServiceDeps } from './host-service.js';
 export { SshConfigImportService, type SshConfigImportDeps } from './import-service.js';

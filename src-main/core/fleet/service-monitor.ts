@@ -1,67 +1,40 @@
-import type { Dispatcher } from 'undici';
-import type { ErrorSummary, HostConnectionState, ServiceView, SleepState, TunnelState } from '../../../src-preload/contract/index.js';
+import type { EngineView, ErrorSummary, FigureSource, HostConnectionState, ServiceView, SleepState, TunnelState } from '../../../src-preload/contract/index.js';
 import type { ServiceConfig } from '../config/index.js';
 import { toAppError, type AppError, type Clock } from '../base/index.js';
 import type { LocalForward } from '../ssh/index.js';
-import {
-  CounterRate,
-  ServiceDeriver,
-  probeHealth,
-  scrapeLlamaServerMetrics,
-  scrapeVllmMetrics,
-  serviceReadingFromLlama,
-  serviceReadingFromVllm,
-  type ServiceFigures,
-  type ServiceReading,
-} from '../telemetry/index.js';
+import { ServiceDeriver, TelemetryErrorCode, formatStaleReason, type ServiceFigures, type ServiceReading, type SourceReading } from '../telemetry/index.js';
 import { probeTunnel, testTunnel, type ProbeResult, type TunnelTestResult } from './tunnel-probe.js';
+import { SOURCE_DETAIL, type ScrapeSettings, type ServiceSource } from './sources.js';
 
-export interface ScrapeSettings {
-  dispatcher: Dispatcher;
-  timeoutMs: number;
-  maxBytes: number;
-}
-
-interface Figures {
-  running: number | null;
-  waiting: number | null;
-  kvCacheUsage: number | null;
-  sleepState: SleepState;
-  promptTokensTotal: number | null;
-  generationTokensTotal: number | null;
-  /** The whole scrape, for the derived figures (percentiles, hit rate, KV tokens). */
-  reading: ServiceReading;
-}
-
-const summary = (err: AppError, at: number): ErrorSummary => ({ code: err.code, message: err.message, at });
 const reason = (err: { code: string; message: string }): string => `${err.code}: ${err.message}`;
+const round1 = (v: number | null): number | null => (v === null ? null : Math.round(v * 10) / 10);
+
+/** Builds the service's telemetry source once its tunnel has a local URL (or at once, for a source that does not need one). */
+export type ServiceSourceFactory = (forwardUrl: string | null) => ServiceSource | null;
 
 /**
- * One model service on one host: its tunnel, the last good figures and why
- * they may be stale. The tunnel is `up` only while SSH is connected AND the
- * last end-to-end probe through it (GET /v1/models) passed, so it is never
- * `up` for a dead path; a failing probe on a live link is `degraded`.
+ * One model service on one host: its tunnel, its telemetry source, the last
+ * good reading and why it may be stale. The tunnel is `up` only while SSH is
+ * connected AND the last end-to-end probe through it (GET /v1/models) passed,
+ * so it is never `up` for a dead path; a failing probe on a live link is
+ * `degraded`. Readings (from whichever source the host runs) are turned into
+ * the view by one mapper, `figuresView`.
  */
 export class ServiceMonitor {
   forward: LocalForward | null = null;
   listenError: ErrorSummary | null = null;
   private hadForward = false;
-  /** null: nothing tried through the tunnel since SSH (re)connected. */
+  private source: ServiceSource | null;
+  /** null: nothing read since SSH (re)connected. */
   private lastOk: boolean | null = null;
-  private lastError: ErrorSummary | null = null;
   private staleReason: string | null = null;
   private everScraped = false;
-  private health: 'ok' | 'down' | 'unknown' = 'unknown';
-  private sleep: SleepState = 'unknown';
-  private running: number | null = null;
-  private waiting: number | null = null;
-  private kvCachePct: number | null = null;
-  private genRate: number | null = null;
-  private promptRate: number | null = null;
-  private readonly genCounter = new CounterRate();
-  private readonly promptCounter = new CounterRate();
-  /** Windowed figures (latency percentiles from histogram deltas, prefix-cache hit rate, KV tokens). */
+  private health: ServiceView['health'] = 'unknown';
+  private reading: ServiceReading | null = null;
+  private readingAt: number | null = null;
+  /** Windowed figures (rates, latency percentiles from histogram deltas, hit rates, KV tokens). */
   private readonly deriver = new ServiceDeriver();
+  /** The figures of the last good reading (shown, marked stale, while readings fail). */
   private lastFigures: ServiceFigures | null = null;
   /** null: no probe since SSH (re)connected. */
   private lastProbe: ProbeResult | null = null;
@@ -70,7 +43,19 @@ export class ServiceMonitor {
   /** Bumped when SSH drops, so a probe that started before the drop cannot mark the new link up. */
   private linkEpoch = 0;
 
-  constructor(readonly config: ServiceConfig) {}
+  constructor(
+    readonly config: ServiceConfig,
+    private readonly makeSource: ServiceSourceFactory,
+    /** Whether the figures come through the tunnel (SSH down → stale) or from elsewhere (Prometheus). */
+    private readonly throughTunnel = true,
+  ) {
+    this.source = throughTunnel ? null : makeSource(null);
+  }
+
+  /** The figures come from elsewhere than the tunnel (Prometheus): they keep coming while SSH is down. */
+  get readsElsewhere(): boolean {
+    return !this.throughTunnel;
+  }
 
   get probe(): ProbeResult | null {
     return this.lastProbe;
@@ -104,12 +89,12 @@ export class ServiceMonitor {
     return this.lastTest;
   }
 
-  /** The derived figures of the last good scrape; null while stale or before the first one. */
+  /** The derived figures of the last good reading; null while stale or before the first one. */
   get figures(): ServiceFigures | null {
     return this.staleReason === null ? this.lastFigures : null;
   }
 
-  /** The last request through the tunnel (since SSH connected) succeeded. */
+  /** The last reading succeeded. */
   get fresh(): boolean {
     return this.lastOk === true;
   }
@@ -118,58 +103,58 @@ export class ServiceMonitor {
     this.forward = forward;
     this.hadForward = true;
     this.listenError = null;
+    if (this.throughTunnel) this.source = this.makeSource(forward.url);
   }
 
-  /** SSH left `connected`: figures turn stale, the tunnel must prove itself again afterwards. */
+  /** SSH left `connected`: figures through the tunnel turn stale, the tunnel must prove itself again afterwards. */
   onHostDown(state: HostConnectionState, error: AppError | null): void {
-    this.lastOk = null;
     this.lastProbe = null;
     this.linkEpoch++;
+    if (!this.throughTunnel) return;
+    this.lastOk = null;
     this.health = 'unknown';
     // a window spanning the outage would mix two runs of the server
     this.deriver.reset();
-    this.lastFigures = null;
+    this.source?.reset?.();
     if (this.everScraped) this.staleReason = error ? reason(error) : `SSH_NOT_CONNECTED: host is ${state}`;
   }
 
-  async scrape(now: () => number, settings: ScrapeSettings): Promise<void> {
-    const forward = this.forward;
-    if (!forward) return;
-    const base = forward.url;
-    const opts = { dispatcher: settings.dispatcher, timeoutMs: settings.timeoutMs, maxBytes: settings.maxBytes };
-    const [metrics, health] = await Promise.allSettled([this.scrapeFigures(base, opts), probeHealth(base, opts)]);
-    const at = now();
-    if (health.status === 'fulfilled') this.health = health.value;
-    else this.health = 'down';
-    if (metrics.status === 'rejected') {
-      const err = toAppError(metrics.reason);
+  /** One reading from the service's source. Never throws. */
+  async scrape(now: () => number): Promise<void> {
+    const source = this.source;
+    if (!source) return;
+    let r: SourceReading;
+    try {
+      r = await source.scrape();
+    } catch (err) {
+      const e = toAppError(err, TelemetryErrorCode.SCRAPE_FAILED);
+      r = { ok: false, atMs: now(), stale: { code: e.code, message: e.message, atMs: now() } };
+    }
+    if (source !== this.source) return;
+    this.apply(r);
+  }
+
+  private apply(r: SourceReading): void {
+    if (!r.ok) {
       this.lastOk = false;
-      this.lastError = summary(err, at);
-      this.staleReason = reason(err);
-      this.lastFigures = null;
+      this.staleReason = formatStaleReason(r.stale);
+      this.health = 'down';
+      if (r.stale.code === TelemetryErrorCode.SERVER_LOADING) this.deriver.reset();
       return;
     }
-    const m = metrics.value;
+    const service = r.service;
+    if (!service) {
+      this.lastOk = false;
+      this.staleReason = `${TelemetryErrorCode.UNPARSEABLE}: the source answered no service figures`;
+      return;
+    }
     this.lastOk = true;
     this.everScraped = true;
     this.staleReason = null;
-    this.running = m.running;
-    this.waiting = m.waiting;
-    this.kvCachePct = m.kvCacheUsage === null ? null : Math.round(m.kvCacheUsage * 1000) / 10;
-    this.sleep = m.sleepState;
-    this.genRate = m.generationTokensTotal === null ? null : this.genCounter.push(m.generationTokensTotal, at);
-    this.promptRate = m.promptTokensTotal === null ? null : this.promptCounter.push(m.promptTokensTotal, at);
-    this.lastFigures = this.deriver.push(m.reading, at);
-  }
-
-  /** Both server kinds reduced to the figures the view shows. */
-  private async scrapeFigures(base: string, opts: { dispatcher: Dispatcher; timeoutMs: number; maxBytes: number }): Promise<Figures> {
-    if (this.config.kind === 'vllm') {
-      const { metrics } = await scrapeVllmMetrics(base, opts);
-      return { ...metrics, reading: serviceReadingFromVllm(metrics) };
-    }
-    const { metrics } = await scrapeLlamaServerMetrics(base, opts);
-    return { ...metrics, kvCacheUsage: null, sleepState: 'unknown', reading: serviceReadingFromLlama(metrics) };
+    this.health = service.health === 'ok' ? 'ok' : service.health === 'unknown' ? 'unknown' : 'down';
+    this.reading = service;
+    this.readingAt = r.atMs;
+    this.lastFigures = this.deriver.push(service, r.atMs);
   }
 
   private tunnelState(host: HostConnectionState): TunnelState {
@@ -222,15 +207,62 @@ export class ServiceMonitor {
         lastTest: this.lastTest ? { ...this.lastTest, steps: this.lastTest.steps.map((st) => ({ ...st })), error: this.lastTest.error ? { ...this.lastTest.error } : null } : null,
         nextRetryAt: host === 'reconnecting' ? nextRetryAt : null,
       },
-      health: host === 'connected' ? this.health : 'unknown',
-      sleep: this.sleep,
-      requestsRunning: this.running,
-      requestsWaiting: this.waiting,
-      kvCachePct: this.kvCachePct,
-      generationTokensPerS: this.genRate,
-      promptTokensPerS: this.promptRate,
+      health: host === 'connected' || !this.throughTunnel ? this.health : 'unknown',
+      ...figuresView(c, this.reading, this.lastFigures, this.source, this.readingAt),
       stale: this.staleReason !== null,
       staleReason: this.staleReason,
     };
   }
+}
+
+type FigureFields = Omit<ServiceView, 'id' | 'kind' | 'model' | 'aliases' | 'slots' | 'remotePort' | 'tunnel' | 'health' | 'stale' | 'staleReason'>;
+
+/**
+ * The one mapper from a reading (and its derived figures) to the figures of a
+ * service view. The last good figures stay (with `stale` set) when a reading
+ * fails; before the first one, every figure is null — never a made-up zero.
+ */
+export function figuresView(
+  config: ServiceConfig,
+  reading: ServiceReading | null,
+  figures: ServiceFigures | null,
+  source: { kind: string } | null,
+  readingAt: number | null,
+): FigureFields {
+  const kind = source?.kind === 'prometheus-api' ? 'prometheus' : config.kind;
+  const figureSource: FigureSource | null =
+    source === null ? null : { kind, atMs: readingAt, detail: source.kind === 'prometheus-api' ? 'Prometheus HTTP API (query)' : (SOURCE_DETAIL[config.kind] ?? null) };
+  const router = reading?.routerModels ?? null;
+  const sleepControl: ServiceView['sleepControl'] = config.kind === 'vllm' ? 'manual' : router !== null ? 'manual' : 'automatic';
+  const perEngine: EngineView[] | undefined =
+    figures?.perEngine && figures.perEngine.length > 1
+      ? figures.perEngine.map((e) => ({
+          engine: e.engine,
+          requestsRunning: e.running,
+          requestsWaiting: e.waiting,
+          kvCachePct: round1(e.kvCachePct),
+          generationTokensPerS: e.genTokPerS,
+        }))
+      : undefined;
+  return {
+    sleep: (reading?.sleepState ?? 'unknown') as SleepState,
+    requestsRunning: figures?.running ?? reading?.running ?? null,
+    requestsWaiting: figures?.waiting ?? reading?.waiting ?? null,
+    kvCachePct: round1(figures?.kvCachePct ?? null),
+    generationTokensPerS: figures?.genTokPerS ?? null,
+    promptTokensPerS: figures?.promptTokPerS ?? null,
+    source: figureSource,
+    version: reading?.version ?? null,
+    kvCacheEstimated: reading?.kvEstimated ?? false,
+    sleepControl,
+    slotsReported: reading?.slotsReported ?? null,
+    engines: reading ? reading.engineCount : null,
+    ...(perEngine ? { perEngine } : {}),
+    prefixHitPct: round1(figures?.prefixHitPct ?? null),
+    prefixHitScope: figures?.prefixHitScope ?? null,
+    promptCacheReusePct: round1(figures?.promptCacheReusePct ?? null),
+    specAcceptancePct: round1(figures?.specAcceptancePct ?? null),
+    rateBasis: figures?.rateBasis ?? null,
+    routerModels: router ? router.map((m) => ({ ...m })) : null,
+  };
 }

@@ -7,7 +7,10 @@ import type { GpuReading } from './readings.js';
 
 export type HostValues = Record<string, number | null>;
 
-export function gpuValues(gpus: readonly Pick<GpuReading, 'index' | 'memoryUsedMiB' | 'memoryTotalMiB' | 'utilizationPct' | 'powerW' | 'temperatureC'>[], out: HostValues = {}): HostValues {
+type GpuFigures = Pick<GpuReading, 'index' | 'memoryUsedMiB' | 'memoryTotalMiB' | 'utilizationPct' | 'powerW' | 'temperatureC' | 'gttUsedMiB' | 'gttTotalMiB'>;
+
+/** GTT series exist only for GPUs that report GTT (AMD); NVIDIA hosts get no empty columns. */
+export function gpuValues(gpus: readonly GpuFigures[], out: HostValues = {}): HostValues {
   for (const g of gpus) {
     const p = `gpu.${g.index}.`;
     out[p + 'vram_used_mib'] = g.memoryUsedMiB;
@@ -15,6 +18,10 @@ export function gpuValues(gpus: readonly Pick<GpuReading, 'index' | 'memoryUsedM
     out[p + 'util_pct'] = g.utilizationPct;
     out[p + 'power_w'] = g.powerW;
     out[p + 'temp_c'] = g.temperatureC;
+    if (g.gttUsedMiB !== undefined || g.gttTotalMiB !== undefined) {
+      out[p + 'gtt_used_mib'] = g.gttUsedMiB ?? null;
+      out[p + 'gtt_total_mib'] = g.gttTotalMiB ?? null;
+    }
   }
   return out;
 }
@@ -30,6 +37,8 @@ export function serviceValues(serviceId: string, f: ServiceFigures, out: HostVal
   out[p + 'gen_tok_s'] = f.genTokPerS;
   out[p + 'finished_req_s'] = f.requestsPerS;
   out[p + 'prefix_hit_pct'] = f.prefixHitPct;
+  out[p + 'prompt_cache_pct'] = f.promptCacheReusePct;
+  out[p + 'spec_accept_pct'] = f.specAcceptancePct;
   out[p + 'ttft_p50_s'] = f.ttftP50S;
   out[p + 'ttft_p95_s'] = f.ttftP95S;
   out[p + 'itl_p50_s'] = f.itlP50S;
@@ -49,6 +58,8 @@ const SERVICE_FIGURES = [
   'gen_tok_s',
   'finished_req_s',
   'prefix_hit_pct',
+  'prompt_cache_pct',
+  'spec_accept_pct',
   'ttft_p50_s',
   'ttft_p95_s',
   'itl_p50_s',
@@ -87,7 +98,15 @@ export function hostValuesFromView(host: HostView, figures: ReadonlyMap<string, 
   const out: HostValues = {};
   gpuValues(
     host.gpuStale
-      ? host.gpus.map((g) => ({ index: g.index, memoryUsedMiB: null, memoryTotalMiB: null, utilizationPct: null, powerW: null, temperatureC: null }))
+      ? host.gpus.map((g) => ({
+          index: g.index,
+          memoryUsedMiB: null,
+          memoryTotalMiB: null,
+          utilizationPct: null,
+          powerW: null,
+          temperatureC: null,
+          ...(g.gttUsedMiB !== undefined ? { gttUsedMiB: null, gttTotalMiB: null } : {}),
+        }))
       : host.gpus,
     out,
   );

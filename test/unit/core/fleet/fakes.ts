@@ -8,6 +8,11 @@ import type { Duplex } from 'node:stream';
 import { AppError, Emitter } from '../../../../src-main/core/base/index.js';
 import type { ExecOptions, ExecResult, SshConnectionState, SshSession, SshStateChange } from '../../../../src-main/core/ssh/index.js';
 
+/** The fields of GPU_QUERY_FIELDS, as `--help-query-gpu` lists them. */
+const HELP_QUERY_GPU = ['"index"', '"uuid"', '"name"', '"memory.used"', '"memory.total"', '"utilization.gpu"', '"power.draw"', '"power.limit"', '"temperature.gpu"']
+  .map((f) => `${f}\nDescription.\n`)
+  .join('\n');
+
 export class FakeSession implements SshSession {
   state: SshConnectionState = 'disconnected';
   lastError: AppError | null = null;
@@ -26,9 +31,15 @@ export class FakeSession implements SshSession {
     private readonly upstreams: Map<number, number>,
     nvidiaSmiStdout: string,
   ) {
-    this.exec = async () => {
+    // A host with nvidia-smi: detection finds it, --help-query-gpu lists the base fields (no MIG),
+    // the query answers the script, compute apps are empty.
+    this.exec = async (command) => {
       this.execCalls++;
-      return { exitCode: 0, signal: null, stdout: nvidiaSmiStdout, stderr: '', truncated: false };
+      const ok = (stdout: string) => ({ exitCode: 0, signal: null, stdout, stderr: '', truncated: false });
+      if (command.startsWith('for t in nvidia-smi')) return ok('tool nvidia-smi\n');
+      if (command === 'nvidia-smi --help-query-gpu') return ok(HELP_QUERY_GPU);
+      if (command.includes('__GPU_CONSOLE_COMPUTE_APPS__')) return ok(`${nvidiaSmiStdout}__GPU_CONSOLE_COMPUTE_APPS__\n`);
+      return ok(nvidiaSmiStdout);
     };
   }
 

@@ -1,0 +1,53 @@
+import type { Dispatcher } from 'undici';
+import type { HostConfig, ServiceConfig } from '../config/index.js';
+import type { Clock } from '../base/index.js';
+import {
+  AmdGpuSource,
+  LlamaServerHttpSource,
+  NvidiaSmiSource,
+  VllmHttpSource,
+  httpGetFor,
+  type ExecRunner,
+  type GpuToolKind,
+  type TelemetrySource,
+} from '../telemetry/index.js';
+
+// Which telemetry sources a host runs (ARCHITECTURE §8): one GPU source per
+// vendor tool, one per model service by kind. The fleet owns the sessions and
+// tunnels; the sources only read through what they are handed.
+
+export interface ScrapeSettings {
+  dispatcher: Dispatcher;
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+export interface PollSettings extends ScrapeSettings {
+  execTimeoutMs: number;
+}
+
+/** A source the fleet can tell that the server behind it went away (live counters start afresh). */
+export type ServiceSource = TelemetrySource & { reset?(): void };
+
+/** The HTTP source of a service, reading through the tunnel's local URL. */
+export function tunnelServiceSource(host: HostConfig, service: ServiceConfig, baseUrl: string, clock: Clock, settings: ScrapeSettings): ServiceSource {
+  const get = httpGetFor(baseUrl, { dispatcher: settings.dispatcher, timeoutMs: settings.timeoutMs });
+  const options = { id: `${host.label}/${service.id}`, get, clock, maxBytes: settings.maxBytes };
+  return service.kind === 'vllm' ? new VllmHttpSource(options) : new LlamaServerHttpSource({ ...options, model: service.model });
+}
+
+/** The GPU source of a host for one tool, over the host's SSH exec. */
+export function execGpuSource(host: HostConfig, tool: GpuToolKind, exec: ExecRunner, clock: Clock, settings: PollSettings): TelemetrySource {
+  const options = { id: `${host.label}/gpus`, exec, clock, timeoutMs: settings.execTimeoutMs, maxOutputBytes: 256 * 1024 };
+  return tool === 'nvidia-smi' ? new NvidiaSmiSource(options) : new AmdGpuSource({ ...options, tool });
+}
+
+/** What each source reads, for the "where from" line of the UI. */
+export const SOURCE_DETAIL: Record<string, string> = {
+  vllm: 'GET /metrics, /health, /is_sleeping, /version, /v1/models',
+  'llama-server': 'GET /health, /slots, /props, /metrics, /models',
+  'nvidia-smi': 'nvidia-smi --query-gpu, --query-compute-apps',
+  'amd-smi': 'amd-smi metric --json',
+  'rocm-smi': 'rocm-smi --json',
+  'amd-sysfs': '/sys/class/drm/card*/device (mem_info_*, gpu_busy_percent, hwmon)',
+};
