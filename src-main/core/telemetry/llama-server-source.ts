@@ -145,7 +145,16 @@ export class LlamaServerHttpSource implements TelemetrySource {
       service.running = m.running ?? service.running;
       service.waiting = m.waiting;
       finishedGen = m.generationTokensTotal;
-      finishedPrompt = m.promptTokensTotal;
+      // b10573 counts cached prompt tokens apart; "prompt tokens" here means all of them, as vLLM's do.
+      finishedPrompt = m.promptTokensTotal === null ? null : m.promptTokensTotal + (m.promptTokensCachedTotal ?? 0);
+      service.promptTokensCachedTotal = m.promptTokensCachedTotal;
+      // The counters cover every request over the window; the slots only the running ones.
+      if (m.promptTokensCachedTotal !== null) service.promptCacheReuse = null;
+      // Drafts exist only with a draft model: all-zero counters are "no speculative decoding", not 0 % accepted.
+      if (m.specDraftTokensTotal !== null && m.specDraftTokensTotal > 0) {
+        service.specDraftTokensTotal = m.specDraftTokensTotal;
+        service.specAcceptedTokensTotal = m.specAcceptedTokensTotal;
+      }
     }
     if (slotList !== null) {
       const totals = this.live.push(slotList, finishedGen, finishedPrompt);
