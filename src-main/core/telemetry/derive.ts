@@ -25,7 +25,10 @@ export interface ServiceFigures {
   prefixHitScope: 'window' | 'cumulative' | null;
   /** 0–100: accepted ÷ drafted speculative tokens over the window (cumulative when the window drafted none). */
   specAcceptancePct: number | null;
-  /** 0–100: prompt tokens served from cache ÷ prompt tokens, over the window; llama-server: of the running requests. */
+  /**
+   * 0–100: prompt tokens served from cache ÷ prompt tokens, over the window (since the server started when the
+   * window saw no prompt tokens); llama-server: of the running requests.
+   */
   promptCacheReusePct: number | null;
   /** Rates include running requests' progress (llama-server /slots). */
   rateBasis: 'live' | 'counters' | null;
@@ -118,12 +121,8 @@ export class ServiceDeriver {
     const windowHit = base === null ? null : ratioPct(base.hits, base.queries, entry.hits, entry.queries);
     const cumulativeHit = windowHit === null ? ratioPct(0, 0, entry.hits, entry.queries) : null;
     const windowSpec = base === null ? null : ratioPct(base.accepted, base.drafts, entry.accepted, entry.drafts);
-    const cachedPct =
-      r.promptCacheReuse !== null
-        ? r.promptCacheReuse * 100
-        : base === null
-          ? null
-          : ratioPct(base.cached, base.prompt, entry.cached, entry.prompt);
+    const windowCached = base === null ? null : ratioPct(base.cached, base.prompt, entry.cached, entry.prompt);
+    const cachedPct = r.promptCacheReuse !== null ? r.promptCacheReuse * 100 : (windowCached ?? ratioPct(0, 0, entry.cached, entry.prompt));
     return {
       atMs,
       running: r.running,
@@ -139,7 +138,7 @@ export class ServiceDeriver {
       specAcceptancePct: windowSpec ?? ratioPct(0, 0, entry.accepted, entry.drafts),
       promptCacheReusePct: cachedPct,
       rateBasis: r.promptTokensTotal === null && r.generationTokensTotal === null ? null : r.countersIncludeLive ? 'live' : 'counters',
-      perEngine: r.perEngine === null ? null : r.perEngine.map((e) => this.engineFigures(e, atMs)),
+      perEngine: this.perEngineFigures(r.perEngine, atMs),
       ttftP50S: q(r.ttft, base?.ttft, 0.5),
       ttftP95S: q(r.ttft, base?.ttft, 0.95),
       itlP50S: q(r.itl, base?.itl, 0.5),
@@ -148,6 +147,13 @@ export class ServiceDeriver {
       e2eP95S: q(r.e2e, base?.e2e, 0.95),
       latencySamples: ttftDelta?.count ?? 0,
     };
+  }
+
+  private perEngineFigures(engines: readonly EngineReading[] | null, atMs: number): EngineFigures[] | null {
+    if (engines === null) return null;
+    // An engine that is gone takes its counter along (the map stays as large as the engine set).
+    for (const id of this.engineGen.keys()) if (!engines.some((e) => e.engine === id)) this.engineGen.delete(id);
+    return engines.map((e) => this.engineFigures(e, atMs));
   }
 
   private engineFigures(e: EngineReading, atMs: number): EngineFigures {

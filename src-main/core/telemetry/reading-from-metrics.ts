@@ -7,7 +7,6 @@ import type { VllmMetrics } from './vllm-metrics.js';
 // sources add what the other endpoints say (health, version, slots).
 
 export function serviceReadingFromVllm(m: VllmMetrics): ServiceReading {
-  const finished = Object.values(m.requestSuccess);
   return {
     ...emptyServiceReading('vllm'),
     modelName: m.modelName,
@@ -20,11 +19,22 @@ export function serviceReadingFromVllm(m: VllmMetrics): ServiceReading {
     generationTokensTotal: m.generationTokensTotal,
     prefixCacheQueries: m.prefixCacheQueries,
     prefixCacheHits: m.prefixCacheHits,
-    requestsFinishedTotal: finished.length > 0 ? finished.reduce((a, b) => a + b, 0) : null,
+    requestsFinishedTotal: m.requestsFinishedTotal,
     ttft: m.ttft,
     itl: m.itl,
     e2e: m.e2e,
     engineCount: m.engineCount,
+    perEngine:
+      m.perEngine?.map((e) => ({
+        engine: e.engine,
+        running: e.running,
+        waiting: e.waiting,
+        kvCacheUsage: e.kvCacheUsage,
+        generationTokensTotal: e.generationTokensTotal,
+      })) ?? null,
+    promptTokensCachedTotal: m.promptTokensCachedTotal,
+    specDraftTokensTotal: m.specDraftTokensTotal,
+    specAcceptedTokensTotal: m.specAcceptedTokensTotal,
   };
 }
 

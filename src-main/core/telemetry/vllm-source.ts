@@ -2,12 +2,11 @@ import type { Clock } from '../base/index.js';
 import { TelemetryErrorCode } from './errors.js';
 import type { HttpText } from './http-scrape.js';
 import { looksLikeHtml } from './json-body.js';
-import { parsePrometheusText } from './prometheus.js';
 import type { ServiceReading, SourceReading } from './readings.js';
 import { serviceReadingFromVllm } from './reading-from-metrics.js';
 import { staleFromError, staleReason, type HttpGet, type TelemetrySource } from './source.js';
 import { parseVllmIsSleeping, parseVllmModels, parseVllmVersion, vllmMaxModelLen } from './vllm-endpoints.js';
-import { readVllmMetrics } from './vllm-metrics.js';
+import { readVllmExposition, type VllmExposition } from './vllm-metrics.js';
 
 export interface HttpServiceSourceOptions {
   id: string;
@@ -27,6 +26,18 @@ async function settle(p: Promise<HttpText>): Promise<HttpText | null> {
   } catch {
     return null;
   }
+}
+
+/** Why a /metrics body gives no reading at all (then the service is stale); null when it gives one. */
+function unusableExposition(x: VllmExposition): { code: TelemetryErrorCode; message: string } | null {
+  if (x.vllmFamilies > 0) return null;
+  if (x.families === 0 && x.parseErrors > 0) {
+    const cut = x.cut ? ' (the body ends mid-line)' : '';
+    return { code: TelemetryErrorCode.UNPARSEABLE, message: `GET /metrics: none of ${x.parseErrors} lines could be read as Prometheus text${cut}` };
+  }
+  if (x.cut) return { code: TelemetryErrorCode.UNPARSEABLE, message: 'GET /metrics: the body was cut before any vllm: series' };
+  if (x.families === 0) return { code: TelemetryErrorCode.NOT_METRICS, message: 'GET /metrics answered an empty body' };
+  return { code: TelemetryErrorCode.NOT_METRICS, message: `GET /metrics: ${x.families} metric families but no vllm: series (not a vLLM server?)` };
 }
 
 /**
@@ -67,15 +78,10 @@ export class VllmHttpSource implements TelemetrySource {
     if (looksLikeHtml(res.text)) {
       return { ok: false, atMs: at, stale: staleReason(TelemetryErrorCode.NOT_METRICS, 'GET /metrics answered an HTML page, not metrics', at) };
     }
-    const parsed = parsePrometheusText(res.text, { maxBytes });
-    if (parsed.families.length === 0 && parsed.errors > 0) {
-      return {
-        ok: false,
-        atMs: at,
-        stale: staleReason(TelemetryErrorCode.UNPARSEABLE, `GET /metrics: none of ${parsed.errors} lines could be read`, at),
-      };
-    }
-    const m = readVllmMetrics(parsed.families);
+    const x = readVllmExposition(res.text, { maxBytes });
+    const unusable = unusableExposition(x);
+    if (unusable !== null) return { ok: false, atMs: at, stale: staleReason(unusable.code, unusable.message, at) };
+    const m = x.metrics;
 
     const h = health.status === 'fulfilled' ? health.value : null;
     const s = sleeping.status === 'fulfilled' ? sleeping.value : null;
@@ -99,6 +105,7 @@ export class VllmHttpSource implements TelemetrySource {
       sleepState: m.sleepState !== 'unknown' ? m.sleepState : isSleeping === false ? 'awake' : isSleeping === true ? 'asleep-1' : 'unknown',
       maxModelLen: this.facts?.maxModelLen ?? null,
     };
-    return { ok: true, atMs: at, service, unreadable: parsed.errors };
+    // A family read as null because of an issue is an item that could not be read.
+    return { ok: true, atMs: at, service, unreadable: x.parseErrors + new Set(m.issues.map((i) => i.family)).size };
   }
 }
