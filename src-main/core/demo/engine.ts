@@ -16,6 +16,12 @@ export interface EngineConfig {
   blockSize: number;
   /** Timer floor so a fast decode rate does not spin the event loop; due tokens are emitted in catch-up. */
   minTickMs?: number;
+  /**
+   * How much each further running sequence slows every sequence's decode: the
+   * interval is multiplied by 1 + batchSlowdown × (running − 1). 0 (default)
+   * keeps the per-sequence rate fixed; a bandwidth-bound llama.cpp box shares it.
+   */
+  batchSlowdown?: number;
 }
 
 export interface SequenceSpec {
@@ -26,6 +32,8 @@ export interface SequenceSpec {
   doneReason: 'stop' | 'length';
   /** Prompt tokens already in the prefix cache (counted as hits). */
   cachedPromptTokens?: number;
+  /** The sequence got a slot: prefill runs from atMs until prefillEndMs. */
+  onSchedule?(info: { atMs: number; prefillEndMs: number }): void;
   onToken?(index: number): void;
   onFinish?(reason: FinishReason, stats: SequenceStats): void;
 }
@@ -182,7 +190,8 @@ export class Engine implements Disposable {
     if (this.disposed) return;
     const now = this.clock.now();
     this.admit(now);
-    const intervalMs = this.config.decodeTokPerSec > 0 ? 1000 / this.config.decodeTokPerSec : Infinity;
+    const slowdown = 1 + (this.config.batchSlowdown ?? 0) * Math.max(0, this.running.length - 1);
+    const intervalMs = this.config.decodeTokPerSec > 0 ? (1000 / this.config.decodeTokPerSec) * slowdown : Infinity;
     for (const seq of [...this.running]) {
       if (seq.done) continue;
       if (now < seq.prefillEndMs) continue;
@@ -238,6 +247,7 @@ export class Engine implements Disposable {
       m.prefixCacheQueries += seq.spec.promptTokens;
       m.prefixCacheHits += cached;
       m.queueTime.observe((now - seq.arrivalMs) / 1000);
+      seq.spec.onSchedule?.({ atMs: now, prefillEndMs: seq.prefillEndMs });
     }
   }
 

@@ -1,10 +1,17 @@
 // The demo host's command interpreter: no shell, just a tokenizer (single and
-// double quotes, backslash escapes) and a few commands an operator console
-// runs — nvidia-smi, each service's restart command verbatim, hostname,
-// uptime, cat /proc/loadavg, and for evidence reports `ss -ltn[H]`, `sshd -T`
-// and `sudo -n sshd -T`. Everything else is "command not found" (127).
-// Shell operators (| ; && > <) are not interpreted; such a line fails with 2.
+// double quotes, backslash escapes), `&&` lists (left to right, stopping at the
+// first non-zero exit) and the commands an operator console runs —
+// nvidia-smi (NVIDIA hosts), each service's restart command verbatim,
+// hostname, uptime, echo, cat /proc/loadavg (and an AMD card's sysfs files),
+// `ss -ltn[p][H]` (also under `sudo -n`), `sshd -T` and `sudo -n sshd -T`.
+// The console's two shell loops, GPU_DETECT_COMMAND and AMD_SYSFS_COMMAND, are
+// recognised verbatim and answered as a shell on that host would. Everything
+// else is "command not found" (127); other shell operators (| ; & > <) fail
+// with 2.
 
+import { AMD_SYSFS_COMMAND, GPU_DETECT_COMMAND } from '../telemetry/index.js';
+import type { AmdSysfsSample } from './amd-gpu-model.js';
+import { amdSysfsOutput, catSysfs, gpuDetectOutput } from './gpu-commands.js';
 import { runNvidiaSmi, type ExecResult } from './nvidia-smi.js';
 import type { GpuSample } from './gpu-model.js';
 import { SYSTEM_LISTENERS, runSs, runSshdTest, type TcpListener } from './system-commands.js';
@@ -12,6 +19,10 @@ import { SYSTEM_LISTENERS, runSs, runSshdTest, type TcpListener } from './system
 export type { ExecResult };
 
 export interface ExecHost {
+  /** Which GPU tooling the host has: nvidia-smi (default) or an AMD card's amdgpu sysfs files. */
+  gpuVendor?: 'nvidia' | 'amd';
+  /** The AMD cards' sysfs figures (AMD hosts). */
+  amdSamples?(): AmdSysfsSample[];
   hostname: string;
   bootMs: number;
   nowMs(): number;
@@ -65,6 +76,31 @@ export function tokenize(command: string): string[] {
   return out;
 }
 
+/** Splits a line at `&&` outside quotes; an empty side is bash's syntax error. */
+export function splitAndList(command: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let quote: '"' | "'" | null = null;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!;
+    if (quote === "'") {
+      if (c === "'") quote = null;
+    } else if (quote === '"') {
+      if (c === '\\') i++;
+      else if (c === '"') quote = null;
+    } else if (c === '\\') i++;
+    else if (c === "'" || c === '"') quote = c;
+    else if (c === '&' && command[i + 1] === '&') {
+      parts.push(command.slice(start, i));
+      start = i + 2;
+      i++;
+    }
+  }
+  parts.push(command.slice(start));
+  if (parts.length > 1 && parts.some((p) => p.trim() === '')) throw new TokenizeError("syntax error near unexpected token `&&'");
+  return parts;
+}
+
 function sameTokens(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((t, i) => t === b[i]);
 }
@@ -82,6 +118,27 @@ function formatUptime(host: ExecHost): string {
 }
 
 export async function runCommand(command: string, host: ExecHost): Promise<ExecResult> {
+  const vendor = host.gpuVendor ?? 'nvidia';
+  const line = command.trim();
+  if (line === GPU_DETECT_COMMAND) return gpuDetectOutput(vendor, host.amdSamples?.() ?? []);
+  if (line === AMD_SYSFS_COMMAND) return amdSysfsOutput(vendor === 'amd' ? (host.amdSamples?.() ?? []) : []);
+  let segments: string[];
+  try {
+    segments = splitAndList(command);
+  } catch (err) {
+    return { stdout: '', stderr: `bash: ${(err as Error).message}\n`, code: 2 };
+  }
+  let out: ExecResult = { stdout: '', stderr: '', code: 0 };
+  for (const segment of segments) {
+    const r = await runSimple(segment, host);
+    out = { stdout: out.stdout + r.stdout, stderr: out.stderr + r.stderr, code: r.code };
+    if (r.code !== 0) break;
+  }
+  return out;
+}
+
+async function runSimple(command: string, host: ExecHost): Promise<ExecResult> {
+  const vendor = host.gpuVendor ?? 'nvidia';
   let argv: string[];
   try {
     argv = tokenize(command);
@@ -93,12 +150,17 @@ export async function runCommand(command: string, host: ExecHost): Promise<ExecR
   if (restart) return restart.run();
   const sshd = runSshdTest(argv);
   if (sshd) return sshd;
+  const listeners = () => [...SYSTEM_LISTENERS, ...(host.serviceListeners?.() ?? [])];
+  if (argv[0] === 'sudo' && argv[1] === '-n' && argv[2] === 'ss') return runSs(argv.slice(3), listeners(), { asRoot: true });
   const [cmd, ...args] = argv as [string, ...string[]];
   switch (cmd) {
     case 'ss':
-      return runSs(args, [...SYSTEM_LISTENERS, ...(host.serviceListeners?.() ?? [])]);
+      return runSs(args, listeners());
     case 'nvidia-smi':
+      if (vendor !== 'nvidia') break;
       return runNvidiaSmi(args, host.samples());
+    case 'echo':
+      return { stdout: args.join(' ') + '\n', stderr: '', code: 0 };
     case 'hostname':
       return { stdout: host.hostname + '\n', stderr: '', code: 0 };
     case 'uptime':
@@ -108,10 +170,13 @@ export async function runCommand(command: string, host: ExecHost): Promise<ExecR
         const [a, b, c] = host.loadAverage();
         return { stdout: `${a.toFixed(2)} ${b.toFixed(2)} ${c.toFixed(2)} 1/412 ${40000 + Math.floor(host.nowMs() / 1000) % 9999}\n`, stderr: '', code: 0 };
       }
+      if (args.length === 1 && vendor === 'amd') {
+        const file = catSysfs(args[0]!, host.amdSamples?.() ?? []);
+        if (file) return file;
+      }
       return { stdout: '', stderr: `cat: ${args[0] ?? ''}: No such file or directory\n`, code: 1 };
     case 'true':
       return { stdout: '', stderr: '', code: 0 };
-    default:
-      return { stdout: '', stderr: `bash: ${cmd}: command not found\n`, code: 127 };
   }
+  return { stdout: '', stderr: `bash: ${cmd}: command not found\n`, code: 127 };
 }

@@ -60,13 +60,42 @@ const DEGREES_PER_WATT = 0.115;
 const THERMAL_TAU_MS = 45_000;
 const RESERVED_MIB = 609;
 
+/** Temperature that follows power with a first-order lag: ambient + power × °C/W, time constant tauMs. */
+export class ThermalLag {
+  private temperature: number;
+  private lastMs: number;
+
+  constructor(
+    private readonly ambientC: number,
+    private readonly degreesPerWatt: number,
+    private readonly tauMs: number,
+    startPowerW: number,
+    nowMs: number,
+  ) {
+    this.temperature = ambientC + startPowerW * degreesPerWatt;
+    this.lastMs = nowMs;
+  }
+
+  advance(nowMs: number, powerW: number): number {
+    const dt = Math.max(0, nowMs - this.lastMs);
+    this.lastMs = nowMs;
+    const target = this.ambientC + powerW * this.degreesPerWatt;
+    this.temperature += (target - this.temperature) * (1 - Math.exp(-dt / this.tauMs));
+    return this.temperature;
+  }
+}
+
+/** A deterministic ±1.5 % wobble per second so charts look alive but tests stay stable. */
+export function powerWobble(key: string, nowMs: number): number {
+  return ((hashString(`${key}/${Math.floor(nowMs / 1000)}`) % 1000) / 1000 - 0.5) * 0.03;
+}
+
 export class SimGpu {
   readonly uuid: string;
   readonly busId: string;
   readonly serial: string;
   private readonly sources: GpuShareSource[] = [];
-  private temperature: number;
-  private lastThermalMs: number;
+  private readonly thermal: ThermalLag;
 
   constructor(
     readonly hostLabel: string,
@@ -78,8 +107,7 @@ export class SimGpu {
     this.uuid = `GPU-${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
     this.busId = profile.busIds[index] ?? `00000000:${(index + 1).toString(16).padStart(2, '0')}:00.0`;
     this.serial = String(1320000000000 + (hashString(`${hostLabel}/${index}`) % 1_000_000_000));
-    this.temperature = AMBIENT_C + profile.idlePowerW * DEGREES_PER_WATT;
-    this.lastThermalMs = clock.now();
+    this.thermal = new ThermalLag(AMBIENT_C, DEGREES_PER_WATT, THERMAL_TAU_MS, profile.idlePowerW, clock.now());
   }
 
   get name(): string {
@@ -101,14 +129,13 @@ export class SimGpu {
     const processes = shares.flatMap((s) => (s.process ? [s.process] : []));
     const busy = Math.min(1, shares.reduce((sum, s) => sum + s.busy, 0));
     const used = Math.min(p.memoryTotalMiB - RESERVED_MIB, processes.reduce((sum, x) => sum + x.usedMemoryMiB, 0));
-    // Small deterministic wobble per second so charts look alive but tests stay stable.
-    const wobble = ((hashString(`${this.uuid}/${Math.floor(now / 1000)}`) % 1000) / 1000 - 0.5) * 0.03;
+    const wobble = powerWobble(this.uuid, now);
     const resident = shares.some((s) => s.resident);
     let power = p.idlePowerW;
     if (resident) power += p.residentPowerW;
     if (busy > 0) power = p.idlePowerW + p.residentPowerW + (p.peakPowerW - p.idlePowerW - p.residentPowerW) * (0.75 + 0.25 * busy);
     power = Math.min(p.powerLimitW, power * (1 + wobble));
-    this.advanceThermal(now, power);
+    const temperature = this.thermal.advance(now, power);
     const util = busy > 0 ? Math.min(100, Math.round(88 + 12 * busy)) : 0;
     return {
       timestampMs: now,
@@ -127,7 +154,7 @@ export class SimGpu {
       utilizationMemoryPct: busy > 0 ? Math.round(30 + 25 * busy) : 0,
       powerDrawW: Math.round(power * 100) / 100,
       powerLimitW: p.powerLimitW,
-      temperatureC: Math.round(this.temperature),
+      temperatureC: Math.round(temperature),
       fanSpeedPct: null,
       pstate: resident || busy > 0 ? 'P0' : 'P8',
       smClockMHz: busy > 0 ? p.maxSmClockMHz : resident ? 1410 : 210,
@@ -136,12 +163,5 @@ export class SimGpu {
       maxMemClockMHz: p.maxMemClockMHz,
       processes,
     };
-  }
-
-  private advanceThermal(now: number, powerW: number): void {
-    const dt = Math.max(0, now - this.lastThermalMs);
-    this.lastThermalMs = now;
-    const target = AMBIENT_C + powerW * DEGREES_PER_WATT;
-    this.temperature += (target - this.temperature) * (1 - Math.exp(-dt / THERMAL_TAU_MS));
   }
 }

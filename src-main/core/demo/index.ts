@@ -1,47 +1,61 @@
 // The built-in demo fleet: simulated GPU hosts behind real ssh2 servers
-// (forwards to vLLM-compatible HTTP simulators, exec of nvidia-smi and restart
-// commands). Owns its keys, known_hosts, servers and timers; time-scalable.
+// (forwards to vLLM- and llama-server-compatible HTTP simulators, exec of
+// nvidia-smi or the amdgpu sysfs files, ss and restart commands). Owns its
+// keys, known_hosts, servers and timers; time-scalable; or N synthetic hosts
+// for benchmarks.
 
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { AppError, DisposableStore, silentLogger, systemClock, toDisposable, type Clock, type Logger } from '../base/index.js';
+import { SimAmdGpu } from './amd-gpu-model.js';
 import { DemoErrorCode } from './errors.js';
 import { tokenize, type ExecResult } from './exec.js';
-import { UVICORN_BACKLOG } from './system-commands.js';
 import { SimGpu } from './gpu-model.js';
 import { ensureDir, fingerprintOf, knownHostsText, loadOrCreateKey } from './keys.js';
-import { DEMO_HOSTS, type HostProfile } from './profiles.js';
+import { LLAMA_LISTEN_BACKLOG, LlamaSimulator } from './llama-simulator.js';
+import { DEMO_HOSTS, type HostProfile, type ServiceProfile } from './profiles.js';
 import { DEMO_SSH_USER, DemoSshServer } from './ssh-server.js';
-import { VllmSimulator } from './vllm-simulator.js';
+import { UVICORN_BACKLOG, type TcpListener } from './system-commands.js';
 import { startDemoTraffic, type TrafficTarget } from './traffic.js';
+import { VllmSimulator } from './vllm-simulator.js';
 
-export { VllmSimulator } from './vllm-simulator.js';
+export { VllmSimulator, VLLM_VERSION } from './vllm-simulator.js';
 export type { SimulatorState, ProcessState, SleepTag, RestartHandle } from './vllm-simulator.js';
+export { LlamaSimulator, KEEPALIVE_MAX_REQUESTS, KEEPALIVE_TIMEOUT_MS } from './llama-simulator.js';
+export type { LlamaSimulatorState, LlamaProcessState, LlamaRestartHandle } from './llama-simulator.js';
+export { LLAMA_BUILD_INFO } from './llama-shapes.js';
 export { SimGpu } from './gpu-model.js';
 export type { GpuSample, GpuProcess } from './gpu-model.js';
+export { SimAmdGpu, type AmdSysfsSample } from './amd-gpu-model.js';
 export { DEMO_SSH_USER } from './ssh-server.js';
 export { DemoErrorCode } from './errors.js';
 export { isGibberish } from './text-gen.js';
+export { DEMO_HOSTS } from './profiles.js';
+export type { HostProfile, ServiceProfile, VllmServiceProfile, LlamaServiceProfile, GpuProfile, ApuMemoryProfile } from './profiles.js';
+export { syntheticProfiles, type SyntheticProfileOptions } from './synthetic-profiles.js';
 
 export interface DemoFleetOptions {
   /** Folder where the fleet writes its files (client key 0600, host keys, known_hosts); created if missing. */
   dir: string;
-  /** Divides lifecycle durations (sleep, wake, restart, load); decode/prefill rates are not scaled by it. Default 1. */
+  /** Divides lifecycle durations (sleep, wake, restart, load, idle sleep); decode/prefill rates are not scaled by it. Default 1. */
   timeScale?: number;
   /** Multiplies decode and prefill rates. Default 1. */
   decodeSpeedFactor?: number;
   /** Play background application traffic against the models so the fleet looks alive (default false; tests keep it off). */
   traffic?: boolean;
+  /** The hosts to start instead of the built-in three (DEMO_HOSTS), e.g. syntheticProfiles(64). */
+  profiles?: readonly HostProfile[];
   logger?: Logger;
   clock?: Clock;
 }
 
 export interface DemoServiceConfig {
   id: string;
-  kind: 'vllm';
+  kind: 'vllm' | 'llama-server';
   remotePort: number;
   model: string;
   aliases: string[];
+  /** vLLM --max-num-seqs, llama-server --parallel (its /props total_slots). */
   slots: number;
   restartCommand: string;
 }
@@ -64,9 +78,14 @@ export interface DemoHostHandle {
   sshPort: number;
   /** `SHA256:...` as `ssh-keygen -l` prints it. */
   hostKeyFingerprint: string;
-  /** Throws AppError DEMO_UNKNOWN_SERVICE. */
+  /** A vLLM service's simulator. Throws AppError DEMO_UNKNOWN_SERVICE (also for a llama-server service). */
   simulator(serviceId: string): VllmSimulator;
+  /** A llama-server service's simulator. Throws AppError DEMO_UNKNOWN_SERVICE (also for a vLLM service). */
+  llamaServer(serviceId: string): LlamaSimulator;
+  /** The NVIDIA GPUs (none on an AMD host). */
   gpus(): SimGpu[];
+  /** The AMD GPUs, read through sysfs (none on an NVIDIA host). */
+  amdGpus(): SimAmdGpu[];
 }
 
 export interface DemoFleet {
@@ -87,34 +106,66 @@ interface StartedHost {
   traffic: TrafficTarget[];
 }
 
-/** Clients at the top of a swell: enough to queue on the small L20, a calm OCR and embedding load. */
-const TRAFFIC_CLIENTS: Record<string, number> = { qwen: 5, gemma: 6, ocr: 2, embed: 2 };
+/** Clients at the top of a swell: enough to queue on the small L20 and on strix's two slots, a calm OCR and embedding load. */
+const TRAFFIC_CLIENTS: Record<string, number> = { qwen: 5, gemma: 6, ocr: 2, embed: 2, coder: 3 };
+
+type Simulator = VllmSimulator | LlamaSimulator;
+
+interface HostContext {
+  dir: string;
+  clock: Clock;
+  logger: Logger;
+  timeScale: number;
+  decodeSpeedFactor: number;
+  clientKeyFile: string;
+  knownHostsFile: string;
+}
+
+function modelOf(s: ServiceProfile): string {
+  return s.engine === 'vllm' ? s.servedModelName : s.alias;
+}
+
+function slotsOf(s: ServiceProfile): number {
+  return s.engine === 'vllm' ? s.slots : s.parallel;
+}
+
+/** The service's listening socket as ss shows it (vLLM: only once serving; llama-server: from the moment it binds). */
+function listenerOf(s: ServiceProfile, sim: Simulator): TcpListener | null {
+  if (!sim.acceptsConnections) return null;
+  if (sim instanceof LlamaSimulator) {
+    const pid = sim.state().pid;
+    return { address: '127.0.0.1', port: s.remotePort, backlog: LLAMA_LISTEN_BACKLOG, ...(pid !== null ? { process: { name: 'llama-server', pid, fd: 3 } } : {}) };
+  }
+  // The API server (uvicorn, a python3 process) is not one of the engine processes on the GPUs.
+  const enginePid = sim.state().pids[0];
+  return { address: '127.0.0.1', port: s.remotePort, backlog: UVICORN_BACKLOG, ...(enginePid !== undefined ? { process: { name: 'python3', pid: enginePid - 3, fd: 27 } } : {}) };
+}
 
 async function startHost(
   profile: HostProfile,
-  ctx: { dir: string; clock: Clock; logger: Logger; timeScale: number; decodeSpeedFactor: number; clientKeyFile: string; knownHostsFile: string },
+  ctx: HostContext,
   clientKey: Awaited<ReturnType<typeof loadOrCreateKey>>,
   store: DisposableStore,
 ): Promise<StartedHost> {
   const logger = ctx.logger.child(profile.label);
   const hostKey = await loadOrCreateKey(ctx.dir, `host_${profile.label}_ed25519`, `demo host ${profile.label}`);
-  const gpus = Array.from({ length: profile.gpuCount }, (_, i) => new SimGpu(profile.label, i, profile.gpu, ctx.clock));
+  const vendor = profile.gpu.vendor ?? 'nvidia';
+  const gpus = vendor === 'nvidia' ? Array.from({ length: profile.gpuCount }, (_, i) => new SimGpu(profile.label, i, profile.gpu, ctx.clock)) : [];
+  const amdGpus = vendor === 'amd' ? Array.from({ length: profile.gpuCount }, (_, i) => new SimAmdGpu(profile.label, i, profile.gpu, ctx.clock)) : [];
   let pid = 2000 + (hashLabel(profile.label) % 50_000);
   const allocatePid = () => (pid += 7 + (pid % 13));
-  const sims = new Map<string, VllmSimulator>();
+  const sims = new Map<string, Simulator>();
   for (const service of profile.services) {
-    const sim = await VllmSimulator.start({
-      profile: service,
-      clock: ctx.clock,
-      logger,
-      timeScale: ctx.timeScale,
-      decodeSpeedFactor: ctx.decodeSpeedFactor,
-      allocatePid,
-    });
+    const common = { clock: ctx.clock, logger, timeScale: ctx.timeScale, decodeSpeedFactor: ctx.decodeSpeedFactor, allocatePid };
+    const sim: Simulator = service.engine === 'vllm' ? await VllmSimulator.start({ ...common, profile: service }) : await LlamaSimulator.start({ ...common, profile: service });
     store.add(sim);
     sims.set(service.id, sim);
-    for (const g of service.gpuIndices) gpus[g]?.attach(sim);
+    for (const g of service.gpuIndices) {
+      gpus[g]?.attach(sim);
+      amdGpus[g]?.attach(sim);
+    }
   }
+  const simOf = (id: string) => sims.get(id)!;
   const bootMs = ctx.clock.now() - 3 * 86_400_000 - 4 * 3_600_000;
   const ssh = new DemoSshServer({
     hostKey: hostKey.privateKey,
@@ -123,30 +174,29 @@ async function startHost(
     targets: profile.services.map((s) => ({
       remotePort: s.remotePort,
       localPort: () => {
-        const sim = sims.get(s.id)!;
+        const sim = simOf(s.id);
         return sim.acceptsConnections ? sim.port : null;
       },
     })),
     execHost: {
       hostname: profile.hostname,
       bootMs,
+      gpuVendor: vendor,
       nowMs: () => ctx.clock.now(),
       samples: () => gpus.map((g) => g.sample()),
+      amdSamples: () => amdGpus.map((g) => g.sample()),
       loadAverage: () => {
-        const running = [...sims.values()].reduce((n, s) => n + s.snapshot().running, 0);
+        const running = [...sims.values()].reduce((n, s) => n + (s instanceof LlamaSimulator ? s.snapshot().processing : s.snapshot().running), 0);
         return [0.3 + running * 0.9, 0.25 + running * 0.7, 0.2 + running * 0.5];
       },
-      // Each server binds 127.0.0.1:<remotePort> (vllm serve --host 127.0.0.1), and only while it accepts connections.
-      serviceListeners: () =>
-        profile.services
-          .filter((s) => sims.get(s.id)!.acceptsConnections)
-          .map((s) => ({ address: '127.0.0.1', port: s.remotePort, backlog: UVICORN_BACKLOG })),
+      // Each server binds 127.0.0.1:<remotePort> (vllm serve --host 127.0.0.1, llama-server --host 127.0.0.1).
+      serviceListeners: () => profile.services.flatMap((s) => listenerOf(s, simOf(s.id)) ?? []),
       restartCommands: profile.services.map((s) => ({
         tokens: tokenize(s.restartCommand),
         run: async (): Promise<ExecResult> => {
           // Both `docker compose restart` and `systemctl restart` return once the
           // new process has been started (it is then loading, not yet healthy).
-          await sims.get(s.id)!.restart().initiated;
+          await simOf(s.id).restart().initiated;
           return { stdout: s.restartOutput.stdout, stderr: s.restartOutput.stderr, code: 0 };
         },
       })),
@@ -155,16 +205,24 @@ async function startHost(
   const sshPort = await ssh.listen();
   store.add(toDisposable(() => ssh.close()));
   logger.info('demo host listening', { port: sshPort, services: profile.services.map((s) => s.id) });
+  const unknown = (serviceId: string, engine: string) =>
+    new AppError(DemoErrorCode.UNKNOWN_SERVICE, `demo host ${profile.label} has no ${engine} service "${serviceId}"`, { details: { serviceId } });
   const handle: DemoHostHandle = {
     label: profile.label,
     sshPort,
     hostKeyFingerprint: fingerprintOf(hostKey.publicKey.getPublicSSH()),
     simulator(serviceId) {
       const sim = sims.get(serviceId);
-      if (!sim) throw new AppError(DemoErrorCode.UNKNOWN_SERVICE, `demo host ${profile.label} has no service "${serviceId}"`, { details: { serviceId } });
+      if (!(sim instanceof VllmSimulator)) throw unknown(serviceId, 'vLLM');
+      return sim;
+    },
+    llamaServer(serviceId) {
+      const sim = sims.get(serviceId);
+      if (!(sim instanceof LlamaSimulator)) throw unknown(serviceId, 'llama-server');
       return sim;
     },
     gpus: () => [...gpus],
+    amdGpus: () => [...amdGpus],
   };
   const config: DemoHostConfig = {
     label: profile.label,
@@ -174,19 +232,19 @@ async function startHost(
     pricePerHourUsd: profile.pricePerHourUsd,
     services: profile.services.map((s) => ({
       id: s.id,
-      kind: 'vllm',
+      kind: s.engine,
       remotePort: s.remotePort,
-      model: s.servedModelName,
+      model: modelOf(s),
       aliases: [...s.aliases],
-      slots: s.slots,
+      slots: slotsOf(s),
       restartCommand: s.restartCommand,
     })),
   };
   const traffic: TrafficTarget[] = profile.services.map((s) => ({
-    simulator: sims.get(s.id)!,
-    model: s.servedModelName,
-    kind: s.kind,
-    maxClients: TRAFFIC_CLIENTS[s.id] ?? Math.max(1, Math.ceil(s.slots / 2)),
+    simulator: simOf(s.id),
+    model: modelOf(s),
+    kind: s.engine === 'vllm' ? s.kind : 'generate',
+    maxClients: TRAFFIC_CLIENTS[s.id] ?? Math.max(1, Math.ceil(slotsOf(s) / 2)),
   }));
   return { handle, publicLine: hostKey.publicLine, config, traffic };
 }
@@ -203,6 +261,11 @@ export async function startDemoFleet(options: DemoFleetOptions): Promise<DemoFle
   if (!(timeScale > 0) || !(decodeSpeedFactor > 0)) {
     throw new AppError(DemoErrorCode.BAD_OPTIONS, 'timeScale and decodeSpeedFactor must be positive numbers', { details: { timeScale, decodeSpeedFactor } });
   }
+  const profiles = options.profiles ?? DEMO_HOSTS;
+  const labels = new Set(profiles.map((p) => p.label));
+  if (profiles.length === 0 || labels.size !== profiles.length) {
+    throw new AppError(DemoErrorCode.BAD_OPTIONS, 'profiles must name at least one host, each label once', { details: { hosts: profiles.length } });
+  }
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   await ensureDir(options.dir);
@@ -211,7 +274,7 @@ export async function startDemoFleet(options: DemoFleetOptions): Promise<DemoFle
   const store = new DisposableStore();
   const started: StartedHost[] = [];
   try {
-    for (const profile of DEMO_HOSTS) {
+    for (const profile of profiles) {
       started.push(
         await startHost(profile, { dir: options.dir, clock, logger, timeScale, decodeSpeedFactor, clientKeyFile: clientKey.path, knownHostsFile }, clientKey, store),
       );

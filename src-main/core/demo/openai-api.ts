@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Engine, SequenceStats } from './engine.js';
 import type { FinishReason } from './engine-metrics.js';
 import { badRequest, HttpError, notFound, readJson, sendJson } from './http-util.js';
-import type { ServiceProfile } from './profiles.js';
+import type { VllmServiceProfile } from './profiles.js';
 import {
   embeddingFor,
   estimateTextTokens,
@@ -19,7 +19,7 @@ import {
 } from './text-gen.js';
 
 export interface ApiContext {
-  readonly profile: ServiceProfile;
+  readonly profile: VllmServiceProfile;
   nowMs(): number;
   engine(): Engine;
   /** False after level-2 sleep woken without reload_weights: output is gibberish (vllm#29341). */

@@ -1,8 +1,21 @@
-// The two demo hosts, modelled on real deployments (field notes §1 and §4).
-// Every figure here is a simulation input; durations are real-world seconds
-// before the fleet's timeScale divides them.
+// The three demo hosts, modelled on real deployments (field notes §1, §2 and
+// §4). Every figure here is a simulation input; durations are real-world
+// seconds before the fleet's timeScale divides them.
+
+/** An AMD APU's memory as the amdgpu driver reports it: a small VRAM carve-out, the model in GTT (system RAM). */
+export interface ApuMemoryProfile {
+  /** The DRM card the amdgpu driver registered (`card1` when simpledrm took card0). */
+  drmCard: string;
+  gttTotalMiB: number;
+  /** Carve-out in use with no model (framebuffer, firmware). */
+  vramBaselineUsedMiB: number;
+  /** GTT in use with no model (desktop, driver). */
+  gttBaselineUsedMiB: number;
+}
 
 export interface GpuProfile {
+  /** Default nvidia (nvidia-smi on the host); amd hosts answer the amdgpu sysfs files instead. */
+  vendor?: 'nvidia' | 'amd';
   name: string;
   memoryTotalMiB: number;
   driverVersion: string;
@@ -17,6 +30,8 @@ export interface GpuProfile {
   maxMemClockMHz: number;
   computeCap: string;
   busIds: string[];
+  /** AMD APUs only: memoryTotalMiB is then the VRAM carve-out. */
+  apu?: ApuMemoryProfile;
 }
 
 /** Memory a service holds on each GPU it runs on. */
@@ -32,7 +47,8 @@ export interface ServiceMemoryProfile {
   residueLevel2MiB: number;
 }
 
-export interface ServiceProfile {
+export interface VllmServiceProfile {
+  engine: 'vllm';
   id: string;
   servedModelName: string;
   /** What `/v1/models` reports as `root` (the model path vLLM was started with). */
@@ -72,6 +88,70 @@ export interface ServiceProfile {
   wakeKvCacheSec: number;
 }
 
+/** A llama.cpp `llama-server` started with `-m <modelPath> -a <alias> -c <ctxSize> -np <parallel> -n <nPredict> --metrics`. */
+export interface LlamaServiceProfile {
+  engine: 'llama-server';
+  id: string;
+  /** `--alias`: the model id the API reports. */
+  alias: string;
+  /** `-m`: what /props reports as model_path. */
+  modelPath: string;
+  /** Names the console's config gives the service (the proxy routes them here). */
+  aliases: string[];
+  remotePort: number;
+  /** `--parallel`: number of slots. */
+  parallel: number;
+  /** `-c`: total context, shared across the slots (per-slot n_ctx = ctxSize / parallel). */
+  ctxSize: number;
+  /** `-n`: hard cap on generated tokens per request (-1: none). */
+  nPredict: number;
+  /** `--sleep-idle-seconds`: unload after this long idle (absent or ≤ 0: never). */
+  sleepIdleSeconds?: number;
+  /** `--api-key`: every route but /health and the model list then needs it. */
+  apiKey?: string;
+  /** Indices of the GPUs the model is offloaded to (split by layer when more than one). */
+  gpuIndices: number[];
+  /** Decode rate of one busy slot. */
+  decodeTokPerSec: number;
+  /** Each further busy slot slows every slot by this fraction (llama.cpp decodes the slots in one batch). */
+  batchSlowdown: number;
+  prefillTokPerSec: number;
+  prefillOverheadMs: number;
+  /** What /v1/models reports as meta (GGUF facts). */
+  model: {
+    ftype: string;
+    vocabType: number;
+    nVocab: number;
+    nCtxTrain: number;
+    nEmbd: number;
+    nParams: number;
+    sizeBytes: number;
+    chatTemplate: string;
+    bosToken: string;
+    eosToken: string;
+  };
+  /** Totals, split evenly over gpuIndices (llama.cpp splits the layers). */
+  memory: {
+    weightsMiB: number;
+    /** Compute buffers and the backend's context. */
+    overheadMiB: number;
+    /** KV cache per token in a slot (type-k/type-v quantisation included). */
+    kvBytesPerToken: number;
+    /** What the process keeps while asleep (model and KV unloaded). */
+    asleepMiB: number;
+  };
+  restartCommand: string;
+  restartOutput: { stdout: string; stderr: string };
+  /** Old process stopping until the new one binds its port (connection refused meanwhile). */
+  restartDownSec: number;
+  /** Bound and loading the model (/health answers 503 "Loading model"). */
+  loadSec: number;
+  /** Loading the model again after an idle sleep (page cache warm). */
+  wakeSec: number;
+}
+
+export type ServiceProfile = VllmServiceProfile | LlamaServiceProfile;
+
 export interface HostProfile {
   label: string;
   hostname: string;
@@ -109,6 +189,23 @@ const L40S: GpuProfile = {
   busIds: ['00000000:01:00.0', '00000000:41:00.0', '00000000:81:00.0'],
 };
 
+/** Strix Halo (Ryzen AI Max+ 395): 64 GiB unified memory, 512 MiB carve-out, GTT raised to 62 GiB (field notes §2). */
+const RADEON_8060S: GpuProfile = {
+  vendor: 'amd',
+  name: 'AMD Radeon 8060S',
+  memoryTotalMiB: 512,
+  driverVersion: '6.14.0-29-generic',
+  powerLimitW: 120,
+  idlePowerW: 9,
+  residentPowerW: 4,
+  peakPowerW: 98,
+  maxSmClockMHz: 2900,
+  maxMemClockMHz: 8000,
+  computeCap: 'gfx1151',
+  busIds: ['0000:c5:00.0'],
+  apu: { drmCard: 'card1', gttTotalMiB: 62 * 1024, vramBaselineUsedMiB: 96, gttBaselineUsedMiB: 41 },
+};
+
 const SLEEP_TIMINGS = {
   sleepLevel1Sec: 1.5,
   sleepLevel2Sec: 0.5,
@@ -137,6 +234,7 @@ export const DEMO_HOSTS: readonly HostProfile[] = [
     pricePerHourUsd: 2.641736,
     services: [
       {
+        engine: 'vllm',
         id: 'qwen',
         servedModelName: 'Qwen3.6-27B-FP8',
         root: '/models/Qwen3.6-27B-FP8',
@@ -176,6 +274,7 @@ export const DEMO_HOSTS: readonly HostProfile[] = [
     pricePerHourUsd: 5.4,
     services: [
       {
+        engine: 'vllm',
         id: 'gemma',
         servedModelName: 'Gemma-3-27B-it',
         root: '/models/google/gemma-3-27b-it',
@@ -203,6 +302,7 @@ export const DEMO_HOSTS: readonly HostProfile[] = [
         ...SLEEP_TIMINGS,
       },
       {
+        engine: 'vllm',
         id: 'ocr',
         servedModelName: 'olmOCR-2-7B',
         root: '/models/allenai/olmOCR-2-7B-1025-FP8',
@@ -231,6 +331,7 @@ export const DEMO_HOSTS: readonly HostProfile[] = [
         reloadWeightsSec: 8,
       },
       {
+        engine: 'vllm',
         id: 'embed',
         servedModelName: 'bge-m3',
         root: '/models/BAAI/bge-m3',
@@ -258,6 +359,56 @@ export const DEMO_HOSTS: readonly HostProfile[] = [
         ...systemdRestart('vllm-embed', 5, 30),
         ...SLEEP_TIMINGS,
         reloadWeightsSec: 2,
+      },
+    ],
+  },
+  {
+    label: 'strix',
+    hostname: 'strix',
+    gpu: RADEON_8060S,
+    gpuCount: 1,
+    pricePerHourUsd: 0.32,
+    services: [
+      {
+        engine: 'llama-server',
+        id: 'coder',
+        alias: 'Qwen3-Coder-30B-A3B',
+        modelPath: '/srv/models/Qwen3-Coder-30B-A3B-Instruct-Q4_K_M.gguf',
+        aliases: ['coder'],
+        remotePort: 8080,
+        parallel: 2,
+        ctxSize: 262144, // 131,072 per slot
+        nPredict: 8192, // the hard cap after a runaway request (field notes §2)
+        gpuIndices: [0],
+        decodeTokPerSec: 72,
+        batchSlowdown: 0.35,
+        prefillTokPerSec: 430,
+        prefillOverheadMs: 35,
+        model: {
+          ftype: 'Q4_K - Medium',
+          vocabType: 2,
+          nVocab: 151936,
+          nCtxTrain: 262144,
+          nEmbd: 2048,
+          nParams: 30532122624,
+          sizeBytes: 18556682240,
+          chatTemplate:
+            "{%- for message in messages %}{{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>' + '\n' }}{%- endfor %}" +
+            "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}{%- endif %}",
+          bosToken: '<|endoftext|>',
+          eosToken: '<|im_end|>',
+        },
+        memory: {
+          weightsMiB: 17697,
+          overheadMiB: 900,
+          kvBytesPerToken: 52224, // 48 layers × K+V × 4 heads × 128 × q8_0
+          asleepMiB: 150,
+        },
+        restartCommand: 'sudo systemctl restart llama-server.service',
+        restartOutput: { stdout: '', stderr: '' },
+        restartDownSec: 1.5,
+        loadSec: 14,
+        wakeSec: 6,
       },
     ],
   },

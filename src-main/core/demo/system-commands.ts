@@ -1,5 +1,6 @@
 // What a demo host answers to the system commands an evidence report runs:
-// `ss -ltn[H]` (its listening TCP sockets) and `sshd -T` (its sshd settings),
+// `ss -ltn[p][H]` (its listening TCP sockets, with -p the processes the user
+// may see) and `sshd -T` (its sshd settings),
 // shaped like iproute2 6.x and OpenSSH 9.x on Ubuntu. The operator `ops` is not
 // root: plain `sshd -T` fails as it does for any unprivileged user (it cannot
 // read the host keys), while `sudo -n sshd -T` succeeds (ops has passwordless
@@ -7,26 +8,36 @@
 
 import type { ExecResult } from './nvidia-smi.js';
 
+export interface ListenerProcess {
+  /** The process's comm, as `ss -p` prints it. */
+  name: string;
+  pid: number;
+  fd: number;
+  /** Owned by another user (root, a system user): `ss -p` shows it only to root. The model services run as ops. */
+  foreign?: boolean;
+}
+
 export interface TcpListener {
   /** As ss prints it: `127.0.0.1`, `127.0.0.53%lo`, `[::]`, `*`. */
   address: string;
   port: number;
   /** The Send-Q column of a listener: its accept backlog. */
   backlog: number;
+  process?: ListenerProcess;
 }
 
 /** Sockets every demo host has besides its model services: systemd-resolved and sshd. */
 export const SYSTEM_LISTENERS: readonly TcpListener[] = [
-  { address: '127.0.0.53%lo', port: 53, backlog: 4096 },
-  { address: '127.0.0.54', port: 53, backlog: 4096 },
-  { address: '0.0.0.0', port: 22, backlog: 128 },
-  { address: '[::]', port: 22, backlog: 128 },
+  { address: '127.0.0.53%lo', port: 53, backlog: 4096, process: { name: 'systemd-resolve', pid: 612, fd: 15, foreign: true } },
+  { address: '127.0.0.54', port: 53, backlog: 4096, process: { name: 'systemd-resolve', pid: 612, fd: 17, foreign: true } },
+  { address: '0.0.0.0', port: 22, backlog: 128, process: { name: 'sshd', pid: 1024, fd: 3, foreign: true } },
+  { address: '[::]', port: 22, backlog: 128, process: { name: 'sshd', pid: 1024, fd: 4, foreign: true } },
 ];
 
 /** The backlog uvicorn (vLLM's HTTP server) listens with. */
 export const UVICORN_BACKLOG = 2048;
 
-const SS_FLAGS = new Set(['l', 't', 'n', 'H', '4', '6']);
+const SS_FLAGS = new Set(['l', 't', 'n', 'H', '4', '6', 'p']);
 
 function ssUsage(bad: string): ExecResult {
   return {
@@ -39,11 +50,13 @@ function ssUsage(bad: string): ExecResult {
 const SERVICE_NAMES: Record<number, string> = { 22: 'ssh', 53: 'domain' };
 
 /**
- * `ss` with short flags only (`-ltn`, `-l -t -n -H`, `-4`/`-6`). Without `-l`
- * the demo shows no sockets (it keeps no established-connection table);
- * without `-n` well-known ports are printed by name, as ss does.
+ * `ss` with short flags only (`-ltn`, `-l -t -n -H`, `-4`/`-6`, `-p`). Without
+ * `-l` the demo shows no sockets (it keeps no established-connection table);
+ * without `-n` well-known ports are printed by name, as ss does; `-p` adds
+ * `users:(("name",pid=N,fd=N))` for the processes the caller may see
+ * (`asRoot`: all of them, as under sudo).
  */
-export function runSs(args: readonly string[], listeners: readonly TcpListener[]): ExecResult {
+export function runSs(args: readonly string[], listeners: readonly TcpListener[], options: { asRoot?: boolean } = {}): ExecResult {
   const flags = new Set<string>();
   for (const arg of args) {
     if (!arg.startsWith('-') || arg === '-') return { stdout: '', stderr: `ss: bad filter expression "${arg}"\n`, code: 255 };
@@ -58,18 +71,22 @@ export function runSs(args: readonly string[], listeners: readonly TcpListener[]
   if (flags.has('6') && !flags.has('4')) rows = rows.filter((r) => r.address.startsWith('[') || r.address === '*');
   const port = (p: number) => (flags.has('n') ? String(p) : (SERVICE_NAMES[p] ?? String(p)));
   const peer = (r: TcpListener) => (r.address.startsWith('[') ? '[::]' : r.address === '*' ? '*' : '0.0.0.0');
-  const cells = rows.map((r) => ({ state: 'LISTEN', recvQ: '0', sendQ: String(r.backlog), local: r.address, localPort: port(r.port), peer: peer(r) }));
+  const users = (r: TcpListener) =>
+    flags.has('p') && r.process && (options.asRoot || !r.process.foreign) ? `users:(("${r.process.name}",pid=${r.process.pid},fd=${r.process.fd}))` : '';
+  const cells = rows.map((r) => ({ state: 'LISTEN', recvQ: '0', sendQ: String(r.backlog), local: r.address, localPort: port(r.port), peer: peer(r), users: users(r) }));
   // ss right-aligns each address and left-aligns each port around the colon.
   const w = {
     local: Math.max(header ? 'Local Address'.length : 0, ...cells.map((c) => c.local.length)),
     localPort: Math.max(header ? 'Port'.length : 0, ...cells.map((c) => c.localPort.length)),
     peer: Math.max(header ? 'Peer Address'.length : 0, ...cells.map((c) => c.peer.length)),
+    users: Math.max('Process'.length, ...cells.map((c) => c.users.length)),
   };
   const lines: string[] = [];
   if (header) lines.push(`State  Recv-Q Send-Q ${'Local Address'.padStart(w.local)}:${'Port'.padEnd(w.localPort)} ${'Peer Address'.padStart(w.peer)}:PortProcess`);
   for (const c of cells) {
     const line = `${c.state} ${c.recvQ.padEnd(6)} ${c.sendQ.padEnd(6)} ${c.local.padStart(w.local)}:${c.localPort.padEnd(w.localPort)} ${c.peer.padStart(w.peer)}:`;
-    lines.push(header ? `${line}${'*'.padEnd(4)}${''.padEnd(7)}` : `${line}*`);
+    if (header) lines.push(`${line}${'*'.padEnd(4)}${c.users.padEnd(w.users)}`);
+    else lines.push(c.users ? `${line}${'*'.padEnd(4)}${c.users}` : `${line}*`);
   }
   return { stdout: lines.length ? lines.join('\n') + '\n' : '', stderr: '', code: 0 };
 }

@@ -8,10 +8,14 @@
 import { setMaxListeners } from 'node:events';
 import { request } from 'node:http';
 import { DisposableStore, toDisposable, type Clock, type Disposable, type Logger } from '../base/index.js';
-import type { VllmSimulator } from './vllm-simulator.js';
+/** A simulated server the traffic posts to on its private loopback port. */
+export interface TrafficServer {
+  readonly port: number;
+  readonly listening: boolean;
+}
 
 export interface TrafficTarget {
-  simulator: VllmSimulator;
+  simulator: TrafficServer;
   model: string;
   kind: 'generate' | 'embed';
   /** Most clients this model gets at the top of a swell. */
@@ -64,7 +68,8 @@ export function startDemoTraffic(targets: TrafficTarget[], options: DemoTrafficO
   store.add(toDisposable(() => abort.abort()));
 
   // One signal is shared by every client's pending sleep and request.
-  setMaxListeners(200, abort.signal);
+  const clients = targets.reduce((n, t) => n + t.maxClients, 0);
+  setMaxListeners(Math.max(200, 2 * clients + 10), abort.signal);
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {

@@ -17,7 +17,7 @@ import type { GpuShare, GpuShareSource } from './gpu-model.js';
 import { badRequest, errorBody, HttpError, notFound, readJson, sendEmpty, sendError, sendJson } from './http-util.js';
 import { renderMetrics, type SleepState } from './metrics-text.js';
 import { handleChat, handleCompletion, handleEmbeddings, type ApiContext } from './openai-api.js';
-import type { ServiceProfile } from './profiles.js';
+import type { VllmServiceProfile } from './profiles.js';
 import { createPrng, hashString } from './text-gen.js';
 
 export const VLLM_VERSION = '0.11.2';
@@ -34,7 +34,7 @@ export interface SimulatorState {
 }
 
 export interface SimulatorOptions {
-  profile: ServiceProfile;
+  profile: VllmServiceProfile;
   clock: Clock;
   logger: Logger;
   timeScale: number;
@@ -53,7 +53,7 @@ const PREFIX_CACHE_ENTRIES = 512;
 
 export class VllmSimulator implements GpuShareSource, Disposable {
   readonly serviceId: string;
-  readonly profile: ServiceProfile;
+  readonly profile: VllmServiceProfile;
   /** Fires whenever process or sleep state changes. */
   readonly onDidChangeState = new Emitter<SimulatorState>();
   private readonly server: Server;

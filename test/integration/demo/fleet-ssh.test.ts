@@ -21,8 +21,8 @@ afterAll(async () => {
 });
 
 describe('demo fleet files and config', () => {
-  it('produces exactly the console config shape for both hosts', () => {
-    expect(fleet.config.hosts.map((h) => h.label)).toEqual(['l20-poc', 'tri-gpu']);
+  it('produces exactly the console config shape for the three hosts', () => {
+    expect(fleet.config.hosts.map((h) => h.label)).toEqual(['l20-poc', 'tri-gpu', 'strix']);
     const l20 = fleet.config.hosts[0]!;
     expect(Object.keys(l20).sort()).toEqual(['gpu', 'knownHostsFile', 'label', 'pricePerHourUsd', 'services', 'ssh']);
     expect(l20).toEqual({
@@ -43,24 +43,50 @@ describe('demo fleet files and config', () => {
       ['embed', 8002, 'bge-m3'],
     ]);
     for (const s of tri.services) expect(Object.keys(s).sort()).toEqual(['aliases', 'id', 'kind', 'model', 'remotePort', 'restartCommand', 'slots']);
+    const strix = fleet.config.hosts[2]!;
+    expect(strix).toEqual({
+      label: 'strix',
+      ssh: { host: '127.0.0.1', port: fleet.host('strix').sshPort, user: 'ops', identityFile: fleet.clientKeyFile },
+      knownHostsFile: fleet.knownHostsFile,
+      gpu: { model: 'AMD Radeon 8060S', count: 1 },
+      pricePerHourUsd: 0.32,
+      services: [
+        {
+          id: 'coder',
+          kind: 'llama-server',
+          remotePort: 8080,
+          model: 'Qwen3-Coder-30B-A3B',
+          aliases: ['coder'],
+          slots: 2,
+          restartCommand: 'sudo systemctl restart llama-server.service',
+        },
+      ],
+    });
   });
 
   it('writes a 0600 OpenSSH client key and a known_hosts line per host', () => {
     expect(statSync(fleet.clientKeyFile).mode & 0o777).toBe(0o600);
     expect(readFileSync(fleet.clientKeyFile, 'utf8')).toContain('BEGIN OPENSSH PRIVATE KEY');
     const lines = readFileSync(fleet.knownHostsFile, 'utf8').trim().split('\n');
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
     for (const h of fleet.hosts) {
       expect(lines.some((l) => new RegExp(`^\\[127\\.0\\.0\\.1\\]:${h.sshPort} ssh-ed25519 AAAA\\S+$`).test(l))).toBe(true);
       expect(knownHostFingerprint(fleet.knownHostsFile, h.sshPort)).toBe(h.hostKeyFingerprint);
       expect(h.hostKeyFingerprint).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
     }
-    expect(fleet.hosts[0]!.hostKeyFingerprint).not.toBe(fleet.hosts[1]!.hostKeyFingerprint);
+    expect(new Set(fleet.hosts.map((h) => h.hostKeyFingerprint)).size).toBe(3);
   });
 
   it('names unknown hosts and services with coded errors', () => {
     expect(() => fleet.host('nope')).toThrow(expect.objectContaining({ code: 'DEMO_UNKNOWN_HOST' }));
     expect(() => fleet.host('l20-poc').simulator('nope')).toThrow(expect.objectContaining({ code: 'DEMO_UNKNOWN_SERVICE' }));
+    // Each accessor gives its own engine only.
+    expect(() => fleet.host('strix').simulator('coder')).toThrow(expect.objectContaining({ code: 'DEMO_UNKNOWN_SERVICE' }));
+    expect(() => fleet.host('l20-poc').llamaServer('qwen')).toThrow(expect.objectContaining({ code: 'DEMO_UNKNOWN_SERVICE' }));
+    expect(fleet.host('strix').llamaServer('coder').profile.alias).toBe('Qwen3-Coder-30B-A3B');
+    expect(fleet.host('strix').gpus()).toEqual([]);
+    expect(fleet.host('strix').amdGpus().map((g) => g.name)).toEqual(['AMD Radeon 8060S']);
+    expect(fleet.host('tri-gpu').amdGpus()).toEqual([]);
   });
 });
 
@@ -168,7 +194,9 @@ describe('demo fleet lifetime', () => {
       const clientKey = readFileSync(a.clientKeyFile, 'utf8');
       const client = await connectSsh(a, a.host('l20-poc'));
       const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
-      const sims = a.hosts.flatMap((h) => a.config.hosts.find((c) => c.label === h.label)!.services.map((s) => h.simulator(s.id)));
+      const sims = a.hosts.flatMap((h) =>
+        a.config.hosts.find((c) => c.label === h.label)!.services.map((s) => (s.kind === 'vllm' ? h.simulator(s.id) : h.llamaServer(s.id))),
+      );
       await a.dispose();
       await a.dispose(); // idempotent
       await closed; // the server ended the live session
