@@ -433,6 +433,28 @@ export function readVllmMetrics(families: readonly MetricFamily[]): VllmMetrics 
   return metrics;
 }
 
+const NAME_THEN = /^([a-zA-Z_:][a-zA-Z0-9_:]*)[{ \t]/;
+
+/**
+ * The `vllm:` family a cut body may have ended inside: the one the cut line
+ * names, when its name came through whole; nothing when the cut line was a
+ * comment (a HELP or TYPE starts the next family, so the last one ended);
+ * otherwise the family of the last line read.
+ */
+function familyAtCut(families: readonly MetricFamily[], body: string, partial: string): MetricFamily | undefined {
+  if (partial.startsWith('#')) return undefined;
+  const named = NAME_THEN.exec(partial)?.[1];
+  let name = named;
+  if (name === undefined) {
+    const last = body.trimEnd().split('\n').pop()?.trim() ?? '';
+    if (last === '' || last.startsWith('#')) return undefined;
+    name = /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(last)?.[0];
+  }
+  if (name === undefined) return undefined;
+  const f = families.find((x) => x.samples.some((s) => s.name === name));
+  return f?.name.startsWith('vllm:') ? f : undefined;
+}
+
 export interface VllmExposition {
   metrics: VllmMetrics;
   /** Lines that could not be read; the line the body was cut in counts. */
@@ -459,31 +481,23 @@ export function readVllmExposition(text: string, options: { maxBytes?: number } 
     body = Buffer.from(body, 'utf8').subarray(0, maxBytes).toString('utf8');
     cut = true;
   }
-  let cutLines = 0;
+  let partial = '';
   if (body !== '' && !body.endsWith('\n')) {
-    body = body.slice(0, body.lastIndexOf('\n') + 1);
+    partial = body.slice(body.lastIndexOf('\n') + 1);
+    body = body.slice(0, body.length - partial.length);
     cut = true;
-    cutLines = 1;
-  } else if (cut) cutLines = 1;
+  }
   const parsed = parsePrometheusText(body, { maxBytes: Number.POSITIVE_INFINITY });
   let families = parsed.families;
-  let cutFamily: string | null = null;
-  if (cut) {
-    const lastLine = body.trimEnd().split('\n').pop()?.trim() ?? '';
-    const name = lastLine.startsWith('#') ? undefined : /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(lastLine)?.[0];
-    const f = name === undefined ? undefined : families.find((x) => x.samples.some((s) => s.name === name));
-    if (f?.name.startsWith('vllm:')) {
-      cutFamily = f.name;
-      families = families.map((x) => (x === f ? { ...x, samples: [] } : x));
-    }
-  }
+  const cutFamily = cut ? familyAtCut(families, body, partial.trim()) : undefined;
+  if (cutFamily !== undefined) families = families.map((x) => (x === cutFamily ? { ...x, samples: [] } : x));
   const metrics = readVllmMetrics(families);
-  if (cutFamily !== null) {
-    metrics.issues.unshift({ code: VllmIssueCode.BODY_CUT, family: cutFamily, message: `the body ends inside ${cutFamily}: it is not read` });
+  if (cutFamily !== undefined) {
+    metrics.issues.unshift({ code: VllmIssueCode.BODY_CUT, family: cutFamily.name, message: `the body ends inside ${cutFamily.name}: it is not read` });
   }
   return {
     metrics,
-    parseErrors: parsed.errors + cutLines,
+    parseErrors: parsed.errors + (cut ? 1 : 0),
     cut,
     vllmFamilies: families.filter((f) => f.name.startsWith('vllm:') && f.samples.length > 0).length,
     families: families.filter((f) => f.samples.length > 0).length,
