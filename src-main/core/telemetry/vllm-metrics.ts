@@ -211,9 +211,7 @@ class FamilyReader {
     if (!f) return { total: null, byEngine };
     const { byEngine: groups, complete } = this.groups(f, where);
     if (groups.size === 0) return { total: null, byEngine };
-    for (const [e, samples] of groups) {
-      byEngine.set(e, samples.every((s) => Number.isFinite(s.value)) ? samples.reduce((a, s) => a + s.value, 0) : null);
-    }
+    for (const [e, samples] of groups) byEngine.set(e, engineValue(f, samples));
     const values = [...byEngine.values()];
     let total: number | null = null;
     if (complete && values.every((v) => v !== null)) {
@@ -244,6 +242,26 @@ class FamilyReader {
     }
     return total;
   }
+}
+
+/**
+ * One engine's value: the sum of its series (reasons, positions). In
+ * prometheus_client's multiprocess mode a gauge without a multiprocess_mode
+ * (0.10's kv_cache_usage_perc) gets one series per process, told apart by
+ * `pid`: those say the same thing and are averaged, not added.
+ */
+function engineValue(f: MetricFamily, samples: readonly MetricSample[]): number | null {
+  if (!samples.every((s) => Number.isFinite(s.value))) return null;
+  if (f.type !== 'gauge' || !samples.some((s) => s.labels['pid'] !== undefined)) return samples.reduce((a, s) => a + s.value, 0);
+  const perSeries = new Map<string, number[]>();
+  for (const s of samples) {
+    const { pid: _pid, ...rest } = s.labels;
+    const key = seriesKey({ ...s, labels: rest });
+    perSeries.set(key, [...(perSeries.get(key) ?? []), s.value]);
+  }
+  let total = 0;
+  for (const values of perSeries.values()) total += values.reduce((a, v) => a + v, 0) / values.length;
+  return total;
 }
 
 /** One engine's histogram from its `_bucket`, `_sum`, `_count` samples; null without a readable +Inf bucket. */

@@ -192,6 +192,24 @@ describe('data-parallel engines (vllm-0.12.x-dp2.txt)', () => {
     expect(m.ttft?.buckets.at(-1)).toEqual({ le: Number.POSITIVE_INFINITY, count: 210 });
   });
 
+  it('multiprocess mode: a gauge written by two API-server processes (pid label) is one engine figure, averaged', () => {
+    const m = read(`# HELP vllm:kv_cache_usage_perc Multiprocess metric
+# TYPE vllm:kv_cache_usage_perc gauge
+vllm:kv_cache_usage_perc{engine="0",model_name="m",pid="4101"} 0.25
+vllm:kv_cache_usage_perc{engine="0",model_name="m",pid="4102"} 0.25
+vllm:kv_cache_usage_perc{engine="1",model_name="m",pid="4101"} 0.75
+vllm:kv_cache_usage_perc{engine="1",model_name="m",pid="4102"} 0.75
+# HELP vllm:prompt_tokens_total Multiprocess metric
+# TYPE vllm:prompt_tokens_total counter
+vllm:prompt_tokens_total{engine="0",model_name="m"} 100.0
+vllm:prompt_tokens_total{engine="1",model_name="m"} 50.0
+`);
+    expect(m.kvCacheUsage).toBeCloseTo(0.5, 12);
+    expect(m.perEngine?.map((e) => e.kvCacheUsage)).toEqual([0.25, 0.75]);
+    expect(m.promptTokensTotal).toBe(150);
+    expect(m.issues).toEqual([]);
+  });
+
   it('engines in rank order, "10" after "2"', () => {
     const m = read(['2', '10', '0'].map((e) => `vllm:num_requests_running{engine="${e}",model_name="m"} ${e}.0`).join('\n') + '\n');
     expect(m.perEngine?.map((e) => e.engine)).toEqual(['0', '2', '10']);
