@@ -103,21 +103,36 @@ export const TelemetrySourceKindSchema = z.enum(['ssh', 'prometheus'], { error: 
 /**
  * Where a fleet that already runs Prometheus keeps its series. Label matchers
  * pick one host's and one service's series: `{host}`, `{service}`, `{model}`,
- * `{port}` are replaced (the value is escaped for a PromQL string).
+ * `{port}` are replaced (the value is escaped for a PromQL string, and for a
+ * regex after `=~` / `!~`). Write matchers without braces: `job="dcgm",Hostname="{host}"`.
  */
+const prometheusFields = {
+  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  /** Deadline per query (also sent to Prometheus as the query's timeout). */
+  timeoutMs: intRange(100, 60_000),
+  /** Samples older than this (Prometheus stopped scraping the target) make the figures stale. */
+  staleAfterMs: intRange(1_000, 3_600_000),
+  /** Matchers selecting a host's series (GPU exporters). Default: `host="{host}"`. */
+  hostMatch: z.string().trim().min(1, { error: 'hostMatch must not be empty' }).max(500),
+  /** Matchers selecting a service's series (the scraped vLLM / llama-server). Default: `host="{host}",service="{service}"`. */
+  serviceMatch: z.string().trim().min(1, { error: 'serviceMatch must not be empty' }).max(500),
+  /** The label holding the GPU index on GPU series (DCGM exporter: `gpu`). */
+  gpuLabel: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'must be a Prometheus label name' }),
+};
+
 export const PrometheusSourceConfigSchema = z
   .object({
-    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
-    /** Deadline per query. */
-    timeoutMs: intRange(100, 60_000).default(3_000),
-    /** Matchers selecting a host's series (GPU exporters). Default: `host="{host}"`. */
-    hostMatch: z.string().trim().min(1, { error: 'hostMatch must not be empty' }).max(500).default('host="{host}"'),
-    /** Matchers selecting a service's series (the scraped vLLM / llama-server). Default: `host="{host}",service="{service}"`. */
-    serviceMatch: z.string().trim().min(1, { error: 'serviceMatch must not be empty' }).max(500).default('host="{host}",service="{service}"'),
-    /** The label holding the GPU index on GPU series (DCGM exporter: `gpu`). */
-    gpuLabel: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'must be a Prometheus label name' }).default('gpu'),
+    url: prometheusFields.url,
+    timeoutMs: prometheusFields.timeoutMs.default(3_000),
+    staleAfterMs: prometheusFields.staleAfterMs.default(120_000),
+    hostMatch: prometheusFields.hostMatch.default('host="{host}"'),
+    serviceMatch: prometheusFields.serviceMatch.default('host="{host}",service="{service}"'),
+    gpuLabel: prometheusFields.gpuLabel.default('gpu'),
   })
   .strict();
+
+/** A host's override of the fleet-wide block: no defaults, so only the fields it names replace the fleet's. */
+export const PrometheusSourceOverrideSchema = z.object(prometheusFields).partial().strict();
 
 export const HostTelemetryConfigSchema = z
   .object({
@@ -125,7 +140,7 @@ export const HostTelemetryConfigSchema = z
     /** Overrides the fleet-wide `telemetry.source` for this host. */
     source: TelemetrySourceKindSchema.optional(),
     /** Overrides parts of the fleet-wide `telemetry.prometheus` for this host. */
-    prometheus: PrometheusSourceConfigSchema.partial().strict().optional(),
+    prometheus: PrometheusSourceOverrideSchema.optional(),
   })
   .strict();
 
@@ -246,6 +261,7 @@ export type LifecycleConfig = z.infer<typeof LifecycleConfigSchema>;
 export type GpuConfig = z.infer<typeof GpuConfigSchema>;
 export type GpuTool = z.infer<typeof GpuToolSchema>;
 export type PrometheusSourceConfig = z.infer<typeof PrometheusSourceConfigSchema>;
+export type PrometheusSourceOverride = z.infer<typeof PrometheusSourceOverrideSchema>;
 export type HostTelemetryConfig = z.infer<typeof HostTelemetryConfigSchema>;
 export type TelemetryConfig = z.infer<typeof TelemetryConfigSchema>;
 export type HostConfig = z.infer<typeof HostConfigSchema>;

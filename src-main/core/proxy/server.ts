@@ -6,10 +6,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { PoolCaps, ProxyStats, UpstreamState } from '../../../src-preload/contract/index.js';
+import type { FleetSnapshot, PoolCaps, ProxyStats, UpstreamState } from '../../../src-preload/contract/index.js';
 import { AppError, silentLogger, systemClock, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { ProxyConfig } from '../config/index.js';
 import type { SecretStore } from '../ports.js';
+import { renderFleetExposition } from '../telemetry/index.js';
 import { CLASS_ORDER, perClass } from './classes.js';
 import { ProxyErrorCode, errorBody } from './errors.js';
 import { Exchange, wire, writeError } from './exchange.js';
@@ -53,6 +54,8 @@ export interface ProxyServerOptions {
   logger?: Logger;
   /** Monotonic milliseconds for latency figures; default performance.now. */
   monotonic?: () => number;
+  /** The fleet as it stands, exported on /metrics beside the proxy's own figures (hosts, GPUs, services, tunnels). */
+  fleetSnapshot?: () => FleetSnapshot;
 }
 
 export interface DrainResult {
@@ -305,6 +308,17 @@ export class ProxyServer implements Disposable {
     return this.unstored;
   }
 
+  /** The fleet's families for /metrics; a failing snapshot leaves them out and the proxy's own figures still answer. */
+  private fleetMetrics(): string {
+    if (!this.options.fleetSnapshot) return '';
+    try {
+      return renderFleetExposition(this.options.fleetSnapshot());
+    } catch (err) {
+      this.logger.warn('fleet snapshot for /metrics failed', { error: err instanceof Error ? err.message : String(err) });
+      return '';
+    }
+  }
+
   /** The request path, stage by stage (stages/): each records what it learns on `ex` and goes on or stops. */
   private async run(ex: Exchange, req: IncomingMessage): Promise<void> {
     const route = routeRequest(ex, req);
@@ -316,7 +330,7 @@ export class ProxyServer implements Disposable {
     if (endpoint === 'health') return sendJson(ex, 200, { status: 'ok', upstreams: this.registry.upstreams.length });
     if (endpoint === 'metrics') {
       ex.client = 'metrics';
-      return sendMetrics(ex, renderProxyMetrics(this.snapshot(), this.answered, this.unstored));
+      return sendMetrics(ex, renderProxyMetrics(this.snapshot(), this.answered, this.unstored) + this.fleetMetrics());
     }
     const cls = authorize(ex, req.headers, this.env.settings.anonymousLoopback, this.options.tokens);
     if (!cls.ok) return stop(ex, cls.error);

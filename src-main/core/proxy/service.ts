@@ -123,6 +123,7 @@ export class ProxyService implements Disposable {
         capsOverrides: readCapsOverrides(store, logger),
         clock,
         logger,
+        fleetSnapshot: () => fleet.snapshot(),
       });
     } catch (err) {
       requestLog.dispose();

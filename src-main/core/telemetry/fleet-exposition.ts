@@ -1,0 +1,139 @@
+import type { FleetSnapshot, HostView, ServiceView, TunnelState } from '../../../src-preload/contract/index.js';
+
+// The fleet as Prometheus text (exposition format 0.0.4), for an existing
+// Prometheus / Grafana: hosts, GPUs, services and tunnels in Prometheus naming
+// (base units, `_ratio` for 0..1, one-hot `state` label for enums). A figure
+// that is unknown — or stale, i.e. the last good one of a failing scrape — is
+// left out (the series goes stale in Prometheus), never written as 0. The
+// PrometheusApiSource reads the GPU series back (console → Prometheus → console).
+
+const MIB = 1024 * 1024;
+
+/** Series names the Prometheus source reads back; keep the two sides in step. */
+export const FLEET_GPU_SERIES = {
+  memoryUsedBytes: 'gpu_console_gpu_memory_used_bytes',
+  memoryTotalBytes: 'gpu_console_gpu_memory_total_bytes',
+  gttUsedBytes: 'gpu_console_gpu_gtt_used_bytes',
+  gttTotalBytes: 'gpu_console_gpu_gtt_total_bytes',
+  utilizationRatio: 'gpu_console_gpu_utilization_ratio',
+  powerWatts: 'gpu_console_gpu_power_watts',
+  powerLimitWatts: 'gpu_console_gpu_power_limit_watts',
+  temperatureCelsius: 'gpu_console_gpu_temperature_celsius',
+} as const;
+
+const TUNNEL_STATES: readonly TunnelState[] = ['idle', 'connecting', 'up', 'degraded', 'reconnecting', 'failed', 'closed'];
+const SLEEP_STATES = ['awake', 'asleep-1', 'asleep-2', 'unknown'] as const;
+
+/** Every family, in output order, with its HELP text. All are gauges. */
+const FAMILIES = {
+  gpu_console_host_connected: 'Whether the console holds an SSH session to the host (1) or not (0).',
+  gpu_console_host_gpu_figures_stale: 'Whether the last GPU reading of the host failed (1); its GPU figures are then left out.',
+  [FLEET_GPU_SERIES.memoryUsedBytes]: 'GPU memory (VRAM) in use.',
+  [FLEET_GPU_SERIES.memoryTotalBytes]: 'GPU memory (VRAM) in all.',
+  [FLEET_GPU_SERIES.gttUsedBytes]: 'AMD GTT (system memory mapped for the GPU) in use.',
+  [FLEET_GPU_SERIES.gttTotalBytes]: 'AMD GTT (system memory mapped for the GPU) in all.',
+  [FLEET_GPU_SERIES.utilizationRatio]: 'Share of time the GPU ran kernels (0..1).',
+  [FLEET_GPU_SERIES.powerWatts]: 'GPU power draw.',
+  [FLEET_GPU_SERIES.powerLimitWatts]: 'GPU power limit.',
+  [FLEET_GPU_SERIES.temperatureCelsius]: 'GPU temperature.',
+  gpu_console_service_up: 'Whether the model service answers its health check (1) or not (0); absent while unknown.',
+  gpu_console_service_figures_stale: 'Whether the last scrape of the service failed (1); its figures are then left out.',
+  gpu_console_service_sleep_state: 'Sleep state of the model service (one series per state; the current one is 1).',
+  gpu_console_service_requests_running: 'Requests the server is running now.',
+  gpu_console_service_requests_waiting: 'Requests waiting in the server queue.',
+  gpu_console_service_kv_cache_usage_ratio: 'KV-cache usage (0..1); llama-server: estimated from /slots.',
+  gpu_console_service_generation_tokens_per_second: 'Generated tokens per second over the last poll interval.',
+  gpu_console_service_prompt_tokens_per_second: 'Prompt tokens processed per second over the last poll interval.',
+  gpu_console_tunnel_state: 'State of the SSH tunnel to the service (one series per state; the current one is 1).',
+  gpu_console_tunnel_probe_latency_seconds: 'Latency of the last end-to-end probe through the tunnel (GET /v1/models).',
+  gpu_console_tunnel_probe_success: 'Whether the last end-to-end probe through the tunnel passed (1) or failed (0).',
+} as const;
+
+type FamilyName = keyof typeof FAMILIES;
+type Labels = Record<string, string | null | undefined>;
+
+/** A label value as the text format writes it: backslash, double quote and newline escaped. */
+export function escapeLabelValue(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+function escapeHelp(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+}
+
+/** Labels with a value; an unknown (null or empty) label is left out, as Prometheus reads "" as absent. */
+function renderLabels(labels: Labels): string {
+  const parts = Object.entries(labels)
+    .filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '')
+    .map(([k, v]) => `${k}="${escapeLabelValue(v)}"`);
+  return parts.length === 0 ? '' : `{${parts.join(',')}}`;
+}
+
+/** Samples grouped by family (the text format wants a family's lines together). */
+class Exposition {
+  private readonly samples = new Map<FamilyName, string[]>();
+
+  constructor() {
+    for (const name of Object.keys(FAMILIES) as FamilyName[]) this.samples.set(name, []);
+  }
+
+  /** Adds a sample when the value is a finite number; an unknown figure is left out. */
+  add(name: FamilyName, labels: Labels, value: number | null | undefined): void {
+    if (typeof value === 'number' && Number.isFinite(value)) this.samples.get(name)!.push(`${name}${renderLabels(labels)} ${value}`);
+  }
+
+  render(): string {
+    const lines: string[] = [];
+    for (const [name, samples] of this.samples) lines.push(`# HELP ${name} ${escapeHelp(FAMILIES[name])}`, `# TYPE ${name} gauge`, ...samples);
+    return lines.join('\n') + '\n';
+  }
+}
+
+const bytes = (mib: number | null | undefined): number | null => (typeof mib === 'number' ? mib * MIB : null);
+const ratio = (pct: number | null | undefined): number | null => (typeof pct === 'number' ? pct / 100 : null);
+
+function addHost(out: Exposition, h: HostView): void {
+  out.add('gpu_console_host_connected', { host: h.label }, h.state === 'connected' ? 1 : 0);
+  // Before the first GPU reading there is nothing to call stale or fresh.
+  out.add('gpu_console_host_gpu_figures_stale', { host: h.label }, h.gpuStale ? 1 : h.gpus.length > 0 ? 0 : null);
+  if (h.gpuStale) return;
+  for (const g of h.gpus) {
+    const labels = { host: h.label, gpu: String(g.index), vendor: g.vendor ?? h.gpuVendor ?? null, name: g.name };
+    out.add(FLEET_GPU_SERIES.memoryUsedBytes, labels, bytes(g.memoryUsedMiB));
+    out.add(FLEET_GPU_SERIES.memoryTotalBytes, labels, bytes(g.memoryTotalMiB));
+    out.add(FLEET_GPU_SERIES.gttUsedBytes, labels, bytes(g.gttUsedMiB));
+    out.add(FLEET_GPU_SERIES.gttTotalBytes, labels, bytes(g.gttTotalMiB));
+    out.add(FLEET_GPU_SERIES.utilizationRatio, labels, ratio(g.utilizationPct));
+    out.add(FLEET_GPU_SERIES.powerWatts, labels, g.powerW);
+    out.add(FLEET_GPU_SERIES.powerLimitWatts, labels, g.powerLimitW);
+    out.add(FLEET_GPU_SERIES.temperatureCelsius, labels, g.temperatureC);
+  }
+}
+
+function addService(out: Exposition, h: HostView, s: ServiceView): void {
+  const id = { host: h.label, service: s.id };
+  out.add('gpu_console_service_up', { ...id, kind: s.kind, model: s.model }, s.health === 'ok' ? 1 : s.health === 'down' ? 0 : null);
+  out.add('gpu_console_service_figures_stale', id, s.stale ? 1 : 0);
+  for (const state of SLEEP_STATES) out.add('gpu_console_service_sleep_state', { ...id, state }, s.sleep === state ? 1 : 0);
+  if (!s.stale) {
+    out.add('gpu_console_service_requests_running', id, s.requestsRunning);
+    out.add('gpu_console_service_requests_waiting', id, s.requestsWaiting);
+    out.add('gpu_console_service_kv_cache_usage_ratio', id, ratio(s.kvCachePct));
+    out.add('gpu_console_service_generation_tokens_per_second', id, s.generationTokensPerS);
+    out.add('gpu_console_service_prompt_tokens_per_second', id, s.promptTokensPerS);
+  }
+  for (const state of TUNNEL_STATES) out.add('gpu_console_tunnel_state', { ...id, state }, s.tunnel.state === state ? 1 : 0);
+  const probe = s.tunnel.lastProbe;
+  out.add('gpu_console_tunnel_probe_latency_seconds', id, probe ? probe.latencyMs / 1000 : null);
+  out.add('gpu_console_tunnel_probe_success', id, probe ? (probe.ok ? 1 : 0) : null);
+}
+
+/** The fleet snapshot as Prometheus text; a family with no known figure keeps its HELP and TYPE. */
+export function renderFleetExposition(snapshot: FleetSnapshot): string {
+  const out = new Exposition();
+  for (const h of snapshot.hosts) {
+    addHost(out, h);
+    for (const s of h.services) addService(out, h, s);
+  }
+  return out.render();
+}
