@@ -13,7 +13,8 @@ export type ActionKind = z.infer<typeof ActionKindSchema>;
 export const ActionStateSchema = z.enum(['proposed', 'approved', 'rejected', 'expired', 'running', 'verified', 'failed']);
 export type ActionState = z.infer<typeof ActionStateSchema>;
 
-export const LifecycleDriverNameSchema = z.enum(['vllm-sleep', 'router', 'ssh-command', 'llama-server']);
+/** `router`: a front-door router's admin API; `llama-router`: llama-server in router mode (`/models/load`, `/models/unload`). */
+export const LifecycleDriverNameSchema = z.enum(['vllm-sleep', 'router', 'ssh-command', 'llama-server', 'llama-router']);
 export type LifecycleDriverName = z.infer<typeof LifecycleDriverNameSchema>;
 
 /** One thing the action will do, exactly as it will be sent: an HTTP call or an SSH command. */

@@ -49,14 +49,64 @@ export const SshConfigSchema = z
     error: 'needs identityFile or agent: true (or both)',
   });
 
+// A systemd unit name the console may put on a command line: no leading "-"
+// (systemctl would read an option), none of the shell's or systemd's escapes.
+const SYSTEMD_UNIT = /^[A-Za-z0-9][A-Za-z0-9:_.@-]{0,250}$/;
+const OTHER_UNIT_TYPES = /\.(socket|device|mount|automount|swap|target|path|timer|slice|scope)$/;
+// Compose: service names as the compose spec allows them, project names as `docker compose -p` does.
+const COMPOSE_SERVICE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+const COMPOSE_PROJECT = /^[a-z0-9][a-z0-9_-]{0,127}$/;
+
+export const ComposeRestartSchema = z
+  .object({
+    /** The compose service: `docker compose … restart <service>`. */
+    service: z.string().regex(COMPOSE_SERVICE, { error: 'must start with a letter or digit and use only letters, digits, "_", "." and "-"' }),
+    /** `-f <file>`; a full path (the command is quoted, so `~` would not expand). */
+    file: z
+      .string()
+      .min(1, { error: 'file must not be empty' })
+      .max(1024)
+      .refine((f) => !/[\0\n\r]/.test(f), { error: 'file must be one line' })
+      .refine((f) => !f.startsWith('-'), { error: 'file must not start with "-"' })
+      .refine((f) => !f.startsWith('~'), { error: 'write the full path: the command is shell-quoted, so "~" is not expanded' })
+      .optional(),
+    /** `-p <project>`. */
+    project: z.string().regex(COMPOSE_PROJECT, { error: 'must be lowercase letters, digits, "_" and "-", starting with a letter or digit' }).optional(),
+  })
+  .strict();
+
 export const LifecycleConfigSchema = z
   .object({
-    /** Default: vllm-sleep for vllm, llama-server for llama-server. */
-    driver: z.enum(['vllm-sleep', 'router', 'ssh-command', 'llama-server'], { error: 'must be one of: vllm-sleep, router, ssh-command, llama-server' }).optional(),
+    /**
+     * Default: vllm-sleep for vllm, llama-server for llama-server. `llama-router`:
+     * a llama-server in router mode (wake = POST /models/load, sleep = POST /models/unload).
+     */
+    driver: z
+      .enum(['vllm-sleep', 'router', 'ssh-command', 'llama-server', 'llama-router'], { error: 'must be one of: vllm-sleep, router, ssh-command, llama-server, llama-router' })
+      .optional(),
     /** Front-door router admin API (driver: router), e.g. http://127.0.0.1:9000/admin. */
     routerBaseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     /** Overrides the service's restartCommand for lifecycle restarts; `{service}`, `{model}`, `{host}`, `{port}` are filled shell-quoted. */
     restartCommand: z.string().trim().min(1, { error: 'restartCommand must not be empty' }).optional(),
+    /**
+     * Restart by systemd: `sudo -n systemctl restart <unit>` (`systemctl --user restart <unit>`
+     * with systemdUser). Used when no restartCommand is given.
+     */
+    systemdUnit: z
+      .string()
+      .regex(SYSTEMD_UNIT, { error: 'must be a unit name such as llama-server.service (letters, digits, ":", "_", ".", "@", "-"; not starting with "-")' })
+      .refine((u) => !OTHER_UNIT_TYPES.test(u), { error: 'restart a .service unit (this names another unit type)' })
+      .optional(),
+    /** The unit is a user unit (`systemctl --user`, no sudo). */
+    systemdUser: z.boolean().optional(),
+    /** Restart by docker compose: `docker compose [-f file] [-p project] restart <service>`. Used when no restartCommand is given. */
+    compose: ComposeRestartSchema.optional(),
+    /**
+     * Prefix the generated restart with `sudo -n` (never prompts: a sudo that wants a
+     * password fails at once instead of waiting for a terminal that is not there).
+     * Default: true for a system unit, false for compose and user units.
+     */
+    useSudo: z.boolean().optional(),
     /** Sleep level used by "sleep" (offload always discards weights, level 2). */
     sleepLevel: z.union([z.literal(1), z.literal(2)]).default(1),
     /** Policies only propose. 0 turns one off. */
@@ -66,7 +116,25 @@ export const LifecycleConfigSchema = z
     healthFailures: intRange(0, 1000).default(5),
     wakeOnDemand: z.boolean().default(true),
   })
-  .strict();
+  .strict()
+  .superRefine((lc, ctx) => {
+    // Two ways to restart written in one block: which one the operator means is a guess, so say so.
+    if (lc.systemdUnit !== undefined && lc.compose !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['compose'], message: 'give systemdUnit or compose, not both' });
+    }
+    if (lc.restartCommand !== undefined && (lc.systemdUnit !== undefined || lc.compose !== undefined)) {
+      ctx.addIssue({ code: 'custom', path: [lc.systemdUnit !== undefined ? 'systemdUnit' : 'compose'], message: 'restartCommand is given too and would win; keep one of them' });
+    }
+    if (lc.systemdUser !== undefined && lc.systemdUnit === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['systemdUser'], message: 'systemdUser needs systemdUnit' });
+    }
+    if (lc.systemdUser === true && lc.useSudo === true) {
+      ctx.addIssue({ code: 'custom', path: ['useSudo'], message: 'a user unit is restarted as the SSH user (systemctl --user), not with sudo' });
+    }
+    if (lc.useSudo !== undefined && lc.systemdUnit === undefined && lc.compose === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['useSudo'], message: 'useSudo applies to systemdUnit or compose; write sudo into restartCommand instead' });
+    }
+  });
 
 export const ServiceConfigSchema = z
   .object({

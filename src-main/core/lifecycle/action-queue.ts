@@ -13,7 +13,7 @@ import { LifecycleErrorCode } from './errors.js';
 import { ActionJournal } from './journal.js';
 import { observe, sleepLevel } from './observe.js';
 import type { LifecycleFleet, LifecycleProxy } from './ports.js';
-import { newProposal, supportedKinds } from './proposal.js';
+import { newProposal, supportedKinds, unavailableKinds } from './proposal.js';
 import { createActionRepository, type ActionRecord, type ActionRepository } from './repository.js';
 import { ActionRunner } from './runner.js';
 import { StandingApprovals } from './standing.js';
@@ -32,6 +32,13 @@ export interface LifecycleOptions {
   vramMinDeltaMiB?: number;
   /** How often expiry is checked. Default 1 s. */
   sweepIntervalMs?: number;
+  /** After a restart command, how long the old process may still hold the port before it is called a ghost. Default 2 s. */
+  portReleaseGraceMs?: number;
+}
+
+/** A target with the reason each kind it does not offer is missing (for the UI: no button without a why). */
+export interface LifecycleTargetDetail extends LifecycleTarget {
+  unavailable: { kind: ActionKind; reason: string }[];
 }
 
 export interface LifecycleDeps {
@@ -89,13 +96,25 @@ export class LifecycleService implements Disposable {
       pollMs: 250,
       vramMinDeltaMiB: 512,
       sweepIntervalMs: 1_000,
+      portReleaseGraceMs: 2_000,
       ...deps.options,
     };
     const { store, clock, fleet } = deps;
     this.journal = new ActionJournal({ repo: this.repo, store, clock, fleet, targets: () => deps.targets(), onAction: (v) => deps.onAction(v), notify: (n) => deps.notify(n) });
     this.standing = new StandingApprovals({ repo: this.repo, store, clock, onStanding: (s) => deps.onStanding(s), osUser: deps.osUser });
-    const { drainDeadlineMs, verifyDeadlineMs, pollMs, vramMinDeltaMiB } = this.opts;
-    this.runner = new ActionRunner({ clock, logger: deps.logger, fleet, proxy: deps.proxy, journal: this.journal, drainDeadlineMs, verifyDeadlineMs, pollMs, vramMinDeltaMiB });
+    const { drainDeadlineMs, verifyDeadlineMs, pollMs, vramMinDeltaMiB, portReleaseGraceMs } = this.opts;
+    this.runner = new ActionRunner({
+      clock,
+      logger: deps.logger,
+      fleet,
+      proxy: deps.proxy,
+      journal: this.journal,
+      drainDeadlineMs,
+      verifyDeadlineMs,
+      pollMs,
+      vramMinDeltaMiB,
+      settleMs: portReleaseGraceMs,
+    });
     // A console that stopped mid-action cannot say how it ended: record that honestly.
     for (const rec of this.repo.inStates(['approved', 'running'])) {
       this.journal.finish(rec, 'failed', { error: 'the console stopped while this action was running; its outcome was not verified' }, 'system');
@@ -105,11 +124,31 @@ export class LifecycleService implements Disposable {
 
   // --- reading -------------------------------------------------------------
 
+  /** The services and the kinds each offers (the contract's shape). */
   targets(): LifecycleTarget[] {
+    return this.targetDetails().map(({ unavailable: _, ...t }) => t);
+  }
+
+  /** The services, the kinds each offers, and why each other kind is not offered. */
+  targetDetails(): LifecycleTargetDetail[] {
     return this.deps.targets().map((t) => {
       const d = driverFor(t);
-      return { upstream: t.upstream, label: t.label, serviceId: t.serviceId, model: t.model, driver: t.driver, supported: supportedKinds(d) };
+      return {
+        upstream: t.upstream,
+        label: t.label,
+        serviceId: t.serviceId,
+        model: t.model,
+        driver: t.driver,
+        supported: supportedKinds(d),
+        unavailable: unavailableKinds(d),
+      };
     });
+  }
+
+  /** Whether `upstream` is configured and its driver can do `kind` (policies ask before proposing). */
+  supports(upstream: string, kind: ActionKind): boolean {
+    const target = this.deps.targets().find((t) => t.upstream === upstream);
+    return target !== undefined && driverFor(target).supports(kind);
   }
 
   /** Actions proposed in [fromMs, toMs), oldest first, nonces removed (evidence reports). */
@@ -151,9 +190,10 @@ export class LifecycleService implements Disposable {
     this.sweep();
     const target = this.requireTarget(input.upstream);
     const driver = driverFor(target);
-    if (!driver.supports(input.kind)) {
-      throw new AppError(LifecycleErrorCode.UNSUPPORTED_ACTION, `the ${driver.name} driver of ${target.upstream} cannot ${input.kind}`, {
-        details: { upstream: target.upstream, kind: input.kind, driver: driver.name, supported: supportedKinds(driver) },
+    const why = driver.unavailable(input.kind);
+    if (why !== null) {
+      throw new AppError(LifecycleErrorCode.UNSUPPORTED_ACTION, `the ${driver.name} driver of ${target.upstream} cannot ${input.kind}: ${why}`, {
+        details: { upstream: target.upstream, kind: input.kind, driver: driver.name, supported: supportedKinds(driver), reason: why },
       });
     }
     const level = sleepLevel(this.deps.fleet, target);
@@ -233,8 +273,9 @@ export class LifecycleService implements Disposable {
     this.assertLive();
     const target = this.requireTarget(input.upstream);
     const driver = driverFor(target);
-    if (!driver.supports(input.kind)) {
-      throw new AppError(LifecycleErrorCode.UNSUPPORTED_ACTION, `the ${driver.name} driver of ${target.upstream} cannot ${input.kind}`, { details: { upstream: target.upstream, kind: input.kind } });
+    const why = driver.unavailable(input.kind);
+    if (why !== null) {
+      throw new AppError(LifecycleErrorCode.UNSUPPORTED_ACTION, `the ${driver.name} driver of ${target.upstream} cannot ${input.kind}: ${why}`, { details: { upstream: target.upstream, kind: input.kind, reason: why } });
     }
     return this.standing.grant(target, input);
   }

@@ -14,4 +14,12 @@ export const LifecycleErrorCode = {
   PLAN_CHANGED: 'LIFECYCLE_PLAN_CHANGED',
   STEP_FAILED: 'LIFECYCLE_STEP_FAILED',
   STANDING_NOT_FOUND: 'LIFECYCLE_STANDING_NOT_FOUND',
+  /** After a restart the process that held the service's port before still holds it. */
+  GHOST_PROCESS: 'LIFECYCLE_GHOST_PROCESS',
+  /** llama-server router mode: the router reports the model failed to load (its exit code in details). */
+  ROUTER_LOAD_FAILED: 'LIFECYCLE_ROUTER_LOAD_FAILED',
+  /** llama-server router mode: GET /models does not list the model. */
+  ROUTER_MODEL_UNKNOWN: 'LIFECYCLE_ROUTER_MODEL_UNKNOWN',
+  /** driver llama-router, but GET /models has no per-model status: not a router. */
+  NOT_ROUTER_MODE: 'LIFECYCLE_NOT_ROUTER_MODE',
 } as const;

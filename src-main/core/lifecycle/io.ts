@@ -6,7 +6,10 @@ import type { LifecycleFleet } from './ports.js';
 
 const MAX_BODY_BYTES = 256 * 1024;
 
-/** HTTP to a service through its SSH tunnel (paths) or to an absolute URL (router admin API), with a deadline. */
+/**
+ * HTTP to a service through its SSH tunnel (paths) or to an absolute URL (router
+ * admin API), with a deadline; and read-only commands on its host (`ss`).
+ */
 export function httpIo(target: LifecycleTargetConfig, fleet: LifecycleFleet, agent: Agent): DriverIo {
   return {
     async http(method, where, body, timeoutMs): Promise<HttpAnswer> {
@@ -39,5 +42,6 @@ export function httpIo(target: LifecycleTargetConfig, fleet: LifecycleFleet, age
         );
       }
     },
+    exec: (command, timeoutMs) => fleet.exec(target.label, command, { timeoutMs, maxOutputBytes: 256 * 1024 }),
   };
 }

@@ -1,8 +1,11 @@
 // Policies watch the fleet and PROPOSE; they never approve or execute. Each
 // condition proposes once per episode (an idle stretch, a stuck stretch, a
 // run of failed health checks) — a rejected proposal is not re-raised every
-// tick; the next episode may propose again.
-import type { FleetSnapshot } from '../../../src-preload/contract/index.js';
+// tick; the next episode may propose again. Only what the service's driver
+// can do is proposed: a llama-server that sleeps by itself
+// (--sleep-idle-seconds) is never asked to sleep; in router mode an idle
+// loaded model is proposed for unloading.
+import type { FleetSnapshot, ServiceView } from '../../../src-preload/contract/index.js';
 import { toAppError, type Clock, type Logger } from '../base/index.js';
 import type { Config } from '../config/index.js';
 import type { LifecycleService } from './action-queue.js';
@@ -46,26 +49,29 @@ export class LifecyclePolicies {
         const load = this.deps.load(upstream);
         const busy = (svc.requestsRunning ?? 0) > 0 || (svc.requestsWaiting ?? 0) > 0 || (load !== null && load.inFlight + load.queued > 0);
 
-        // Idle → sleep, longer → offload.
-        if (busy || svc.sleep === 'unknown') {
+        // Idle → sleep, longer → offload; not where the server keeps its own idle timer (or has no sleep).
+        const ownTimer = svc.sleepControl === 'automatic' || svc.sleepControl === 'none';
+        const canSleep = !ownTimer && this.deps.service.supports(upstream, 'sleep');
+        const canOffload = !ownTimer && this.deps.service.supports(upstream, 'offload');
+        if (busy || svc.sleep === 'unknown' || (!canSleep && !canOffload)) {
           e.idleSince = null;
           e.proposedSleep = false;
           e.proposedOffload = false;
         } else {
           e.idleSince ??= now;
           const idleMin = (now - e.idleSince) / 60_000;
-          if (svc.sleep === 'awake' && p.idleSleepMinutes > 0 && idleMin >= p.idleSleepMinutes && !e.proposedSleep) {
+          if (canSleep && svc.sleep === 'awake' && p.idleSleepMinutes > 0 && idleMin >= p.idleSleepMinutes && !e.proposedSleep) {
             e.proposedSleep = true;
             this.propose(upstream, 'sleep', `idle for ${Math.round(idleMin)} min (policy: sleep after ${p.idleSleepMinutes} min)`, 'policy:idle-sleep');
           }
-          if (svc.sleep !== 'asleep-2' && p.idleOffloadMinutes > 0 && idleMin >= p.idleOffloadMinutes && !e.proposedOffload) {
+          if (canOffload && svc.sleep !== 'asleep-2' && p.idleOffloadMinutes > 0 && idleMin >= p.idleOffloadMinutes && !e.proposedOffload) {
             e.proposedOffload = true;
             this.propose(upstream, 'offload', `idle for ${Math.round(idleMin)} min (policy: offload after ${p.idleOffloadMinutes} min)`, 'policy:idle-offload');
           }
         }
 
         // Busy but producing no tokens → restart.
-        const stuck = svc.sleep === 'awake' && (svc.requestsRunning ?? 0) > 0 && svc.generationTokensPerS === 0;
+        const stuck = isStuck(svc) && this.deps.service.supports(upstream, 'restart');
         if (!stuck) {
           e.stuckSince = null;
           e.proposedStuck = false;
@@ -84,7 +90,7 @@ export class LifecyclePolicies {
           e.healthFails = 0;
           e.proposedUnhealthy = false;
         }
-        if (p.healthFailures > 0 && e.healthFails >= p.healthFailures && !e.proposedUnhealthy) {
+        if (p.healthFailures > 0 && e.healthFails >= p.healthFailures && !e.proposedUnhealthy && this.deps.service.supports(upstream, 'restart')) {
           e.proposedUnhealthy = true;
           this.propose(upstream, 'restart', `health failed ${e.healthFails} times in a row (policy: restart after ${p.healthFailures})`, 'policy:unhealthy-restart');
         }
@@ -94,7 +100,8 @@ export class LifecyclePolicies {
 
   /** A request reached a sleeping model: one wake proposal however many requests. */
   sleepingRequest(upstream: string): void {
-    if (!policySettings(this.deps.config(), upstream).wakeOnDemand) return;
+    // A llama-server that sleeps by itself also wakes by itself on that request: nothing to propose.
+    if (!policySettings(this.deps.config(), upstream).wakeOnDemand || !this.deps.service.supports(upstream, 'wake')) return;
     this.propose(upstream, 'wake', 'a request arrived for the sleeping model (policy: wake on demand)', 'policy:wake-on-demand');
   }
 
@@ -114,4 +121,17 @@ export class LifecyclePolicies {
     }
     return e;
   }
+}
+
+/**
+ * Requests running, neither prompt nor generated tokens moving, and the server
+ * not asleep (a sleeping one answers nothing; waking is not being stuck).
+ * llama-server's token counters move only when a request finishes, so its
+ * zero counts only when the rate is live (from /slots progress).
+ */
+export function isStuck(svc: ServiceView): boolean {
+  if (svc.sleep === 'asleep-1' || svc.sleep === 'asleep-2' || svc.health === 'down') return false;
+  if ((svc.requestsRunning ?? 0) <= 0 || svc.generationTokensPerS !== 0) return false;
+  if ((svc.promptTokensPerS ?? 0) > 0) return false; // a long prompt being read is work
+  return svc.kind !== 'llama-server' || svc.rateBasis === 'live';
 }

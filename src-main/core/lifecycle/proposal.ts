@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { ActionKind, ActionView, PlannedStep } from '../../../src-preload/contract/index.js';
 import { DESTRUCTIVE } from './approval.js';
 import { driverFor, stepText, type DriverStep, type LifecycleDriver, type LifecycleTargetConfig } from './drivers/index.js';
+import { verificationText } from './verify.js';
 import type { ActionRecord } from './repository.js';
 import type { TimingVariant } from './timing.js';
 
@@ -12,6 +13,13 @@ const KINDS: readonly ActionKind[] = ['wake', 'sleep', 'offload', 'restart'];
 
 /** The kinds a service's driver can perform. */
 export const supportedKinds = (driver: LifecycleDriver): ActionKind[] => KINDS.filter((k) => driver.supports(k));
+
+/** The kinds it cannot, each with the sentence why. */
+export const unavailableKinds = (driver: LifecycleDriver): { kind: ActionKind; reason: string }[] =>
+  KINDS.flatMap((kind) => {
+    const reason = driver.unavailable(kind);
+    return reason === null ? [] : [{ kind, reason }];
+  });
 
 export interface ProposalFacts {
   kind: ActionKind;
@@ -46,7 +54,7 @@ export function newProposal(f: ProposalFacts): ActionRecord {
     repeats: 0,
     nonce: f.nonce,
     requiresTypedLabel: DESTRUCTIVE.has(f.kind),
-    expectedEffect: effectOf(f.kind, f.target, f.level),
+    expectedEffect: f.driver.effect?.(f.kind) ?? effectOf(f.kind, f.target, f.level),
     expectedDowntimeMs: f.timing.expectedMs,
     downtimeBasis: f.timing.basis,
     steps: describe(f.kind, f.steps, f.target, f.drainDeadlineMs),
@@ -73,7 +81,7 @@ function describe(kind: ActionKind, steps: DriverStep[], target: LifecycleTarget
   const out: PlannedStep[] = [];
   if (kind !== 'wake') out.push({ kind: 'drain', text: `drain ${target.upstream} in the proxy: stop admitting, let in-flight requests finish for up to ${Math.round(drainDeadlineMs / 1000)} s, then cut the rest`, body: null });
   for (const s of steps) out.push({ kind: s.kind, text: stepText(s, target), body: s.kind === 'http' ? s.body : null });
-  out.push({ kind: 'verify', text: verifyText(kind, driverFor(target)), body: null });
+  out.push({ kind: 'verify', text: verificationText(driverFor(target), kind, target), body: null });
   return out;
 }
 
@@ -92,12 +100,4 @@ function effectOf(kind: ActionKind, target: LifecycleTargetConfig, level: 0 | 1 
     case 'restart':
       return `${target.model} on ${target.label} is restarted: the process is stopped and started; it is unavailable until it has loaded again`;
   }
-}
-
-function verifyText(kind: ActionKind, driver: LifecycleDriver): string {
-  const parts = [kind === 'sleep' || kind === 'offload' ? 'engine reports asleep' : 'engine reports awake', 'GET /health answers 200'];
-  if (kind === 'sleep' || kind === 'offload') parts.push('VRAM in use falls (nvidia-smi)');
-  if (kind === 'wake') parts.push('VRAM in use rises (nvidia-smi)');
-  if (kind === 'wake' || kind === 'restart') parts.push('a short completion probe answers sensibly (not gibberish)');
-  return `verify (${driver.name}): ${parts.join('; ')}; then re-open admission`;
 }

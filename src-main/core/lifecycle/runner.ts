@@ -4,14 +4,15 @@
 import { Agent } from 'undici';
 import type { ActionView } from '../../../src-preload/contract/index.js';
 import { AppError, toAppError, type Clock, type Logger } from '../base/index.js';
-import { driverFor, stepText, type DriverIo, type DriverStep, type LifecycleDriver, type LifecycleTargetConfig } from './drivers/index.js';
+import { driverFor, restartFailureHint, stepText, type DriverIo, type DriverStep, type LifecycleDriver, type LifecycleTargetConfig } from './drivers/index.js';
+import { errorText } from './drivers/llama-checks.js';
 import { LifecycleErrorCode } from './errors.js';
 import { httpIo } from './io.js';
 import type { ActionJournal } from './journal.js';
 import { observe, sleepLevel } from './observe.js';
 import type { LifecycleFleet, LifecycleProxy } from './ports.js';
 import type { ActionRecord } from './repository.js';
-import { hostVram, verifyAction } from './verify.js';
+import { hostVram, verificationChecks, verifyAction } from './verify.js';
 
 export interface RunnerDeps {
   clock: Clock;
@@ -23,6 +24,8 @@ export interface RunnerDeps {
   verifyDeadlineMs: (expectedMs: number) => number;
   pollMs: number;
   vramMinDeltaMiB: number;
+  /** How long after a restart command the old process may still hold the port before it is a ghost. */
+  settleMs: number;
 }
 
 interface StepOutcome {
@@ -30,6 +33,8 @@ interface StepOutcome {
   message: string;
   record: Record<string, unknown>;
 }
+
+const BEFORE_TIMEOUT_MS = 5_000;
 
 export class ActionRunner {
   private readonly agent = new Agent({ connections: 4, keepAliveTimeout: 2_000 });
@@ -72,6 +77,14 @@ export class ActionRunner {
         journal.audit('lifecycle.drained', runner, rec, { drained: r.drained, aborted: r.aborted });
       }
 
+      // What the checks compare against afterwards (who holds the port), read at the last moment before the calls.
+      const checks = verificationChecks(driver, rec.view.kind, target);
+      for (const c of checks) {
+        if (!c.before) continue;
+        journal.progress(rec, `before the calls: ${c.name}`);
+        await c.before(io, BEFORE_TIMEOUT_MS);
+      }
+
       const stepsStart = clock.now();
       const deadlineAt = stepsStart + this.deps.verifyDeadlineMs(rec.view.expectedDowntimeMs);
       for (const [i, step] of steps.entries()) {
@@ -91,6 +104,8 @@ export class ActionRunner {
         target,
         driver,
         io,
+        checks,
+        settleMs: this.deps.settleMs,
         fleet: this.deps.fleet,
         clock,
         vramBeforeMiB: vramBefore,
@@ -104,6 +119,9 @@ export class ActionRunner {
       if (result.ok) {
         rec.durationMs = durationMs;
         journal.finish(rec, 'verified', { observed: result.observed }, runner, { before, durationMs });
+      } else if (result.error) {
+        const e = result.error;
+        journal.finish(rec, 'failed', { observed: result.observed, error: `${e.code}: ${e.message}` }, runner, { before, durationMs, code: e.code, details: e.details });
       } else {
         journal.finish(
           rec,
@@ -146,11 +164,16 @@ export class ActionRunner {
       if (step.kind === 'ssh') {
         const r = await this.deps.fleet.exec(target.label, step.command, { timeoutMs, maxOutputBytes: 64 * 1024, signal });
         const tail = (r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ');
-        return { ok: r.exitCode === 0, message: `exited ${r.exitCode ?? r.signal}${tail ? `: ${tail}` : ''}`, record: { exitCode: r.exitCode, signal: r.signal, output: tail.slice(0, 500) } };
+        const hint = r.exitCode === 0 ? null : restartFailureHint(target, `${r.stderr}\n${r.stdout}`);
+        return {
+          ok: r.exitCode === 0,
+          message: `exited ${r.exitCode ?? r.signal}${tail ? `: ${tail}` : ''}${hint ? ` — ${hint}` : ''}`,
+          record: { exitCode: r.exitCode, signal: r.signal, output: tail.slice(0, 500), ...(hint ? { hint } : {}) },
+        };
       }
       const r = await io.http(step.method, step.url ? { url: step.url } : { path: step.path ?? '' }, step.body, timeoutMs);
       const ok = r.status >= 200 && r.status < 300;
-      return { ok, message: `HTTP ${r.status} ${r.text.slice(0, 200)}`, record: { status: r.status, body: r.text.slice(0, 300) } };
+      return { ok, message: `HTTP ${r.status} ${ok ? r.text.slice(0, 200) : errorText(r.text)}`, record: { status: r.status, body: r.text.slice(0, 300) } };
     } catch (err) {
       const e = toAppError(err);
       return { ok: false, message: e.message, record: { code: e.code, error: e.message } };

@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.js';
 import type { LifecycleTargetConfig } from './drivers/index.js';
+import { restartOf } from './restart-templates.js';
 
 /** Every configured model service with its lifecycle settings filled in. */
 export function lifecycleTargets(config: Config): LifecycleTargetConfig[] {
@@ -7,6 +8,7 @@ export function lifecycleTargets(config: Config): LifecycleTargetConfig[] {
   for (const host of config.hosts) {
     for (const s of host.services) {
       const lc = s.lifecycle;
+      const restart = restartOf(s.restartCommand, lc);
       out.push({
         label: host.label,
         serviceId: s.id,
@@ -17,7 +19,8 @@ export function lifecycleTargets(config: Config): LifecycleTargetConfig[] {
         remotePort: s.remotePort,
         driver: lc?.driver ?? (s.kind === 'vllm' ? 'vllm-sleep' : 'llama-server'),
         routerBaseUrl: lc?.routerBaseUrl ?? null,
-        restartCommand: lc?.restartCommand ?? s.restartCommand ?? null,
+        restartCommand: restart.template,
+        restartSource: restart.source,
         sleepLevel: lc?.sleepLevel ?? 1,
       });
     }

@@ -1,24 +1,55 @@
 import type { ActionKind } from '../../../../src-preload/contract/index.js';
 import { AppError } from '../../base/index.js';
 import { LifecycleErrorCode } from '../errors.js';
-import { restartStep } from './restart-command.js';
-import type { DriverStep, LifecycleDriver, LifecycleTargetConfig } from './types.js';
+import { chatProbeCheck, llamaHealthCheck, llamaPropsCheck } from './llama-checks.js';
+import { portOwnerCheck } from './port-owner.js';
+import { restartStep, restartUnavailable } from './restart-command.js';
+import { withAvailability, type DriverCheck, type DriverStep, type LifecycleDriver, type LifecycleTargetConfig } from './types.js';
+
+/** How the restart is done, in words, for the proposal. */
+export function restartHow(target: LifecycleTargetConfig): string {
+  switch (target.restartSource) {
+    case 'systemd':
+      return 'its systemd unit';
+    case 'compose':
+      return 'its compose service';
+    default:
+      return 'its restart command';
+  }
+}
+
+/** Not a llama-server service: nothing of this driver applies. */
+export function notLlama(target: LifecycleTargetConfig, driver: string): string | null {
+  return target.kind === 'llama-server' ? null : `the ${driver} driver is for llama-server services; ${target.upstream} is ${target.kind}`;
+}
 
 /**
- * llama-server has no manual sleep endpoint (it sleeps by itself with
- * --sleep-idle-seconds and wakes on the next request), so the console can
- * only restart it, by its SSH command; the sleep state is read from /props.
+ * llama-server has no sleep endpoint: it sleeps by itself with
+ * --sleep-idle-seconds and wakes on the next request (state from /props
+ * is_sleeping), so the console offers only a restart, by the unit, compose
+ * service or command configured, verified by the port's owner changing,
+ * /health, /props and one token of chat.
  */
 export function llamaServerDriver(target: LifecycleTargetConfig): LifecycleDriver {
-  return {
+  const unavailable = (kind: ActionKind): string | null => {
+    const wrong = notLlama(target, 'llama-server');
+    if (wrong) return wrong;
+    switch (kind) {
+      case 'restart':
+        return restartUnavailable(target);
+      case 'sleep':
+      case 'wake':
+        return 'llama-server sleeps by itself after --sleep-idle-seconds without requests and wakes on the next one; there is no endpoint to ask it (its state is read from /props is_sleeping). To load and unload models on request, run it in router mode (lifecycle.driver: llama-router)';
+      case 'offload':
+        return 'llama-server cannot drop its weights on request; in router mode (lifecycle.driver: llama-router) sleep unloads the model';
+    }
+  };
+  return withAvailability({
     name: 'llama-server',
-    supports: (kind) => kind === 'restart' && target.restartCommand !== null,
+    unavailable,
     plan(kind: ActionKind): DriverStep[] {
-      if (kind !== 'restart') {
-        throw new AppError(LifecycleErrorCode.UNSUPPORTED_ACTION, `llama-server (${target.upstream}) has no ${kind} endpoint; it sleeps and wakes by itself`, {
-          details: { upstream: target.upstream, kind, driver: 'llama-server' },
-        });
-      }
+      const why = unavailable(kind);
+      if (why) throw new AppError(LifecycleErrorCode.UNSUPPORTED_ACTION, `${target.upstream}: ${why}`, { details: { upstream: target.upstream, kind, driver: 'llama-server', reason: why } });
       return [restartStep(target)];
     },
     async readSleeping(io, timeoutMs) {
@@ -27,22 +58,13 @@ export function llamaServerDriver(target: LifecycleTargetConfig): LifecycleDrive
       const body = JSON.parse(r.text) as { is_sleeping?: unknown };
       return typeof body.is_sleeping === 'boolean' ? body.is_sleeping : false;
     },
-  };
-}
-
-/** Restart only, by the SSH command template; no sleep state. */
-export function sshCommandDriver(target: LifecycleTargetConfig): LifecycleDriver {
-  return {
-    name: 'ssh-command',
-    supports: (kind) => kind === 'restart' && target.restartCommand !== null,
-    plan(kind: ActionKind): DriverStep[] {
-      if (kind !== 'restart') {
-        throw new AppError(LifecycleErrorCode.UNSUPPORTED_ACTION, `the ssh-command driver of ${target.upstream} only restarts`, {
-          details: { upstream: target.upstream, kind, driver: 'ssh-command' },
-        });
-      }
-      return [restartStep(target)];
+    checks(kind: ActionKind): DriverCheck[] {
+      if (kind !== 'restart') return [];
+      return [portOwnerCheck(target), llamaHealthCheck(), llamaPropsCheck(), chatProbeCheck(target.model, ['health', 'props'])];
     },
-    readSleeping: () => Promise.resolve(null),
-  };
+    effect(kind: ActionKind): string | null {
+      if (kind !== 'restart') return null;
+      return `llama-server on ${target.label} (${target.model}) is stopped and started by ${restartHow(target)}: unavailable until it has loaded the model again (/health answers 503 "Loading model" meanwhile)`;
+    },
+  });
 }

@@ -1,7 +1,7 @@
 import type { ActionKind } from '../../../../src-preload/contract/index.js';
 import { AppError } from '../../base/index.js';
 import { LifecycleErrorCode } from '../errors.js';
-import type { DriverStep, LifecycleDriver, LifecycleTargetConfig } from './types.js';
+import { withAvailability, type DriverStep, type LifecycleDriver, type LifecycleTargetConfig } from './types.js';
 
 const VERB: Record<ActionKind, string> = { wake: 'up', sleep: 'sleep', offload: 'down', restart: 'restart' };
 const ASLEEP = new Set(['sleeping', 'asleep', 'down', 'offloaded', 'unloaded']);
@@ -14,9 +14,9 @@ const ASLEEP = new Set(['sleeping', 'asleep', 'down', 'offloaded', 'unloaded']);
 export function routerDriver(target: LifecycleTargetConfig): LifecycleDriver {
   const base = (target.routerBaseUrl ?? '').replace(/\/+$/, '');
   const modelUrl = `${base}/models/${encodeURIComponent(target.model)}`;
-  return {
+  return withAvailability({
     name: 'router',
-    supports: () => base !== '',
+    unavailable: () => (base !== '' ? null : `${target.upstream} uses the router driver but has no lifecycle.routerBaseUrl (the router's admin API)`),
     plan(kind: ActionKind): DriverStep[] {
       if (!base) {
         throw new AppError(LifecycleErrorCode.UNSUPPORTED_ACTION, `${target.upstream} uses the router driver but has no lifecycle.routerBaseUrl`, {
@@ -40,5 +40,5 @@ export function routerDriver(target: LifecycleTargetConfig): LifecycleDriver {
       }
       return typeof body?.state === 'string' ? ASLEEP.has(body.state.toLowerCase()) : null;
     },
-  };
+  });
 }

@@ -1,8 +1,8 @@
 import type { ActionKind } from '../../../../src-preload/contract/index.js';
 import { AppError } from '../../base/index.js';
 import { LifecycleErrorCode } from '../errors.js';
-import { restartStep } from './restart-command.js';
-import type { DriverStep, LifecycleDriver, LifecycleTargetConfig, PlanContext } from './types.js';
+import { restartStep, restartUnavailable } from './restart-command.js';
+import { withAvailability, type DriverStep, type LifecycleDriver, type LifecycleTargetConfig, type PlanContext } from './types.js';
 
 const post = (path: string, body: string | null = null): DriverStep => ({ kind: 'http', method: 'POST', path, url: null, body });
 
@@ -17,9 +17,9 @@ export const RELOAD_WEIGHTS_BODY = JSON.stringify({ method: 'reload_weights', ar
  * Restart goes through the service's SSH command template.
  */
 export function vllmSleepDriver(target: LifecycleTargetConfig): LifecycleDriver {
-  return {
+  return withAvailability({
     name: 'vllm-sleep',
-    supports: (kind) => kind !== 'restart' || target.restartCommand !== null,
+    unavailable: (kind) => (kind === 'restart' ? restartUnavailable(target) : null),
     plan(kind: ActionKind, ctx: PlanContext): DriverStep[] {
       switch (kind) {
         case 'sleep':
@@ -41,5 +41,5 @@ export function vllmSleepDriver(target: LifecycleTargetConfig): LifecycleDriver 
       const body = JSON.parse(r.text) as { is_sleeping?: unknown };
       return typeof body.is_sleeping === 'boolean' ? body.is_sleeping : null;
     },
-  };
+  });
 }
