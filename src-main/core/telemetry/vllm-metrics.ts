@@ -178,7 +178,11 @@ class FamilyReader {
       seen.add(key);
       const e = s.labels['engine'];
       if (e === undefined) unlabelled.push(s);
-      else byEngine.set(e, [...(byEngine.get(e) ?? []), s]);
+      else {
+        const list = byEngine.get(e);
+        if (list) list.push(s);
+        else byEngine.set(e, [s]);
+      }
     }
     if (this.engines.length === 0) {
       if (unlabelled.length > 0) byEngine.set('', unlabelled);

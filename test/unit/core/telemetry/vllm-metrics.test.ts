@@ -162,6 +162,15 @@ describe('readVllmMetrics on each version shape', () => {
     expect(m.itl?.count).toBe(433 * 380);
   });
 
+  it('counters registered with or without _total read alike (older code named them ..._total itself)', () => {
+    const m = read(`# TYPE vllm:prompt_tokens counter
+vllm:prompt_tokens{model_name="old"} 42
+# TYPE vllm:generation_tokens_total counter
+vllm:generation_tokens_total{model_name="old"} 17
+`);
+    expect([m.promptTokensTotal, m.generationTokensTotal]).toEqual([42, 17]);
+  });
+
   it('prefix hits and queries come from one generation of names (never 0.10 tokens over 0.8 blocks)', () => {
     const m = read(`# TYPE vllm:prefix_cache_queries_total counter
 vllm:prefix_cache_queries_total{engine="0",model_name="m"} 1000.0
