@@ -123,6 +123,7 @@ export class ServiceMonitor {
   async scrape(now: () => number): Promise<void> {
     const source = this.source;
     if (!source) return;
+    const epoch = this.linkEpoch;
     let r: SourceReading;
     try {
       r = await source.scrape();
@@ -130,7 +131,8 @@ export class ServiceMonitor {
       const e = toAppError(err, TelemetryErrorCode.SCRAPE_FAILED);
       r = { ok: false, atMs: now(), stale: { code: e.code, message: e.message, atMs: now() } };
     }
-    if (source !== this.source) return;
+    // A reading through a link that dropped meanwhile says nothing the host-down reason does not.
+    if (source !== this.source || (this.throughTunnel && epoch !== this.linkEpoch)) return;
     this.apply(r);
   }
 

@@ -31,7 +31,8 @@ afterAll(async () => {
 });
 
 const allUp = (s: FleetSnapshot) =>
-  s.hosts.length > 0 && s.hosts.every((h) => h.state === 'connected' && h.gpus.length > 0 && h.services.every((v) => v.tunnel.state === 'up'));
+  s.hosts.length > 0 &&
+  s.hosts.every((h) => h.state === 'connected' && h.gpus.length > 0 && h.services.every((v) => v.tunnel.state === 'up' && v.health === 'ok' && v.source?.atMs != null));
 
 describe('FleetService on the demo fleet', () => {
   it('connects both hosts, shows their GPUs and brings every tunnel up on 127.0.0.1', async () => {
