@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -257,6 +257,27 @@ describe.skipIf(prometheusVersion === null)(`PrometheusApiSource against a real 
 
     const noGpus = await source('no-such-host', { kind: 'gpus' }).scrape();
     expect(!noGpus.ok && noGpus.stale.code).toBe(PrometheusErrorCode.NO_DATA);
+  });
+
+  it('the shipped Grafana dashboard: every query runs on this Prometheus, and the fleet panels have data', async () => {
+    const dashboard = JSON.parse(readFileSync(join(import.meta.dirname, '../../../resources/grafana/gpu-console-dashboard.json'), 'utf8')) as {
+      panels: { title: string; targets?: { expr: string }[] }[];
+    };
+    const client = new PrometheusClient({ url: prom.url, timeoutMs: 3_000, dispatcher: agent });
+    // As Grafana would send them with "All" picked.
+    const expand = (expr: string) => expr.replaceAll('$host', '.*').replaceAll('$service', '.*').replaceAll('$__rate_interval', '1m');
+    const mustHaveData = ['Connected', 'GPU memory used', 'GPU utilisation', 'GPU power', 'GPU temperature', 'Up', 'Requests running', 'KV cache', 'Tunnel probe latency'];
+    const empty: string[] = [];
+    let queries = 0;
+    for (const p of dashboard.panels) {
+      for (const t of p.targets ?? []) {
+        const r = await client.instant(expand(t.expr));
+        queries++;
+        if (r.series.length === 0) empty.push(p.title);
+      }
+    }
+    for (const title of mustHaveData) expect(empty, `${title} has no data`).not.toContain(title);
+    console.info(`prometheus-source: ${queries} dashboard queries ran; empty (no such state now, or proxy series not scraped here): ${[...new Set(empty)].join(', ')}`);
   });
 
   it('Prometheus gone: TELEMETRY_SCRAPE_FAILED; the fleet goes on', async () => {
