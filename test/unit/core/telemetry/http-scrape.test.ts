@@ -58,7 +58,7 @@ describe('HTTP scrapes', () => {
 
   it('reads llama-server figures', async () => {
     const r = await scrapeLlamaServerMetrics(`${base}/llama`, { dispatcher: agent });
-    expect(r.metrics).toEqual({ running: 1, waiting: 2, promptTokensTotal: 4096, generationTokensTotal: 512 });
+    expect(r.metrics).toMatchObject({ running: 1, waiting: 2, promptTokensTotal: 4096, generationTokensTotal: 512, promptTokensCachedTotal: null });
   });
 
   it('caps the body', async () => {
