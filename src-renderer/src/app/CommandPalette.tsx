@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useAppStore, useServices } from './app-context.js';
 import { VIEWS } from './Nav.js';
-import { filterItems, type PaletteItem } from './palette-items.js';
+import { filterItems, proposalKinds, type PaletteItem } from './palette-items.js';
 
 export function CommandPalette({ onClose }: { onClose: () => void }): React.JSX.Element {
   const { transport } = useServices();
@@ -15,7 +15,7 @@ export function CommandPalette({ onClose }: { onClose: () => void }): React.JSX.
   // selector would make new objects on every read and never settle.
   const hostViews = useAppStore((s) => s.fleet.snapshot?.hosts);
   const hosts = useMemo(
-    () => (hostViews ?? []).map((h) => ({ label: h.label, address: h.address, state: h.state, services: h.services.map((s) => ({ id: s.id, model: s.model, sleep: s.sleep })) })),
+    () => (hostViews ?? []).map((h) => ({ label: h.label, address: h.address, state: h.state, services: h.services.map((s) => ({ id: s.id, model: s.model, sleep: s.sleep, kind: s.kind, sleepControl: s.sleepControl })) })),
     [hostViews],
   );
   const [query, setQuery] = useState('');
@@ -44,8 +44,7 @@ export function CommandPalette({ onClose }: { onClose: () => void }): React.JSX.
     for (const h of hosts) {
       for (const svc of h.services) {
         const upstream = `${h.label}/${svc.id}`;
-        const kinds = svc.sleep === 'awake' ? (['sleep', 'offload', 'restart'] as const) : (['wake', 'restart'] as const);
-        for (const kind of kinds) {
+        for (const kind of proposalKinds(svc)) {
           list.push({
             id: `propose:${kind}:${upstream}`,
             group: 'Action',

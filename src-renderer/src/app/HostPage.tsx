@@ -2,6 +2,8 @@
 import { useCallback } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { HostView } from '../features/host/HostView.js';
+import { hostByLabel } from '../store/fleet-slice.js';
+import { LiveHostFigures } from './LiveHostFigures.js';
 import type { CostSummaryQuery, SeriesQuery, TelemetryTick } from '../../../src-preload/contract/index.js';
 import { useAppStore, useServices } from './app-context.js';
 
@@ -15,6 +17,7 @@ export function HostPage(): React.JSX.Element {
   const loadCost = useCallback((q: CostSummaryQuery) => transport.invoke('cost.summary', q), [transport]);
   const subscribeTicks = useCallback((listener: (t: TelemetryTick) => void) => transport.on('telemetry.tick', listener), [transport]);
   const host = label ?? labels[0] ?? null;
+  const gpuVendor = useAppStore((s) => (host === null ? null : (hostByLabel(s, host)?.gpuVendor ?? null)));
   if (!host) return <p className="muted">No hosts yet.</p>;
   return (
     <section aria-label={`Host ${host}`}>
@@ -30,7 +33,16 @@ export function HostPage(): React.JSX.Element {
           </select>
         </label>
       </div>
-      <HostView key={host} label={host} theme={theme} loadSeries={loadSeries} loadCost={loadCost} subscribeTicks={subscribeTicks} />
+      <HostView
+        key={host}
+        label={host}
+        theme={theme}
+        loadSeries={loadSeries}
+        loadCost={loadCost}
+        subscribeTicks={subscribeTicks}
+        gpuVendor={gpuVendor}
+        details={<LiveHostFigures label={host} />}
+      />
     </section>
   );
 }

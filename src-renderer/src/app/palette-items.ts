@@ -1,5 +1,7 @@
 // What the command palette offers: views, hosts, and console actions, each a
 // label to match and a function to run. Pure, so it is unit-tested.
+import type { ServiceView } from '../../../src-preload/contract/index.js';
+import { sleepView } from '../features/fleet/service-facts.js';
 
 export interface PaletteItem {
   id: string;
@@ -38,4 +40,15 @@ export function filterItems(items: readonly PaletteItem[], query: string, limit 
     .sort((a, b) => b.score - a.score)
     .slice(0, limit)
     .map((x) => x.item);
+}
+
+/**
+ * The lifecycle actions the palette offers to propose for a service. A
+ * llama-server that sleeps and wakes by itself (--sleep-idle-seconds) is
+ * offered neither sleep nor wake: the console does not control it.
+ */
+export function proposalKinds(svc: Pick<ServiceView, 'sleep' | 'kind' | 'sleepControl'>): ('sleep' | 'wake' | 'offload' | 'restart')[] {
+  const sleepWake = sleepView(svc).offersSleepWake;
+  if (svc.sleep === 'awake') return sleepWake ? ['sleep', 'offload', 'restart'] : ['offload', 'restart'];
+  return sleepWake ? ['wake', 'restart'] : ['restart'];
 }

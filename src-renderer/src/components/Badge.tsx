@@ -1,4 +1,6 @@
-export type BadgeTone = 'ok' | 'warn' | 'error' | 'info' | 'neutral' | 'accent';
+import type { BadgeTone } from './badge-tone.js';
+
+export type { BadgeTone };
 
 export interface BadgeProps {
   readonly tone: BadgeTone;

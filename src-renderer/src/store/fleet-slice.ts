@@ -2,6 +2,7 @@
 // the last host.status message and in-flight connect/disconnect calls.
 import type { StateCreator } from 'zustand/vanilla';
 import type { EventPayload, FleetSnapshot, HostView } from '../../../src-preload/contract/index.js';
+import { medianGapMs } from '../format/source.js';
 import { replaceEqualDeep } from './share.js';
 
 export type HostOperation = 'connect' | 'disconnect';
@@ -17,6 +18,8 @@ export interface FleetSlice {
     /** Last `host.status` message per host (e.g. why it failed), until the next change. */
     statusMessages: Readonly<Record<string, string | null>>;
     ops: Readonly<Record<string, HostOpState>>;
+    /** Gaps between the last few snapshots taken (one per poll): how old "a few polls" is. */
+    tickGapsMs: readonly number[];
   };
   applySnapshot(snapshot: FleetSnapshot): void;
   applyHostStatus(event: EventPayload<'host.status'>): void;
@@ -27,6 +30,16 @@ export interface FleetSlice {
 export function reduceSnapshot(current: FleetSnapshot | null, next: FleetSnapshot): FleetSnapshot | null {
   if (current !== null && next.at < current.at) return current;
   return current === null ? next : replaceEqualDeep(current, next);
+}
+
+/** How many snapshot gaps are kept for the poll-interval estimate. */
+export const TICK_GAPS_KEPT = 9;
+
+/** The gaps with the one between two accepted snapshots added (oldest dropped past the bound). */
+export function recordTickGap(gaps: readonly number[], current: FleetSnapshot | null, next: FleetSnapshot | null): readonly number[] {
+  if (current === null || next === null || next === current || !(next.at > current.at)) return gaps;
+  const out = [...gaps, next.at - current.at];
+  return out.length > TICK_GAPS_KEPT ? out.slice(out.length - TICK_GAPS_KEPT) : out;
 }
 
 /** A host.status event changes that host's state at once, ahead of the next tick. */
@@ -42,11 +55,13 @@ export function reduceHostStatus(current: FleetSnapshot | null, event: EventPayl
 }
 
 export const createFleetSlice: StateCreator<FleetSlice, [], [], FleetSlice> = (set) => ({
-  fleet: { snapshot: null, statusMessages: {}, ops: {} },
+  fleet: { snapshot: null, statusMessages: {}, ops: {}, tickGapsMs: [] },
   applySnapshot: (snapshot) =>
     set((state) => {
-      const next = reduceSnapshot(state.fleet.snapshot, snapshot);
-      return next === state.fleet.snapshot ? state : { fleet: { ...state.fleet, snapshot: next } };
+      const current = state.fleet.snapshot;
+      const next = reduceSnapshot(current, snapshot);
+      if (next === current) return state;
+      return { fleet: { ...state.fleet, snapshot: next, tickGapsMs: recordTickGap(state.fleet.tickGapsMs, current, next) } };
     }),
   applyHostStatus: (event) =>
     set((state) => ({
@@ -65,6 +80,11 @@ export function hostByLabel(state: FleetSlice, label: string): HostView | undefi
 
 export function selectHostLabels(state: FleetSlice): string[] {
   return state.fleet.snapshot?.hosts.map((host) => host.label) ?? [];
+}
+
+/** The console's poll interval as seen from here (median snapshot gap), null before two snapshots. */
+export function selectPollIntervalMs(state: FleetSlice): number | null {
+  return medianGapMs(state.fleet.tickGapsMs);
 }
 
 export const IDLE_OP: HostOpState = { pending: null, error: null };

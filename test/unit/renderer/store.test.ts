@@ -3,7 +3,7 @@ import type { AppInfo } from '../../../src-preload/contract/index.js';
 import { fleetTotals } from '../../../src-renderer/src/features/fleet/fleet-summary.js';
 import { attachTokHistory, serviceKey, TokHistory } from '../../../src-renderer/src/features/fleet/tok-history.js';
 import { reduceConfigChanged } from '../../../src-renderer/src/store/app-slice.js';
-import { hostByLabel, reduceHostStatus, reduceSnapshot, selectHostLabels } from '../../../src-renderer/src/store/fleet-slice.js';
+import { hostByLabel, recordTickGap, reduceHostStatus, reduceSnapshot, selectHostLabels, selectPollIntervalMs, TICK_GAPS_KEPT } from '../../../src-renderer/src/store/fleet-slice.js';
 import { replaceEqualDeep } from '../../../src-renderer/src/store/share.js';
 import { createAppStore } from '../../../src-renderer/src/store/store.js';
 import { host, service, snapshot } from './fixtures/fleet.js';
@@ -160,5 +160,31 @@ describe('TokHistory', () => {
     off();
     store.getState().applySnapshot(snapshot(3000, [host('a')]));
     expect(history.points(serviceKey('a', 'qwen')).map(([t]) => t)).toEqual([1000, 2000]);
+  });
+});
+
+describe('poll interval as the renderer sees it', () => {
+  it('records the gap between accepted snapshots, bounded, and none for old or repeated ones', () => {
+    const a = snapshot(1000, [host('a')]);
+    const b = snapshot(2000, [host('a')]);
+    expect(recordTickGap([], null, a)).toEqual([]);
+    expect(recordTickGap([], a, b)).toEqual([1000]);
+    expect(recordTickGap([5], b, b)).toEqual([5]);
+    expect(recordTickGap([5], b, a)).toEqual([5]);
+    const many = Array.from({ length: TICK_GAPS_KEPT }, (_, i) => i + 1);
+    expect(recordTickGap(many, a, b)).toEqual([...many.slice(1), 1000]);
+  });
+
+  it('the store measures the median gap of its ticks; unknown before two', () => {
+    const store = createAppStore({ transportKind: 'web' });
+    expect(selectPollIntervalMs(store.getState())).toBeNull();
+    store.getState().applySnapshot(snapshot(1000, [host('a')]));
+    expect(selectPollIntervalMs(store.getState())).toBeNull();
+    for (const at of [2000, 3000, 3050, 4050, 9000]) store.getState().applySnapshot(snapshot(at, [host('a', { updatedAt: at })]));
+    // gaps 1000, 1000, 50, 1000, 4950: one late tick and one early one do not move it
+    expect(selectPollIntervalMs(store.getState())).toBe(1000);
+    // an older snapshot arriving late is no gap
+    store.getState().applySnapshot(snapshot(500, [host('a')]));
+    expect(store.getState().fleet.tickGapsMs).toHaveLength(5);
   });
 });

@@ -6,6 +6,7 @@ import { useMemo, useState } from 'react';
 import type { ActionKind, ActionView, AuditVerifyResult } from '../../../../src-preload/contract/index.js';
 import { useAppStore, useServices } from '../../app/app-context.js';
 import { toContractError } from '../../transport/transport.js';
+import { sleepView } from '../fleet/service-facts.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { StandingForm } from './StandingForm.js';
 import { standingStatus } from './standing-form.js';
@@ -47,10 +48,21 @@ export function ActionsView(): React.JSX.Element {
   const verify = (): void => {
     transport.invoke('audit.verify', {}).then(setAudit, (err: unknown) => setProblem(toContractError(err).message));
   };
-  const stateOf = (upstream: string): string => {
+  const serviceOf = (upstream: string) => {
     const [label, id] = upstream.split('/');
-    const svc = sleepOf?.hosts.find((h) => h.label === label)?.services.find((s) => s.id === id);
-    return svc ? `${svc.sleep} · health ${svc.health}` : 'unknown';
+    return sleepOf?.hosts.find((h) => h.label === label)?.services.find((s) => s.id === id);
+  };
+  const stateOf = (upstream: string): string => {
+    const svc = serviceOf(upstream);
+    if (!svc) return 'unknown';
+    const sleep = sleepView(svc);
+    return `${svc.sleep}${sleep.note ? ` (${sleep.note})` : ''} · health ${svc.health}`;
+  };
+  /** Why a kind cannot be proposed for this target, or null. */
+  const refusal = (t: { upstream: string; driver: string; supported: readonly ActionKind[] }, k: ActionKind): string | null => {
+    const svc = serviceOf(t.upstream);
+    if ((k === 'sleep' || k === 'wake') && svc && !sleepView(svc).offersSleepWake) return `${svc.kind} sleeps and wakes by itself; nothing to propose`;
+    return t.supported.includes(k) ? null : `the ${t.driver} driver cannot ${k}`;
   };
 
   return (
@@ -123,19 +135,22 @@ export function ActionsView(): React.JSX.Element {
                 <td>{t.driver}</td>
                 <td>{stateOf(t.upstream)}</td>
                 <td className="actions-buttons">
-                  {KINDS.map((k) => (
-                    <button
-                      key={k}
-                      type="button"
-                      className="button button--small"
-                      disabled={!t.supported.includes(k)}
-                      title={t.supported.includes(k) ? `Propose ${k} (asks for confirmation)` : `the ${t.driver} driver cannot ${k}`}
-                      onClick={() => propose(t.upstream, k)}
-                      data-testid={`propose-${k}-${t.upstream}`}
-                    >
-                      {k[0]!.toUpperCase() + k.slice(1)}…
-                    </button>
-                  ))}
+                  {KINDS.map((k) => {
+                    const why = refusal(t, k);
+                    return (
+                      <button
+                        key={k}
+                        type="button"
+                        className="button button--small"
+                        disabled={why !== null}
+                        title={why ?? `Propose ${k} (asks for confirmation)`}
+                        onClick={() => propose(t.upstream, k)}
+                        data-testid={`propose-${k}-${t.upstream}`}
+                      >
+                        {k[0]!.toUpperCase() + k.slice(1)}…
+                      </button>
+                    );
+                  })}
                 </td>
               </tr>
             ))}

@@ -1,26 +1,38 @@
 import { memo } from 'react';
-import type { GpuView } from '../../../../src-preload/contract/index.js';
+import type { FigureSource, GpuVendor, GpuView } from '../../../../src-preload/contract/index.js';
 import { Badge } from '../../components/Badge.js';
+import { SourceLine } from '../../components/SourceLine.js';
 import { GpuRow } from './GpuRow.js';
+import { showsGtt, VENDOR_NAME } from './gpu-memory.js';
 
 export interface GpuTableProps {
   readonly label: string;
   readonly gpus: readonly GpuView[];
   readonly stale: boolean;
   readonly staleReason: string | null;
+  readonly vendor?: GpuVendor | null;
+  readonly source?: FigureSource | null;
+  readonly pollIntervalMs?: number | null;
 }
 
-export const GpuTable = memo(function GpuTable({ label, gpus, stale, staleReason }: GpuTableProps): React.JSX.Element {
+export const GpuTable = memo(function GpuTable({ label, gpus, stale, staleReason, vendor, source, pollIntervalMs = null }: GpuTableProps): React.JSX.Element {
+  const withGtt = gpus.some((g) => showsGtt(g, vendor));
   return (
     <section className="panel" aria-label={`${label} GPUs`}>
       <h3 className="panel__title">
         GPUs
+        {vendor ? (
+          <Badge tone="neutral" testId="gpu-vendor" value={vendor} title={`GPU vendor: ${VENDOR_NAME[vendor]}`}>
+            {VENDOR_NAME[vendor]}
+          </Badge>
+        ) : null}
         {stale ? (
           <Badge tone="warn" testId="gpu-stale" title={staleReason ?? undefined}>
             stale
           </Badge>
         ) : null}
         {stale && staleReason ? <span className="stale-reason">{staleReason}</span> : null}
+        {source ? <SourceLine source={source} pollIntervalMs={pollIntervalMs} testId="gpu-source" subject="GPU figures" /> : null}
       </h3>
       {gpus.length === 0 ? (
         <p className="muted panel__empty">No GPU data yet.</p>
@@ -30,7 +42,9 @@ export const GpuTable = memo(function GpuTable({ label, gpus, stale, staleReason
             <tr>
               <th scope="col" className="col-idx">#</th>
               <th scope="col">GPU</th>
-              <th scope="col" className="col-vram">VRAM</th>
+              <th scope="col" className="col-vram" title={withGtt ? 'VRAM and GTT (system memory the GPU maps), used / total' : undefined}>
+                {withGtt ? 'Memory' : 'VRAM'}
+              </th>
               <th scope="col" className="col-util">Util</th>
               <th scope="col" className="col-num">Power</th>
               <th scope="col" className="col-num">Temp</th>
@@ -38,7 +52,7 @@ export const GpuTable = memo(function GpuTable({ label, gpus, stale, staleReason
           </thead>
           <tbody>
             {gpus.map((gpu) => (
-              <GpuRow key={gpu.index} label={label} gpu={gpu} />
+              <GpuRow key={gpu.index} label={label} gpu={gpu} hostVendor={vendor} />
             ))}
           </tbody>
         </table>

@@ -4,7 +4,7 @@ import { useAppStore } from '../../app/app-context.js';
 import { Badge } from '../../components/Badge.js';
 import { useNow } from '../../components/use-now.js';
 import { formatAgo, formatUntil, formatUsdPerHour } from '../../format/format.js';
-import { hostByLabel } from '../../store/fleet-slice.js';
+import { hostByLabel, selectPollIntervalMs } from '../../store/fleet-slice.js';
 import { HostKeyAlert } from '../hosts/HostKeyAlert.js';
 import { PassphrasePrompt } from '../hosts/PassphrasePrompt.js';
 import { TrustBanner } from '../hosts/TrustBanner.js';
@@ -20,6 +20,7 @@ export interface HostCardProps {
 export const HostCard = memo(function HostCard({ label }: HostCardProps): React.JSX.Element | null {
   const host = useAppStore((s) => hostByLabel(s, label));
   const statusMessage = useAppStore((s) => s.fleet.statusMessages[label] ?? null);
+  const pollIntervalMs = useAppStore(selectPollIntervalMs);
   const now = useNow(host?.nextRetryAt != null || host?.lastError != null);
   if (host === undefined) return null;
   const headingId = `host-${label}-title`;
@@ -80,8 +81,16 @@ export const HostCard = memo(function HostCard({ label }: HostCardProps): React.
       {host.hostKey && host.hostKey.status !== 'unknown' && host.state === 'failed' ? <HostKeyAlert label={host.label} hostKey={host.hostKey} /> : null}
       {host.credentialPrompt ? <PassphrasePrompt label={host.label} prompt={host.credentialPrompt} /> : null}
       <div className="host-card__body">
-        <GpuTable label={host.label} gpus={host.gpus} stale={host.gpuStale} staleReason={host.gpuStaleReason} />
-        <ServiceTable label={host.label} services={host.services} />
+        <GpuTable
+          label={host.label}
+          gpus={host.gpus}
+          stale={host.gpuStale}
+          staleReason={host.gpuStaleReason}
+          vendor={host.gpuVendor ?? null}
+          source={host.gpuSource ?? null}
+          pollIntervalMs={pollIntervalMs}
+        />
+        <ServiceTable label={host.label} services={host.services} pollIntervalMs={pollIntervalMs} />
       </div>
     </article>
   );

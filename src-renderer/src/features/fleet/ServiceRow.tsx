@@ -4,7 +4,9 @@ import { Badge } from '../../components/Badge.js';
 import { CopyButton } from '../../components/CopyButton.js';
 import { MeterBar } from '../../components/MeterBar.js';
 import { dataValue, displayUrl, formatCount, formatPct, formatTokPerS } from '../../format/format.js';
-import { HEALTH_TONE, sleepBadge, TUNNEL_TONE } from './service-state.js';
+import { HEALTH_TONE, TUNNEL_TONE } from './service-state.js';
+import { enginesLabel, KV_ESTIMATE_TITLE, kindWithVersion, rateBasisTitle, sleepView, slotMismatch } from './service-facts.js';
+import { SourceLine } from '../../components/SourceLine.js';
 import { TunnelTest } from '../hosts/TunnelTest.js';
 import { useNow } from '../../components/use-now.js';
 import { formatUntil } from '../../format/format.js';
@@ -15,10 +17,13 @@ import { formatSeconds, formatUsdPerMTok } from './live-figures.js';
 export interface ServiceRowProps {
   readonly label: string;
   readonly service: ServiceView;
+  readonly pollIntervalMs?: number | null;
 }
 
-export const ServiceRow = memo(function ServiceRow({ label, service: s }: ServiceRowProps): React.JSX.Element {
-  const sleep = sleepBadge(s.sleep);
+export const ServiceRow = memo(function ServiceRow({ label, service: s, pollIntervalMs = null }: ServiceRowProps): React.JSX.Element {
+  const sleep = sleepView(s);
+  const mismatch = slotMismatch(s);
+  const engines = enginesLabel(s);
   const asleep = s.sleep === 'asleep-1' || s.sleep === 'asleep-2';
   const retryAt = s.tunnel.nextRetryAt ?? null;
   const now = useNow(retryAt !== null);
@@ -41,13 +46,30 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s }: Servic
         </div>
         <div className="service-model__meta">
           <span className="muted">{s.id}</span>
-          <span className="kind">{s.kind}</span>
+          <span className="kind" data-testid="service-kind" title={s.version ? `${s.kind}, version ${s.version}` : `${s.kind} (version not reported)`}>
+            {kindWithVersion(s)}
+          </span>
           {s.aliases.map((alias) => (
             <span key={alias} className="alias">
               {alias}
             </span>
           ))}
+          {engines ? (
+            <Badge tone="neutral" testId="engines" value={String(s.engines)} title="vLLM data-parallel engines (per-engine figures in the host view)">
+              {engines}
+            </Badge>
+          ) : null}
+          {mismatch ? (
+            <Badge tone="warn" testId="slot-mismatch" value={String(s.slotsReported)} title="The server's own slot count differs from the configuration; the proxy schedules by the configured count">
+              {mismatch}
+            </Badge>
+          ) : null}
         </div>
+        {s.source ? (
+          <div className="service-model__source">
+            <SourceLine source={s.source} pollIntervalMs={pollIntervalMs} testId="service-source" subject={`${s.id} figures`} />
+          </div>
+        ) : null}
         {s.stale ? <div className="stale-reason" data-testid="stale-reason">{s.staleReason ?? 'last scrape failed; figures are the last good ones'}</div> : null}
       </td>
       <td className="col-tunnel">
@@ -87,13 +109,18 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s }: Servic
       </td>
       <td className="col-state">
         <div className="badges">
-          <Badge tone={sleep.tone} testId="sleep-state" value={s.sleep}>
+          <Badge tone={sleep.tone} testId="sleep-state" value={s.sleep} title={sleep.title}>
             {sleep.text}
           </Badge>
           <Badge tone={HEALTH_TONE[s.health]} testId="health" value={s.health}>
             {s.health === 'ok' ? 'healthy' : s.health === 'down' ? 'down' : 'health ?'}
           </Badge>
         </div>
+        {sleep.note ? (
+          <div className="state-note" data-testid="sleep-note" title={sleep.title}>
+            {sleep.note}
+          </div>
+        ) : null}
       </td>
       <td className="col-num num">
         <span data-testid="running" data-value={dataValue(s.requestsRunning)}>
@@ -105,12 +132,22 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s }: Servic
         </span>
       </td>
       <td className="col-kv">
-        <MeterBar pct={s.kvCachePct} text={formatPct(s.kvCachePct, s.kvCachePct !== null && s.kvCachePct < 10 ? 1 : 0)} label="KV cache" testId="kv-pct" />
+        <MeterBar
+          pct={s.kvCachePct}
+          text={formatPct(s.kvCachePct, s.kvCachePct !== null && s.kvCachePct < 10 ? 1 : 0)}
+          label={s.kvCacheEstimated ? 'KV cache, estimated (context in use ÷ n_ctx, from /slots)' : 'KV cache'}
+          testId="kv-pct"
+        />
+        {s.kvCacheEstimated ? (
+          <div className="kv-est" data-testid="kv-estimated" title={KV_ESTIMATE_TITLE}>
+            est. · /slots
+          </div>
+        ) : null}
       </td>
-      <td className="col-num num" data-testid="tokps" data-value={dataValue(s.generationTokensPerS)}>
+      <td className="col-num num" data-testid="tokps" data-value={dataValue(s.generationTokensPerS)} title={rateBasisTitle(s, 'Generation tokens per second')}>
         {formatTokPerS(s.generationTokensPerS)}
       </td>
-      <td className="col-num num" data-testid="prompt-tokps" data-value={dataValue(s.promptTokensPerS)}>
+      <td className="col-num num" data-testid="prompt-tokps" data-value={dataValue(s.promptTokensPerS)} title={rateBasisTitle(s, 'Prompt tokens per second')}>
         {formatTokPerS(s.promptTokensPerS)}
       </td>
       <td className="col-num num">

@@ -5,9 +5,10 @@ import { ServiceRow } from './ServiceRow.js';
 export interface ServiceTableProps {
   readonly label: string;
   readonly services: readonly ServiceView[];
+  readonly pollIntervalMs?: number | null;
 }
 
-export const ServiceTable = memo(function ServiceTable({ label, services }: ServiceTableProps): React.JSX.Element {
+export const ServiceTable = memo(function ServiceTable({ label, services, pollIntervalMs = null }: ServiceTableProps): React.JSX.Element {
   return (
     <section className="panel" aria-label={`${label} model services`}>
       <h3 className="panel__title">Model services</h3>
@@ -43,7 +44,7 @@ export const ServiceTable = memo(function ServiceTable({ label, services }: Serv
           </thead>
           <tbody>
             {services.map((service) => (
-              <ServiceRow key={service.id} label={label} service={service} />
+              <ServiceRow key={service.id} label={label} service={service} pollIntervalMs={pollIntervalMs} />
             ))}
           </tbody>
         </table>

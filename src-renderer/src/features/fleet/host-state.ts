@@ -1,5 +1,5 @@
 import type { HostConnectionState } from '../../../../src-preload/contract/index.js';
-import type { BadgeTone } from '../../components/Badge.js';
+import type { BadgeTone } from '../../components/badge-tone.js';
 
 export const HOST_STATE_TONE: Record<HostConnectionState, BadgeTone> = {
   connected: 'ok',

@@ -1,5 +1,5 @@
 import type { ServiceView, SleepState, TunnelState } from '../../../../src-preload/contract/index.js';
-import type { BadgeTone } from '../../components/Badge.js';
+import type { BadgeTone } from '../../components/badge-tone.js';
 
 export const TUNNEL_TONE: Record<TunnelState, BadgeTone> = {
   up: 'ok',

@@ -14,9 +14,11 @@ export interface HostChartPanelProps {
   readonly group: string;
   /** Changes when the feed was reloaded (range change): rebuilds the base option. */
   readonly version: number;
+  /** The title shown (e.g. naming GTT on an AMD host); default the panel's. */
+  readonly title?: string;
 }
 
-export const HostChartPanel = memo(function HostChartPanel({ panel, feed, theme, group, version }: HostChartPanelProps): React.JSX.Element {
+export const HostChartPanel = memo(function HostChartPanel({ panel, feed, theme, group, version, title = panel.title }: HostChartPanelProps): React.JSX.Element {
   const option = useMemo<EChartsCoreOption>(
     () => panelBaseOption(panel, theme, feed.linesOf(panel.id), feed.window()),
     // `version` stands for the feed's content: it changes after each reload
@@ -31,16 +33,16 @@ export const HostChartPanel = memo(function HostChartPanel({ panel, feed, theme,
       };
       mark(feed.linesOf(panel.id));
       return feed.subscribe(panel.id, (lines, window) => {
-        apply(panelDataUpdate(lines, window));
+        apply(panelDataUpdate(lines, window, panel));
         mark(lines);
       });
     },
-    [feed, panel.id],
+    [feed, panel],
   );
   return (
-    <section ref={sectionRef} className="host-chart" data-testid={`host-chart-${panel.id}`} aria-label={panel.title}>
-      <h3 className="host-chart__title">{panel.title}</h3>
-      <Chart className="host-chart__canvas" option={option} subscribe={subscribe} group={group} ariaLabel={`${panel.title}, ${panel.unit}`} />
+    <section ref={sectionRef} className="host-chart" data-testid={`host-chart-${panel.id}`} aria-label={title}>
+      <h3 className="host-chart__title">{title}</h3>
+      <Chart className="host-chart__canvas" option={option} subscribe={subscribe} group={group} ariaLabel={`${title}, ${panel.unit}`} />
     </section>
   );
 });

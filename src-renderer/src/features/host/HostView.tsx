@@ -14,16 +14,16 @@ import type {
   SeriesResult,
   TelemetryTick,
 } from '../../../../src-preload/contract/telemetry.js';
+import type { GpuVendor } from '../../../../src-preload/contract/fleet.js';
 import { AlertList } from './AlertList.js';
 import { readChartTheme } from './chart-theme.js';
 import { connect, disconnect } from './echarts-host.js';
 import { CostFigures } from './CostFigures.js';
 import { HostChartPanel } from './HostChartPanel.js';
-import { HOST_PANELS, isLiveRange, panelPatterns } from './host-panels.js';
+import { HOST_PANELS, isLiveRange, panelPatterns, panelTitle } from './host-panels.js';
 import { HostSeriesFeed } from './host-series-feed.js';
 import { RangePicker } from './RangePicker.js';
 const COST_REFRESH_MS = 5_000;
-
 
 export interface HostViewProps {
   readonly label: string;
@@ -37,11 +37,26 @@ export interface HostViewProps {
   readonly initialRange?: SeriesRange;
   /** How often ranges that do not move live (24 h, 7 d) are queried again. Default 60 s. */
   readonly reloadEveryMs?: number;
+  /** The host's GPU vendor: AMD hosts' memory chart names GTT. */
+  readonly gpuVendor?: GpuVendor | null;
+  /** The host's current figures (GPUs, services), shown above the charts; it renders on its own, not with the charts. */
+  readonly details?: React.ReactNode;
 }
 
 type LoadState = { kind: 'loading' } | { kind: 'ready' } | { kind: 'error'; message: string };
 
-export function HostView({ label, theme, loadSeries, subscribeTicks, loadCost, alerts = [], initialRange = '1h', reloadEveryMs = 60_000 }: HostViewProps): React.JSX.Element {
+export function HostView({
+  label,
+  theme,
+  loadSeries,
+  subscribeTicks,
+  loadCost,
+  alerts = [],
+  initialRange = '1h',
+  reloadEveryMs = 60_000,
+  gpuVendor = null,
+  details = null,
+}: HostViewProps): React.JSX.Element {
   const [range, setRange] = useState<SeriesRange>(initialRange);
   const [load, setLoad] = useState<LoadState>({ kind: 'loading' });
   const [version, setVersion] = useState(0);
@@ -125,9 +140,10 @@ export function HostView({ label, theme, loadSeries, subscribeTicks, loadCost, a
       </header>
       <AlertList alerts={hostAlerts} />
       {loadCost !== undefined ? <CostFigures cost={hostCost} /> : null}
+      {details}
       <div className="host-view__grid">
         {HOST_PANELS.map((panel) => (
-          <HostChartPanel key={panel.id} panel={panel} feed={feed} theme={chartTheme} group={group} version={version} />
+          <HostChartPanel key={panel.id} panel={panel} feed={feed} theme={chartTheme} group={group} version={version} title={panelTitle(panel, gpuVendor)} />
         ))}
       </div>
     </div>

@@ -3,6 +3,7 @@
 // React, no DOM: tested in test/unit/renderer/host-panels.test.ts.
 import type { HostTick, MetricUnit, SeriesRange, SeriesResult } from '../../../../src-preload/contract/telemetry.js';
 import { SERIES_RANGES, metricUnit } from '../../../../src-preload/contract/telemetry.js';
+import type { GpuVendor } from '../../../../src-preload/contract/fleet.js';
 
 export interface PanelDef {
   readonly id: string;
@@ -12,17 +13,29 @@ export interface PanelDef {
   readonly patterns: readonly string[];
   readonly match: (metric: string) => boolean;
   readonly yMax?: number;
+  /** Lines without a known point in the range stay out of the legend (figures most servers never report). */
+  readonly legendKnownOnly?: boolean;
 }
 
 const re = (r: RegExp) => (m: string) => r.test(m);
 
 export const HOST_PANELS: readonly PanelDef[] = [
-  { id: 'vram', title: 'VRAM used per GPU', unit: 'MiB', patterns: ['gpu.*'], match: re(/^gpu\.\d+\.vram_used_mib$/) },
+  // AMD hosts add GTT (system memory the GPU maps; on an APU it holds the model); NVIDIA hosts have no GTT series
+  { id: 'vram', title: 'VRAM used per GPU', unit: 'MiB', patterns: ['gpu.*'], match: re(/^gpu\.\d+\.(vram|gtt)_used_mib$/) },
   { id: 'util', title: 'GPU utilisation', unit: '%', patterns: ['gpu.*'], match: re(/^gpu\.\d+\.util_pct$/), yMax: 100 },
   { id: 'power', title: 'Power', unit: 'W', patterns: ['gpu.*'], match: re(/^gpu\.\d+\.power_w$/) },
   { id: 'temp', title: 'Temperature', unit: '°C', patterns: ['gpu.*'], match: re(/^gpu\.\d+\.temp_c$/) },
   { id: 'kv', title: 'KV cache', unit: '%', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.kv_pct$/), yMax: 100 },
   { id: 'queue', title: 'Requests running / waiting', unit: 'req', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.(running|waiting)$/) },
+  {
+    id: 'cache',
+    title: 'Prefix hit · prompt-cache reuse · spec. acceptance',
+    unit: '%',
+    patterns: ['svc.*'],
+    match: re(/^svc\.[^.]+\.(prefix_hit|prompt_cache|spec_accept)_pct$/),
+    yMax: 100,
+    legendKnownOnly: true,
+  },
   { id: 'tok', title: 'Tokens per second', unit: 'tok/s', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.(gen|prompt)_tok_s$/) },
   { id: 'latency', title: 'TTFT / end-to-end p50 · p95', unit: 's', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.(ttft|e2e)_p(50|95)_s$/) },
   {
@@ -37,6 +50,12 @@ export const HOST_PANELS: readonly PanelDef[] = [
 
 export const RANGES: readonly SeriesRange[] = ['15m', '1h', '24h', '7d'];
 
+/** A panel's title for a host: the memory panel names GTT on AMD hosts. */
+export function panelTitle(panel: PanelDef, vendor: GpuVendor | null | undefined): string {
+  if (panel.id === 'vram' && vendor === 'amd') return 'VRAM and GTT used per GPU';
+  return panel.title;
+}
+
 /** All patterns the view needs in one query. */
 export function panelPatterns(panels: readonly PanelDef[] = HOST_PANELS): string[] {
   return [...new Set(panels.flatMap((p) => p.patterns))];
@@ -44,13 +63,20 @@ export function panelPatterns(panels: readonly PanelDef[] = HOST_PANELS): string
 
 /** A legend name an operator reads: `gpu.3.util_pct` → `GPU 3`, `svc.qwen.ttft_p95_s` → `qwen TTFT p95`. */
 export function seriesLabel(metric: string): string {
-  const gpu = /^gpu\.(\d+)\./.exec(metric);
-  if (gpu) return `GPU ${gpu[1]}`;
+  const gpu = /^gpu\.(\d+)\.(.+)$/.exec(metric);
+  if (gpu) {
+    const memory = /^(vram|gtt)_used_mib$/.exec(gpu[2]!);
+    return memory ? `GPU ${gpu[1]} ${memory[1]!.toUpperCase()}` : `GPU ${gpu[1]}`;
+  }
   const svc = /^svc\.([^.]+)\.(.+)$/.exec(metric);
   if (svc) {
     const figure = svc[2]!
       .replace(/_(tok_s|s|pct)$/, '')
       .replace(/^gen$/, 'generation')
+      .replace(/^kv$/, 'KV')
+      .replace(/^prefix_hit$/, 'prefix hit')
+      .replace(/^prompt_cache$/, 'prompt-cache reuse')
+      .replace(/^spec_accept$/, 'spec. acceptance')
       .replace(/^(ttft|e2e|itl)_p(\d+)$/, (_, k: string, p: string) => `${k.toUpperCase()} p${p}`);
     return `${svc[1]} ${figure}`;
   }

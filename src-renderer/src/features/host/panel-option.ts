@@ -17,7 +17,7 @@ export function panelBaseOption(panel: PanelDef, theme: ChartTheme, lines: Reado
     animation: false,
     color: theme.series,
     grid: { left: 56, right: 12, top: 28, bottom: 24 },
-    legend: { top: 0, left: 0, textStyle: { color: theme.muted, fontSize: 11 }, itemWidth: 12, itemHeight: 6, type: 'scroll' },
+    legend: { top: 0, left: 0, textStyle: { color: theme.muted, fontSize: 11 }, itemWidth: 12, itemHeight: 6, type: 'scroll', ...legendData(panel, lines) },
     tooltip: {
       trigger: 'axis',
       axisPointer: { type: 'line', lineStyle: { color: theme.muted } },
@@ -48,8 +48,25 @@ export function panelBaseOption(panel: PanelDef, theme: ChartTheme, lines: Reado
 }
 
 /** Data-only update: same series ids, new points and window (replaceMerge keeps it cheap). */
-export function panelDataUpdate(lines: ReadonlyMap<string, Point[]>, window: { fromMs: number; toMs: number }): EChartsCoreOption {
-  return { xAxis: { min: window.fromMs, max: window.toMs }, series: seriesEntries(lines) };
+export function panelDataUpdate(lines: ReadonlyMap<string, Point[]>, window: { fromMs: number; toMs: number }, panel?: PanelDef): EChartsCoreOption {
+  const legend = panel ? legendData(panel, lines) : {};
+  return { xAxis: { min: window.fromMs, max: window.toMs }, series: seriesEntries(lines), ...('data' in legend ? { legend } : {}) };
+}
+
+/**
+ * For panels of figures many servers never report (speculative decoding): the
+ * legend lists only lines with a known point, so an empty line is not read as
+ * a figure. The line itself stays (all gaps), its tooltip says "—".
+ */
+export function legendData(panel: PanelDef, lines: ReadonlyMap<string, Point[]>): { data?: string[] } {
+  if (!panel.legendKnownOnly) return {};
+  return {
+    data: [...lines.entries()]
+      .filter(([, points]) => points.some((p) => p[1] !== null))
+      .map(([metric]) => metric)
+      .sort((a, b) => a.localeCompare(b, undefined, { numeric: true }))
+      .map(seriesLabel),
+  };
 }
 
 function seriesEntries(lines: ReadonlyMap<string, Point[]>): object[] {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { SeriesResult } from '../../../../src-preload/contract/telemetry.js';
 import { metricUnit } from '../../../../src-preload/contract/telemetry.js';
-import { HOST_PANELS, appendTick, formatValue, panelPatterns, panelSeries, seriesLabel, type Point } from '../../../../src-renderer/src/features/host/host-panels.js';
+import { HOST_PANELS, appendTick, formatValue, panelPatterns, panelSeries, panelTitle, seriesLabel, type Point } from '../../../../src-renderer/src/features/host/host-panels.js';
 import { HostSeriesFeed } from '../../../../src-renderer/src/features/host/host-series-feed.js';
 import { formatEstimate } from '../../../../src-renderer/src/features/host/cost-format.js';
-import { panelBaseOption, panelDataUpdate } from '../../../../src-renderer/src/features/host/panel-option.js';
+import { legendData, panelBaseOption, panelDataUpdate } from '../../../../src-renderer/src/features/host/panel-option.js';
 
 const panel = (id: string) => HOST_PANELS.find((p) => p.id === id)!;
 const T = 1_700_000_100_000;
@@ -100,7 +100,7 @@ describe('host panels', () => {
       xAxis: { min: number };
     };
     expect(o.tooltip.valueFormatter(2048)).toBe('2.0 GiB');
-    expect(o.series.map((s) => [s.id, s.name])).toEqual([['gpu.0.vram_used_mib', 'GPU 0']]);
+    expect(o.series.map((s) => [s.id, s.name])).toEqual([['gpu.0.vram_used_mib', 'GPU 0 VRAM']]);
     expect(o.xAxis.min).toBe(1);
     expect((panelDataUpdate(lines, { fromMs: 5, toMs: 6 }) as { xAxis: { max: number } }).xAxis.max).toBe(6);
   });
@@ -110,5 +110,50 @@ describe('host panels', () => {
     expect(formatEstimate(e)).toBe('$10.13 / 1M tok est.');
     expect(formatEstimate({ ...e, unit: 'USD/day', value: 63.40166 })).toBe('$63.40/day est.');
     expect(formatEstimate({ ...e, value: null, unavailableReason: 'no price' })).toBe('unavailable');
+  });
+
+  it('AMD: GTT used joins VRAM in the memory panel, which names it; NVIDIA keeps its title', () => {
+    const amd: SeriesResult = {
+      ...RESULT,
+      series: [
+        { metric: 'gpu.0.vram_used_mib', unit: 'MiB', avg: [410, 412], max: null },
+        { metric: 'gpu.0.gtt_used_mib', unit: 'MiB', avg: [19_000, 19_456], max: null },
+        { metric: 'gpu.0.gtt_total_mib', unit: 'MiB', avg: [113_664, 113_664], max: null },
+      ],
+    };
+    const lines = panelSeries(panel('vram'), amd);
+    expect([...lines.keys()]).toEqual(['gpu.0.vram_used_mib', 'gpu.0.gtt_used_mib']);
+    expect(seriesLabel('gpu.0.gtt_used_mib')).toBe('GPU 0 GTT');
+    expect(metricUnit('gpu.0.gtt_used_mib')).toBe('MiB');
+    expect(panelTitle(panel('vram'), 'amd')).toBe('VRAM and GTT used per GPU');
+    expect(panelTitle(panel('vram'), 'nvidia')).toBe('VRAM used per GPU');
+    expect(panelTitle(panel('vram'), null)).toBe('VRAM used per GPU');
+    expect(panelTitle(panel('util'), 'amd')).toBe('GPU utilisation');
+  });
+
+  it('cache panel: prefix hit, prompt-cache reuse and spec acceptance, in %, named for the legend', () => {
+    const cache = panel('cache');
+    expect(cache.unit).toBe('%');
+    expect(cache.yMax).toBe(100);
+    for (const m of ['svc.coder.prefix_hit_pct', 'svc.coder.prompt_cache_pct', 'svc.coder.spec_accept_pct']) expect(cache.match(m)).toBe(true);
+    expect(cache.match('svc.coder.kv_pct')).toBe(false);
+    expect(seriesLabel('svc.coder.prompt_cache_pct')).toBe('coder prompt-cache reuse');
+    expect(seriesLabel('svc.coder.spec_accept_pct')).toBe('coder spec. acceptance');
+    expect(seriesLabel('svc.coder.prefix_hit_pct')).toBe('coder prefix hit');
+    expect(seriesLabel('svc.coder.kv_pct')).toBe('coder KV');
+  });
+
+  it('a line with no known point stays out of the cache legend (no drafts: no spec-acceptance entry)', () => {
+    const lines = new Map<string, Point[]>([
+      ['svc.q.spec_accept_pct', [[T, null], [T + 1000, null]]],
+      ['svc.q.prompt_cache_pct', [[T, null], [T + 1000, 31]]],
+    ]);
+    expect(legendData(panel('cache'), lines)).toEqual({ data: ['q prompt-cache reuse'] });
+    expect(legendData(panel('kv'), lines)).toEqual({});
+    const update = panelDataUpdate(lines, { fromMs: T, toMs: T + 1000 }, panel('cache')) as { legend?: { data: string[] }; series: unknown[] };
+    expect(update.legend?.data).toEqual(['q prompt-cache reuse']);
+    // the empty line is still drawn (all gaps), so its tooltip says "—" rather than nothing or 0
+    expect(update.series).toHaveLength(2);
+    expect('legend' in (panelDataUpdate(lines, { fromMs: T, toMs: T + 1000 }, panel('kv')) as object)).toBe(false);
   });
 });

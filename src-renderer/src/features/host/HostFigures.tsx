@@ -1,0 +1,36 @@
+// The host's figures now, above its charts: GPUs (vendor, VRAM/GTT, where
+// from) and one card per model service. Re-renders per fleet tick; the charts
+// beside it do not.
+import type { HostView } from '../../../../src-preload/contract/index.js';
+import { GpuTable } from '../fleet/GpuTable.js';
+import { ServiceDetail } from './ServiceDetail.js';
+
+export interface HostFiguresProps {
+  readonly host: HostView;
+  readonly pollIntervalMs: number | null;
+}
+
+export function HostFigures({ host, pollIntervalMs }: HostFiguresProps): React.JSX.Element {
+  return (
+    <div className="host-figures" data-testid="host-figures">
+      <div className="host-figures__gpus">
+        <GpuTable
+          label={host.label}
+          gpus={host.gpus}
+          stale={host.gpuStale}
+          staleReason={host.gpuStaleReason}
+          vendor={host.gpuVendor ?? null}
+          source={host.gpuSource ?? null}
+          pollIntervalMs={pollIntervalMs}
+        />
+      </div>
+      {host.services.length > 0 ? (
+        <div className="host-figures__services">
+          {host.services.map((s) => (
+            <ServiceDetail key={s.id} service={s} pollIntervalMs={pollIntervalMs} />
+          ))}
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,138 @@
+// One model service of the host view: where its figures come from, how it
+// sleeps, slots as the server sees them, cache figures with their scope,
+// per-engine figures (vLLM data parallel) and router models (llama-server).
+import type { ServiceView } from '../../../../src-preload/contract/index.js';
+import { Badge } from '../../components/Badge.js';
+import { SourceLine } from '../../components/SourceLine.js';
+import { dataValue, formatPct } from '../../format/format.js';
+import {
+  cacheFigures,
+  enginesLabel,
+  kindWithVersion,
+  kvTitle,
+  ROUTER_MODEL_TONE,
+  sleepView,
+  slotMismatch,
+} from '../fleet/service-facts.js';
+import { EngineTable } from './EngineTable.js';
+
+export interface ServiceDetailProps {
+  readonly service: ServiceView;
+  readonly pollIntervalMs: number | null;
+}
+
+const RATE_BASIS_TEXT = { live: 'live (running requests included)', counters: 'counters (finished work)' } as const;
+
+export function ServiceDetail({ service: s, pollIntervalMs }: ServiceDetailProps): React.JSX.Element {
+  const titleId = `svc-detail-${s.id}`;
+  const sleep = sleepView(s);
+  const mismatch = slotMismatch(s);
+  const engines = enginesLabel(s);
+  const perEngine = s.perEngine ?? [];
+  return (
+    <section className={`svc-detail${s.stale ? ' is-stale' : ''}`} aria-labelledby={titleId} data-testid={`svc-detail-${s.id}`}>
+      <header className="svc-detail__head">
+        <h3 id={titleId} className="svc-detail__title" title={s.model}>
+          {s.model}
+        </h3>
+        <span className="muted">{s.id}</span>
+        <span className="kind" data-testid="service-kind">
+          {kindWithVersion(s)}
+        </span>
+        {s.stale ? (
+          <Badge tone="warn" testId="stale" title={s.staleReason ?? 'last scrape failed'}>
+            stale
+          </Badge>
+        ) : null}
+      </header>
+      {s.source ? <SourceLine source={s.source} pollIntervalMs={pollIntervalMs} testId="service-source" subject={`${s.id} figures`} /> : null}
+      {s.stale ? <p className="stale-reason svc-detail__stale">{s.staleReason ?? 'last scrape failed; figures are the last good ones'}</p> : null}
+      <dl className="svc-detail__facts">
+        <div>
+          <dt>Sleep</dt>
+          <dd>
+            <Badge tone={sleep.tone} testId="sleep-state" value={s.sleep} title={sleep.title}>
+              {sleep.text}
+            </Badge>
+            {sleep.note ? (
+              <span className="svc-detail__note" data-testid="sleep-note">
+                {' '}
+                {sleep.note}
+              </span>
+            ) : null}
+          </dd>
+        </div>
+        <div>
+          <dt>Slots</dt>
+          <dd className="num" data-testid="slots" data-value={s.slots}>
+            {s.slots} configured
+            {mismatch ? (
+              <>
+                {' '}
+                <Badge tone="warn" testId="slot-mismatch" value={String(s.slotsReported)} title="The proxy schedules by the configured count">
+                  {mismatch}
+                </Badge>
+              </>
+            ) : s.slotsReported !== null && s.slotsReported !== undefined ? (
+              <span className="muted"> · server agrees</span>
+            ) : null}
+          </dd>
+        </div>
+        {engines ? (
+          <div>
+            <dt>Engines</dt>
+            <dd className="num" data-testid="engines" data-value={dataValue(s.engines)}>
+              {engines}
+            </dd>
+          </div>
+        ) : null}
+        <div>
+          <dt>KV cache</dt>
+          <dd className="num" data-testid="kv-pct" data-value={dataValue(s.kvCachePct)} title={kvTitle(s)}>
+            {formatPct(s.kvCachePct, 1)}
+            {s.kvCacheEstimated ? (
+              <span className="kv-est kv-est--inline" data-testid="kv-estimated">
+                {' '}
+                est.
+              </span>
+            ) : null}
+          </dd>
+        </div>
+        {cacheFigures(s).map((f) => (
+          <div key={f.id}>
+            <dt>{f.label}</dt>
+            <dd className="num" data-testid={f.id} data-value={dataValue(f.value)} title={f.title}>
+              {f.text}
+            </dd>
+          </div>
+        ))}
+        {s.rateBasis ? (
+          <div>
+            <dt>Token rates</dt>
+            <dd data-testid="rate-basis" data-value={s.rateBasis}>
+              {RATE_BASIS_TEXT[s.rateBasis]}
+            </dd>
+          </div>
+        ) : null}
+      </dl>
+      {perEngine.length > 1 ? <EngineTable serviceId={s.id} engines={perEngine} stale={s.stale} /> : null}
+      {s.routerModels && s.routerModels.length > 0 ? (
+        <div className="svc-detail__router">
+          <h4 className="svc-detail__subtitle">Router models</h4>
+          <ul className="router-models" data-testid={`router-models-${s.id}`}>
+            {s.routerModels.map((m) => (
+              <li key={m.id} data-testid="router-model" data-value={m.status}>
+                <code>{m.id}</code>{' '}
+                <Badge tone={ROUTER_MODEL_TONE[m.status]} value={m.status}>
+                  {m.status}
+                </Badge>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : s.routerModels ? (
+        <p className="muted">Router mode: no models listed.</p>
+      ) : null}
+    </section>
+  );
+}
