@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FleetSnapshot } from '../../../src-preload/contract/index.js';
 import { parsePrometheusText } from '../../../src-main/core/telemetry/index.js';
+import { waitForTick } from '../fleet/helpers/wait.js';
 import { startDemoConsole, waitForTunnels } from './helpers.js';
 
 // The proxy's real /metrics on the demo console also exports the fleet (hosts,
@@ -30,12 +32,10 @@ async function scrape(): Promise<{ status: number; type: string; text: string }>
 
 describe('proxy /metrics with the fleet', () => {
   it('answers without a token, in the text format, with every demo GPU, service and tunnel', async () => {
-    // The first GPU reading may land a poll after the tunnels.
-    let page = await scrape();
-    for (let i = 0; i < 50 && !page.text.includes('gpu_console_gpu_memory_used_bytes{'); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      page = await scrape();
-    }
+    // The first GPU reading and the first health checks may land a poll or two after the tunnels.
+    const ready = (s: FleetSnapshot) => s.hosts.every((h) => h.gpus.length > 0 && h.services.every((v) => v.health !== 'unknown'));
+    if (!ready(c.app.fleet.snapshot())) await waitForTick(c.app.fleet, ready, 15_000);
+    const page = await scrape();
     expect(page.status).toBe(200);
     expect(page.type).toContain('text/plain; version=0.0.4');
     const parsed = parsePrometheusText(page.text);
