@@ -359,6 +359,10 @@ function crossFieldIssues(config: Config): { path: Path; message: string }[] {
   if (config.ui.port !== 0) claimPort(config.ui.port, ['ui', 'port']);
 
   config.hosts.forEach((host, h) => {
+    const source = host.telemetry?.source ?? config.telemetry.source;
+    if (source === 'prometheus' && (host.telemetry?.prometheus?.url ?? config.telemetry.prometheus?.url) === undefined) {
+      issues.push({ path: ['hosts', h, 'telemetry', 'source'], message: 'source: prometheus needs a url (telemetry.prometheus.url, or this host\'s telemetry.prometheus.url)' });
+    }
     const labelKey = host.label.toLowerCase();
     const firstLabel = labels.get(labelKey);
     if (firstLabel) issues.push({ path: ['hosts', h, 'label'], message: `duplicate host label "${host.label}" (first at ${where(firstLabel)})` });

@@ -14,7 +14,7 @@ import {
   type ExecOptions,
   type ExecResult,
 } from '../ssh/index.js';
-import type { ServiceFigures } from '../telemetry/index.js';
+import { PrometheusApiSource, mergePrometheusConfig, type ServiceFigures, type TelemetrySource } from '../telemetry/index.js';
 import { FleetErrorCode } from './errors.js';
 import { HostRuntime } from './host-runtime.js';
 import type { PollSettings } from './sources.js';
@@ -94,6 +94,7 @@ export class FleetService implements Disposable {
   private readonly sshServices: SshServices;
   readonly onDidTick = this.tickEmitter.on.bind(this.tickEmitter);
   readonly onDidChangeHostState = this.hostStateEmitter.on.bind(this.hostStateEmitter);
+  private telemetry: Config['telemetry'];
   private timer: Disposable | null = null;
   private roundInFlight: Promise<void> | null = null;
   private started = false;
@@ -116,6 +117,7 @@ export class FleetService implements Disposable {
       maxBytes: options.maxScrapeBytes ?? 8 * 1024 * 1024,
       execTimeoutMs: options.execTimeoutMs ?? 5_000,
     };
+    this.telemetry = options.config.telemetry;
     for (const host of options.config.hosts) this.addHost(host);
   }
 
@@ -248,9 +250,12 @@ export class FleetService implements Disposable {
   applyConfig(config: Config): void {
     if (this.disposed) return;
     const next = new Map(config.hosts.map((h) => [h.label, h]));
+    // A changed fleet-wide Prometheus setting restarts the hosts that read from it.
+    const promChanged = JSON.stringify(config.telemetry) !== JSON.stringify(this.telemetry);
+    this.telemetry = config.telemetry;
     for (const [label, runtime] of [...this.hosts]) {
       const wanted = next.get(label);
-      if (!wanted || JSON.stringify(wanted) !== JSON.stringify(runtime.config)) {
+      if (!wanted || JSON.stringify(wanted) !== JSON.stringify(runtime.config) || (promChanged && this.readsPrometheus(wanted))) {
         this.hosts.delete(label);
         fireAndForget(runtime.dispose(), this.logger, `stopping host ${label}`);
       }
@@ -296,6 +301,25 @@ export class FleetService implements Disposable {
     return host;
   }
 
+  private readsPrometheus(host: HostConfig): boolean {
+    return (host.telemetry?.source ?? this.telemetry.source) === 'prometheus';
+  }
+
+  /** Sources that do not read over the host's own SSH: Prometheus, when the host (or the fleet) says so. */
+  private prometheusSources(host: HostConfig): { gpuSource: TelemetrySource | null; serviceSources: Map<string, TelemetrySource> } {
+    const serviceSources = new Map<string, TelemetrySource>();
+    if (!this.readsPrometheus(host)) return { gpuSource: null, serviceSources };
+    // The schema refuses a host that reads Prometheus without a URL at either level.
+    const prometheus = mergePrometheusConfig(this.telemetry.prometheus, host.telemetry?.prometheus);
+    if (prometheus === null) return { gpuSource: null, serviceSources };
+    const common = { clock: this.clock, dispatcher: this.agent, prometheus, host: host.label, maxBytes: this.settings.maxBytes };
+    for (const s of host.services) {
+      serviceSources.set(s.id, new PrometheusApiSource({ ...common, id: `${host.label}/${s.id}`, target: { kind: 'service', service: s } }));
+    }
+    const gpuSource = host.telemetry?.gpu === 'none' ? null : new PrometheusApiSource({ ...common, id: `${host.label}/gpus`, target: { kind: 'gpus' } });
+    return { gpuSource, serviceSources };
+  }
+
   private addHost(config: HostConfig): HostRuntime {
     const logger = this.logger.child(config.label);
     const session = this.factory(config, { clock: this.clock, logger, services: this.sshServices });
@@ -308,7 +332,7 @@ export class FleetService implements Disposable {
         error: change.error ?? null,
         hostKey: change.error && HOST_KEY_CODES.has(change.error.code) ? (session.hostKeyProblem ?? null) : null,
       });
-    }, { settings: this.settings });
+    }, { settings: this.settings, ...this.prometheusSources(config) });
     runtime.probeSettings = this.settings;
     this.hosts.set(config.label, runtime);
     return runtime;

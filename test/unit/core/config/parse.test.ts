@@ -176,6 +176,21 @@ describe('parseConfig: errors name the field and the line', () => {
     expect(message).toMatch(/^config\.yaml:17:12 hosts\[1\]\.label: duplicate host label/);
   });
 
+  it('a host reading Prometheus without a URL anywhere points at its source; a wrong GPU tool is named', () => {
+    const { first } = invalid(withHosts('  - label: prom-host', '    ssh: { host: 203.0.113.11, user: ops, agent: true }', '    telemetry: { source: prometheus }'));
+    expect(first).toMatchObject({ path: 'hosts[1].telemetry.source', message: expect.stringContaining('source: prometheus needs a url') });
+    const tool = invalid(withHosts('  - label: amd-host', '    ssh: { host: 203.0.113.12, user: ops, agent: true }', '    telemetry: { gpu: radeon-smi }'));
+    expect(tool.first).toMatchObject({ path: 'hosts[1].telemetry.gpu', message: 'must be one of: auto, nvidia-smi, amd-smi, rocm-smi, amd-sysfs, none' });
+  });
+
+  it('a host may name its own Prometheus and GPU tool', () => {
+    const config = parseConfig(
+      withHosts('  - label: strix', '    ssh: { host: 203.0.113.12, user: ops, agent: true }', '    telemetry: { gpu: amd-sysfs, source: prometheus, prometheus: { url: "http://127.0.0.1:9090" } }'),
+      opts,
+    );
+    expect(config.hosts[1]!.telemetry).toEqual({ gpu: 'amd-sysfs', source: 'prometheus', prometheus: { url: 'http://127.0.0.1:9090' } });
+  });
+
   it('duplicate alias across hosts points at the alias', () => {
     const { first } = invalid(
       withHosts(
