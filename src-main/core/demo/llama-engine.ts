@@ -58,6 +58,8 @@ export interface LlamaEngineOptions {
   speedFactor: number;
   /** id_task of the first task (the real server counts tasks from its start, metrics and slot reads included). */
   firstTaskId?: number;
+  /** After every finished or cancelled task (the simulator's idle countdown starts here). */
+  onDidFinishTask?(): void;
 }
 
 export class LlamaEngine implements Disposable {
@@ -163,6 +165,7 @@ export class LlamaEngine implements Disposable {
           promptMs: task.firstTokenMs === null ? 0 : task.prefillEndMs - task.scheduledMs,
           predictedMs,
         });
+        this.options.onDidFinishTask?.();
       },
     });
     return handle;

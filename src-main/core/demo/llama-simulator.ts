@@ -263,7 +263,12 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
   // ---- internals -------------------------------------------------------
 
   private newEngine(): LlamaEngine {
-    return new LlamaEngine({ profile: this.profile, clock: this.clock, speedFactor: this.options.decodeSpeedFactor });
+    return new LlamaEngine({
+      profile: this.profile,
+      clock: this.clock,
+      speedFactor: this.options.decodeSpeedFactor,
+      onDidFinishTask: () => this.armIdle(),
+    });
   }
 
   private newMediaMarker(): void {

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateConfig } from '../../../src-main/core/config/index.js';
 import { startDemoFleet, type DemoFleet } from '../../../src-main/core/demo/index.js';
+import { GPU_DETECT_COMMAND } from '../../../src-main/core/telemetry/index.js';
 import { connectSsh, exec, fingerprint, forward, knownHostFingerprint } from './demo-client.js';
 import { generateEd25519 } from '../../../src-main/core/demo/keys.js';
 
@@ -62,6 +64,17 @@ describe('demo fleet files and config', () => {
         },
       ],
     });
+  });
+
+  it('is a config the console schema accepts', () => {
+    const config = validateConfig({ hosts: fleet.config.hosts }, { home: dir });
+    expect(config.hosts.flatMap((h) => h.services.map((s) => `${h.label}/${s.id}:${s.kind}:${s.slots}`))).toEqual([
+      'l20-poc/qwen:vllm:4',
+      'tri-gpu/gemma:vllm:8',
+      'tri-gpu/ocr:vllm:4',
+      'tri-gpu/embed:vllm:16',
+      'strix/coder:llama-server:2',
+    ]);
   });
 
   it('writes a 0600 OpenSSH client key and a known_hosts line per host', () => {
@@ -161,6 +174,31 @@ describe('demo SSH exec and forwarding', () => {
     expect(new Set(rows.map((row) => row[1])).size).toBe(4);
     const again = await exec(client, 'nvidia-smi --query-compute-apps=pid --format=csv,noheader');
     expect(again.stdout.trim().split('\n')).toEqual(rows.map((row) => row[1])); // pids are stable
+    client.end();
+  });
+
+  it('answers the console GPU detection per host: nvidia-smi on the NVIDIA hosts, the amdgpu card on strix', async () => {
+    for (const [label, expected] of [
+      ['l20-poc', 'tool nvidia-smi\n'],
+      ['tri-gpu', 'tool nvidia-smi\n'],
+      ['strix', 'sysfs /sys/class/drm/card1/device\n'],
+    ] as const) {
+      const client = await connectSsh(fleet, fleet.host(label));
+      expect(await exec(client, GPU_DETECT_COMMAND), label).toEqual({ stdout: expected, stderr: '', code: 0 });
+      client.end();
+    }
+  });
+
+  it('answers the NvidiaSmiSource compound query (&&) on tri-gpu', async () => {
+    const client = await connectSsh(fleet, fleet.host('tri-gpu'));
+    const r = await exec(
+      client,
+      'nvidia-smi --query-gpu=index,uuid,name,memory.used --format=csv,noheader,nounits && echo __GPU_CONSOLE_COMPUTE_APPS__ && nvidia-smi --query-compute-apps=gpu_uuid,pid,process_name,used_memory --format=csv,noheader,nounits',
+    );
+    expect(r.code).toBe(0);
+    const [gpus, apps] = r.stdout.split('__GPU_CONSOLE_COMPUTE_APPS__\n');
+    expect(gpus!.trim().split('\n')).toHaveLength(3);
+    expect(apps!.trim().split('\n')).toHaveLength(4);
     client.end();
   });
 

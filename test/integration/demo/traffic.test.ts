@@ -26,9 +26,13 @@ describe('demo background traffic', () => {
     fleet = await startDemoFleet({ dir: mkdtempSync(join(tmpdir(), 'gc-traffic-')), decodeSpeedFactor: 20, traffic: true });
     await expect.poll(() => generated(fleet!, 'l20-poc', 'qwen'), { timeout: 15_000, interval: 250 }).toBeGreaterThan(0);
     await expect.poll(() => generated(fleet!, 'tri-gpu', 'gemma'), { timeout: 15_000, interval: 250 }).toBeGreaterThan(0);
+    // The llama-server on strix gets its share: busy slots, then finished requests in its counters.
+    const coder = fleet.host('strix').llamaServer('coder');
+    await expect.poll(() => coder.snapshot().processing, { timeout: 15_000, interval: 100 }).toBeGreaterThan(0);
+    await expect.poll(() => Number(/^llamacpp:tokens_predicted_total (\S+)$/m.exec(coder.metricsText())?.[1]), { timeout: 20_000, interval: 250 }).toBeGreaterThan(0);
     const sim = fleet.host('l20-poc').simulator('qwen');
     await fleet.dispose();
     expect(sim.listening).toBe(false);
     fleet = null;
-  }, 40_000);
+  }, 60_000);
 });

@@ -126,7 +126,7 @@ describe('demo exec: GPU tools per vendor', () => {
     expect(nvidia.queryFields).toEqual(['index', 'uuid', 'name', 'memory.used', 'memory.total', 'utilization.gpu', 'power.draw', 'power.limit', 'temperature.gpu', 'mig.mode.current']);
     expect(first).toMatchObject({ ok: true, unreadable: 0, gpus: [{ index: 0, name: 'NVIDIA L20', memoryUsedMiB: 20_000, memoryTotalMiB: 46068 }] });
     if (!first.ok) throw new Error('unreachable');
-    expect(first.gpus[0]!.processes).toEqual([{ pid: 4242, name: 'llama-server', usedMemoryMiB: 20_000 }]);
+    expect(first.gpus?.[0]?.processes).toEqual([{ pid: 4242, name: 'llama-server', usedMemoryMiB: 20_000 }]);
     const second = await nvidia.scrape();
     expect(seen[2]).not.toContain('&&');
     expect(second).toMatchObject({ ok: true, gpus: [{ processes: null }] });
