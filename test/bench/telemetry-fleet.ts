@@ -5,7 +5,7 @@
 // ssh2 servers on loopback), the demo fleet in a child process so that its
 // CPU is not counted.
 //
-//   node --expose-gc --import tsx test/bench/telemetry-fleet.ts [--minutes 10] [--hosts 64] [--gpus 8] [--services 2]
+//   node --expose-gc --import tsx test/bench/telemetry-fleet.ts [--minutes 10] [--hosts 64] [--gpus 8] [--services 2] [--warmup 60]
 //
 // Figures: main-thread busy share (event-loop utilisation) and process CPU
 // (all threads: an upper bound), as % of one core [target < 15 %]; RSS each
@@ -29,6 +29,7 @@ const MINUTES = arg('minutes', 10);
 const HOSTS = arg('hosts', 64);
 const GPUS = arg('gpus', 8);
 const SERVICES = arg('services', 2);
+const WARMUP_S = arg('warmup', 60);
 const gc = (globalThis as { gc?: () => void }).gc;
 const MiB = 1048576;
 const fmt = (n: number, d = 1): string => n.toFixed(d);
@@ -81,11 +82,11 @@ async function main(): Promise<void> {
     await sleep(1000);
   }
   console.log(`  all hosts connected and every service read after ${fmt((performance.now() - t0) / 1000)} s: ${JSON.stringify(lastSnapshot)}`);
-  await sleep(60_000);
+  await sleep(WARMUP_S * 1000);
   gc?.();
   const rss0 = process.memoryUsage().rss;
   const heap0 = process.memoryUsage().heapUsed;
-  console.log(`  after a minute of polls: rss ${fmt(rss0 / MiB)} MiB, heapUsed ${fmt(heap0 / MiB)} MiB`);
+  console.log(`  after ${WARMUP_S} s of polls: rss ${fmt(rss0 / MiB)} MiB, heapUsed ${fmt(heap0 / MiB)} MiB`);
 
   const elu0 = performance.eventLoopUtilization();
   const cpu0 = process.cpuUsage();

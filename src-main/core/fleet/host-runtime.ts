@@ -293,7 +293,7 @@ export class HostRuntime {
   private gpuFigureSource(): FigureSource | null {
     const source = this.gpuSource;
     if (source === null) return null;
-    if (source.kind === 'prometheus-api') return { kind: 'prometheus', atMs: this.gpuReadAt, detail: 'Prometheus HTTP API (query)' };
+    if (source.kind === 'prometheus-api') return { kind: 'prometheus', atMs: this.gpuReadAt, detail: (source as { detail?: string }).detail ?? null };
     const kind = source.kind as GpuToolKind;
     return { kind, atMs: this.gpuReadAt, detail: SOURCE_DETAIL[kind] ?? null };
   }

@@ -36,6 +36,7 @@ export class ServiceMonitor {
   private readonly deriver = new ServiceDeriver();
   /** The figures of the last good reading (shown, marked stale, while readings fail). */
   private lastFigures: ServiceFigures | null = null;
+  private backfilled = false;
   /** null: no probe since SSH (re)connected. */
   private lastProbe: ProbeResult | null = null;
   private lastTest: TunnelTestResult | null = null;
@@ -119,11 +120,19 @@ export class ServiceMonitor {
     if (this.everScraped) this.staleReason = error ? reason(error) : `SSH_NOT_CONNECTED: host is ${state}`;
   }
 
-  /** One reading from the service's source. Never throws. */
+  /** One reading from the service's source (the first from a source that keeps history seeds the window). Never throws. */
   async scrape(now: () => number): Promise<void> {
     const source = this.source;
     if (!source) return;
     const epoch = this.linkEpoch;
+    if (source.backfill && !this.backfilled) {
+      this.backfilled = true;
+      try {
+        for (const past of await source.backfill({ windowMs: this.deriver.windowMs })) if (past.ok) this.apply(past);
+      } catch {
+        // The instant reading below says what is wrong.
+      }
+    }
     let r: SourceReading;
     try {
       r = await source.scrape();
@@ -154,6 +163,8 @@ export class ServiceMonitor {
     this.everScraped = true;
     this.staleReason = null;
     this.health = service.health === 'ok' ? 'ok' : service.health === 'unknown' ? 'unknown' : 'down';
+    // The same sample again (Prometheus scrapes less often than the console polls): the figures stand.
+    if (this.readingAt !== null && r.atMs <= this.readingAt && this.lastFigures !== null) return;
     this.reading = service;
     this.readingAt = r.atMs;
     this.lastFigures = this.deriver.push(service, r.atMs);
@@ -228,12 +239,11 @@ export function figuresView(
   config: ServiceConfig,
   reading: ServiceReading | null,
   figures: ServiceFigures | null,
-  source: { kind: string } | null,
+  source: { kind: string; detail?: string } | null,
   readingAt: number | null,
 ): FigureFields {
   const kind = source?.kind === 'prometheus-api' ? 'prometheus' : config.kind;
-  const figureSource: FigureSource | null =
-    source === null ? null : { kind, atMs: readingAt, detail: source.kind === 'prometheus-api' ? 'Prometheus HTTP API (query)' : (SOURCE_DETAIL[config.kind] ?? null) };
+  const figureSource: FigureSource | null = source === null ? null : { kind, atMs: readingAt, detail: source.detail ?? SOURCE_DETAIL[config.kind] ?? null };
   const router = reading?.routerModels ?? null;
   const sleepControl: ServiceView['sleepControl'] = config.kind === 'vllm' ? 'manual' : router !== null ? 'manual' : 'automatic';
   const perEngine: EngineView[] | undefined =

@@ -9,6 +9,7 @@ import {
   httpGetFor,
   type ExecRunner,
   type GpuToolKind,
+  type SourceReading,
   type TelemetrySource,
 } from '../telemetry/index.js';
 
@@ -26,8 +27,17 @@ export interface PollSettings extends ScrapeSettings {
   execTimeoutMs: number;
 }
 
-/** A source the fleet can tell that the server behind it went away (live counters start afresh). */
-export type ServiceSource = TelemetrySource & { reset?(): void };
+/**
+ * A service's source as the fleet sees it: `reset` when the server behind it
+ * went away (live counters start afresh); `backfill` when it can read the
+ * recent past (Prometheus: one range query), to seed the windowed figures;
+ * `detail` says what it reads.
+ */
+export type ServiceSource = TelemetrySource & {
+  reset?(): void;
+  backfill?(options: { windowMs: number }): Promise<SourceReading[]>;
+  readonly detail?: string;
+};
 
 /** The HTTP source of a service, reading through the tunnel's local URL. */
 export function tunnelServiceSource(host: HostConfig, service: ServiceConfig, baseUrl: string, clock: Clock, settings: ScrapeSettings): ServiceSource {
