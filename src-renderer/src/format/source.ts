@@ -19,6 +19,12 @@ export const SOURCE_NAME: Readonly<Record<FigureSourceKind, string>> = {
 export const DEFAULT_POLL_INTERVAL_MS = 1_000;
 /** A reading older than this many poll intervals is shown in the warning colour. */
 export const OLD_AFTER_POLLS = 3;
+/**
+ * Added to the limit: the page's clock moves in whole seconds and a reading
+ * takes a moment to arrive, so a healthy 1 s poll often reads "2 s ago"; without
+ * it the line would flicker into the warning colour on every slow scrape.
+ */
+export const AGE_SLACK_MS = 1_000;
 
 export type SourceTone = 'fresh' | 'old' | 'none';
 
@@ -32,10 +38,10 @@ export interface SourceLineView {
   readonly ageMs: number | null;
 }
 
-/** The age past which a reading is flagged: a few poll intervals. */
+/** The age past which a reading is flagged: a few poll intervals (and the slack). */
 export function oldAfterMs(pollIntervalMs: number | null | undefined): number {
   const poll = typeof pollIntervalMs === 'number' && Number.isFinite(pollIntervalMs) && pollIntervalMs > 0 ? pollIntervalMs : DEFAULT_POLL_INTERVAL_MS;
-  return OLD_AFTER_POLLS * poll;
+  return OLD_AFTER_POLLS * poll + AGE_SLACK_MS;
 }
 
 export function sourceLine(source: FigureSource, nowMs: number, pollIntervalMs: number | null | undefined): SourceLineView {
@@ -51,7 +57,7 @@ export function sourceLine(source: FigureSource, nowMs: number, pollIntervalMs: 
   return {
     text: `${name} · ${formatAgo(source.atMs, nowMs)}`,
     tone: old ? 'old' : 'fresh',
-    title: old ? `${what}. Last ${read}, older than ${OLD_AFTER_POLLS} polls (${Math.round(limit / 1000)} s): the figures may be out of date.` : `${what}. ${read}.`,
+    title: old ? `${what}. Last ${read}, older than ${OLD_AFTER_POLLS} polls (${Math.round((limit - AGE_SLACK_MS) / 1000)} s): the figures may be out of date.` : `${what}. ${read}.`,
     ageMs,
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FigureSource } from '../../../src-preload/contract/index.js';
-import { DEFAULT_POLL_INTERVAL_MS, medianGapMs, oldAfterMs, sourceLine } from '../../../src-renderer/src/format/source.js';
+import { AGE_SLACK_MS, DEFAULT_POLL_INTERVAL_MS, medianGapMs, oldAfterMs, sourceLine } from '../../../src-renderer/src/format/source.js';
 
 const NOW = 1_700_000_000_000;
 const src = (kind: FigureSource['kind'], atMs: number | null, detail: string | null = null): FigureSource => ({ kind, atMs, detail });
@@ -14,21 +14,22 @@ describe('where figures come from', () => {
     expect(sourceLine(src('prometheus', NOW - 14_000), NOW, 5000).text).toBe('Prometheus · 14 s ago');
   });
 
-  it('is fresh up to three poll intervals, then flagged', () => {
-    expect(sourceLine(src('nvidia-smi', NOW - 3000), NOW, 1000).tone).toBe('fresh');
-    const old = sourceLine(src('nvidia-smi', NOW - 3001), NOW, 1000);
+  it('is fresh up to three poll intervals (and a second of slack), then flagged', () => {
+    expect(sourceLine(src('nvidia-smi', NOW - 2400), NOW, 1000).tone).toBe('fresh');
+    expect(sourceLine(src('nvidia-smi', NOW - 4000), NOW, 1000).tone).toBe('fresh');
+    const old = sourceLine(src('nvidia-smi', NOW - 4001), NOW, 1000);
     expect(old.tone).toBe('old');
-    expect(old.title).toMatch(/older than 3 polls \(3 s\)/);
+    expect(old.title).toMatch(/older than 3 polls \(3 s\): the figures may be out of date/);
     // a slower console poll moves the limit with it
-    expect(sourceLine(src('vllm', NOW - 10_000), NOW, 5000).tone).toBe('fresh');
-    expect(sourceLine(src('vllm', NOW - 16_000), NOW, 5000).tone).toBe('old');
+    expect(sourceLine(src('vllm', NOW - 12_000), NOW, 5000).tone).toBe('fresh');
+    expect(sourceLine(src('vllm', NOW - 17_000), NOW, 5000).tone).toBe('old');
   });
 
   it('assumes the default poll interval until it has been measured', () => {
-    expect(oldAfterMs(null)).toBe(3 * DEFAULT_POLL_INTERVAL_MS);
-    expect(oldAfterMs(Number.NaN)).toBe(3 * DEFAULT_POLL_INTERVAL_MS);
-    expect(oldAfterMs(0)).toBe(3 * DEFAULT_POLL_INTERVAL_MS);
-    expect(oldAfterMs(2000)).toBe(6000);
+    expect(oldAfterMs(null)).toBe(3 * DEFAULT_POLL_INTERVAL_MS + AGE_SLACK_MS);
+    expect(oldAfterMs(Number.NaN)).toBe(3 * DEFAULT_POLL_INTERVAL_MS + AGE_SLACK_MS);
+    expect(oldAfterMs(0)).toBe(3 * DEFAULT_POLL_INTERVAL_MS + AGE_SLACK_MS);
+    expect(oldAfterMs(2000)).toBe(6000 + AGE_SLACK_MS);
   });
 
   it('before the first reading says so instead of an age', () => {

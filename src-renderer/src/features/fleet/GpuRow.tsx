@@ -16,7 +16,7 @@ export const GpuRow = memo(function GpuRow({ label, gpu, hostVendor }: GpuRowPro
   return (
     <tr data-testid={`gpu-row-${label}-${gpu.index}`}>
       <td className="col-idx num">{gpu.index}</td>
-      <td className="gpu-name" title={gpu.uuid ?? undefined}>
+      <td className="gpu-name" title={gpu.uuid ? `${gpu.name} · ${gpu.uuid}` : gpu.name}>
         {gpu.name}
       </td>
       <td className="col-vram">

@@ -138,7 +138,7 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s, pollInte
           label={s.kvCacheEstimated ? 'KV cache, estimated (context in use ÷ n_ctx, from /slots)' : 'KV cache'}
           testId="kv-pct"
         />
-        {s.kvCacheEstimated ? (
+        {s.kvCacheEstimated && s.kvCachePct !== null ? (
           <div className="kv-est" data-testid="kv-estimated" title={KV_ESTIMATE_TITLE}>
             est. · /slots
           </div>
@@ -147,13 +147,13 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s, pollInte
       <td className="col-num num" data-testid="tokps" data-value={dataValue(s.generationTokensPerS)} title={rateBasisTitle(s, 'Generation tokens per second')}>
         {formatTokPerS(s.generationTokensPerS)}
       </td>
-      <td className="col-num num" data-testid="prompt-tokps" data-value={dataValue(s.promptTokensPerS)} title={rateBasisTitle(s, 'Prompt tokens per second')}>
+      <td className="col-num col-prompt num" data-testid="prompt-tokps" data-value={dataValue(s.promptTokensPerS)} title={rateBasisTitle(s, 'Prompt tokens per second')}>
         {formatTokPerS(s.promptTokensPerS)}
       </td>
       <td className="col-num num">
         <LiveFigure host={label} metric={`svc.${s.id}.ttft_p95_s`} testId="ttft-p95" format={formatSeconds} title="Time to first token, p95 over the last minute" />
       </td>
-      <td className="col-num num">
+      <td className="col-num col-cost num">
         <LiveFigure
           host={label}
           metric={`svc.${s.id}.cost_usd_per_mtok`}

@@ -28,13 +28,13 @@ export const ServiceTable = memo(function ServiceTable({ label, services, pollIn
               <th scope="col" className="col-num" title="Generation tokens per second">
                 Gen tok/s
               </th>
-              <th scope="col" className="col-num" title="Prompt tokens per second">
+              <th scope="col" className="col-num col-prompt" title="Prompt tokens per second">
                 Prompt tok/s
               </th>
               <th scope="col" className="col-num" title="Time to first token, p95 over the last minute">
                 TTFT p95
               </th>
-              <th scope="col" className="col-num" title="Estimated cost per 1M output tokens (busy time, last 5 minutes)">
+              <th scope="col" className="col-num col-cost" title="Estimated cost per 1M output tokens (busy time, last 5 minutes)">
                 $/1M tok
               </th>
               <th scope="col" className="col-spark" title="Generation tokens per second, last two minutes">

@@ -55,10 +55,9 @@ export function ServiceDetail({ service: s, pollIntervalMs }: ServiceDetailProps
               {sleep.text}
             </Badge>
             {sleep.note ? (
-              <span className="svc-detail__note" data-testid="sleep-note">
-                {' '}
+              <div className="svc-detail__note" data-testid="sleep-note">
                 {sleep.note}
-              </span>
+              </div>
             ) : null}
           </dd>
         </div>
@@ -90,7 +89,7 @@ export function ServiceDetail({ service: s, pollIntervalMs }: ServiceDetailProps
           <dt>KV cache</dt>
           <dd className="num" data-testid="kv-pct" data-value={dataValue(s.kvCachePct)} title={kvTitle(s)}>
             {formatPct(s.kvCachePct, 1)}
-            {s.kvCacheEstimated ? (
+            {s.kvCacheEstimated && s.kvCachePct !== null ? (
               <span className="kv-est kv-est--inline" data-testid="kv-estimated">
                 {' '}
                 est.

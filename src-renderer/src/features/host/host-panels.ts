@@ -77,6 +77,7 @@ export function seriesLabel(metric: string): string {
       .replace(/^prefix_hit$/, 'prefix hit')
       .replace(/^prompt_cache$/, 'prompt-cache reuse')
       .replace(/^spec_accept$/, 'spec. acceptance')
+      .replace(/^proxy_(interactive|system|batch)_wait_p95$/, '$1 wait p95')
       .replace(/^(ttft|e2e|itl)_p(\d+)$/, (_, k: string, p: string) => `${k.toUpperCase()} p${p}`);
     return `${svc[1]} ${figure}`;
   }

@@ -141,6 +141,7 @@ describe('host panels', () => {
     expect(seriesLabel('svc.coder.spec_accept_pct')).toBe('coder spec. acceptance');
     expect(seriesLabel('svc.coder.prefix_hit_pct')).toBe('coder prefix hit');
     expect(seriesLabel('svc.coder.kv_pct')).toBe('coder KV');
+    expect(seriesLabel('svc.coder.proxy_interactive_wait_p95_s')).toBe('coder interactive wait p95');
   });
 
   it('a line with no known point stays out of the cache legend (no drafts: no spec-acceptance entry)', () => {
