@@ -3,7 +3,8 @@
 // first non-zero exit) and the commands an operator console runs —
 // nvidia-smi (NVIDIA hosts), each service's restart command verbatim,
 // hostname, uptime, echo, cat /proc/loadavg (and an AMD card's sysfs files),
-// `ss -ltn[p][H]` (also under `sudo -n`), `sshd -T` and `sudo -n sshd -T`.
+// `ss -ltn[p][H]` (also under `sudo -n`), `kill <pid>` of a llama-server,
+// `sshd -T` and `sudo -n sshd -T`.
 // The console's two shell loops, GPU_DETECT_COMMAND and AMD_SYSFS_COMMAND, are
 // recognised verbatim and answered as a shell on that host would. Everything
 // else is "command not found" (127); other shell operators (| ; & > <) fail
@@ -30,6 +31,8 @@ export interface ExecHost {
   /** The services' restart commands; running one restarts that service. */
   restartCommands: { tokens: string[]; run(): Promise<ExecResult> }[];
   loadAverage(): [number, number, number];
+  /** `kill <pid>`: ends that process if it is one of the services' (false: no such process). */
+  killProcess?(pid: number): boolean;
   /** The model services' listening sockets right now (none while a service is down or loading); sshd and the resolver are added. */
   serviceListeners?(): TcpListener[];
 }
@@ -137,6 +140,21 @@ export async function runCommand(command: string, host: ExecHost): Promise<ExecR
   return out;
 }
 
+const SIGNALS = new Set(['-TERM', '-15', '-KILL', '-9', '-INT', '-2', '-SIGTERM', '-SIGKILL', '-SIGINT']);
+
+/** `kill [-SIGNAL] <pid>…`: the services' processes end (any signal); other pids are not the demo's to end. */
+function runKill(args: readonly string[], host: ExecHost): ExecResult {
+  const pids = args.filter((a) => !SIGNALS.has(a));
+  if (pids.length === 0) return { stdout: '', stderr: 'kill: usage: kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]\n', code: 2 };
+  let stderr = '';
+  for (const raw of pids) {
+    const pid = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (Number.isNaN(pid)) stderr += `bash: kill: ${raw}: arguments must be process or job IDs\n`;
+    else if (!host.killProcess?.(pid)) stderr += `bash: kill: (${pid}) - No such process\n`;
+  }
+  return { stdout: '', stderr, code: stderr ? 1 : 0 };
+}
+
 async function runSimple(command: string, host: ExecHost): Promise<ExecResult> {
   const vendor = host.gpuVendor ?? 'nvidia';
   let argv: string[];
@@ -152,6 +170,8 @@ async function runSimple(command: string, host: ExecHost): Promise<ExecResult> {
   if (sshd) return sshd;
   const listeners = () => [...SYSTEM_LISTENERS, ...(host.serviceListeners?.() ?? [])];
   if (argv[0] === 'sudo' && argv[1] === '-n' && argv[2] === 'ss') return runSs(argv.slice(3), listeners(), { asRoot: true });
+  const kill = argv[0] === 'kill' ? argv.slice(1) : argv[0] === 'sudo' && argv[1] === 'kill' ? argv.slice(2) : argv[0] === 'sudo' && argv[1] === '-n' && argv[2] === 'kill' ? argv.slice(3) : null;
+  if (kill) return runKill(kill, host);
   const [cmd, ...args] = argv as [string, ...string[]];
   switch (cmd) {
     case 'ss':

@@ -191,6 +191,8 @@ async function startHost(
       },
       // Each server binds 127.0.0.1:<remotePort> (vllm serve --host 127.0.0.1, llama-server --host 127.0.0.1).
       serviceListeners: () => profile.services.flatMap((s) => listenerOf(s, simOf(s.id)) ?? []),
+      // Only llama-server processes can be killed here (a ghost's way out); vLLM has no single server process in the demo.
+      killProcess: (pid) => [...sims.values()].some((sim) => sim instanceof LlamaSimulator && sim.kill(pid)),
       restartCommands: profile.services.map((s) => ({
         tokens: tokenize(s.restartCommand),
         run: async (): Promise<ExecResult> => {

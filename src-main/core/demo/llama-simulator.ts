@@ -12,7 +12,9 @@
 // Lifecycle knob for tests: ghostOnNextRestart() makes the next restart leave
 // the old process (same pid) on the port, still answering, while the new one
 // fails to bind ("address in use") and exits — what a console that compares
-// the listener's pid before and after a restart must detect as a ghost.
+// the listener's pid before and after a restart must detect as a ghost. The
+// ghost squats the port until it is killed (`kill <pid>` on the host, or
+// kill()): every restart before that fails the same way.
 //
 // Simplifications (deliberate): a sleeping server wakes in `wakeSec` and
 // /health stays 200 meanwhile; the KV cache counts against memory as the
@@ -38,7 +40,7 @@ export interface LlamaSimulatorState {
   isSleeping: boolean;
   /** The process holding the port (null while down). */
   pid: number | null;
-  /** The process on the port survived a restart (ghostOnNextRestart); a restart without the knob replaces it. */
+  /** The process on the port survived a restart (ghostOnNextRestart) and squats it until killed. */
   ghost: boolean;
   /** The pid of the last process that failed to bind (a ghost held the port), if any. */
   lastFailedPid: number | null;
@@ -168,16 +170,39 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
 
   /**
    * The next restart() leaves the old process (same pid) holding the port and
-   * answering, while the new process fails to bind and exits. One restart only.
+   * answering, while the new process fails to bind and exits; so does every
+   * restart after it until that process is killed.
    */
   ghostOnNextRestart(): void {
     this.ghostArmed = true;
   }
 
+  /**
+   * `kill <pid>` of the process on the port (the way out of a ghost): it goes
+   * away and the service stays down until the next restart. False when `pid`
+   * is not this service's process.
+   */
+  kill(pid: number): boolean {
+    if (this.disposed || this.processState === 'down' || pid !== this.pid) return false;
+    this.generation += 1;
+    this.clearTimers();
+    this.current.dispose();
+    this.current = this.newEngine();
+    this.processState = 'down';
+    this.pid = null;
+    this.ghost = false;
+    this.sleeping = false;
+    this.waking = null;
+    this.server.closeAllConnections();
+    this.logger.info('process killed', { pid });
+    this.fireState();
+    return true;
+  }
+
   /** `systemctl restart`: stop, down (refused) for restartDownSec, bound and loading (503) for loadSec, then serving; counters start from zero. */
   restart(): LlamaRestartHandle {
     if (this.disposed) throw new AppError(DemoErrorCode.DISPOSED, 'the demo simulator is disposed');
-    if (this.ghostArmed) {
+    if (this.ghostArmed || this.ghost) {
       this.ghostArmed = false;
       this.ghost = true;
       this.lastFailedPid = this.options.allocatePid();

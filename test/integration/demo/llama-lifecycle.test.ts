@@ -104,7 +104,7 @@ describe('llama-server restart', () => {
     expect(readLlamaServerMetrics(parsePrometheusText((await http(strix, 8080, 'GET', '/metrics')).body).families).generationTokensTotal).toBe(0);
   });
 
-  it('ghostOnNextRestart: the old process keeps the port and answers, the new one fails to bind; the next restart replaces it', async () => {
+  it('ghostOnNextRestart: the old process keeps the port and answers, new ones fail to bind until it is killed', async () => {
     const sim = fleet.host('strix').llamaServer('coder');
     const before = await listenerPid(strix);
     sim.ghostOnNextRestart();
@@ -115,14 +115,33 @@ describe('llama-server restart', () => {
     expect((await http(strix, 8080, 'GET', '/health')).status).toBe(200);
     expect((await drive(ask(strix))).status).toBe(200);
 
+    // Still squatting: the next restart fails the same way.
+    const failed = sim.state().lastFailedPid;
+    expect((await exec(strix, RESTART)).code).toBe(0);
+    expect(await listenerPid(strix)).toBe(before);
+    expect(sim.state().lastFailedPid).not.toBe(failed);
+
+    // The way out the console names: kill it, then restart.
+    expect(await exec(strix, 'sudo kill 1')).toEqual({ stdout: '', stderr: 'bash: kill: (1) - No such process\n', code: 1 });
+    expect(await exec(strix, `sudo kill ${before}`)).toEqual({ stdout: '', stderr: '', code: 0 });
+    expect(sim.state()).toMatchObject({ process: 'down', pid: null, ghost: false });
+    expect(await listenerPid(strix)).toBeNull();
+    const restarted = new Promise<void>((resolve) => {
+      const sub = sim.onDidChangeState.on(() => {
+        void sub.dispose();
+        resolve();
+      });
+    });
     const again = exec(strix, RESTART);
-    await expect.poll(() => sim.state().process, { interval: 5 }).toBe('down');
+    await restarted; // the restart command reached the host
     clock.advance(1500);
     expect((await again).code).toBe(0);
     clock.advance(14_000);
     await tick();
     expect(sim.state()).toMatchObject({ process: 'up', ghost: false });
-    expect(await listenerPid(strix)).not.toBe(before);
+    const after = await listenerPid(strix);
+    expect(after).not.toBeNull();
+    expect(after).not.toBe(before);
   });
 });
 
