@@ -58,6 +58,8 @@ export interface LlamaSimulatorOptions {
 export interface LlamaRestartHandle {
   /** The new process was started (what `systemctl restart` waits for). */
   initiated: Promise<void>;
+  /** The new process serves (never, when it found the port taken). */
+  ready: Promise<void>;
   /** How it went: serving again, or the new process found the port taken and exited. */
   outcome: Promise<'serving' | 'address-in-use'>;
 }
@@ -212,7 +214,7 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
         failedPid: this.lastFailedPid,
       });
       this.fireState();
-      return { initiated: Promise.resolve(), outcome: Promise.resolve('address-in-use') };
+      return { initiated: Promise.resolve(), ready: new Promise<void>(() => undefined), outcome: Promise.resolve('address-in-use') };
     }
     this.generation += 1;
     const gen = this.generation;
@@ -231,6 +233,7 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
     let resolveOutcome!: (o: 'serving') => void;
     const initiated = new Promise<void>((r) => (resolveInitiated = r));
     const outcome = new Promise<'serving' | 'address-in-use'>((r) => (resolveOutcome = r));
+    const ready = outcome.then(() => undefined);
     this.after(this.profile.restartDownSec, () => {
       if (gen !== this.generation) return;
       this.processState = 'loading';
@@ -249,7 +252,7 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
         resolveOutcome('serving');
       });
     });
-    return { initiated, outcome };
+    return { initiated, ready, outcome };
   }
 
   // ---- GPU share -------------------------------------------------------
