@@ -3,18 +3,19 @@
 // hosts it reads. Writes the fleet's config to <dir>/config.yaml, prints
 // `READY <path>` and runs until its stdin closes.
 //
-//   node --import tsx test/bench/demo-fleet-process.ts <dir> <hosts> <gpusPerHost> <servicesPerHost>
+//   node --import tsx test/bench/demo-fleet-process.ts <dir> <hosts> <gpusPerHost> <servicesPerHost> [traffic]
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDemoFleet, syntheticProfiles } from '../../src-main/core/demo/index.js';
 
 async function main(): Promise<void> {
-  const [dir, hosts, gpus, services] = process.argv.slice(2);
+  const [dir, hosts, gpus, services, traffic] = process.argv.slice(2);
   if (!dir) throw new Error('usage: demo-fleet-process.ts <dir> <hosts> <gpusPerHost> <servicesPerHost>');
   const fleet = await startDemoFleet({
     dir,
     profiles: syntheticProfiles(Number(hosts ?? 64), { gpusPerHost: Number(gpus ?? 8), servicesPerHost: Number(services ?? 2) }),
-    traffic: true,
+    // Background clients (about 5 per service) make the figures move; off by default on a 2-core machine.
+    traffic: traffic === 'traffic',
   });
   const file = join(dir, 'config.yaml');
   // JSON is YAML.

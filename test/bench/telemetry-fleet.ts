@@ -5,7 +5,7 @@
 // ssh2 servers on loopback), the demo fleet in a child process so that its
 // CPU is not counted.
 //
-//   node --expose-gc --import tsx test/bench/telemetry-fleet.ts [--minutes 10] [--hosts 64] [--gpus 8] [--services 2] [--warmup 60]
+//   node --expose-gc --import tsx test/bench/telemetry-fleet.ts [--minutes 10] [--hosts 64] [--gpus 8] [--services 2] [--warmup 60] [--traffic]
 //
 // Figures: main-thread busy share (event-loop utilisation) and process CPU
 // (all threads: an upper bound), as % of one core [target < 15 %]; RSS each
@@ -30,6 +30,7 @@ const HOSTS = arg('hosts', 64);
 const GPUS = arg('gpus', 8);
 const SERVICES = arg('services', 2);
 const WARMUP_S = arg('warmup', 60);
+const TRAFFIC = process.argv.includes('--traffic');
 const gc = (globalThis as { gc?: () => void }).gc;
 const MiB = 1048576;
 const fmt = (n: number, d = 1): string => n.toFixed(d);
@@ -37,7 +38,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'gpu-console-telemetry-bench-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'demo-fleet-process.ts'), join(dir, 'demo'), String(HOSTS), String(GPUS), String(SERVICES)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'demo-fleet-process.ts'), join(dir, 'demo'), String(HOSTS), String(GPUS), String(SERVICES), TRAFFIC ? 'traffic' : 'quiet'], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const configFile = await new Promise<string>((resolve, reject) => {
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
     });
     child.once('exit', (code) => reject(new Error(`demo fleet exited ${code}`)));
   });
-  console.log(`telemetry-fleet: ${HOSTS} hosts × ${GPUS} GPUs × ${SERVICES} services, 1 s polls through real SSH, ${MINUTES} min (node ${process.version})`);
+  console.log(`telemetry-fleet: ${HOSTS} hosts × ${GPUS} GPUs × ${SERVICES} services, 1 s polls through real SSH, ${MINUTES} min, demo traffic ${TRAFFIC ? 'on' : 'off'} (node ${process.version})`);
 
   const app = await startApp({ mode: 'web', version: 'bench', dataDir: join(dir, 'console'), configFile, demo: false, logger: silentLogger });
   let ticks = 0;
