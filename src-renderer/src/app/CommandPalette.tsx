@@ -14,6 +14,8 @@ export function CommandPalette({ onClose }: { onClose: () => void }): React.JSX.
   // Select the (tick-stable) host array and derive below: mapping inside the
   // selector would make new objects on every read and never settle.
   const hostViews = useAppStore((s) => s.fleet.snapshot?.hosts);
+  const targets = useAppStore((s) => s.actions.targets);
+  const supportedBy = useMemo(() => new Map(targets.map((t) => [t.upstream, t.supported])), [targets]);
   const hosts = useMemo(
     () => (hostViews ?? []).map((h) => ({ label: h.label, address: h.address, state: h.state, services: h.services.map((s) => ({ id: s.id, model: s.model, sleep: s.sleep, kind: s.kind, sleepControl: s.sleepControl })) })),
     [hostViews],
@@ -44,7 +46,7 @@ export function CommandPalette({ onClose }: { onClose: () => void }): React.JSX.
     for (const h of hosts) {
       for (const svc of h.services) {
         const upstream = `${h.label}/${svc.id}`;
-        for (const kind of proposalKinds(svc)) {
+        for (const kind of proposalKinds(svc, supportedBy.get(upstream))) {
           list.push({
             id: `propose:${kind}:${upstream}`,
             group: 'Action',
@@ -59,7 +61,7 @@ export function CommandPalette({ onClose }: { onClose: () => void }): React.JSX.
     list.push({ id: 'theme', group: 'Action', label: 'Toggle light / dark theme', run: () => toggleTheme() });
     list.push({ id: 'verify', group: 'Action', label: 'Verify the audit chain', keywords: 'tamper hash', run: () => setView('audit') });
     return list;
-  }, [hosts, setView, selectHost, toggleTheme, transport]);
+  }, [hosts, supportedBy, setView, selectHost, toggleTheme, transport]);
 
   const shown = useMemo(() => filterItems(items, query), [items, query]);
 

@@ -1,6 +1,6 @@
 // What the command palette offers: views, hosts, and console actions, each a
 // label to match and a function to run. Pure, so it is unit-tested.
-import type { ServiceView } from '../../../src-preload/contract/index.js';
+import type { ActionKind, ServiceView } from '../../../src-preload/contract/index.js';
 import { sleepView } from '../features/fleet/service-facts.js';
 
 export interface PaletteItem {
@@ -47,8 +47,12 @@ export function filterItems(items: readonly PaletteItem[], query: string, limit 
  * llama-server that sleeps and wakes by itself (--sleep-idle-seconds) is
  * offered neither sleep nor wake: the console does not control it.
  */
-export function proposalKinds(svc: Pick<ServiceView, 'sleep' | 'kind' | 'sleepControl'>): ('sleep' | 'wake' | 'offload' | 'restart')[] {
+export function proposalKinds(
+  svc: Pick<ServiceView, 'sleep' | 'kind' | 'sleepControl'>,
+  /** What the service's lifecycle driver can do, once the Actions view has listed it; unknown: not filtered. */
+  supported?: readonly ActionKind[],
+): ActionKind[] {
   const sleepWake = sleepView(svc).offersSleepWake;
-  if (svc.sleep === 'awake') return sleepWake ? ['sleep', 'offload', 'restart'] : ['offload', 'restart'];
-  return sleepWake ? ['wake', 'restart'] : ['restart'];
+  const kinds: ActionKind[] = svc.sleep === 'awake' ? (sleepWake ? ['sleep', 'offload', 'restart'] : ['offload', 'restart']) : sleepWake ? ['wake', 'restart'] : ['restart'];
+  return supported === undefined ? kinds : kinds.filter((k) => supported.includes(k));
 }

@@ -64,7 +64,7 @@ export function ServiceDetail({ service: s, pollIntervalMs }: ServiceDetailProps
         <div>
           <dt>Slots</dt>
           <dd className="num" data-testid="slots" data-value={s.slots}>
-            {s.slots} configured
+            <span title="Slots configured for this service (the proxy schedules by them)">{s.slots}</span>
             {mismatch ? (
               <>
                 {' '}

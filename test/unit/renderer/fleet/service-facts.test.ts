@@ -36,6 +36,9 @@ describe('service facts', () => {
     expect(proposalKinds(llama({ sleep: 'asleep-2' }))).toEqual(['restart']);
     expect(proposalKinds(service('q', { sleep: 'awake', sleepControl: 'manual' }))).toEqual(['sleep', 'offload', 'restart']);
     expect(proposalKinds(service('q', { sleep: 'asleep-1', sleepControl: 'manual' }))).toEqual(['wake', 'restart']);
+    // once the drivers are listed, only what the service's driver can do
+    expect(proposalKinds(llama({ sleep: 'awake' }), ['restart'])).toEqual(['restart']);
+    expect(proposalKinds(service('q', { sleep: 'awake', sleepControl: 'manual' }), ['sleep', 'wake', 'restart'])).toEqual(['sleep', 'restart']);
   });
 
   it('shows a slot mismatch only when the server reports a different count', () => {
