@@ -13,12 +13,18 @@ export interface PaletteItem {
   run(): void | Promise<void>;
 }
 
-/** Case-insensitive subsequence match, scored so that word starts and contiguous runs rank first. */
+/**
+ * Case-insensitive subsequence match, scored so that word starts and
+ * contiguous runs rank first, and a query word found whole at the start of a
+ * word of the text ranks above one found inside a word ("tri" → "tri-gpu"
+ * before "strix").
+ */
 export function scoreMatch(query: string, text: string): number | null {
   const q = query.trim().toLowerCase();
   if (q === '') return 0;
   const t = text.toLowerCase();
   let score = 0;
+  for (const word of q.split(/\s+/)) score += wholeWordBonus(word, t);
   let ti = 0;
   let prev = -2;
   for (const ch of q) {
@@ -31,6 +37,16 @@ export function scoreMatch(query: string, text: string): number | null {
     ti = at + 1;
   }
   return score - t.length * 0.01;
+}
+
+/** 5 when `word` starts a word of `text`, 2 when it is only inside one, 0 when absent. */
+function wholeWordBonus(word: string, text: string): number {
+  let bonus = 0;
+  for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
+    if (at === 0 || /[\s/._-]/.test(text[at - 1]!)) return 5;
+    bonus = 2;
+  }
+  return bonus;
 }
 
 export function filterItems(items: readonly PaletteItem[], query: string, limit = 12): PaletteItem[] {

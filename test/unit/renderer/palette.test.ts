@@ -16,6 +16,12 @@ describe('command palette matching', () => {
     expect(filterItems(items, 'prox')[0]!.label).toBe('Go to Proxy');
   });
 
+  it('a query word at the start of a word ranks above the same letters inside one ("open tri" → tri-gpu before strix)', () => {
+    const hosts = ['strix', 'tri-gpu', 'l20-poc'].map((label) => ({ id: label, group: 'Host' as const, label: `Open host ${label}`, keywords: `ops@127.0.0.1:4${label.length}22`, run: () => undefined }));
+    expect(filterItems(hosts, 'open tri')[0]!.id).toBe('tri-gpu');
+    expect(filterItems(hosts, 'open str')[0]!.id).toBe('strix');
+  });
+
   it('searches keywords too, and returns everything for an empty query', () => {
     const items = [item('Open host l20-poc', 'ops@203.0.113.10:22'), item('Go to Fleet')];
     expect(filterItems(items, '203.0').map((i) => i.label)).toEqual(['Open host l20-poc']);
