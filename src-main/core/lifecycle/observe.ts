@@ -1,5 +1,6 @@
 // What the fleet's last snapshot says about one service: its sleep level (what
 // a plan is made for) and the before/after figures the audit rows record.
+import type { FleetSnapshot } from '../../../src-preload/contract/index.js';
 import type { LifecycleTargetConfig } from './drivers/index.js';
 import type { LifecycleFleet } from './ports.js';
 import { hostVram } from './verify.js';
@@ -7,7 +8,12 @@ import { hostVram } from './verify.js';
 const sleepLevelOf = (s: string | undefined): 0 | 1 | 2 | null => (s === 'awake' ? 0 : s === 'asleep-1' ? 1 : s === 'asleep-2' ? 2 : null);
 
 export function sleepLevel(fleet: LifecycleFleet, target: LifecycleTargetConfig): 0 | 1 | 2 | null {
-  const host = fleet.snapshot().hosts.find((h) => h.label === target.label);
+  return sleepLevelIn(fleet.snapshot(), target);
+}
+
+/** The service's sleep level in one snapshot. */
+export function sleepLevelIn(snapshot: FleetSnapshot, target: LifecycleTargetConfig): 0 | 1 | 2 | null {
+  const host = snapshot.hosts.find((h) => h.label === target.label);
   return sleepLevelOf(host?.services.find((s) => s.id === target.serviceId)?.sleep);
 }
 

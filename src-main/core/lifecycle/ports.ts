@@ -1,4 +1,5 @@
 import type { FleetSnapshot } from '../../../src-preload/contract/index.js';
+import type { Disposable } from '../base/index.js';
 import type { ExecOptions, ExecResult } from '../ssh/index.js';
 
 /** What the lifecycle capability needs from the fleet (FleetService satisfies it). */
@@ -6,6 +7,8 @@ export interface LifecycleFleet {
   snapshot(): FleetSnapshot;
   tunnelUrl(label: string, serviceId: string): string;
   exec(label: string, command: string, options?: ExecOptions): Promise<ExecResult>;
+  /** Each published snapshot (what the proxy learns sleep states from); absent in tests that poll `snapshot`. */
+  onDidTick?(listener: (snapshot: FleetSnapshot) => void): Disposable;
 }
 
 /** What it needs from the proxy (wiring/proxy.ts satisfies it); null when no proxy runs. */

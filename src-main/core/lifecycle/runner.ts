@@ -2,14 +2,14 @@
 // the proxy, the planned calls exactly as approved, verify, resume admission;
 // each step is audited. Owns the HTTP agent and the cancel signal of each run.
 import { Agent } from 'undici';
-import type { ActionView } from '../../../src-preload/contract/index.js';
-import { AppError, toAppError, type Clock, type Logger } from '../base/index.js';
+import type { ActionView, FleetSnapshot } from '../../../src-preload/contract/index.js';
+import { AppError, DisposableStore, toAppError, type Clock, type Logger } from '../base/index.js';
 import { driverFor, restartFailureHint, stepText, type DriverIo, type DriverStep, type LifecycleDriver, type LifecycleTargetConfig } from './drivers/index.js';
 import { errorText } from './drivers/llama-checks.js';
 import { LifecycleErrorCode } from './errors.js';
 import { httpIo } from './io.js';
 import type { ActionJournal } from './journal.js';
-import { observe, sleepLevel } from './observe.js';
+import { observe, sleepLevel, sleepLevelIn } from './observe.js';
 import type { LifecycleFleet, LifecycleProxy } from './ports.js';
 import type { ActionRecord } from './repository.js';
 import { hostVram, verificationChecks, verifyAction } from './verify.js';
@@ -35,6 +35,8 @@ interface StepOutcome {
 }
 
 const BEFORE_TIMEOUT_MS = 5_000;
+/** How long a verified sleep waits for a fleet tick (what the proxy learns from) to show it before admission re-opens. */
+const FLEET_CATCH_UP_MS = 5_000;
 
 export class ActionRunner {
   private readonly agent = new Agent({ connections: 4, keepAliveTimeout: 2_000 });
@@ -119,6 +121,9 @@ export class ActionRunner {
       if (result.ok) {
         rec.durationMs = durationMs;
         journal.finish(rec, 'verified', { observed: result.observed }, runner, { before, durationMs });
+        // The proxy tells asleep from awake by the fleet's view: re-open admission only once that view has
+        // caught up, or a request held through the drain reaches the sleeping engine instead of an honest 503.
+        if (drained && (rec.view.kind === 'sleep' || rec.view.kind === 'offload')) await this.fleetSeesAsleep(target, abort.signal);
       } else if (result.error) {
         const e = result.error;
         journal.finish(rec, 'failed', { observed: result.observed, error: `${e.code}: ${e.message}` }, runner, { before, durationMs, code: e.code, details: e.details });
@@ -146,6 +151,35 @@ export class ActionRunner {
       }
     }
     return rec.view;
+  }
+
+  /**
+   * Until the fleet publishes a snapshot showing `target` asleep (the proxy reads the same
+   * ticks), for at most FLEET_CATCH_UP_MS; a fleet without ticks is polled.
+   */
+  private fleetSeesAsleep(target: LifecycleTargetConfig, signal: AbortSignal): Promise<void> {
+    const { clock, fleet, pollMs } = this.deps;
+    const asleep = (snapshot: FleetSnapshot) => {
+      const level = sleepLevelIn(snapshot, target);
+      return level === 1 || level === 2;
+    };
+    return new Promise<void>((resolve) => {
+      const store = new DisposableStore();
+      const done = () => {
+        signal.removeEventListener('abort', done);
+        void store.dispose();
+        resolve();
+      };
+      if (signal.aborted) return done();
+      signal.addEventListener('abort', done, { once: true });
+      store.add(clock.setTimeout(done, FLEET_CATCH_UP_MS));
+      if (fleet.onDidTick) {
+        store.add(fleet.onDidTick((snapshot) => asleep(snapshot) && done()));
+      } else {
+        store.add(clock.setInterval(() => asleep(fleet.snapshot()) && done(), Math.min(pollMs, 100)));
+        if (asleep(fleet.snapshot())) done();
+      }
+    });
   }
 
   /** Cancels every run in flight (shutdown): steps not started are skipped, verification stops waiting. */
