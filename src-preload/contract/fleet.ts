@@ -190,6 +190,8 @@ export const ServiceViewSchema = z
     rateBasis: z.enum(['live', 'counters']).nullable().optional(),
     /** llama-server router mode: its models and their state. */
     routerModels: z.array(RouterModelViewSchema).nullable().optional(),
+    /** The last reading was partial: why some figures are unknown (`CODE: message` each). */
+    issues: z.array(z.string()).max(10).optional(),
   })
   .strict();
 export type ServiceView = z.infer<typeof ServiceViewSchema>;
@@ -215,6 +217,8 @@ export const HostViewSchema = z
     gpuVendor: GpuVendorSchema.nullable().optional(),
     /** Where the GPU figures came from and when. */
     gpuSource: FigureSourceSchema.nullable().optional(),
+    /** The last GPU reading was partial: why some figures are unknown (`CODE: message` each). */
+    gpuIssues: z.array(z.string()).max(10).optional(),
     services: z.array(ServiceViewSchema),
     updatedAt: z.number().nullable(),
   })

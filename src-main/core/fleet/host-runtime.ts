@@ -68,6 +68,7 @@ export class HostRuntime {
   private gpuTool: GpuToolKind | null = null;
   private gpuVendor: GpuVendor | null = null;
   private gpuReadAt: number | null = null;
+  private gpuIssues: string[] = [];
   private detectIn = 0;
   private readonly exec: ExecRunner;
   private updatedAt: number | null = null;
@@ -223,8 +224,11 @@ export class HostRuntime {
     try {
       await Promise.all([
         this.pollGpus(connected),
-        ...this.services.filter((s) => connected || s.readsElsewhere).map((s) => s.scrape(() => this.clock.now())),
-        ...(connected ? this.services.map((s) => s.runProbe(this.clock, settings)) : []),
+        ...this.services.map(async (s) => {
+          if (connected || s.readsElsewhere) await s.scrape(() => this.clock.now());
+          // A reading through the tunnel proves the path too; the probe runs when it is due or the reading failed.
+          if (connected && s.probeDue()) await s.runProbe(this.clock, settings);
+        }),
       ]);
       if (this.gpuStaleReason === null || this.services.some((s) => s.fresh)) {
         this.updatedAt = this.clock.now();
@@ -263,6 +267,7 @@ export class HostRuntime {
     }
     const gpus = r.gpus ?? [];
     this.gpus = gpus.map(gpuView);
+    this.gpuIssues = (r.issues ?? []).slice(0, 10);
     this.gpuStaleReason = null;
     this.gpuReadAt = r.atMs;
     const vendor = gpus[0]?.vendor;
@@ -319,6 +324,7 @@ export class HostRuntime {
       gpuStaleReason: this.gpuStaleReason,
       gpuVendor: this.gpuVendor,
       gpuSource: this.gpuFigureSource(),
+      ...(this.gpuIssues.length > 0 ? { gpuIssues: [...this.gpuIssues] } : {}),
       services: this.services.map((s) => s.view(state, this.session.nextRetryAt, this.lastError)),
       updatedAt: this.updatedAt,
     };

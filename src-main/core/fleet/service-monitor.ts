@@ -7,6 +7,8 @@ import { probeTunnel, testTunnel, type ProbeResult, type TunnelTestResult } from
 import { SOURCE_DETAIL, type ScrapeSettings, type ServiceSource } from './sources.js';
 
 const reason = (err: { code: string; message: string }): string => `${err.code}: ${err.message}`;
+/** While readings through the tunnel succeed, the separate probe (GET /v1/models) runs every this many polls. */
+const PROBE_EVERY_POLLS = 10;
 const round1 = (v: number | null): number | null => (v === null ? null : Math.round(v * 10) / 10);
 
 /** Builds the service's telemetry source once its tunnel has a local URL (or at once, for a source that does not need one). */
@@ -31,6 +33,7 @@ export class ServiceMonitor {
   private everScraped = false;
   private health: ServiceView['health'] = 'unknown';
   private reading: ServiceReading | null = null;
+  private issues: string[] = [];
   private readingAt: number | null = null;
   /** Windowed figures (rates, latency percentiles from histogram deltas, hit rates, KV tokens). */
   private readonly deriver = new ServiceDeriver();
@@ -41,6 +44,7 @@ export class ServiceMonitor {
   private lastProbe: ProbeResult | null = null;
   private lastTest: TunnelTestResult | null = null;
   private probing: Promise<void> | null = null;
+  private pollsSinceProbe = 0;
   /** Bumped when SSH drops, so a probe that started before the drop cannot mark the new link up. */
   private linkEpoch = 0;
 
@@ -60,6 +64,19 @@ export class ServiceMonitor {
 
   get probe(): ProbeResult | null {
     return this.lastProbe;
+  }
+
+  /**
+   * Whether this poll should also run the end-to-end probe: always before the
+   * first one passed, after a failed one or a failed reading, when the figures
+   * do not come through the tunnel, and otherwise every PROBE_EVERY_POLLS polls
+   * (a good reading through the tunnel already proves the path).
+   */
+  probeDue(): boolean {
+    this.pollsSinceProbe++;
+    const due = this.lastProbe === null || !this.lastProbe.ok || !this.throughTunnel || this.lastOk !== true || this.pollsSinceProbe >= PROBE_EVERY_POLLS;
+    if (due) this.pollsSinceProbe = 0;
+    return due;
   }
 
   /** One probe through the tunnel (joins one in flight). */
@@ -165,6 +182,7 @@ export class ServiceMonitor {
     this.health = service.health === 'ok' ? 'ok' : service.health === 'unknown' ? 'unknown' : 'down';
     // The same sample again (Prometheus scrapes less often than the console polls): the figures stand.
     if (this.readingAt !== null && r.atMs <= this.readingAt && this.lastFigures !== null) return;
+    this.issues = (r.issues ?? []).slice(0, 10);
     this.reading = service;
     this.readingAt = r.atMs;
     this.lastFigures = this.deriver.push(service, r.atMs);
@@ -222,6 +240,7 @@ export class ServiceMonitor {
       },
       health: host === 'connected' || !this.throughTunnel ? this.health : 'unknown',
       ...figuresView(c, this.reading, this.lastFigures, this.source, this.readingAt),
+      ...(this.issues.length > 0 ? { issues: [...this.issues] } : {}),
       stale: this.staleReason !== null,
       staleReason: this.staleReason,
     };

@@ -86,7 +86,9 @@ export class ProxyService implements Disposable {
     const resolver: UpstreamResolver = {
       resolve(spec): UpstreamAvailability {
         const view = services.get(spec.key);
-        if (view && (view.sleep === 'asleep-1' || view.sleep === 'asleep-2')) {
+        // A server that wakes by itself on a request (llama-server --sleep-idle-seconds) is simply forwarded:
+        // the request is what wakes it; holding it for an approval nobody can give would make it unreachable.
+        if (view && (view.sleep === 'asleep-1' || view.sleep === 'asleep-2') && view.sleepControl !== 'automatic') {
           let wakeMs: number | null = null;
           try {
             wakeMs = deps.wakeEstimates.expectedWakeMs(spec.key);

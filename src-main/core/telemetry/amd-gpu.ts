@@ -1,3 +1,4 @@
+import { TelemetryErrorCode } from './errors.js';
 import { parseJsonBody } from './json-body.js';
 import type { GpuReading } from './readings.js';
 
@@ -8,6 +9,8 @@ export interface AmdParseResult {
   gpus: GpuReading[];
   /** Devices or values present but unreadable. */
   errors: number;
+  /** Why figures are unknown (sysfs: the files that could not be read), `CODE: message` each. */
+  issues?: string[];
 }
 
 function toNumber(v: unknown): number | null {
@@ -150,6 +153,7 @@ const SYSFS_FILES = new Set<string>([...AMD_SYSFS_DEVICE_FILES, ...AMD_SYSFS_HWM
  */
 export function parseAmdSysfs(text: string): AmdParseResult {
   const gpus: GpuReading[] = [];
+  const issues: string[] = [];
   let errors = 0;
   let card: { index: number; values: Map<string, string> } | null = null;
   const finish = (): void => {
@@ -175,6 +179,11 @@ export function parseAmdSysfs(text: string): AmdParseResult {
     g.powerLimitW = cap === null ? null : cap / 1e6;
     const temp = num('temp1_input');
     g.temperatureC = temp === null ? null : temp / 1000;
+    // product_name is absent on most APUs, and hwmon has either power file: neither is a fault.
+    const missing = ['mem_info_vram_used', 'mem_info_vram_total', 'mem_info_gtt_used', 'mem_info_gtt_total', 'gpu_busy_percent'].filter((f) => num(f) === null);
+    if (power === null) missing.push('hwmon power1_average / power1_input');
+    if (temp === null) missing.push('hwmon temp1_input');
+    if (missing.length > 0) issues.push(`${TelemetryErrorCode.UNREADABLE_FILE}: card${card.index}: ${missing.join(', ')} could not be read`);
     if (g.memoryUsedMiB === null && g.memoryTotalMiB === null && g.utilizationPct === null) errors++;
     else gpus.push(g);
     card = null;
@@ -196,5 +205,5 @@ export function parseAmdSysfs(text: string): AmdParseResult {
     errors++;
   }
   finish();
-  return { gpus, errors };
+  return { gpus, errors, issues };
 }

@@ -15,6 +15,8 @@ export const TelemetryErrorCode = {
   UNKNOWN_FIELD: 'TELEMETRY_UNKNOWN_FIELD',
   /** The host shows no GPU tool (no nvidia-smi, amd-smi, rocm-smi, amdgpu sysfs). */
   NO_GPU_TOOL: 'TELEMETRY_NO_GPU_TOOL',
+  /** A file the GPU reader needs could not be read (amdgpu sysfs: missing, or no permission). */
+  UNREADABLE_FILE: 'TELEMETRY_UNREADABLE_FILE',
   /** A JSON endpoint answered valid JSON of an unexpected shape or size. */
   UNEXPECTED_SHAPE: 'TELEMETRY_UNEXPECTED_SHAPE',
   /** The series store was used after close. */

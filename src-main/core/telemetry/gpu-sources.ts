@@ -147,6 +147,6 @@ export class AmdGpuSource implements TelemetrySource {
     if (parsed === null || (parsed.gpus.length === 0 && parsed.errors > 0)) {
       return { ok: false, atMs: at, stale: staleReason(TelemetryErrorCode.UNPARSEABLE, `${tool} output could not be read: ${firstLine(res.stdout).slice(0, 120)}`, at) };
     }
-    return { ok: true, atMs: at, gpus: parsed.gpus, unreadable: parsed.errors };
+    return { ok: true, atMs: at, gpus: parsed.gpus, unreadable: parsed.errors, ...(parsed.issues?.length ? { issues: parsed.issues } : {}) };
   }
 }

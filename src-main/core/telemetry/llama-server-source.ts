@@ -8,6 +8,7 @@ import {
   parseLlamaProps,
   parseLlamaRouterModels,
   parseLlamaSlots,
+  MAX_LLAMA_SLOTS,
   type LlamaRouterModel,
   type LlamaSlot,
 } from './llama-server-endpoints.js';
@@ -107,14 +108,20 @@ export class LlamaServerHttpSource implements TelemetrySource {
       const sl = parseLlamaSlots(sr.text);
       if (sl === null) {
         unreadable++;
-        notes.push('GET /slots: not a slot list');
+        notes.push(`${TelemetryErrorCode.UNEXPECTED_SHAPE}: GET /slots did not answer a slot list (at most ${MAX_LLAMA_SLOTS} slot objects); KV use and running requests unknown`);
       } else {
         slotList = sl.slots;
         unreadable += sl.unreadable;
+        if (sl.unreadable > 0) notes.push(`${TelemetryErrorCode.UNEXPECTED_SHAPE}: GET /slots: ${sl.unreadable} entr${sl.unreadable === 1 ? 'y is' : 'ies are'} not a slot`);
       }
+    } else if (sr !== null && !this.slotsMissing) {
+      notes.push(`${TelemetryErrorCode.HTTP_STATUS}: GET /slots: HTTP ${sr.status}`);
     }
     const pr = props.status === 'fulfilled' && props.value?.status === 200 ? parseLlamaProps(props.value.text) : null;
-    if (props.status === 'fulfilled' && props.value?.status === 200 && pr === null) unreadable++;
+    if (props.status === 'fulfilled' && props.value?.status === 200 && pr === null) {
+      unreadable++;
+      notes.push(`${TelemetryErrorCode.UNEXPECTED_SHAPE}: GET /props did not answer the props object; sleep state and version unknown`);
+    }
     if (slotList) {
       service.running = slotList.filter((s) => s.isProcessing).length;
       service.kvTokensInUse = llamaSlotsTokensInUse(slotList);
@@ -141,6 +148,7 @@ export class LlamaServerHttpSource implements TelemetrySource {
     if (mr?.status === 200 && !looksLikeHtml(mr.text)) {
       const parsed = parsePrometheusText(mr.text, { maxBytes });
       unreadable += parsed.errors;
+      if (parsed.errors > 0) notes.push(`${TelemetryErrorCode.UNPARSEABLE}: GET /metrics: ${parsed.errors} line(s) could not be read`);
       const m = readLlamaServerMetrics(parsed.families);
       service.running = m.running ?? service.running;
       service.waiting = m.waiting;
@@ -170,7 +178,7 @@ export class LlamaServerHttpSource implements TelemetrySource {
       service.kvCacheUsage = Math.min(1, service.kvTokensInUse / service.kvCapacityTokens);
       service.kvEstimated = true;
     }
-    return { ok: true, atMs: at, service, unreadable };
+    return { ok: true, atMs: at, service, unreadable, issues: notes };
   }
 }
 

@@ -105,6 +105,8 @@ export type SourceReading =
       gpus?: GpuReading[];
       /** Lines / items the parsers could not read (a partial result is still ok). */
       unreadable: number;
+      /** Why some figures are unknown in this partial reading, `CODE: message` each (at most a few). */
+      issues?: string[];
     }
   | { ok: false; atMs: number; stale: StaleReason };
 

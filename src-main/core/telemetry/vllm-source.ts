@@ -106,6 +106,8 @@ export class VllmHttpSource implements TelemetrySource {
       maxModelLen: this.facts?.maxModelLen ?? null,
     };
     // A family read as null because of an issue is an item that could not be read.
-    return { ok: true, atMs: at, service, unreadable: x.parseErrors + new Set(m.issues.map((i) => i.family)).size };
+    const issues = m.issues.slice(0, 5).map((i) => `${i.code}: ${i.message}`);
+    if (x.parseErrors > 0) issues.push(`${TelemetryErrorCode.UNPARSEABLE}: GET /metrics: ${x.parseErrors} line(s) could not be read`);
+    return { ok: true, atMs: at, service, unreadable: x.parseErrors + new Set(m.issues.map((i) => i.family)).size, issues };
   }
 }

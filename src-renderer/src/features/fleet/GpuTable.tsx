@@ -13,9 +13,11 @@ export interface GpuTableProps {
   readonly vendor?: GpuVendor | null;
   readonly source?: FigureSource | null;
   readonly pollIntervalMs?: number | null;
+  /** Why some figures of the last (partial) reading are unknown. */
+  readonly issues?: readonly string[];
 }
 
-export const GpuTable = memo(function GpuTable({ label, gpus, stale, staleReason, vendor, source, pollIntervalMs = null }: GpuTableProps): React.JSX.Element {
+export const GpuTable = memo(function GpuTable({ label, gpus, stale, staleReason, vendor, source, pollIntervalMs = null, issues }: GpuTableProps): React.JSX.Element {
   const withGtt = gpus.some((g) => showsGtt(g, vendor));
   return (
     <section className="panel" aria-label={`${label} GPUs`}>
@@ -32,6 +34,12 @@ export const GpuTable = memo(function GpuTable({ label, gpus, stale, staleReason
           </Badge>
         ) : null}
         {stale && staleReason ? <span className="stale-reason">{staleReason}</span> : null}
+        {!stale && issues && issues.length > 0 ? (
+          <Badge tone="warn" testId="gpu-partial" title={issues.join('\n')}>
+            partial
+          </Badge>
+        ) : null}
+        {!stale && issues && issues.length > 0 ? <span className="stale-reason" data-testid="gpu-partial-reason">{issues[0]}</span> : null}
         {source ? <SourceLine source={source} pollIntervalMs={pollIntervalMs} testId="gpu-source" subject="GPU figures" /> : null}
       </h3>
       {gpus.length === 0 ? (

@@ -88,6 +88,7 @@ export const HostCard = memo(function HostCard({ label }: HostCardProps): React.
           staleReason={host.gpuStaleReason}
           vendor={host.gpuVendor ?? null}
           source={host.gpuSource ?? null}
+          issues={host.gpuIssues}
           pollIntervalMs={pollIntervalMs}
         />
         <ServiceTable label={host.label} services={host.services} pollIntervalMs={pollIntervalMs} />

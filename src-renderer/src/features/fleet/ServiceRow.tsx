@@ -71,6 +71,12 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s, pollInte
           </div>
         ) : null}
         {s.stale ? <div className="stale-reason" data-testid="stale-reason">{s.staleReason ?? 'last scrape failed; figures are the last good ones'}</div> : null}
+        {!s.stale && s.issues && s.issues.length > 0 ? (
+          <div className="stale-reason" data-testid="partial-reason" title={s.issues.join('\n')}>
+            partial reading: {s.issues[0]}
+            {s.issues.length > 1 ? ` (+${s.issues.length - 1} more)` : ''}
+          </div>
+        ) : null}
       </td>
       <td className="col-tunnel">
         <div className="tunnel">

@@ -21,6 +21,7 @@ export function HostFigures({ host, pollIntervalMs }: HostFiguresProps): React.J
           staleReason={host.gpuStaleReason}
           vendor={host.gpuVendor ?? null}
           source={host.gpuSource ?? null}
+          issues={host.gpuIssues}
           pollIntervalMs={pollIntervalMs}
         />
       </div>

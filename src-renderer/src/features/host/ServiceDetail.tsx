@@ -47,6 +47,13 @@ export function ServiceDetail({ service: s, pollIntervalMs }: ServiceDetailProps
       </header>
       {s.source ? <SourceLine source={s.source} pollIntervalMs={pollIntervalMs} testId="service-source" subject={`${s.id} figures`} /> : null}
       {s.stale ? <p className="stale-reason svc-detail__stale">{s.staleReason ?? 'last scrape failed; figures are the last good ones'}</p> : null}
+      {!s.stale && s.issues && s.issues.length > 0 ? (
+        <ul className="stale-reason svc-detail__stale" data-testid="partial-reasons" aria-label={`${s.id}: why some figures are unknown`}>
+          {s.issues.map((i) => (
+            <li key={i}>{i}</li>
+          ))}
+        </ul>
+      ) : null}
       <dl className="svc-detail__facts">
         <div>
           <dt>Sleep</dt>

@@ -156,13 +156,28 @@ describe('FleetService', () => {
     await settle();
     expect((await tick()).hosts[0]!.services[0]!.tunnel.state).toBe('up');
     vllm.modelsStatus = 503;
-    const svc = (await tick()).hosts[0]!.services[0]!;
+    // /metrics still answers, which proves the path; the probe of /v1/models (what the proxy needs) comes
+    // every 10th poll while readings succeed — within 10 s the tunnel is degraded.
+    let svc = (await tick()).hosts[0]!.services[0]!;
+    for (let i = 0; i < 10 && svc.tunnel.state === 'up'; i++) svc = (await tick()).hosts[0]!.services[0]!;
     expect(svc.tunnel.state).toBe('degraded');
     expect(svc.tunnel.lastError).toMatchObject({ code: 'FLEET_PROBE_HTTP_STATUS' });
     expect(svc.tunnel.lastError!.message).toContain('HTTP 503: model not loaded');
     expect(svc.tunnel.lastProbe).toMatchObject({ ok: false });
     vllm.modelsStatus = 200;
+    // a failed probe is retried every poll
     expect((await tick()).hosts[0]!.services[0]!.tunnel).toMatchObject({ state: 'up', lastError: null });
+  });
+
+  it('a failed reading through the tunnel runs the probe in the same poll', async () => {
+    fleet.start();
+    await settle();
+    expect((await tick()).hosts[0]!.services[0]!.tunnel.state).toBe('up');
+    vllm.modelsStatus = 503;
+    vllm.metricsStatus = 500;
+    const svc = (await tick()).hosts[0]!.services[0]!;
+    expect(svc.stale).toBe(true);
+    expect(svc.tunnel.state).toBe('degraded');
   });
 
   it('Test: GET /v1/models then a 1-token chat, with per-step latency; a host that is not connected fails clearly', async () => {

@@ -187,6 +187,7 @@ describe('AMD', () => {
     ].join('\n');
     const r = parseAmdSysfs(text);
     expect(r.errors).toBe(0);
+    expect(r.issues).toEqual([]);
     expect(r.gpus).toHaveLength(1);
     expect(r.gpus[0]).toMatchObject({ index: 1, vendor: 'amd', memoryUsedMiB: 384, memoryTotalMiB: 512, utilizationPct: 87, powerW: 71, temperatureC: 68 });
     expect(r.gpus[0]!.gttUsedMiB).toBeCloseTo(38912, 0);
@@ -198,6 +199,11 @@ describe('AMD', () => {
     expect(r.errors).toBe(2);
     expect(r.gpus).toHaveLength(1);
     expect(r.gpus[0]).toMatchObject({ index: 0, memoryUsedMiB: null, memoryTotalMiB: 16384, utilizationPct: 37, powerW: null, temperatureC: null, gttUsedMiB: null });
+    // each unknown figure is named with its file
+    expect(r.issues).toEqual([
+      'TELEMETRY_UNREADABLE_FILE: card0: mem_info_vram_used, mem_info_gtt_used, mem_info_gtt_total, hwmon power1_average / power1_input, hwmon temp1_input could not be read',
+      'TELEMETRY_UNREADABLE_FILE: card1: mem_info_vram_used, mem_info_vram_total, mem_info_gtt_used, mem_info_gtt_total, gpu_busy_percent, hwmon power1_average / power1_input, hwmon temp1_input could not be read',
+    ]);
   });
 
   it('AmdGpuSource: exit codes and unreadable output are stale', async () => {

@@ -78,6 +78,7 @@ describe('llama-server b10573 recorded answers', () => {
       const r = await src.scrape();
       if (!r.ok) throw new Error(r.stale.message);
       expect(r.unreadable).toBeGreaterThan(0);
+      expect(r.issues?.[0]).toMatch(/^TELEMETRY_UNEXPECTED_SHAPE: GET \/slots/);
       expect(r.service!.sleepState).toBe('awake');
       expect(r.service!.slotsReported).toBe(4);
     }
@@ -90,6 +91,7 @@ describe('llama-server b10573 recorded answers', () => {
     const r = await src.scrape();
     if (!r.ok) throw new Error(r.stale.message);
     expect(r.unreadable).toBeGreaterThan(0);
+    expect(r.issues).toContainEqual(expect.stringMatching(/^TELEMETRY_UNPARSEABLE: GET \/metrics: 1 line/));
     expect(r.service!.generationTokensTotal).toBeGreaterThanOrEqual(2608);
     // running falls back to the slots when the gauge was cut
     expect(r.service!.running).toBe(4);
