@@ -75,7 +75,7 @@ describe('gpu-console command', () => {
       }
       expect(r.code).toBe(0);
       const snapshot = JSON.parse(r.stdout);
-      expect(snapshot.hosts.map((h: { label: string }) => h.label).sort()).toEqual(['l20-poc', 'tri-gpu']);
+      expect(snapshot.hosts.map((h: { label: string }) => h.label).sort()).toEqual(['l20-poc', 'strix', 'tri-gpu']);
     }, 30_000);
 
     it('secrets: a value goes in from stdin, only its name comes back, the file is 0600, the audit row has no value', async () => {
