@@ -377,6 +377,13 @@ function crossFieldIssues(config: Config): { path: Path; message: string }[] {
       else ids.set(idKey, [...base, 'id']);
 
       if (service.localPort !== undefined) claimPort(service.localPort, [...base, 'localPort']);
+      const lc = service.lifecycle;
+      if (service.restartCommand !== undefined && lc !== undefined && lc.restartCommand === undefined && (lc.systemdUnit !== undefined || lc.compose !== undefined)) {
+        issues.push({
+          path: [...base, 'lifecycle', lc.systemdUnit !== undefined ? 'systemdUnit' : 'compose'],
+          message: `restartCommand (${where([...base, 'restartCommand'])}) is given too and would win; keep one of them`,
+        });
+      }
 
       // Model names and aliases route requests, so each must lead to one service.
       const owner = `${host.label}/${service.id}`;

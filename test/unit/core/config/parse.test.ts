@@ -183,6 +183,17 @@ describe('parseConfig: errors name the field and the line', () => {
     expect(tool.first).toMatchObject({ path: 'hosts[1].telemetry.gpu', message: 'must be one of: auto, nvidia-smi, amd-smi, rocm-smi, amd-sysfs, none' });
   });
 
+  it('a service restartCommand beside lifecycle.systemdUnit is refused (one restart, not a silent winner)', () => {
+    const text = withHosts(
+      '  - label: strix',
+      '    ssh: { host: 203.0.113.12, user: ops, agent: true }',
+      '    services:',
+      '      - { id: coder, kind: llama-server, remotePort: 8080, model: coder-model, restartCommand: "sudo systemctl restart llama", lifecycle: { systemdUnit: llama-server.service } }',
+    );
+    const { first } = invalid(text);
+    expect(first).toMatchObject({ path: 'hosts[1].services[0].lifecycle.systemdUnit', message: expect.stringContaining('restartCommand (hosts[1].services[0].restartCommand) is given too') });
+  });
+
   it('a host may name its own Prometheus and GPU tool', () => {
     const config = parseConfig(
       withHosts('  - label: strix', '    ssh: { host: 203.0.113.12, user: ops, agent: true }', '    telemetry: { gpu: amd-sysfs, source: prometheus, prometheus: { url: "http://127.0.0.1:9090" } }'),
