@@ -12,7 +12,7 @@ import type { HostConfig, ServiceConfig } from '../config/index.js';
 import { shellJoin, type ExecResult } from '../ssh/index.js';
 import { bindScope, parseSocketAddress, parseSshdConfig, parseSsListeners, passwordAuthVerdict, rootLoginVerdict, type BindScope, type Measured, type SsListener } from './host-facts.js';
 import { redactServiceConfig, scrubSecrets } from './redact-config.js';
-import { nvidiaSmiQueryCommand, parseLlamaProps, parseNvidiaSmiCsv, parseVllmModels, parseVllmVersion } from '../telemetry/index.js';
+import { AMD_SYSFS_COMMAND, nvidiaSmiQueryCommand, parseAmdSysfs, parseLlamaProps, parseNvidiaSmiCsv, parseVllmModels, parseVllmVersion } from '../telemetry/index.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 const MAX_BODY_BYTES = 256 * 1024;
@@ -200,7 +200,7 @@ const GPU_FIELDS = ['index', 'name', 'memory.total', 'driver_version'] as const;
 async function readGpus(ctx: Ctx): Promise<Outcome<GpuFacts>> {
   return attempt(ctx, async (signal) => {
     const r = await run(ctx, nvidiaSmiQueryCommand(GPU_FIELDS), signal);
-    if (r.exitCode === 127) return { gpus: [], check: { verdict: 'unverified', evidence: `nvidia-smi not found (${outputExcerpt(r)})` } };
+    if (r.exitCode === 127) return readAmdGpus(ctx, signal, `nvidia-smi not found (${outputExcerpt(r)})`);
     if (r.exitCode !== 0) return { gpus: [], check: { verdict: 'fail', evidence: `nvidia-smi failed (${exitText(r)}): ${outputExcerpt(r)}` } };
     const { rows } = parseNvidiaSmiCsv(r.stdout, GPU_FIELDS);
     // The driver version is read as text: the lenient parser would turn "550.90" into the number 550.9.
@@ -224,6 +224,20 @@ async function readGpus(ctx: Ctx): Promise<Outcome<GpuFacts>> {
     const driver = gpus[0]!.driverVersion;
     return { gpus, check: { verdict: 'pass', evidence: `nvidia-smi lists ${gpus.length} GPU${gpus.length === 1 ? '' : 's'}: ${names}${driver ? `; driver ${driver}` : ''}` } };
   });
+}
+
+/** An AMD host (no nvidia-smi): the amdgpu sysfs files, as the fleet reads them. */
+async function readAmdGpus(ctx: Ctx, signal: AbortSignal, noNvidia: string): Promise<GpuFacts> {
+  const r = await run(ctx, AMD_SYSFS_COMMAND, signal);
+  const parsed = r.exitCode === 0 ? parseAmdSysfs(r.stdout) : null;
+  if (parsed === null || parsed.gpus.length === 0) {
+    return { gpus: [], check: { verdict: 'unverified', evidence: `${noNvidia}; no amdgpu sysfs GPU either (${r.exitCode === 0 ? 'no card listed' : exitText(r)})` } };
+  }
+  const gpus = parsed.gpus.map((g) => ({ index: g.index, name: g.name, memoryTotalMiB: g.memoryTotalMiB === null ? null : Math.round(g.memoryTotalMiB), driverVersion: null }));
+  const names = parsed.gpus
+    .map((g) => `${g.index}: ${g.name}${g.memoryTotalMiB !== null ? ` (VRAM ${Math.round(g.memoryTotalMiB)} MiB` : ' ('}${g.gttTotalMiB != null ? `, GTT ${Math.round(g.gttTotalMiB)} MiB)` : ')'}`)
+    .join(', ');
+  return { gpus, check: { verdict: 'pass', evidence: `amdgpu sysfs lists ${gpus.length} GPU${gpus.length === 1 ? '' : 's'}: ${names}` } };
 }
 
 type SsFacts = { ok: true; source: string; listeners: SsListener[] } | { ok: false; evidence: string };

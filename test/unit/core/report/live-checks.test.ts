@@ -3,6 +3,7 @@ import { HostSecuritySchema, InventoryHostSchema, type Check } from '../../../..
 import { AppError, FakeClock } from '../../../../src-main/core/base/index.js';
 import { HostConfigSchema, type HostConfig } from '../../../../src-main/core/config/index.js';
 import type { ExecResult } from '../../../../src-main/core/ssh/index.js';
+import { AMD_SYSFS_COMMAND } from '../../../../src-main/core/telemetry/index.js';
 import {
   parseSocketAddress,
   parseSshdConfig,
@@ -234,11 +235,19 @@ describe('runLiveChecks on a healthy host', () => {
 });
 
 describe('gpu.visible', () => {
-  it('is unverified without nvidia-smi (exit 127)', async () => {
+  it('an AMD host (no nvidia-smi): the amdgpu sysfs files list its GPU, with VRAM and GTT', async () => {
+    const sysfs = 'card card1\nmem_info_vram_used 402653184\nmem_info_vram_total 536870912\nmem_info_gtt_used 1048576\nmem_info_gtt_total 66571993088\ngpu_busy_percent 3\nproduct_name AMD Radeon 8060S\n';
+    const f = fake({ exec: { [SMI]: failed(127, 'bash: line 1: nvidia-smi: command not found\n'), [AMD_SYSFS_COMMAND]: { exitCode: 0, signal: null, stdout: sysfs, stderr: '', truncated: false } } });
+    const r = await runLiveChecks(host(), f.deps);
+    expect(byId(r, 'gpu.visible')).toMatchObject({ verdict: 'pass', evidence: 'amdgpu sysfs lists 1 GPU: 1: AMD Radeon 8060S (VRAM 512 MiB, GTT 63488 MiB)' });
+    expect(r.inventory.gpus).toEqual([{ index: 1, name: 'AMD Radeon 8060S', memoryTotalMiB: 512, driverVersion: null }]);
+  });
+
+  it('is unverified without nvidia-smi (exit 127) and without amdgpu sysfs', async () => {
     const f = fake({ exec: { [SMI]: failed(127, 'bash: line 1: nvidia-smi: command not found\n') } });
     const r = await runLiveChecks(host(), f.deps);
     expect(byId(r, 'gpu.visible')).toMatchObject({ verdict: 'unverified', at: null });
-    expect(byId(r, 'gpu.visible').evidence).toMatch(/^nvidia-smi not found/);
+    expect(byId(r, 'gpu.visible').evidence).toMatch(/^nvidia-smi not found .*; no amdgpu sysfs GPU either/);
     expect(r.inventory.gpus).toEqual([]);
     expect(r.inventory.liveError).toBeNull();
   });
