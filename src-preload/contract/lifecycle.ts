@@ -101,6 +101,8 @@ export const LifecycleTargetSchema = z
     model: z.string(),
     driver: LifecycleDriverNameSchema,
     supported: z.array(ActionKindSchema),
+    /** Why each other kind is not offered (e.g. "sleeps by itself after --sleep-idle-seconds"), for the UI to say. */
+    unavailable: z.array(z.object({ kind: ActionKindSchema, reason: z.string() }).strict()).optional(),
   })
   .strict();
 export type LifecycleTarget = z.infer<typeof LifecycleTargetSchema>;

@@ -124,9 +124,9 @@ export class LifecycleService implements Disposable {
 
   // --- reading -------------------------------------------------------------
 
-  /** The services and the kinds each offers (the contract's shape). */
+  /** The services, the kinds each offers and why the others are not (the contract's shape). */
   targets(): LifecycleTarget[] {
-    return this.targetDetails().map(({ unavailable: _, ...t }) => t);
+    return this.targetDetails();
   }
 
   /** The services, the kinds each offers, and why each other kind is not offered. */

@@ -59,10 +59,14 @@ export function ActionsView(): React.JSX.Element {
     return `${svc.sleep}${sleep.note ? ` (${sleep.note})` : ''} · health ${svc.health}`;
   };
   /** Why a kind cannot be proposed for this target, or null. */
-  const refusal = (t: { upstream: string; driver: string; supported: readonly ActionKind[] }, k: ActionKind): string | null => {
-    const svc = serviceOf(t.upstream);
-    if ((k === 'sleep' || k === 'wake') && svc && !sleepView(svc).offersSleepWake) return `${svc.kind} sleeps and wakes by itself; nothing to propose`;
-    return t.supported.includes(k) ? null : `the ${t.driver} driver cannot ${k}`;
+  const refusal = (t: { upstream: string; driver: string; supported: readonly ActionKind[]; unavailable?: readonly { kind: ActionKind; reason: string }[] }, k: ActionKind): string | null => {
+    if (t.supported.includes(k)) {
+      const svc = serviceOf(t.upstream);
+      if ((k === 'sleep' || k === 'wake') && svc && !sleepView(svc).offersSleepWake) return `${svc.kind} sleeps and wakes by itself; nothing to propose`;
+      return null;
+    }
+    // The driver's own reason when main gives one ("add lifecycle.systemdUnit to restart it").
+    return t.unavailable?.find((u) => u.kind === k)?.reason ?? `the ${t.driver} driver cannot ${k}`;
   };
 
   return (

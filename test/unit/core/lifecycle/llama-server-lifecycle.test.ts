@@ -6,7 +6,7 @@ import { silentLogger, systemClock } from '../../../../src-main/core/base/index.
 import { ConfigSchema, type ConfigInput } from '../../../../src-main/core/config/index.js';
 import { LifecycleService, lifecycleTargets, type LifecycleTargetConfig } from '../../../../src-main/core/lifecycle/index.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
-import type { ActionView, FleetSnapshot } from '../../../../src-preload/contract/index.js';
+import { LifecycleTargetSchema, type ActionView, type FleetSnapshot } from '../../../../src-preload/contract/index.js';
 import { startFakeLlama, type FakeLlama } from './fake-llama.js';
 
 // llama-server through the whole action queue, against a loopback stand-in
@@ -80,7 +80,8 @@ describe('llama-server: what is offered, and why not', () => {
     expect(why.sleep).toMatch(/sleeps by itself after --sleep-idle-seconds.*wakes on the next one/);
     expect(why.wake).toBe(why.sleep);
     expect(why.offload).toMatch(/router mode \(lifecycle\.driver: llama-router\)/);
-    expect(service.targets()[0]).not.toHaveProperty('unavailable'); // the contract's shape
+    // the contract carries the reasons, for the Actions view to show on its disabled buttons
+    expect(LifecycleTargetSchema.parse(service.targets()[0])).toMatchObject({ unavailable: t!.unavailable });
     expect(() => service.propose({ upstream: 'strix/llama', kind: 'sleep', proposer: 'test' })).toThrow(/sleeps by itself/);
   });
 
