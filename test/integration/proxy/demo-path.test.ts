@@ -171,8 +171,11 @@ describe('proxy on the demo fleet', () => {
   });
 
   it('drains one upstream: in-flight work finishes, new requests get 503 upstream_draining, resume admits again', async () => {
-    const running = client.chat.completions.create({ model: 'gemma', messages: [{ role: 'user', content: 'x' }], max_tokens: 20 });
-    await new Promise((r) => setTimeout(r, 20));
+    const running = client.chat.completions.create({ model: 'gemma', messages: [{ role: 'user', content: 'x' }], max_tokens: 200 });
+    // Drain once the proxy has it in flight (a fixed delay races the admission on a loaded machine).
+    const inFlight = () => app.proxy.snapshot().upstreams.find((u) => u.upstream === 'tri-gpu/gemma')?.inFlight ?? 0;
+    for (let i = 0; i < 1000 && inFlight() === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(inFlight()).toBe(1);
     const draining = app.proxy.drain('tri-gpu/gemma', { deadlineMs: 5_000 }, 'test');
     await expect(client.chat.completions.create({ model: 'gemma', messages: [{ role: 'user', content: 'x' }], max_tokens: 2 })).rejects.toMatchObject({
       status: 503,
