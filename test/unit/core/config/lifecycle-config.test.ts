@@ -33,11 +33,11 @@ describe('restart templates', () => {
     expect(restartOf({ compose: { service: 'llama', file: "/srv/my models/{x}/it's.yaml" }, useSudo: true }).command).toBe(`sudo -n docker compose -f '/srv/my models/{x}/it'\\''s.yaml' restart llama`);
   });
 
-  it('an explicit restartCommand wins (lifecycle, then the service); nothing named: no restart offered', () => {
-    expect(restartOf({ systemdUnit: 'llama-server.service' }, { restartCommand: 'sudo systemctl restart llama-server.service' })).toEqual({
-      command: 'sudo systemctl restart llama-server.service',
-      source: 'restartCommand',
-    });
+  it('an explicit restartCommand wins over the service\'s; beside a unit it is refused; nothing named: no restart offered', () => {
+    // two ways to restart one service: refused at config check, naming both (not a silent winner)
+    const both = ConfigSchema.safeParse(withService({ lifecycle: { systemdUnit: 'llama-server.service' }, restartCommand: 'sudo systemctl restart llama-server.service' }));
+    expect(both.success).toBe(false);
+    expect(both.error!.issues[0]!.message).toMatch(/restartCommand \(.*restartCommand\) is given too and would win/);
     expect(restartOf({ restartCommand: 'docker restart {service}' }, { restartCommand: 'ignored' }).command).toBe('docker restart llama');
     const none = target({});
     expect(none.restartCommand).toBeNull();
