@@ -186,6 +186,12 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
    */
   kill(pid: number): boolean {
     if (this.disposed || this.processState === 'down' || pid !== this.pid) return false;
+    this.stopProcess('process killed', { pid });
+    return true;
+  }
+
+  /** The process goes away: timers, engine (requests), connections; a new generation, nothing bound. */
+  private stopProcess(message: string, details: Record<string, unknown> = {}): void {
     this.generation += 1;
     this.clearTimers();
     this.current.dispose();
@@ -196,9 +202,8 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
     this.sleeping = false;
     this.waking = null;
     this.server.closeAllConnections();
-    this.logger.info('process killed', { pid });
+    this.logger.info(message, details);
     this.fireState();
-    return true;
   }
 
   /** `systemctl restart`: stop, down (refused) for restartDownSec, bound and loading (503) for loadSec, then serving; counters start from zero. */
@@ -216,19 +221,8 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
       this.fireState();
       return { initiated: Promise.resolve(), ready: new Promise<void>(() => undefined), outcome: Promise.resolve('address-in-use') };
     }
-    this.generation += 1;
+    this.stopProcess('process stopped for restart');
     const gen = this.generation;
-    this.clearTimers();
-    this.current.dispose();
-    this.current = this.newEngine();
-    this.processState = 'down';
-    this.pid = null;
-    this.ghost = false;
-    this.sleeping = false;
-    this.waking = null;
-    this.server.closeAllConnections();
-    this.logger.info('process stopped for restart');
-    this.fireState();
     let resolveInitiated!: () => void;
     let resolveOutcome!: (o: 'serving') => void;
     const initiated = new Promise<void>((r) => (resolveInitiated = r));
