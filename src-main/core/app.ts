@@ -16,7 +16,7 @@ import { ConfigSchema, ConfigService, type Config } from './config/index.js';
 import { startDemoFleet, type DemoFleet } from './demo/index.js';
 import { FleetService, HostService, SshConfigImportService, fleetChannels } from './fleet/index.js';
 import { recordConsoleStarted, recordConsoleStopped } from './instance/index.js';
-import { ConsoleLifecycle, StoredWakeEstimates, lifecycleChannels, lifecycleTargets } from './lifecycle/index.js';
+import { ConsoleLifecycle, StoredWakeEstimates, lifecycleChannels, lifecycleTargets, policySettings } from './lifecycle/index.js';
 import { NotificationService, notifyChannels } from './notify/index.js';
 import type { FilePicker, Notifier, PdfPrinter, SecretStore } from './ports.js';
 import { ProxyService, proxyChannels } from './proxy/index.js';
@@ -159,6 +159,14 @@ export async function startApp(options: AppOptions): Promise<App> {
       new TelemetryService({ store, config, fleet, proxy, notices: notifications, emit, clock, logger, startedAt, alertThresholds: options.alertThresholds }),
     );
     const lifecycle = disposables.add(new ConsoleLifecycle({ store, config, fleet, proxy, notices: notifications, emit, clock, logger: logger.child('lifecycle') }));
+    // Wake on request: a request to a sleeping model waits for one wake when a standing approval covers it.
+    proxy.setWakeOnRequest({
+      allowed: (upstream) =>
+        policySettings(config.current, upstream).wakeOnDemand &&
+        lifecycle.service.supports(upstream, 'wake') &&
+        lifecycle.service.list(0).standing.some((s) => s.upstream === upstream && s.kind === 'wake' && s.revokedAt === null && s.expiresAt > clock.now()),
+      request: (upstream) => lifecycle.policies.sleepingRequest(upstream),
+    });
     const bench = disposables.add(new ConsoleBench({ store, config, fleet, proxy, baselines: telemetry, emit, clock, logger: logger.child('bench') }));
     const reports = createConsoleReport({
       store,

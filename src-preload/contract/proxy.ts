@@ -64,9 +64,29 @@ export const UpstreamFiguresSchema = z
     /** Mean service time the ETAs are computed from (ms); null before the first answer. */
     serviceMsEstimate: z.number().nullable(),
     classes: z.array(ClassFiguresSchema),
+    /** Share of its model's traffic against the other replicas (config `proxy.upstreams.<key>.weight`, default 1). */
+    weight: z.number().optional(),
+    /** Requests the proxy sent to this replica since start (failovers included). */
+    routed: z.number().int().optional(),
+    /** Skipped for a few seconds after a failure before the first byte (another replica takes its requests). */
+    failing: z.boolean().optional(),
   })
   .strict();
 export type UpstreamFigures = z.infer<typeof UpstreamFiguresSchema>;
+
+/** A name clients request and where it goes: one model's replicas, or a group alias's models in fallback order. */
+export const ModelRouteViewSchema = z
+  .object({
+    name: z.string(),
+    kind: z.enum(['model', 'group']),
+    /** The models tried in order (a plain model: itself). */
+    chain: z.array(z.string()),
+    /** The replicas (`label/serviceId`) of every model in `chain`, in that order. */
+    replicas: z.array(UpstreamKeySchema),
+    aliases: z.array(z.string()),
+  })
+  .strict();
+export type ModelRouteView = z.infer<typeof ModelRouteViewSchema>;
 
 export const ProxyStatsSchema = z
   .object({
@@ -77,6 +97,10 @@ export const ProxyStatsSchema = z
     inFlight: z.number().int(),
     queued: z.number().int(),
     upstreams: z.array(UpstreamFiguresSchema),
+    /** Models (with their replicas) and group aliases, as /v1/models lists them. */
+    models: z.array(ModelRouteViewSchema).optional(),
+    /** Requests that went to another replica or model after a failure before the first byte, since start. */
+    failovers: z.number().int().optional(),
   })
   .strict();
 export type ProxyStats = z.infer<typeof ProxyStatsSchema>;

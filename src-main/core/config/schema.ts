@@ -85,7 +85,12 @@ export const LifecycleConfigSchema = z
       .enum(['vllm-sleep', 'router', 'ssh-command', 'llama-server', 'llama-router'], { error: 'must be one of: vllm-sleep, router, ssh-command, llama-server, llama-router' })
       .optional(),
     /** Front-door router admin API (driver: router), e.g. http://127.0.0.1:9000/admin. */
-    routerBaseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    routerBaseUrl: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .refine((u) => isLoopbackUrl(u), {
+        error: 'must be on this machine (127.0.0.1, ::1 or localhost): the console calls upstreams only through its own SSH tunnels or loopback; forward a remote router with a tunnel',
+      })
+      .optional(),
     /** Overrides the service's restartCommand for lifecycle restarts; `{service}`, `{model}`, `{host}`, `{port}` are filled shell-quoted. */
     restartCommand: z.string().trim().min(1, { error: 'restartCommand must not be empty' }).optional(),
     /**
@@ -269,8 +274,17 @@ export const ProxyUpstreamConfigSchema = z
       .optional(),
     /** Name of the upstream's API key in the secret store; the key itself never appears in config. */
     apiKeyRef: z.string().trim().min(1, { error: 'apiKeyRef must not be empty' }).max(200).optional(),
+    /** Share of its model's traffic against the model's other replicas (e.g. 55 / 30 / 15); default 1. */
+    weight: z
+      .number({ error: 'weight must be a number' })
+      .refine((w) => Number.isFinite(w) && w > 0, { error: 'weight must be a positive number' })
+      .refine((w) => w <= 1_000_000, { error: 'weight must be at most 1000000' })
+      .optional(),
   })
   .strict();
+
+/** A group alias: a name clients request, served by the first of its models that can take the request. */
+const GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 
 export const ProxyConfigSchema = z
   .object({
@@ -307,6 +321,16 @@ export const ProxyConfigSchema = z
     /** Per upstream (`label/serviceId`): slots, caps and the API key reference. */
     upstreams: z
       .record(z.string().regex(UPSTREAM_KEY, { error: 'upstream keys look like label/serviceId' }), ProxyUpstreamConfigSchema)
+      .default({}),
+    /**
+     * Group aliases: name → models (or other groups) in fallback order. A request for the group goes to the
+     * first model's replicas; the next model is used only when the request failed before the first byte.
+     */
+    groups: z
+      .record(
+        z.string().regex(GROUP_NAME, { error: 'group names start with a letter or digit and use letters, digits, ".", "_", ":", "/" and "-"' }),
+        z.array(z.string().trim().min(1, { error: 'a group member must not be empty' })).min(1, { error: 'a group needs at least one model' }).max(32),
+      )
       .default({}),
   })
   .strict();
@@ -348,7 +372,7 @@ function crossFieldIssues(config: Config): { path: Path; message: string }[] {
 
   const labels = new Map<string, Path>();
   const ports = new Map<number, Path>();
-  const names = new Map<string, { path: Path; owner: string }>();
+  const names = new Map<string, { path: Path; owner: string; model: string }>();
 
   const claimPort = (port: number, path: Path) => {
     const first = ports.get(port);
@@ -391,14 +415,68 @@ function crossFieldIssues(config: Config): { path: Path; message: string }[] {
         [service.model, [...base, 'model']],
         ...service.aliases.map((a, i): [string, Path] => [a, [...base, 'aliases', i]]),
       ];
+      // A name may be shared only by replicas: services that serve the same model.
       for (const [name, path] of candidates) {
         const key = name.toLowerCase();
         const first = names.get(key);
-        if (!first) names.set(key, { path, owner });
-        else if (first.owner !== owner) issues.push({ path, message: `model name "${name}" is already served by ${first.owner} (${where(first.path)})` });
+        if (!first) names.set(key, { path, owner, model: service.model });
+        else if (first.owner !== owner && first.model.toLowerCase() !== service.model.toLowerCase()) {
+          issues.push({
+            path,
+            message: `model name "${name}" is already served by ${first.owner} as model "${first.model}" (${where(first.path)}); a second service may share a name only as a replica of the same model`,
+          });
+        }
         // A service repeating its own model name as an alias is redundant but unambiguous.
       }
     });
   });
+  issues.push(...groupIssues(config, new Set(names.keys())));
   return issues;
+}
+
+/** Group aliases: no clash with a served name, every member known, no cycle. */
+function groupIssues(config: Config, served: ReadonlySet<string>): { path: Path; message: string }[] {
+  const issues: { path: Path; message: string }[] = [];
+  const groups = new Map(Object.entries(config.proxy.groups).map(([name, members]) => [name.toLowerCase(), { name, members }]));
+  for (const { name, members } of groups.values()) {
+    if (served.has(name.toLowerCase())) {
+      issues.push({ path: ['proxy', 'groups', name], message: `group "${name}" has the name of a served model or alias; give the group its own name` });
+    }
+    members.forEach((m, i) => {
+      const key = m.toLowerCase();
+      if (!served.has(key) && !groups.has(key)) issues.push({ path: ['proxy', 'groups', name, i], message: `"${m}" is neither a served model or alias nor a group` });
+      else if (members.findIndex((x) => x.toLowerCase() === key) !== i) issues.push({ path: ['proxy', 'groups', name, i], message: `"${m}" is listed twice in group "${name}"` });
+    });
+  }
+  // A cycle: following group members from a group leads back to it.
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (key: string, trail: string[]): void => {
+    const g = groups.get(key);
+    if (!g || state.get(key) === 'done') return;
+    if (state.get(key) === 'visiting') {
+      const start = trail.indexOf(g.name);
+      const cycle = [...trail.slice(start), g.name].join(' → ');
+      issues.push({ path: ['proxy', 'groups', trail[trail.length - 1]!], message: `fallback cycle: ${cycle}` });
+      return;
+    }
+    state.set(key, 'visiting');
+    for (const m of g.members) visit(m.toLowerCase(), [...trail, g.name]);
+    state.set(key, 'done');
+  };
+  for (const key of groups.keys()) visit(key, []);
+  return issues;
+}
+
+/** 127.0.0.0/8, ::1 or localhost: the console's own machine (its tunnels listen there too). */
+export function isLoopbackUrl(raw: string): boolean {
+  let host: string;
+  try {
+    host = new URL(raw).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  if (host === 'localhost' || host === '::1') return true;
+  const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  return m !== null && m.slice(1).every((o) => Number(o) <= 255);
 }

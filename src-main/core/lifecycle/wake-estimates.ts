@@ -28,4 +28,18 @@ export class StoredWakeEstimates {
     const variant = variantOf('wake', target.sleepLevel, sleepLevel(this.deps.fleet, target));
     return estimate(variant, this.repo.durations(upstream, variant, 3)).expectedMs;
   }
+
+  /** True when a wake of this upstream's current depth has been measured (else the estimate is a default). */
+  wasMeasured(upstream: string): boolean {
+    const target = this.deps.targets().find((t) => t.upstream === upstream);
+    if (!target) return false;
+    const variant = variantOf('wake', target.sleepLevel, sleepLevel(this.deps.fleet, target));
+    return this.repo.durations(upstream, variant, 1).length > 0;
+  }
+
+  /** Expected restart time (the slowest of the last three measured, else the default); null if not a lifecycle target. */
+  expectedRestartMs(upstream: string): number | null {
+    if (!this.deps.targets().some((t) => t.upstream === upstream)) return null;
+    return estimate('restart', this.repo.durations(upstream, 'restart', 3)).expectedMs;
+  }
 }

@@ -60,6 +60,13 @@ export class Exchange {
   bytesIn = 0;
   bytesOut = 0;
   replayed = false;
+  /** Where the chosen replica is reachable (set with `upstream`). */
+  url: string | null = null;
+  /** Time held while its upstream recovered (reconnect, wake, restart), ms; and why. */
+  heldMs = 0;
+  holdReason: string | null = null;
+  /** Replicas tried before the one that answered (failures before the first byte). */
+  failovers = 0;
   /** SSE headers went out before the upstream answered (keep-alives while queued). */
   committed = false;
   /** The answer on the wire is an SSE stream (so late errors go out as frames). */
@@ -110,7 +117,13 @@ function round1(x: number): number {
 
 /** Headers every answer carries. */
 export function baseHeaders(ex: Exchange, extra: Record<string, string | number> = {}): Record<string, string | number> {
-  return { 'x-request-id': ex.id, 'x-queue-ms': Math.round(ex.queueMs), ...extra };
+  const h: Record<string, string | number> = { 'x-request-id': ex.id, 'x-queue-ms': Math.round(ex.queueMs), ...extra };
+  if (ex.upstream !== null && h['x-upstream'] === undefined) h['x-upstream'] = ex.upstream;
+  if (ex.holdReason !== null) {
+    h['x-hold-ms'] = Math.round(ex.heldMs);
+    h['x-hold-reason'] = ex.holdReason;
+  }
+  return h;
 }
 
 /**

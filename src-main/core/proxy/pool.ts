@@ -17,6 +17,16 @@ export interface PoolPolicy {
   queueBound: Record<TrafficClass, number>;
 }
 
+/** Why an upstream drains, for the Retry-After of requests refused meanwhile. */
+export interface DrainInfo {
+  /** Epoch ms when in-flight work is cut. */
+  deadlineAt: number;
+  /** What the drain is for: a restart is expected back; a sleep or offload leaves it asleep; else unknown. */
+  purpose: 'restart' | 'sleep' | 'offload' | 'maintenance';
+  /** How long the action after the drain is expected to take (ms); null when unknown. */
+  expectedActionMs: number | null;
+}
+
 export interface Lease {
   readonly cls: TrafficClass;
   /** Monotonic ms when the slot was granted. */
@@ -110,6 +120,25 @@ export class PriorityPool {
     return this.queues.interactive.length + this.queues.system.length + this.queues.batch.length;
   }
 
+  /**
+   * Slots a request of `cls` could take now: what the slot count, its class cap and the interactive
+   * reserve leave, less the waiters of this and higher classes ahead of it (0 when it would queue).
+   */
+  freeSlots(cls: TrafficClass): number {
+    if (this.draining) return 0;
+    const { slots, caps } = this.limits;
+    let free = Math.min(slots - this.total, caps[cls] - this.inFlight[cls]);
+    if (cls !== 'interactive') free = Math.min(free, slots - caps.reservedInteractive - (this.total - this.inFlight.interactive));
+    for (const c of CLASS_ORDER) {
+      free -= this.queues[c].length;
+      if (c === cls) break;
+    }
+    return Math.max(0, free);
+  }
+
+  /** Set while draining: when the drain cuts in-flight work, and what follows it (the lifecycle action). */
+  drainInfo: DrainInfo | null = null;
+
   setLimits(limits: PoolLimits): void {
     this.limits = { slots: limits.slots, caps: { ...limits.caps } };
     this.pump();
@@ -192,6 +221,7 @@ export class PriorityPool {
 
   resume(): void {
     this.draining = false;
+    this.drainInfo = null;
     this.pump();
   }
 

@@ -1,6 +1,8 @@
-// Which upstream (host × service) serves a model name. Names and aliases
-// match case-insensitively; the config refuses a name claimed by two services.
-import type { PoolCaps } from '../../../src-preload/contract/index.js';
+// Which upstreams (host × service) serve a model name. Names and aliases match
+// case-insensitively. One model served by several services is one model with
+// replicas; a group alias names an ordered fallback over models. The config
+// check (config/schema.ts) refuses what would make a name ambiguous.
+import type { ModelRouteView, PoolCaps } from '../../../src-preload/contract/index.js';
 import type { Config } from '../config/index.js';
 import { defaultCaps } from './pool.js';
 
@@ -15,6 +17,8 @@ export interface UpstreamSpec {
   slots: number;
   caps: PoolCaps;
   apiKeyRef: string | null;
+  /** Share of the model's traffic against its other replicas (default 1). */
+  weight: number;
 }
 
 export interface ModelEntry {
@@ -24,19 +28,52 @@ export interface ModelEntry {
   owned_by: string;
   root: string;
   parent: string | null;
+  /** The services that serve it (`label/serviceId`), in config order. */
+  replicas: string[];
+  /** A group alias: the models it tries, in order. */
+  fallback?: string[];
+}
+
+/** What a requested name leads to: the models to try, in order (one for a plain model or alias). */
+export interface ModelRoute {
+  /** The name as configured (model, alias or group). */
+  name: string;
+  /** Canonical model names, first choice first; later ones only after a failure before the first byte. */
+  chain: readonly string[];
+  /** The replicas of each model in `chain`, same order. */
+  replicas: readonly (readonly UpstreamSpec[])[];
 }
 
 export class ModelRegistry {
-  private readonly byName = new Map<string, UpstreamSpec>();
+  private readonly routes = new Map<string, ModelRoute>();
+  private readonly byModel = new Map<string, UpstreamSpec[]>();
+  private readonly groups: ReadonlyMap<string, readonly string[]>;
   readonly upstreams: readonly UpstreamSpec[];
 
-  constructor(upstreams: UpstreamSpec[]) {
+  /** `groups`: alias → model names (or other group names) in fallback order; the config check keeps them acyclic. */
+  constructor(upstreams: UpstreamSpec[], groups: Record<string, readonly string[]> = {}) {
     this.upstreams = upstreams;
+    this.groups = new Map(Object.entries(groups));
+    for (const u of upstreams) {
+      const key = u.model.toLowerCase();
+      const list = this.byModel.get(key);
+      if (list) list.push(u);
+      else this.byModel.set(key, [u]);
+    }
     for (const u of upstreams) {
       for (const name of [u.model, ...u.aliases]) {
         const key = name.toLowerCase();
-        if (!this.byName.has(key)) this.byName.set(key, u);
+        if (this.routes.has(key)) continue;
+        const replicas = this.byModel.get(u.model.toLowerCase())!;
+        this.routes.set(key, { name, chain: [replicas[0]!.model], replicas: [replicas] });
       }
+    }
+    for (const [name] of this.groups) {
+      const key = name.toLowerCase();
+      if (this.routes.has(key)) continue;
+      const chain = this.flatten(name, new Set());
+      const replicas = chain.map((m) => this.byModel.get(m.toLowerCase()) ?? []);
+      if (chain.length > 0) this.routes.set(key, { name, chain, replicas });
     }
   }
 
@@ -64,27 +101,96 @@ export class ModelRegistry {
           slots,
           caps,
           apiKeyRef: extra?.apiKeyRef ?? null,
+          weight: extra?.weight ?? 1,
         });
       }
     }
-    return new ModelRegistry(specs);
+    return new ModelRegistry(specs, config.proxy.groups);
   }
 
-  lookup(model: string): UpstreamSpec | undefined {
-    return this.byName.get(model.toLowerCase());
+  /** The route a requested name leads to, or undefined (404 model_not_found). */
+  lookup(name: string): ModelRoute | undefined {
+    return this.routes.get(name.toLowerCase());
   }
 
   get(key: string): UpstreamSpec | undefined {
     return this.upstreams.find((u) => u.key === key);
   }
 
-  /** The union of every service's model and aliases, as OpenAI's /v1/models lists them. */
+  /** The replicas serving one model (by its canonical name), in config order. */
+  replicasOf(model: string): readonly UpstreamSpec[] {
+    return this.byModel.get(model.toLowerCase()) ?? [];
+  }
+
+  /** Every name a client may request, as OpenAI's /v1/models lists them: one entry per model, alias and group. */
   models(createdS: number): ModelEntry[] {
     const out: ModelEntry[] = [];
-    for (const u of this.upstreams) {
-      out.push({ id: u.model, object: 'model', created: createdS, owned_by: u.key, root: u.model, parent: null });
-      for (const a of u.aliases) out.push({ id: a, object: 'model', created: createdS, owned_by: u.key, root: u.model, parent: u.model });
+    const seen = new Set<string>();
+    const add = (entry: ModelEntry) => {
+      const key = entry.id.toLowerCase();
+      if (seen.has(key)) return;
+      seen.add(key);
+      out.push(entry);
+    };
+    for (const replicas of this.byModel.values()) {
+      const first = replicas[0]!;
+      const keys = replicas.map((r) => r.key);
+      const owner = keys.length === 1 ? first.key : 'gpu-console';
+      add({ id: first.model, object: 'model', created: createdS, owned_by: owner, root: first.model, parent: null, replicas: keys });
+      for (const r of replicas) {
+        for (const a of r.aliases) add({ id: a, object: 'model', created: createdS, owned_by: owner, root: first.model, parent: first.model, replicas: keys });
+      }
+    }
+    for (const [name] of this.groups) {
+      const route = this.routes.get(name.toLowerCase());
+      if (!route || route.name !== name) continue;
+      add({
+        id: name,
+        object: 'model',
+        created: createdS,
+        owned_by: 'gpu-console',
+        root: route.chain[0]!,
+        parent: null,
+        replicas: route.replicas.flat().map((r) => r.key),
+        fallback: [...route.chain],
+      });
     }
     return out;
+  }
+
+  /** Every model (with its replicas and aliases) and group, for the Proxy view. */
+  routeViews(): ModelRouteView[] {
+    const out: ModelRouteView[] = [];
+    for (const replicas of this.byModel.values()) {
+      const aliases: string[] = [];
+      for (const r of replicas) for (const a of r.aliases) if (!aliases.some((x) => x.toLowerCase() === a.toLowerCase())) aliases.push(a);
+      out.push({ name: replicas[0]!.model, kind: 'model', chain: [replicas[0]!.model], replicas: replicas.map((r) => r.key), aliases });
+    }
+    for (const [name] of this.groups) {
+      const route = this.routes.get(name.toLowerCase());
+      if (!route || route.name !== name) continue;
+      out.push({ name, kind: 'group', chain: [...route.chain], replicas: route.replicas.flat().map((r) => r.key), aliases: [] });
+    }
+    return out;
+  }
+
+  /** A group's models in order, groups inside it expanded, each model once; `seen` stops a cycle the config check missed. */
+  private flatten(name: string, seen: Set<string>): string[] {
+    const key = name.toLowerCase();
+    if (seen.has(key)) return [];
+    seen.add(key);
+    const members = [...this.groups].find(([g]) => g.toLowerCase() === key)?.[1];
+    if (!members) {
+      const replicas = this.byModel.get(key) ?? this.aliasTarget(key);
+      return replicas ? [replicas[0]!.model] : [];
+    }
+    const out: string[] = [];
+    for (const m of members) for (const model of this.flatten(m, seen)) if (!out.includes(model)) out.push(model);
+    return out;
+  }
+
+  private aliasTarget(key: string): UpstreamSpec[] | undefined {
+    const u = this.upstreams.find((s) => s.aliases.some((a) => a.toLowerCase() === key));
+    return u ? this.byModel.get(u.model.toLowerCase()) : undefined;
   }
 }

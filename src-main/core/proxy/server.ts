@@ -17,7 +17,7 @@ import { Exchange, wire, writeError } from './exchange.js';
 import { IdempotencyCache, type StoredAnswer } from './idempotency.js';
 import { LiveList } from './live-list.js';
 import { renderProxyMetrics } from './metrics-text.js';
-import { PriorityPool, validateCaps, type PoolPolicy } from './pool.js';
+import { PriorityPool, validateCaps, type DrainInfo, type PoolPolicy } from './pool.js';
 import type { ModelRegistry } from './registry.js';
 import type { RequestLog } from './request-log.js';
 import type { UpstreamResolver } from './resolver.js';
@@ -32,7 +32,8 @@ import { shuttingDownError } from './stages/refusals.js';
 import { sendJson, sendMetrics } from './stages/respond.js';
 import { routeRequest } from './stages/route.js';
 import { stop, type StageEnv } from './stages/stage.js';
-import { resolveUpstream, upstreamBody } from './stages/upstream.js';
+import { chooseNow, chooseUpstream, lookupRoute, upstreamBody, type ChooseContext, type Target } from './stages/upstream.js';
+import { ReplicaRouter, type Choice } from './router.js';
 import { ClassStats, type UpstreamStats } from './stats.js';
 import type { TokenRepository } from './tokens.js';
 
@@ -85,7 +86,9 @@ export class ProxyServer implements Disposable {
   /** What the stages read (settings, the closing flag), kept current here. */
   private readonly env: StageEnv;
   private readonly forwarder: Forwarder;
+  private readonly router: ReplicaRouter;
   private answeredTotal = 0;
+  private failoversTotal = 0;
   private closed: Promise<void> | null = null;
   private port = 0;
 
@@ -97,6 +100,7 @@ export class ProxyServer implements Disposable {
     this.capsOverrides = new Map(Object.entries(options.capsOverrides ?? {}));
     this.env = { clock: this.clock, mono: this.mono, settings: options.settings, closing: false };
     this.forwarder = new Forwarder(this.env, options.resolver, options.secrets ?? null);
+    this.router = new ReplicaRouter(this.mono);
     this.idempotency = new IdempotencyCache(this.clock, options.settings.idempotencyTtlMs);
     this.syncPools();
     this.server = createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 0 }, (req, res) => this.handle(req, res));
@@ -166,10 +170,18 @@ export class ProxyServer implements Disposable {
    * the rest. Queued requests wait for resume() within their hold budgets,
    * unless `refuseQueued` (shutdown) answers them 503 at once.
    */
-  async drain(key: string, options: { deadlineMs: number; refuseQueued?: boolean }): Promise<DrainResult> {
+  async drain(
+    key: string,
+    options: { deadlineMs: number; refuseQueued?: boolean; purpose?: DrainInfo['purpose']; expectedActionMs?: number | null },
+  ): Promise<DrainResult> {
     const pool = this.requirePool(key);
     const running = this.forwarder.runningOn(key)?.size ?? 0;
     const idle = pool.drain(options.refuseQueued ?? false);
+    pool.drainInfo = {
+      deadlineAt: this.clock.now() + options.deadlineMs,
+      purpose: options.purpose ?? 'maintenance',
+      expectedActionMs: options.expectedActionMs ?? null,
+    };
     let timer: Disposable | undefined;
     const timedOut = await Promise.race([
       idle.then(() => false),
@@ -223,9 +235,21 @@ export class ProxyServer implements Disposable {
         queued: pool.queuedTotal,
         serviceMsEstimate: pool.serviceMsEstimate === null ? null : Math.round(pool.serviceMsEstimate),
         classes: CLASS_ORDER.map((cls) => ({ class: cls, inFlight: pool.inFlightOf(cls), queued: pool.queuedOf(cls), ...st[cls].figures(now) })),
+        weight: spec.weight,
+        routed: this.router.routed(spec.key),
+        failing: this.router.isFailing(spec.key),
       };
     });
-    return { at: now, url: this.closed ? null : this.url, answered: this.answeredTotal, inFlight, queued, upstreams };
+    return {
+      at: now,
+      url: this.closed ? null : this.url,
+      answered: this.answeredTotal,
+      inFlight,
+      queued,
+      upstreams,
+      models: this.registry.routeViews(),
+      failovers: this.failoversTotal,
+    };
   }
 
   /** Graceful: stop accepting, drain every upstream for `graceMs`, cut the rest, close sockets and pools. */
@@ -342,10 +366,12 @@ export class ProxyServer implements Disposable {
 
     const body = await readJsonBody(ex, req, this.env);
     if (!body.ok) return stop(ex, body.error);
-    const target = resolveUpstream(ex, body.value, this.registry, this.pools, this.options.resolver, this.env.closing);
-    if (!target.ok) return stop(ex, target.error);
-    const { spec } = target.value;
-    const out = upstreamBody(ex, endpoint, body.value, spec);
+    const model = lookupRoute(ex, body.value, this.registry);
+    if (!model.ok) return stop(ex, model.error);
+    const chooser: ChooseContext = { pools: this.pools, router: this.router, resolver: this.options.resolver, env: this.env };
+    const first = await chooseUpstream(ex, model.value, cls.value, req.headers, chooser);
+    if (!first.ok) return stop(ex, first.error);
+    let target: Target = first.value;
 
     let complete: CompleteIdempotent | null = null;
     const idempotencyKey = req.headers['idempotency-key'];
@@ -355,12 +381,30 @@ export class ProxyServer implements Disposable {
       complete = begun.value;
     }
     let captured: StoredAnswer | null = null;
+    const tried = new Set<string>();
     try {
-      const lease = await admit(ex, target.value, cls.value, req.headers, this.stats.get(spec.key)![cls.value], this.env);
-      if (!lease.ok) return stop(ex, lease.error);
-      const sent = await this.forwarder.forward(ex, target.value, lease.value, out, path, complete !== null);
-      if (!sent.ok) return stop(ex, sent.error);
-      captured = sent.value;
+      for (;;) {
+        const { spec } = target;
+        const out = upstreamBody(ex, endpoint, body.value, spec);
+        const lease = await admit(ex, target, cls.value, req.headers, this.stats.get(spec.key)![cls.value], this.env);
+        if (!lease.ok) return stop(ex, lease.error);
+        const sent = await this.forwarder.forward(ex, target, lease.value, out, path, complete !== null);
+        if (sent.kind === 'served') {
+          this.router.markHealthy(spec.key);
+          captured = sent.captured;
+          return;
+        }
+        if (sent.kind === 'done') return;
+        // Failed before the first byte, nothing relayed: another replica (or the next model of a group) may take it.
+        this.router.markFailing(spec.key);
+        tried.add(spec.key);
+        const next = chooseNow(model.value, cls.value, chooser, tried);
+        if (!next?.ok || this.env.closing || ex.clientGone) return stop(ex, sent.error);
+        this.logger.debug('failover', { id: ex.id, from: spec.key, to: next.spec.key, code: sent.error.code });
+        ex.failovers++;
+        this.failoversTotal++;
+        target = chooseAgain(ex, this.router, next);
+      }
     } finally {
       complete?.(captured ?? failedAnswer(ex));
     }
@@ -400,4 +444,13 @@ export class ProxyServer implements Disposable {
       }
     }
   }
+}
+
+/** A failover's next replica, recorded on `ex` as the first choice was. */
+function chooseAgain(ex: Exchange, router: ReplicaRouter, c: Extract<Choice, { ok: true }>): Target {
+  ex.upstream = c.spec.key;
+  ex.model = c.spec.model;
+  ex.url = c.url;
+  router.count(c.spec.key);
+  return { spec: c.spec, pool: c.pool };
 }

@@ -3,7 +3,7 @@
 // retention, caps kept across restarts, drain and resume for lifecycle
 // actions — each operator change audited. Other services react to what it
 // publishes: every answered request (`onDidAnswer`) and its pool figures.
-import type { PoolCaps, ProxyStats, RequestLogRetention, RequestQuery, RequestRow, ServiceView, TokenView, TrafficClass } from '../../../src-preload/contract/index.js';
+import type { PoolCaps, ProxyStats, RequestLogRetention, RequestQuery, RequestRow, TokenView, TrafficClass } from '../../../src-preload/contract/index.js';
 import { DisposableStore, Emitter, operatorActor, toAppError, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
@@ -12,12 +12,24 @@ import type { SecretStore } from '../ports.js';
 import type { Store } from '../store/index.js';
 import { ModelRegistry } from './registry.js';
 import { RequestLog, type RequestRecord } from './request-log.js';
-import { ProxyServer, type DrainResult, type UpstreamAvailability, type UpstreamResolver } from './server.js';
+import { ProxyServer, type DrainResult } from './server.js';
+import { FleetResolver } from './fleet-resolver.js';
 import { createTokenRepository, type TokenRepository } from './tokens.js';
 
-/** How long waking a sleeping upstream takes (the lifecycle capability measures it); null if unknown. */
+/** How long lifecycle actions take on an upstream (the lifecycle capability measures them); null if unknown. */
 export interface WakeEstimates {
+  /** Expected wake time of a sleeping upstream, and whether it was measured (else a default). */
   expectedWakeMs(upstream: string): number | null;
+  wasMeasured?(upstream: string): boolean;
+  expectedRestartMs?(upstream: string): number | null;
+}
+
+/** Wake on request: a standing approval lets a request to a sleeping model start one wake and wait for it. */
+export interface WakeOnRequest {
+  /** True when a wake of `upstream` would be approved without a person now (a standing approval). */
+  allowed(upstream: string): boolean;
+  /** Starts the wake (collapsed with one already proposed or running). */
+  request(upstream: string): void;
 }
 
 export interface ProxyServiceDeps {
@@ -45,6 +57,7 @@ export class ProxyService implements Disposable {
 
   private constructor(
     private readonly deps: ProxyServiceDeps,
+    private readonly resolver: FleetResolver,
     readonly server: ProxyServer,
     readonly tokens: TokenRepository,
     private readonly requestLog: RequestLog,
@@ -76,40 +89,9 @@ export class ProxyService implements Disposable {
       },
     });
 
-    // The fleet's last view of each service (sleep state), refreshed every tick; no I/O per request.
-    const services = new Map<string, ServiceView>();
-    const remember = (hosts: ReturnType<typeof fleet.snapshot>['hosts']) => {
-      services.clear();
-      for (const h of hosts) for (const s of h.services) services.set(`${h.label}/${s.id}`, s);
-    };
-    remember(fleet.snapshot().hosts);
-    const resolver: UpstreamResolver = {
-      resolve(spec): UpstreamAvailability {
-        const view = services.get(spec.key);
-        // A server that wakes by itself on a request (llama-server --sleep-idle-seconds) is simply forwarded:
-        // the request is what wakes it; holding it for an approval nobody can give would make it unreachable.
-        if (view && (view.sleep === 'asleep-1' || view.sleep === 'asleep-2') && view.sleepControl !== 'automatic') {
-          let wakeMs: number | null = null;
-          try {
-            wakeMs = deps.wakeEstimates.expectedWakeMs(spec.key);
-          } catch (err) {
-            logger.warn('wake estimate failed', { upstream: spec.key, error: toAppError(err).message });
-          }
-          return {
-            ok: false,
-            code: 'model_sleeping',
-            message: `${spec.model} is asleep (${view.sleep === 'asleep-1' ? 'level 1' : 'level 2'}); waking it needs an operator's approval in GPU Console`,
-            retryAfterS: wakeMs !== null ? Math.max(1, Math.ceil(wakeMs / 1000)) : 30,
-            extra: { sleep_level: view.sleep === 'asleep-1' ? 1 : 2, expected_wake_ms: wakeMs },
-          };
-        }
-        try {
-          return { ok: true, url: fleet.tunnelUrl(spec.label, spec.serviceId) };
-        } catch (err) {
-          return { ok: false, code: 'tunnel_down', message: `no tunnel to ${spec.key}: ${toAppError(err).message}`, retryAfterS: 5 };
-        }
-      },
-    };
+    // The fleet's last view of each host and service, refreshed every tick; no I/O per request.
+    const resolver = new FleetResolver(fleet, deps.wakeEstimates, clock, logger);
+    resolver.remember(fleet.snapshot());
 
     const settings = config.current.proxy;
     let server: ProxyServer;
@@ -131,13 +113,13 @@ export class ProxyService implements Disposable {
       requestLog.dispose();
       throw err;
     }
-    const service = new ProxyService(deps, server, tokens, requestLog, answered);
+    const service = new ProxyService(deps, resolver, server, tokens, requestLog, answered);
     const d = service.disposables;
     // Disposed in reverse: stats timer and subscriptions, then the server (drains), then the log (flushes).
     d.add(requestLog);
     d.add(answered);
     d.add(server);
-    d.add(fleet.onDidTick((snapshot) => remember(snapshot.hosts)));
+    d.add(fleet.onDidTick((snapshot) => resolver.remember(snapshot)));
     d.add(config.onDidChange((next) => server.update(ModelRegistry.fromConfig(next), next.proxy)));
     d.add(clock.setInterval(() => deps.emit('proxy.stats', server.snapshot()), STATS_INTERVAL_MS));
     logger.info('proxy listening', { url: server.url });
@@ -192,11 +174,27 @@ export class ProxyService implements Disposable {
     return this.requestLog.retentionView();
   }
 
-  /** For lifecycle actions (restart): stop admitting, finish in-flight work until the deadline, cut the rest. */
-  async drain(upstream: string, options: { deadlineMs: number }, actor: string): Promise<DrainResult> {
+  /** Lets requests to a sleeping model wait for one wake when a standing approval covers it (set once lifecycle runs). */
+  setWakeOnRequest(wake: WakeOnRequest | null): void {
+    this.resolver.wakeOnRequest = wake;
+  }
+
+  /**
+   * For lifecycle actions (restart): stop admitting, finish in-flight work until the deadline, cut the rest.
+   * `purpose` calibrates the Retry-After of requests refused meanwhile (a restart: deadline + its expected time).
+   */
+  async drain(upstream: string, options: { deadlineMs: number; purpose?: 'restart' | 'sleep' | 'offload' | 'maintenance' }, actor: string): Promise<DrainResult> {
     const { audit } = this.deps.store;
-    audit.append({ type: 'proxy.drain.started', actor, target: upstream, payload: { deadlineMs: options.deadlineMs } });
-    const result = await this.server.drain(upstream, options);
+    audit.append({ type: 'proxy.drain.started', actor, target: upstream, payload: { deadlineMs: options.deadlineMs, ...(options.purpose ? { purpose: options.purpose } : {}) } });
+    let expectedActionMs: number | null = null;
+    if (options.purpose === 'restart') {
+      try {
+        expectedActionMs = this.deps.wakeEstimates.expectedRestartMs?.(upstream) ?? null;
+      } catch (err) {
+        this.deps.logger.warn('restart estimate failed', { upstream, error: toAppError(err).message });
+      }
+    }
+    const result = await this.server.drain(upstream, { ...options, expectedActionMs });
     audit.append({ type: 'proxy.drain.finished', actor, target: upstream, payload: { ...result } });
     return result;
   }

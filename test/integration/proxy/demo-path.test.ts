@@ -109,8 +109,8 @@ describe('proxy on the demo fleet', () => {
         `${app.proxy.url()}/chat/completions`]);
     await Promise.all(fill);
     const out = curl.stdout;
-    expect(out).toMatch(/^event: queue\ndata: \{"position":1,"eta_ms":(null|\d+)\}/);
-    expect(out).toMatch(/event: queue\ndata: \{"position":0,"eta_ms":0,"queue_ms":\d+\}/);
+    expect(out).toMatch(/^event: queue\ndata: \{"position":1,"eta_ms":(null|\d+),"reason":"busy","upstream":"[^"]+"\}/);
+    expect(out).toMatch(/event: queue\ndata: \{"position":0,"eta_ms":0,"queue_ms":\d+,"upstream":"[^"]+"\}/);
     expect(out.indexOf('event: queue')).toBeLessThan(out.indexOf('chat.completion.chunk'));
     expect(out.trimEnd().endsWith('data: [DONE]')).toBe(true);
     expect(out).not.toContain('"usage"');

@@ -12,7 +12,7 @@ import type { ClassStats } from '../stats.js';
 import { drainingError, retryAfterS } from './refusals.js';
 import { commitSse, sendSse } from './respond.js';
 import { DONE, fail, ok, type StageEnv, type StageResult } from './stage.js';
-import type { Target } from './upstream.js';
+import { clientHoldLimitMs, type Target } from './upstream.js';
 
 /** Records the queue time on `ex` and in `st`; 429 queue_full or hold_timeout, 503 upstream_draining; DONE when the client left. */
 export async function admit(
@@ -33,9 +33,11 @@ export async function admit(
   }
   let ticket: QueueTicket;
   try {
-    ticket = pool.enqueue(cls, clientHoldLimitMs(headers['x-stainless-timeout']));
+    // What is left of the hold budget after any time held for a recovery (reconnect, wake, restart).
+    const limit = Math.min(clientHoldLimitMs(headers['x-stainless-timeout']) ?? Infinity, settings.holdBudgetMs[cls]) - ex.heldMs;
+    ticket = pool.enqueue(cls, Math.max(0, limit));
   } catch (err) {
-    if ((err as AppError).code !== ProxyErrorCode.QUEUE_FULL) return fail(drainingError(spec.key, pool, env.closing));
+    if ((err as AppError).code !== ProxyErrorCode.QUEUE_FULL) return fail(drainingError(spec.key, pool, env.closing, env.clock.now()));
     const depth = pool.queuedOf(cls);
     return fail(
       wire(429, 'queue_full', `the ${cls} queue for ${spec.model} is full (${depth} waiting); retry later`, {
@@ -49,7 +51,7 @@ export async function admit(
   const timers: Disposable[] = [];
   let lastFrame = '';
   const frame = (force: boolean) => {
-    const data = JSON.stringify({ position: ticket.position(), eta_ms: ticket.etaMs() });
+    const data = JSON.stringify({ position: ticket.position(), eta_ms: ticket.etaMs(), reason: 'busy', upstream: spec.key });
     if (!force && data === lastFrame) return;
     lastFrame = data;
     sendSse(ex, `event: queue\ndata: ${data}\n\n`);
@@ -85,7 +87,7 @@ export async function admit(
         }),
       );
     }
-    if (e.code === ProxyErrorCode.DRAINING) return fail(drainingError(spec.key, pool, env.closing));
+    if (e.code === ProxyErrorCode.DRAINING) return fail(drainingError(spec.key, pool, env.closing, env.clock.now()));
     // PROXY_CANCELLED: the client left; the server's finish() records it.
     return DONE;
   } finally {
@@ -94,14 +96,6 @@ export async function admit(
   }
   ex.queueMs = mono() - now;
   st.recordWait(clock.now(), ex.queueMs);
-  if (queueEvents && ex.committed) sendSse(ex, `event: queue\ndata: ${JSON.stringify({ position: 0, eta_ms: 0, queue_ms: Math.round(ex.queueMs) })}\n\n`);
+  if (queueEvents && ex.committed) sendSse(ex, `event: queue\ndata: ${JSON.stringify({ position: 0, eta_ms: 0, queue_ms: Math.round(ex.queueMs), upstream: spec.key })}\n\n`);
   return ok(lease);
-}
-
-/** openai-node sends its timeout (seconds) as X-Stainless-Timeout: hold at most until a second before it. */
-function clientHoldLimitMs(value: string | string[] | undefined): number | undefined {
-  if (typeof value !== 'string') return undefined;
-  const s = Number(value);
-  if (!Number.isFinite(s) || s <= 0) return undefined;
-  return Math.max(0, s * 1000 - 1000);
 }

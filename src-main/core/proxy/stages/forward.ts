@@ -3,7 +3,8 @@
 // key when it has one, over one keep-alive undici pool per origin; its slot is
 // released when it ends. Owns those pools, the key cache, and the list of
 // requests being forwarded per upstream (what a drain waits for or cuts).
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
+import { createUpstreamPool } from '../../upstream-dispatch.js';
 import { wire, type Exchange } from '../exchange.js';
 import { forward } from '../forward.js';
 import type { StoredAnswer } from '../idempotency.js';
@@ -13,7 +14,7 @@ import type { UpstreamSpec } from '../registry.js';
 import type { UpstreamResolver } from '../resolver.js';
 import type { SecretStore } from '../../ports.js';
 import { unavailableError } from './refusals.js';
-import { DONE, ok, stop, type StageEnv, type StageResult } from './stage.js';
+import { stop, type StageEnv } from './stage.js';
 import type { WireError } from '../errors.js';
 import type { Target, UpstreamBody } from './upstream.js';
 
@@ -35,20 +36,23 @@ export class Forwarder {
 
   /**
    * Relays the upstream's answer (forward.ts writes the upstream failures) and gives the copy kept
-   * for an idempotent replay when `capture`. Its own refusals — 503 tunnel_down / model_sleeping,
-   * upstream_key_unavailable, upstream_draining or proxy_shutting_down when a drain cut the
-   * request — are answered here, before the slot is released: a drain (or close()) waits on that
-   * slot and must not cut the socket before the answer is out. So it stops only with DONE.
+   * for an idempotent replay when `capture`. Its own refusals — upstream_key_unavailable,
+   * upstream_draining or proxy_shutting_down when a drain cut the request — are answered here,
+   * before the slot is released: a drain (or close()) waits on that slot and must not cut the socket
+   * before the answer is out. A failure before anything reached the client (the tunnel dropped
+   * while the request waited, the upstream refused the connection) comes back unanswered as
+   * `early`, so the caller can try another replica or answer it.
    */
-  async forward(ex: Exchange, { spec, pool }: Target, lease: Lease, out: UpstreamBody, path: string, capture: boolean): Promise<StageResult<StoredAnswer | null>> {
+  async forward(ex: Exchange, { spec, pool }: Target, lease: Lease, out: UpstreamBody, path: string, capture: boolean): Promise<ForwardOutcome> {
     let served = false;
     const running = this.runningList(spec.key);
     const node = running.add(ex);
     try {
-      if (ex.clientGone) return DONE;
+      if (ex.clientGone) return DONE_OUTCOME;
       // The tunnel may have moved or dropped while the request waited.
       const avail = this.resolver.resolve(spec);
-      if (!avail.ok) return answered(ex, unavailableError(avail, pool));
+      if (!avail.ok) return { kind: 'early', error: unavailableError(avail, pool) };
+      ex.url = avail.url;
       let apiKey: string | null = null;
       if (spec.apiKeyRef) {
         try {
@@ -57,7 +61,7 @@ export class Forwarder {
           return answered(ex, wire(503, 'upstream_key_unavailable', (err as Error).message, { retryAfterS: 30 }));
         }
       }
-      if (ex.clientGone) return DONE;
+      if (ex.clientGone) return DONE_OUTCOME;
       const { settings, mono } = this.env;
       const result = await forward(ex, {
         dispatcher: this.dispatcherFor(avail.url),
@@ -81,7 +85,11 @@ export class Forwarder {
           ? wire(503, 'proxy_shutting_down', 'the console is shutting down; the request was cut', { retryAfterS: 5 })
           : wire(503, 'upstream_draining', `${spec.key} is being drained; the request was cut`, { retryAfterS: 5 }));
       }
-      return ok(result.captured ? { ...result.captured, upstream: spec.key } : null);
+      if (result.failure === 'upstream' && !result.completed && !ex.res.headersSent) {
+        // forward.ts could not answer (nothing was relayed): left to the caller.
+      }
+      if (!result.completed) return DONE_OUTCOME;
+      return { kind: 'served', captured: result.captured ? { ...result.captured, upstream: spec.key } : null };
     } finally {
       running.remove(node);
       lease.release(served);
@@ -108,7 +116,8 @@ export class Forwarder {
   private dispatcherFor(origin: string): Pool {
     let pool = this.dispatchers.get(origin);
     if (!pool) {
-      pool = new Pool(origin, { connections: 256, pipelining: 1, keepAliveTimeout: 10_000 });
+      // Keep-alive below the upstream's own limits (core/upstream-dispatch.ts).
+      pool = createUpstreamPool(origin, 256);
       this.dispatchers.set(origin, pool);
     }
     return pool;
@@ -124,7 +133,15 @@ export class Forwarder {
   }
 }
 
-function answered(ex: Exchange, error: WireError): StageResult<never> {
+/** How a forward ended: answered (with the copy for a replay), done (answered or the client left), or failed before anything reached the client. */
+export type ForwardOutcome =
+  | { kind: 'served'; captured: StoredAnswer | null }
+  | { kind: 'done' }
+  | { kind: 'early'; error: WireError };
+
+const DONE_OUTCOME: ForwardOutcome = { kind: 'done' };
+
+function answered(ex: Exchange, error: WireError): ForwardOutcome {
   stop(ex, error);
-  return DONE;
+  return DONE_OUTCOME;
 }

@@ -1,44 +1,203 @@
-// Stage: resolve upstream. The model named in the body → its upstream and
-// pool, refused while that upstream drains or is unreachable; then the body
-// the upstream gets (the served model name, and usage asked for on every stream).
+// Stage: resolve upstream. The model named in the body → its route (a model's
+// replicas, or a group's models in fallback order) → the replica that takes
+// the request now. When none can, the request is held only while the most
+// hopeful one is expected back within the request's hold budget (a tunnel
+// reconnecting, a model being woken on request, a restart behind a drain);
+// otherwise, or past the budget, it is refused at once with Retry-After.
+// Then the body the upstream gets (the served model name, and usage asked for
+// on every stream).
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Disposable } from '../../base/index.js';
+import type { TrafficClass } from '../classes.js';
 import { wire, type Endpoint, type Exchange } from '../exchange.js';
 import type { PriorityPool } from '../pool.js';
-import type { ModelRegistry, UpstreamSpec } from '../registry.js';
-import type { UpstreamResolver } from '../resolver.js';
+import type { ModelRegistry, ModelRoute, UpstreamSpec } from '../registry.js';
+import type { HoldReason, UpstreamResolver } from '../resolver.js';
+import type { Choice, ReplicaRouter } from '../router.js';
 import { withIncludeUsage } from '../sse.js';
 import type { JsonBody } from './body.js';
 import { drainingError, unavailableError } from './refusals.js';
-import { fail, ok, type StageResult } from './stage.js';
+import { commitSse, sendSse } from './respond.js';
+import { DONE, fail, ok, type StageEnv, type StageResult } from './stage.js';
 
 export interface Target {
   spec: UpstreamSpec;
   pool: PriorityPool;
 }
 
-/**
- * Records the model, upstream and stream flag on `ex`; 404 model_not_found, 503 upstream_draining
- * (proxy_shutting_down while closing), tunnel_down or model_sleeping.
- */
-export function resolveUpstream(
-  ex: Exchange,
-  body: JsonBody,
-  registry: ModelRegistry,
-  pools: ReadonlyMap<string, PriorityPool>,
-  resolver: UpstreamResolver,
-  closing: boolean,
-): StageResult<Target> {
-  const spec = registry.lookup(body.model);
-  if (!spec) {
+/** What choosing needs from the server: its pools, the router and the resolver. */
+export interface ChooseContext {
+  pools: ReadonlyMap<string, PriorityPool>;
+  router: ReplicaRouter;
+  resolver: UpstreamResolver;
+  env: StageEnv;
+}
+
+/** Records the model and stream flag on `ex`; 404 model_not_found. */
+export function lookupRoute(ex: Exchange, body: JsonBody, registry: ModelRegistry): StageResult<ModelRoute> {
+  const route = registry.lookup(body.model);
+  if (!route) {
     return fail(wire(404, 'model_not_found', `The model \`${body.model.slice(0, 200)}\` does not exist. GET /v1/models lists the models served here.`, { param: 'model' }));
   }
-  ex.model = spec.model;
-  ex.upstream = spec.key;
+  ex.model = route.chain[0] ?? route.name;
   ex.stream = body.json['stream'] === true;
-  const pool = pools.get(spec.key)!;
-  if (pool.isDraining) return fail(drainingError(spec.key, pool, closing));
-  const avail = resolver.resolve(spec);
-  if (!avail.ok) return fail(unavailableError(avail, pool));
-  return ok({ spec, pool });
+  return ok(route);
+}
+
+/**
+ * The first model of the route with a replica that can take the request now (later models of a
+ * group only when the earlier ones cannot), skipping `exclude`d replicas (ones that failed this
+ * request). Null when every replica is excluded.
+ */
+export function chooseNow(route: ModelRoute, cls: TrafficClass, ctx: ChooseContext, exclude: ReadonlySet<string>): Choice | null {
+  let best: Extract<Choice, { ok: false }> | null = null;
+  for (const replicas of route.replicas) {
+    const candidates = replicas.map((spec) => ({ spec, pool: ctx.pools.get(spec.key)! })).filter((c) => c.pool !== undefined);
+    const choice = ctx.router.choose(candidates, cls, ctx.resolver, exclude);
+    if (!choice) continue;
+    if (choice.ok) return choice;
+    if (!best || rank(choice, ctx.env.clock.now()) < rank(best, ctx.env.clock.now())) best = choice;
+  }
+  return best;
+}
+
+/** How soon a refused choice is expected back (ms); people-must-act and unknown last. */
+function rank(c: Extract<Choice, { ok: false }>, now: number): number {
+  if (c.why === 'draining') return c.pool.drainInfo?.purpose === 'restart' ? expectedBackMs(c.pool, now) : 1e12;
+  return c.why.recovery ? c.why.recovery.expectedMs : 1e13;
+}
+
+/** A restart behind a drain: until the drain deadline plus the restart's expected time. */
+function expectedBackMs(pool: PriorityPool, now: number): number {
+  const d = pool.drainInfo;
+  if (!d) return 1e12;
+  return Math.max(0, d.deadlineAt - now) + (d.expectedActionMs ?? 0);
+}
+
+/** Why a refused choice would be worth waiting for, and how long (ms); null: refuse at once. */
+function recoveryOf(c: Extract<Choice, { ok: false }>, now: number): { reason: HoldReason; expectedMs: number } | null {
+  if (c.why !== 'draining') return c.why.recovery ?? null;
+  const d = c.pool.drainInfo;
+  if (!d || d.purpose !== 'restart') return null;
+  return { reason: d.deadlineAt > now ? 'draining' : 'restarting', expectedMs: expectedBackMs(c.pool, now) };
+}
+
+/**
+ * The replica for this request, holding it while a recovery it can wait for runs (streams get
+ * keep-alives, and queue frames with the reason under X-Queue-Events: on). Records the upstream,
+ * hold time and reason on `ex`. DONE when the client left while held.
+ */
+export async function chooseUpstream(
+  ex: Exchange,
+  route: ModelRoute,
+  cls: TrafficClass,
+  headers: IncomingHttpHeaders,
+  ctx: ChooseContext,
+  exclude: ReadonlySet<string> = EMPTY,
+): Promise<StageResult<Target>> {
+  const first = chooseNow(route, cls, ctx, exclude);
+  if (first?.ok) return chosen(ex, ctx, first);
+  if (!first) return fail(wire(503, 'upstream_unreachable', `no replica of ${route.name} is left to try`, { retryAfterS: 1 }));
+  const { clock, mono, settings } = ctx.env;
+  const budgetMs = Math.min(settings.holdBudgetMs[cls], clientHoldLimitMs(headers['x-stainless-timeout']) ?? Infinity) - ex.heldMs;
+  let refused = first;
+  let recovery = recoveryOf(refused, clock.now());
+  if (!recovery || recovery.expectedMs > budgetMs || ctx.env.closing) return fail(refusal(refused, ctx, false));
+
+  // Hold: re-check on every fleet change and every 250 ms until a replica takes it or the budget is spent.
+  const start = mono();
+  ex.holdReason = recovery.reason;
+  if (recovery.reason === 'waking' && ctx.resolver.requestWake) ctx.resolver.requestWake(refused.spec);
+  const queueEvents = String(headers['x-queue-events'] ?? '').toLowerCase() === 'on';
+  const timers: Disposable[] = [];
+  let wake: (() => void) | null = null;
+  const poke = () => wake?.();
+  const sub = ctx.resolver.onDidChange?.(poke);
+  const frame = () => {
+    if (!queueEvents || !ex.committed) return;
+    const waited = mono() - start;
+    const eta = Math.max(0, Math.round(recovery!.expectedMs - waited));
+    sendSse(ex, `event: queue\ndata: ${JSON.stringify({ position: 1, eta_ms: eta, reason: recovery!.reason, upstream: refused.spec.key })}\n\n`);
+  };
+  if (ex.stream) {
+    if (queueEvents) {
+      commitSse(ex, start, mono);
+      frame();
+    }
+    timers.push(
+      clock.setInterval(() => {
+        commitSse(ex, start, mono);
+        sendSse(ex, ': keep-alive\n\n');
+        frame();
+      }, settings.keepAliveIntervalMs),
+    );
+  }
+  const gone = new Promise<void>((resolve) => {
+    if (ex.clientGone) resolve();
+    ex.res.once('close', () => resolve());
+  });
+  try {
+    for (;;) {
+      const left = budgetMs - (mono() - start);
+      if (left <= 0 || ex.clientGone || ctx.env.closing) break;
+      await Promise.race([
+        gone,
+        new Promise<void>((resolve) => {
+          const t = clock.setTimeout(resolve, Math.min(250, left));
+          wake = () => {
+            void t.dispose();
+            resolve();
+          };
+        }),
+      ]);
+      wake = null;
+      if (ex.clientGone) return DONE;
+      const next = chooseNow(route, cls, ctx, exclude);
+      if (next?.ok) {
+        ex.heldMs += mono() - start;
+        return chosen(ex, ctx, next);
+      }
+      if (!next) break;
+      refused = next;
+      const r = recoveryOf(refused, clock.now());
+      if (!r) break;
+      if (r.reason !== recovery.reason) {
+        recovery = r;
+        ex.holdReason = r.reason;
+        frame();
+      } else recovery = r;
+    }
+  } finally {
+    sub?.dispose();
+    for (const t of timers) void t.dispose();
+  }
+  ex.heldMs += mono() - start;
+  if (ex.clientGone) return DONE;
+  return fail(refusal(refused, ctx, true));
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+function chosen(ex: Exchange, ctx: ChooseContext, c: Extract<Choice, { ok: true }>): StageResult<Target> {
+  ex.upstream = c.spec.key;
+  ex.model = c.spec.model;
+  ex.url = c.url;
+  ctx.router.count(c.spec.key);
+  return ok({ spec: c.spec, pool: c.pool });
+}
+
+/** The refusal for a choice nobody could take: draining / restarting, or the resolver's reason; `held` past a hold budget. */
+function refusal(c: Extract<Choice, { ok: false }>, ctx: ChooseContext, held: boolean) {
+  if (c.why === 'draining') return drainingError(c.spec.key, c.pool, ctx.env.closing, ctx.env.clock.now());
+  return unavailableError(c.why, c.pool, held);
+}
+
+/** openai-node sends its timeout (seconds) as X-Stainless-Timeout: hold at most until a second before it. */
+export function clientHoldLimitMs(value: string | string[] | undefined): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const s = Number(value);
+  if (!Number.isFinite(s) || s <= 0) return undefined;
+  return Math.max(0, s * 1000 - 1000);
 }
 
 export interface UpstreamBody {
@@ -52,26 +211,28 @@ export interface UpstreamBody {
  * option; include_usage spliced into the bytes when that is the only change; else re-serialised.
  */
 export function upstreamBody(ex: Exchange, endpoint: Endpoint, body: JsonBody, spec: UpstreamSpec): UpstreamBody {
-  const parsed = body.json;
+  // body.json stays as the client sent it: a failover to another model builds its own body from it.
+  const sent = body.json;
+  const changes: Record<string, unknown> = {};
   let stripUsage = false;
   let rewrite = false;
   if (body.model !== spec.model) {
-    parsed['model'] = spec.model;
+    changes['model'] = spec.model;
     rewrite = true;
   }
   let injectUsage = false;
   if (ex.stream && endpoint !== 'embeddings') {
-    const so = parsed['stream_options'];
+    const so = sent['stream_options'];
     const asks = typeof so === 'object' && so !== null && (so as Record<string, unknown>)['include_usage'] === true;
     if (!asks) {
       stripUsage = true;
       if (so === undefined && !rewrite) injectUsage = true;
       else {
-        parsed['stream_options'] = { ...(typeof so === 'object' && so !== null ? so : {}), include_usage: true };
+        changes['stream_options'] = { ...(typeof so === 'object' && so !== null ? so : {}), include_usage: true };
         rewrite = true;
       }
     }
   }
-  if (rewrite) return { body: Buffer.from(JSON.stringify(parsed)), stripUsage };
+  if (rewrite) return { body: Buffer.from(JSON.stringify({ ...sent, ...changes })), stripUsage };
   return { body: injectUsage ? withIncludeUsage(body.raw) : body.raw, stripUsage };
 }

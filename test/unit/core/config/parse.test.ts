@@ -219,7 +219,8 @@ describe('parseConfig: errors name the field and the line', () => {
       path: 'hosts[1].services[0].aliases[1]',
       line: 24,
       column: 26,
-      message: 'model name "QWEN" is already served by l20-poc/qwen (hosts[0].services[0].aliases[0])',
+      message:
+        'model name "QWEN" is already served by l20-poc/qwen as model "Qwen3.6-27B-FP8" (hosts[0].services[0].aliases[0]); a second service may share a name only as a replica of the same model',
     });
   });
 

@@ -1,0 +1,183 @@
+// The proxy's resolver over the fleet: where an upstream is reachable now, or
+// why not and for how long — from the fleet's last snapshot (refreshed every
+// tick), so a request costs no I/O. Each refusal carries a Retry-After fitted
+// to its cause: the SSH reconnect's next attempt, a wake's measured time (10 s
+// level 1, 60 s level 2 until measured; field notes §4), or a long wait with
+// "a person must act" when the host waits for trust or its key changed.
+import type { FleetSnapshot, HostView, ServiceView } from '../../../src-preload/contract/index.js';
+import { Emitter, toAppError, type Clock, type Logger } from '../base/index.js';
+import type { FleetService } from '../fleet/index.js';
+import type { UpstreamSpec } from './registry.js';
+import type { Unavailable, UpstreamAvailability, UpstreamResolver } from './resolver.js';
+import type { WakeEstimates, WakeOnRequest } from './service.js';
+
+/** How long an SSH handshake takes once an attempt starts (added to the wait for the next attempt). */
+const CONNECT_MS = 1_500;
+/** Retry-After when a person must act first: long, so clients do not hammer a refusal no retry can change. */
+export const ACTION_REQUIRED_RETRY_S = 600;
+/** A probe that timed out on a connected link: the link is presumed dead until SSH notices and reconnects. */
+const DEAD_LINK_RECOVERY_MS = 8_000;
+/** Wake defaults until a wake was measured (field notes §4: Retry-After 10 / 60 s by depth). */
+const DEFAULT_WAKE_MS = { 1: 10_000, 2: 60_000 } as const;
+
+export class FleetResolver implements UpstreamResolver {
+  private readonly hosts = new Map<string, HostView>();
+  private readonly services = new Map<string, ServiceView>();
+  private readonly changed = new Emitter<void>();
+  /** Set once the lifecycle capability runs. */
+  wakeOnRequest: WakeOnRequest | null = null;
+
+  constructor(
+    private readonly fleet: FleetService,
+    private readonly estimates: WakeEstimates,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  remember(snapshot: FleetSnapshot): void {
+    this.hosts.clear();
+    this.services.clear();
+    for (const h of snapshot.hosts) {
+      this.hosts.set(h.label, h);
+      for (const s of h.services) this.services.set(`${h.label}/${s.id}`, s);
+    }
+    this.changed.fire();
+  }
+
+  onDidChange(listener: () => void): { dispose(): unknown } {
+    return this.changed.on(listener);
+  }
+
+  requestWake(spec: UpstreamSpec): void {
+    try {
+      this.wakeOnRequest?.request(spec.key);
+    } catch (err) {
+      this.logger.warn('wake on request failed', { upstream: spec.key, error: toAppError(err).message });
+    }
+  }
+
+  resolve(spec: UpstreamSpec): UpstreamAvailability {
+    const host = this.hosts.get(spec.label);
+    if (host && host.state !== 'connected') return this.hostDown(host, spec);
+    const view = this.services.get(spec.key);
+    // A server that wakes by itself on a request (llama-server --sleep-idle-seconds) is simply forwarded:
+    // the request is what wakes it; holding it for an approval nobody can give would make it unreachable.
+    if (view && (view.sleep === 'asleep-1' || view.sleep === 'asleep-2') && view.sleepControl !== 'automatic') return this.sleeping(spec, view);
+    let url: string;
+    try {
+      url = this.fleet.tunnelUrl(spec.label, spec.serviceId);
+    } catch (err) {
+      return {
+        ok: false,
+        code: 'tunnel_down',
+        message: `no tunnel to ${spec.key}: ${toAppError(err).message}`,
+        retryAfterS: Math.ceil(CONNECT_MS / 1000) + 1,
+        recovery: { reason: 'reconnecting', expectedMs: CONNECT_MS },
+      };
+    }
+    const probe = view?.tunnel.lastProbe;
+    if (view?.tunnel.state === 'degraded' && probe && !probe.ok && probe.error?.code === 'FLEET_PROBE_TIMEOUT') {
+      // Connected on paper, but the end-to-end probe got no answer in time: the link is presumed dead
+      // until SSH's keepalive (or the console's own check) drops it; forwarding now would hang.
+      return {
+        ok: false,
+        code: 'tunnel_down',
+        message: `the tunnel to ${spec.key} does not answer (probe: ${probe.error.message}); SSH is being checked and will reconnect`,
+        retryAfterS: Math.ceil(DEAD_LINK_RECOVERY_MS / 1000),
+        recovery: { reason: 'reconnecting', expectedMs: DEAD_LINK_RECOVERY_MS },
+      };
+    }
+    return { ok: true, url, degraded: view?.tunnel.state === 'degraded' };
+  }
+
+  private hostDown(host: HostView, spec: UpstreamSpec): Unavailable {
+    const err = host.lastError ? ` (${host.lastError.code}: ${host.lastError.message})` : '';
+    switch (host.state) {
+      case 'connecting':
+      case 'reconnecting': {
+        const wait = host.nextRetryAt !== null ? Math.max(0, host.nextRetryAt - this.clock.now()) : 0;
+        const expectedMs = wait + CONNECT_MS;
+        return {
+          ok: false,
+          code: 'tunnel_down',
+          message: `SSH to ${host.label} is ${host.state}${err}; ${spec.key} is back when it reconnects${host.nextRetryAt !== null ? ` (next attempt in ${Math.ceil(wait / 1000)} s)` : ''}`,
+          retryAfterS: Math.max(1, Math.ceil(expectedMs / 1000)),
+          recovery: { reason: 'reconnecting', expectedMs },
+          extra: { host_state: host.state, next_retry_at: host.nextRetryAt },
+        };
+      }
+      case 'awaiting-trust':
+        return {
+          ok: false,
+          code: 'host_awaiting_trust',
+          message: `${host.label}'s host key is not trusted yet: a person must confirm its fingerprint in GPU Console before ${spec.key} can be reached`,
+          retryAfterS: ACTION_REQUIRED_RETRY_S,
+          recovery: null,
+          actionRequired: true,
+          extra: { host_state: host.state },
+        };
+      case 'failed': {
+        const changed = host.hostKey && host.hostKey.status !== 'unknown';
+        return changed
+          ? {
+              ok: false,
+              code: 'host_key_changed',
+              message: `HOST KEY CHANGED for ${host.label} (${host.hostKey!.status}): the console refuses to connect until a person checks the host and forgets the old key`,
+              retryAfterS: ACTION_REQUIRED_RETRY_S,
+              recovery: null,
+              actionRequired: true,
+              extra: { host_state: host.state },
+            }
+          : {
+              ok: false,
+              code: 'host_failed',
+              message: `SSH to ${host.label} failed${err} and will not retry by itself: a person must fix it in GPU Console`,
+              retryAfterS: ACTION_REQUIRED_RETRY_S,
+              recovery: null,
+              actionRequired: true,
+              extra: { host_state: host.state },
+            };
+      }
+      default:
+        return {
+          ok: false,
+          code: 'tunnel_down',
+          message: `${host.label} is disconnected in GPU Console: a person must connect it again before ${spec.key} can be reached`,
+          retryAfterS: ACTION_REQUIRED_RETRY_S,
+          recovery: null,
+          actionRequired: true,
+          extra: { host_state: host.state },
+        };
+    }
+  }
+
+  private sleeping(spec: UpstreamSpec, view: ServiceView): Unavailable {
+    const level = view.sleep === 'asleep-1' ? 1 : 2;
+    let wakeMs: number | null = null;
+    let measured = false;
+    try {
+      wakeMs = this.estimates.expectedWakeMs(spec.key);
+      measured = this.estimates.wasMeasured?.(spec.key) ?? false;
+    } catch (err) {
+      this.logger.warn('wake estimate failed', { upstream: spec.key, error: toAppError(err).message });
+    }
+    const expectedMs = measured && wakeMs !== null ? wakeMs : DEFAULT_WAKE_MS[level];
+    let wakeable = false;
+    try {
+      wakeable = this.wakeOnRequest?.allowed(spec.key) ?? false;
+    } catch (err) {
+      this.logger.warn('wake-on-request check failed', { upstream: spec.key, error: toAppError(err).message });
+    }
+    return {
+      ok: false,
+      code: 'model_sleeping',
+      message: wakeable
+        ? `${spec.model} is asleep (level ${level}); a standing approval lets this request wake it`
+        : `${spec.model} is asleep (level ${level}); waking it needs an operator's approval in GPU Console`,
+      retryAfterS: Math.max(1, Math.ceil(expectedMs / 1000)),
+      recovery: wakeable ? { reason: 'waking', expectedMs } : null,
+      actionRequired: !wakeable,
+      extra: { sleep_level: level, expected_wake_ms: expectedMs, wake_estimate: measured ? 'measured' : 'default' },
+    };
+  }
+}
