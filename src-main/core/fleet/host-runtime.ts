@@ -20,6 +20,8 @@ import { SOURCE_DETAIL, execGpuSource, tunnelServiceSource, type PollSettings } 
 
 /** After a detection found no GPU tool, look again this many polls later (a driver may be installed meanwhile). */
 const REDETECT_EVERY_POLLS = 30;
+/** Shortest silence that counts as a dead link (a reading may take up to its timeout). */
+const DEAD_LINK_MIN_MS = 3_000;
 
 /** How a host reads its GPUs and services; built by the fleet from config. */
 export interface HostSources {
@@ -146,6 +148,11 @@ export class HostRuntime {
             remoteHost: service.config.remoteHost,
             remotePort: service.config.remotePort,
             httpErrors: true,
+            // The next SSH attempt plus a handshake; while connected (a channel failed), a second.
+            retryAfterS: () => {
+              const next = this.session.nextRetryAt;
+              return next === null ? 1 : Math.max(0, next - this.clock.now()) / 1000 + 1.5;
+            },
             logger: this.logger,
           });
           if (this.disposed || this.session.state === 'disconnected') {
@@ -233,11 +240,34 @@ export class HostRuntime {
       if (this.gpuStaleReason === null || this.services.some((s) => s.fresh)) {
         this.updatedAt = this.clock.now();
       }
+      if (connected) this.checkLinkAlive(settings);
     } catch (err) {
       this.logger.error('poll failed unexpectedly', { error: toAppError(err).message });
     } finally {
       this.polling = false;
     }
+  }
+
+  /**
+   * Every poll sends something through the SSH link (a GPU exec, readings and probes through the
+   * tunnels), and a live server answers within milliseconds. A link that received nothing for
+   * longer than a reading may take, while polls kept asking, is dead even though TCP has not noticed:
+   * drop it now (open streams end with the reason, requests stop being sent into it) instead of
+   * waiting for SSH's keepalive timeout.
+   */
+  private checkLinkAlive(settings: PollSettings): void {
+    if (this.session.state !== 'connected' || !this.session.reconnectNow) return;
+    const usesLink = (this.gpuSource !== null && this.gpuSource.kind !== 'prometheus-api') || this.services.some((s) => !s.readsElsewhere);
+    if (!usesLink) return;
+    const silent = this.session.silentForMs?.() ?? null;
+    const limitMs = Math.max(DEAD_LINK_MIN_MS, settings.timeoutMs + 500);
+    if (silent === null || silent < limitMs) return;
+    const err = new AppError(SshErrorCode.DISCONNECTED, `${this.label}: the SSH link received nothing for ${Math.round(silent / 1000)} s while requests went through it; it is dead, reconnecting`, {
+      retryable: true,
+      details: { silentMs: silent },
+    });
+    this.logger.warn('dead SSH link', { silentMs: silent });
+    fireAndForget(this.session.reconnectNow(err), this.logger, 'reconnect after a dead link');
   }
 
   private async pollGpus(connected: boolean): Promise<void> {

@@ -43,6 +43,8 @@ export class SshConnection implements SshSession {
   private _state: SshConnectionState = 'disconnected';
   private _lastError: AppError | null = null;
   private _nextRetryAt: number | null = null;
+  /** Epoch ms of the last byte received on the connected link. */
+  private lastInboundAt: number | null = null;
   private _fingerprint: string | null = null;
   private _problem: HostKeyProblem | null = null;
   private client: Client | null = null;
@@ -112,17 +114,24 @@ export class SshConnection implements SshSession {
   }
 
   /** "Reconnect now": whatever the state, drop the link or the pending retry and try at once. */
-  async reconnectNow(): Promise<void> {
+  async reconnectNow(reason?: AppError): Promise<void> {
     if (this.disposed) throw new AppError(SshErrorCode.CANCELLED, 'the session is disposed');
     if (this._state === 'connected' || this._state === 'connecting' || this._state === 'reconnecting') {
       this.generation++;
       this.retry.stop();
+      // Tell listeners first (open streams fail with the reason) — dropping a dead link can take a second.
+      if (reason) this.setState({ state: 'reconnecting', error: reason });
       await this.dropClients();
       const settled = this.attemptWaiters.next();
-      fireAndForget(this.attempt('reconnecting'), this.logger, 'ssh reconnect-now attempt');
+      fireAndForget(this.attempt('reconnecting', reason), this.logger, 'ssh reconnect-now attempt');
       return settled;
     }
     return this.connect();
+  }
+
+  silentForMs(): number | null {
+    if (this._state !== 'connected' || this.lastInboundAt === null) return null;
+    return Math.max(0, this.clock.now() - this.lastInboundAt);
   }
 
   /** Closes the session at any moment; stops retries. */
@@ -247,9 +256,9 @@ export class SshConnection implements SshSession {
     };
   }
 
-  private async attempt(state: 'connecting' | 'reconnecting'): Promise<void> {
+  private async attempt(state: 'connecting' | 'reconnecting', reason?: AppError): Promise<void> {
     const gen = ++this.generation;
-    this.setState({ state });
+    this.setState({ state, ...(reason ? { error: reason } : {}) });
     try {
       const link = await openLink(this.linkContext(gen));
       if (link) this.adopt(link, gen);
@@ -264,6 +273,12 @@ export class SshConnection implements SshSession {
     const { client, jumpClient } = link;
     this.client = client;
     this.jumpClient = jumpClient;
+    // Every byte from the server (channel data, keepalive replies) proves the link alive; ssh2 reads the
+    // stream already, so a second listener only watches.
+    this.lastInboundAt = this.clock.now();
+    link.sock.on('data', () => {
+      if (gen === this.generation) this.lastInboundAt = this.clock.now();
+    });
     const closed = watchLink(link, this.logger, (lastError) => {
       if (this.client === client) this.client = null;
       if (this.jumpClient === jumpClient) this.jumpClient = null;

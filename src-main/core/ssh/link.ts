@@ -30,6 +30,8 @@ export interface Link {
   client: Client;
   /** The jump host's client when the link goes through one; closing either ends the link. */
   jumpClient: Client | null;
+  /** What the target's SSH stream runs over (the TCP socket, or the channel through the jump host). */
+  sock: Duplex;
 }
 
 /** Opens the link; null when the attempt was superseded on the way (what it had opened is closed). */
@@ -64,7 +66,7 @@ export async function openLink(ctx: LinkContext): Promise<Link | null> {
     jumpClient?.end();
     return null;
   }
-  return { client, jumpClient };
+  return { client, jumpClient, sock };
 }
 
 async function dialHop(dialer: Dialer, hop: Hop, timeoutMs: number): Promise<Duplex> {

@@ -19,6 +19,8 @@ export interface LocalForwardOptions {
    * curl and SDKs show why instead of "connection reset".
    */
   httpErrors?: boolean;
+  /** Seconds a client should wait before retrying (sent as Retry-After with those errors); default 1. */
+  retryAfterS?: () => number;
   logger?: Logger;
 }
 
@@ -170,9 +172,15 @@ export class LocalForward implements Disposable {
     socket.resume();
     const body = JSON.stringify({ error: { code: err.code, message: err.message, type: 'tunnel_error' } });
     const reason = status === 502 ? 'Bad Gateway' : 'Service Unavailable';
+    let retryS = 1;
+    try {
+      retryS = Math.max(1, Math.ceil(this.options.retryAfterS?.() ?? 1));
+    } catch {
+      // keep the default
+    }
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-        `connection: close\r\nx-gpu-console-error: ${err.code}\r\n\r\n${body}`,
+        `connection: close\r\nretry-after: ${retryS}\r\nretry-after-ms: ${retryS * 1000}\r\nx-gpu-console-error: ${err.code}\r\n\r\n${body}`,
     );
     // A client that never reads must not pin the socket.
     socket.setTimeout(2_000, () => socket.destroy());

@@ -85,8 +85,13 @@ export interface SshSession extends Disposable {
   readonly onDidChangeState: Emitter<SshStateChange>['on'];
   connect(): Promise<void>;
   disconnect(): Promise<void>;
-  /** Drops the current link (if any) and tries at once, backoff reset. */
-  reconnectNow?(): Promise<void>;
+  /** Drops the current link (if any) and tries at once, backoff reset; `reason` is the state change's error. */
+  reconnectNow?(reason?: AppError): Promise<void>;
+  /**
+   * Milliseconds since the connected link last received a byte from the server (keepalive replies,
+   * channel data); null when not connected. A link that is silent while requests go through it is dead.
+   */
+  silentForMs?(): number | null;
   trustFingerprint(fingerprint: string, actor?: string): Promise<void>;
   /** The operator refused the key the session is waiting on: stop, and say so. */
   refuseTrust?(fingerprint: string): Promise<void>;
