@@ -32,6 +32,54 @@ export type PlannedStep = z.infer<typeof PlannedStepSchema>;
 export const ApproverSchema = z.object({ osUser: z.string(), displayName: z.string(), via: z.string() }).strict();
 export type Approver = z.infer<typeof ApproverSchema>;
 
+/**
+ * What is running on a service, from both sides. The proxy counts only what
+ * passes through it; clients that use the SSH tunnel directly
+ * (http://127.0.0.1:<tunnel port>) show only in the engine's own figures
+ * (vLLM num_requests_running / _waiting; llama-server busy slots,
+ * requests_processing / _deferred), which include the proxy's requests.
+ */
+export const ActionLoadSchema = z
+  .object({
+    /** When these figures were put together (main's clock). */
+    at: z.number(),
+    /** Sent to the engine by the proxy / held in the proxy's queue; null when no proxy runs or it has no figures for this upstream. */
+    proxyInFlight: z.number().int().nullable(),
+    proxyQueued: z.number().int().nullable(),
+    /** `fresh`: read within a few poll intervals; `stale`: the last good reading is older, the last one failed or the host is not connected; `unknown`: never read. A stale figure is not taken for 0. */
+    engine: z.enum(['fresh', 'stale', 'unknown']),
+    /** The engine's figures from the fleet's last reading (stale ones too: the last thing it said); null when unknown. */
+    engineRunning: z.number().int().nullable(),
+    engineWaiting: z.number().int().nullable(),
+    /** When the engine's figures were read; null when unknown. */
+    engineReadAt: z.number().nullable(),
+    /** Why the engine's figure is stale or unknown; null when fresh. */
+    engineNote: z.string().nullable(),
+    /** Running at the engine but not sent by the proxy (direct tunnel clients): max(0, engineRunning − proxyInFlight); null unless the engine figure is fresh. */
+    direct: z.number().int().nullable(),
+    /** In flight in all: through the proxy plus direct; null when direct is unknown. */
+    inFlight: z.number().int().nullable(),
+    /** The sentence shown: "3 in flight (2 through the proxy, 1 from direct tunnel clients), 1 waiting at the engine". */
+    summary: z.string(),
+  })
+  .strict();
+export type ActionLoad = z.infer<typeof ActionLoadSchema>;
+
+/** The drain's wait at the engine for direct tunnel clients, after the proxy's own requests finished (or were cut). */
+export const DirectDrainSchema = z
+  .object({
+    /** `idle`: the engine reported nothing running or waiting; `deadline`: went ahead at the drain deadline; `unknown`: no usable engine figure (never read, reading fails, host away), not waited for; `cancelled`: the console stopped. */
+    outcome: z.enum(['idle', 'deadline', 'unknown', 'cancelled']),
+    /** Still running / waiting at the engine when the action went ahead (the last reading); null when unknown. */
+    running: z.number().int().nullable(),
+    waiting: z.number().int().nullable(),
+    waitedMs: z.number(),
+    /** One line for the journal and the history. */
+    text: z.string(),
+  })
+  .strict();
+export type DirectDrain = z.infer<typeof DirectDrainSchema>;
+
 export const ActionViewSchema = z
   .object({
     id: z.string(),
@@ -59,6 +107,8 @@ export const ActionViewSchema = z
     /** At proposal time: requests running / waiting on that upstream in the proxy. */
     inFlight: z.number().int(),
     queued: z.number().int(),
+    /** Both sides' counts (proxy and engine, so direct tunnel clients too), refreshed while the proposal waits; absent on actions recorded before it existed. */
+    load: ActionLoadSchema.nullable().optional(),
     createdAt: z.number(),
     expiresAt: z.number(),
     decidedAt: z.number().nullable(),
@@ -71,6 +121,8 @@ export const ActionViewSchema = z
     progress: z.string().nullable(),
     drained: z.number().int().nullable(),
     aborted: z.number().int().nullable(),
+    /** What the drain's wait for direct tunnel clients at the engine ended with; absent before it ran (and on wake). */
+    directAtDrain: DirectDrainSchema.nullable().optional(),
     /** What verification saw (sleep state, VRAM, probe, health), one line each. */
     observed: z.array(z.string()),
     error: z.string().nullable(),

@@ -3,7 +3,7 @@
 // offload also with the host label typed), then run, and every step is an
 // audit event. There is no other way in: drivers only plan, and the runner is
 // reached only from an approval here.
-import type { ActionKind, ActionView, Approver, LifecycleTarget, StandingApprovalView } from '../../../src-preload/contract/index.js';
+import type { ActionKind, ActionLoad, ActionView, Approver, LifecycleTarget, StandingApprovalView } from '../../../src-preload/contract/index.js';
 import { AppError, fireAndForget, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { Store } from '../store/index.js';
 import type { NotificationInput } from '../notify/index.js';
@@ -11,6 +11,7 @@ import { DESTRUCTIVE, actorFor, checkDecision, checkTypedLabel, issueNonce, osUs
 import { driverFor, type LifecycleTargetConfig } from './drivers/index.js';
 import { LifecycleErrorCode } from './errors.js';
 import { ActionJournal } from './journal.js';
+import { engineFigure, mergeLoad, sameLoad } from './load.js';
 import { observe, sleepLevel } from './observe.js';
 import type { LifecycleFleet, LifecycleProxy } from './ports.js';
 import { newProposal, supportedKinds, unavailableKinds } from './proposal.js';
@@ -30,10 +31,12 @@ export interface LifecycleOptions {
   verifyDeadlineMs?: (expectedMs: number) => number;
   pollMs?: number;
   vramMinDeltaMiB?: number;
-  /** How often expiry is checked. Default 1 s. */
+  /** How often expiry is checked and the counts of waiting proposals re-read. Default 1 s. */
   sweepIntervalMs?: number;
   /** After a restart command, how long the old process may still hold the port before it is called a ghost. Default 2 s. */
   portReleaseGraceMs?: number;
+  /** The engine's request counts older than this are shown as stale, not trusted (a few fleet poll intervals). Default 5 s. */
+  engineMaxAgeMs?: number;
 }
 
 /** A target with the reason each kind it does not offer is missing (for the UI: no button without a why). */
@@ -97,12 +100,13 @@ export class LifecycleService implements Disposable {
       vramMinDeltaMiB: 512,
       sweepIntervalMs: 1_000,
       portReleaseGraceMs: 2_000,
+      engineMaxAgeMs: 5_000,
       ...deps.options,
     };
     const { store, clock, fleet } = deps;
     this.journal = new ActionJournal({ repo: this.repo, store, clock, fleet, targets: () => deps.targets(), onAction: (v) => deps.onAction(v), notify: (n) => deps.notify(n) });
     this.standing = new StandingApprovals({ repo: this.repo, store, clock, onStanding: (s) => deps.onStanding(s), osUser: deps.osUser });
-    const { drainDeadlineMs, verifyDeadlineMs, pollMs, vramMinDeltaMiB, portReleaseGraceMs } = this.opts;
+    const { drainDeadlineMs, verifyDeadlineMs, pollMs, vramMinDeltaMiB, portReleaseGraceMs, engineMaxAgeMs } = this.opts;
     this.runner = new ActionRunner({
       clock,
       logger: deps.logger,
@@ -114,12 +118,17 @@ export class LifecycleService implements Disposable {
       pollMs,
       vramMinDeltaMiB,
       settleMs: portReleaseGraceMs,
+      engineMaxAgeMs,
     });
     // A console that stopped mid-action cannot say how it ended: record that honestly.
     for (const rec of this.repo.inStates(['approved', 'running'])) {
       this.journal.finish(rec, 'failed', { error: 'the console stopped while this action was running; its outcome was not verified' }, 'system');
     }
-    this.sweeper = deps.clock.setInterval(() => this.sweep(), this.opts.sweepIntervalMs);
+    this.sweeper = deps.clock.setInterval(() => {
+      this.sweep();
+      // A proposal can wait minutes for a person: what its dialog says is running follows along.
+      this.refreshLoads();
+    }, this.opts.sweepIntervalMs);
   }
 
   // --- reading -------------------------------------------------------------
@@ -210,9 +219,10 @@ export class LifecycleService implements Disposable {
     const now = this.deps.clock.now();
     const variant = variantOf(input.kind, target.sleepLevel, level);
     const timing = estimate(variant, this.repo.durations(target.upstream, variant, 3));
-    const load = this.deps.proxy?.load(target.upstream) ?? { inFlight: 0, queued: 0 };
+    const both = this.loadOf(target);
+    const load = { inFlight: both.proxyInFlight ?? 0, queued: both.proxyQueued ?? 0 };
     const nonce = issueNonce(this.deps.nonce);
-    const rec = newProposal({ ...input, target, driver, level, steps, variant, timing, load, nonce, now, ttlMs: this.opts.proposalTtlMs, drainDeadlineMs: this.opts.drainDeadlineMs });
+    const rec = newProposal({ ...input, target, driver, level, steps, variant, timing, load, both, nonce, now, ttlMs: this.opts.proposalTtlMs, drainDeadlineMs: this.opts.drainDeadlineMs });
     const view = rec.view;
     this.repo.save(rec);
     this.journal.audit('lifecycle.proposed', input.proposer, rec, {
@@ -222,6 +232,7 @@ export class LifecycleService implements Disposable {
       downtimeBasis: view.downtimeBasis,
       inFlight: view.inFlight,
       queued: view.queued,
+      load: view.load,
       before: observe(this.deps.fleet, target),
     });
     this.deps.onAction(view);
@@ -331,7 +342,7 @@ export class LifecycleService implements Disposable {
     this.active.set(target.upstream, rec.view.id);
     const actor = standing ? `standing:${standing.id}` : actorFor(approver.osUser, approver.via);
     if (standing) this.standing.use(standing, rec.view.id, rec.view.kind);
-    this.journal.audit('lifecycle.approved', actor, rec, { approver, standingApprovalId: standing?.id ?? null, steps: rec.view.steps.map((s) => s.text) });
+    this.journal.audit('lifecycle.approved', actor, rec, { approver, standingApprovalId: standing?.id ?? null, steps: rec.view.steps.map((s) => s.text), load: rec.view.load ?? null });
     this.deps.onAction(rec.view);
     this.deps.notify({ key: `action:${rec.view.id}`, severity: 'info', title: `Approved: ${rec.view.kind} ${rec.view.upstream}`, body: `by ${approver.displayName} (${approver.osUser})`, route: 'actions' });
     const run = this.runner.run(rec, target).finally(() => {
@@ -341,6 +352,26 @@ export class LifecycleService implements Disposable {
     this.running.set(rec.view.id, run);
     fireAndForget(run, this.deps.logger, `lifecycle action ${rec.view.id}`);
     return rec.view;
+  }
+
+  /** Proxy and engine counts of one service now (direct tunnel clients included). */
+  private loadOf(target: LifecycleTargetConfig): ActionLoad {
+    const now = this.deps.clock.now();
+    const engine = engineFigure(this.deps.fleet.snapshot(), target, now, this.opts.engineMaxAgeMs);
+    return mergeLoad(this.deps.proxy?.load(target.upstream) ?? null, engine, now);
+  }
+
+  /** Re-reads the counts of each waiting proposal; publishes only those whose sentence changed. */
+  private refreshLoads(): void {
+    if (this.disposed) return;
+    for (const rec of this.repo.inStates(['proposed'])) {
+      const target = this.deps.targets().find((t) => t.upstream === rec.view.upstream);
+      if (!target) continue;
+      const load = this.loadOf(target);
+      if (sameLoad(rec.view.load, load)) continue;
+      rec.view = { ...rec.view, load };
+      this.journal.save(rec);
+    }
   }
 
   private sweep(): void {

@@ -48,7 +48,8 @@ export class ConsoleLifecycle implements Disposable {
       onAction: (view) => deps.emit('action.changed', view),
       onStanding: (view) => deps.emit('action.standing', view),
       notify: (input) => deps.notices.notify(input),
-      options: deps.options,
+      // The engine's counts go stale after a few of the fleet's poll intervals.
+      options: { engineMaxAgeMs: 3 * (config.current.telemetry?.pollIntervalMs ?? 1_000), ...deps.options },
     });
     this.disposables.add(this.service);
     this.policies = new LifecyclePolicies({ service: this.service, clock, logger, config: () => config.current, load });

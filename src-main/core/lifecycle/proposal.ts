@@ -2,7 +2,7 @@
 // (drain, the driver's calls, verify), the expected effect and downtime, and
 // the record it is saved as (with the nonce issued for it).
 import { randomBytes } from 'node:crypto';
-import type { ActionKind, ActionView, PlannedStep } from '../../../src-preload/contract/index.js';
+import type { ActionKind, ActionLoad, ActionView, PlannedStep } from '../../../src-preload/contract/index.js';
 import { DESTRUCTIVE } from './approval.js';
 import { driverFor, stepText, type DriverStep, type LifecycleDriver, type LifecycleTargetConfig } from './drivers/index.js';
 import { verificationText } from './verify.js';
@@ -32,7 +32,10 @@ export interface ProposalFacts {
   steps: DriverStep[];
   variant: TimingVariant;
   timing: { expectedMs: number; basis: string };
+  /** The proxy's own counts (the view's inFlight / queued). */
   load: { inFlight: number; queued: number };
+  /** Proxy and engine counts together (direct tunnel clients too). */
+  both: ActionLoad;
   nonce: string;
   now: number;
   ttlMs: number;
@@ -60,6 +63,7 @@ export function newProposal(f: ProposalFacts): ActionRecord {
     steps: describe(f.kind, f.steps, f.target, f.drainDeadlineMs),
     inFlight: f.load.inFlight,
     queued: f.load.queued,
+    load: f.both,
     createdAt: f.now,
     expiresAt: f.now + f.ttlMs,
     decidedAt: null,
@@ -79,7 +83,14 @@ export function newProposal(f: ProposalFacts): ActionRecord {
 
 function describe(kind: ActionKind, steps: DriverStep[], target: LifecycleTargetConfig, drainDeadlineMs: number): PlannedStep[] {
   const out: PlannedStep[] = [];
-  if (kind !== 'wake') out.push({ kind: 'drain', text: `drain ${target.upstream} in the proxy: stop admitting, let in-flight requests finish for up to ${Math.round(drainDeadlineMs / 1000)} s, then cut the rest`, body: null });
+  if (kind !== 'wake') {
+    const s = Math.round(drainDeadlineMs / 1000);
+    out.push({
+      kind: 'drain',
+      text: `drain ${target.upstream} in the proxy: stop admitting, let in-flight requests finish for up to ${s} s, then cut the rest; within the same ${s} s, wait for direct tunnel clients until the engine reports none running`,
+      body: null,
+    });
+  }
   for (const s of steps) out.push({ kind: s.kind, text: stepText(s, target), body: s.kind === 'http' ? s.body : null });
   out.push({ kind: 'verify', text: verificationText(driverFor(target), kind, target), body: null });
   return out;

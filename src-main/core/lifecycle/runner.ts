@@ -1,6 +1,7 @@
 // Running an approved action: re-plan and refuse if the calls changed, drain
-// the proxy, the planned calls exactly as approved, verify, resume admission;
-// each step is audited. Owns the HTTP agent and the cancel signal of each run.
+// (the proxy, then direct tunnel clients at the engine, within one deadline),
+// the planned calls exactly as approved, verify, resume admission; each step
+// is audited. Owns the HTTP agent and the cancel signal of each run.
 import { Agent } from 'undici';
 import type { ActionView, FleetSnapshot } from '../../../src-preload/contract/index.js';
 import { AppError, DisposableStore, toAppError, type Clock, type Logger } from '../base/index.js';
@@ -8,6 +9,7 @@ import { driverFor, restartFailureHint, stepText, type DriverIo, type DriverStep
 import { errorText } from './drivers/llama-checks.js';
 import { LifecycleErrorCode } from './errors.js';
 import { httpIo } from './io.js';
+import { waitForDirectClients } from './direct-drain.js';
 import type { ActionJournal } from './journal.js';
 import { observe, sleepLevel, sleepLevelIn } from './observe.js';
 import type { LifecycleFleet, LifecycleProxy } from './ports.js';
@@ -26,6 +28,8 @@ export interface RunnerDeps {
   vramMinDeltaMiB: number;
   /** How long after a restart command the old process may still hold the port before it is a ghost. */
   settleMs: number;
+  /** An engine request count older than this is stale (a few fleet poll intervals). */
+  engineMaxAgeMs: number;
 }
 
 interface StepOutcome {
@@ -71,12 +75,31 @@ export class ActionRunner {
         });
       }
 
-      if (rec.view.kind !== 'wake' && this.deps.proxy) {
-        journal.progress(rec, `draining ${upstream}`);
-        drained = true;
-        const r = await this.deps.proxy.drain(upstream, { deadlineMs: this.deps.drainDeadlineMs }, runner);
-        journal.progress(rec, `drained: ${r.drained} finished, ${r.aborted} cut`, { drained: r.drained, aborted: r.aborted });
-        journal.audit('lifecycle.drained', runner, rec, { drained: r.drained, aborted: r.aborted });
+      if (rec.view.kind !== 'wake') {
+        // One deadline for both halves: the proxy's own requests, then direct tunnel clients at the engine.
+        const deadlineAt = clock.now() + this.deps.drainDeadlineMs;
+        let r: { drained: number; aborted: number } | null = null;
+        if (this.deps.proxy) {
+          journal.progress(rec, `draining ${upstream}`);
+          drained = true;
+          r = await this.deps.proxy.drain(upstream, { deadlineMs: this.deps.drainDeadlineMs }, runner);
+          journal.progress(rec, `drained: ${r.drained} finished, ${r.aborted} cut; waiting for direct tunnel clients at the engine`, { drained: r.drained, aborted: r.aborted });
+        } else {
+          journal.progress(rec, 'waiting for direct tunnel clients at the engine');
+        }
+        const direct = await waitForDirectClients({
+          clock,
+          fleet: this.deps.fleet,
+          target,
+          deadlineAt,
+          readAfter: r && r.drained + r.aborted > 0 ? clock.now() : null,
+          pollMs: this.deps.pollMs,
+          maxAgeMs: this.deps.engineMaxAgeMs,
+          signal: abort.signal,
+        });
+        const proxyPart = r ? `drained: ${r.drained} finished, ${r.aborted} cut; ` : '';
+        journal.progress(rec, `${proxyPart}${direct.text}`, { directAtDrain: direct });
+        journal.audit('lifecycle.drained', runner, rec, { drained: r?.drained ?? null, aborted: r?.aborted ?? null, direct });
       }
 
       // What the checks compare against afterwards (who holds the port), read at the last moment before the calls.

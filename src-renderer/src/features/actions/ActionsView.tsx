@@ -233,6 +233,12 @@ function HistoryRow({ a }: { a: ActionView }): React.JSX.Element {
       <td>
         {a.rejectReason ?? a.error ?? a.observed.join(' · ')}
         {a.drained !== null ? <span className="muted"> · drained {a.drained}, cut {a.aborted}</span> : null}
+        {a.directAtDrain ? (
+          <span className="muted" data-testid="history-direct">
+            {' '}
+            · {a.directAtDrain.text}
+          </span>
+        ) : null}
       </td>
     </tr>
   );

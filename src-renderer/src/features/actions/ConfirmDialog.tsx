@@ -1,6 +1,7 @@
 // The approval dialog: what exactly will happen (each call or command
-// verbatim), the expected downtime and its basis, what is in flight, and for
-// restart / offload the host label typed. The safe button has the focus; the
+// verbatim), the expected downtime and its basis, what is in flight (through
+// the proxy and from clients on the SSH tunnel directly, as the engine counts
+// them), and for restart / offload the host label typed. The safe button has the focus; the
 // approve button stays disabled until what is required is there.
 import { useEffect, useRef, useState } from 'react';
 import type { ActionView } from '../../../../src-preload/contract/index.js';
@@ -87,9 +88,7 @@ export function ConfirmDialog({ action, onClose }: { action: ActionView; onClose
             ~{seconds(action.expectedDowntimeMs)} <span className="muted">({action.downtimeBasis})</span>
           </dd>
           <dt>Right now</dt>
-          <dd data-testid="action-load">
-            {action.inFlight} requests in flight, {action.queued} queued on {action.upstream}
-          </dd>
+          <LoadFacts action={action} />
         </dl>
         <h3 className="actions-dialog__sub">Exactly what will be done</h3>
         <ol className="actions-steps" data-testid="action-steps">
@@ -155,5 +154,32 @@ export function ConfirmDialog({ action, onClose }: { action: ActionView; onClose
         </div>
       </div>
     </div>
+  );
+}
+
+/** What is running now: the proxy's count and the engine's (direct tunnel clients), or the proxy's alone on older records. */
+function LoadFacts({ action }: { action: ActionView }): React.JSX.Element {
+  const load = action.load;
+  if (!load) {
+    return (
+      <dd data-testid="action-load">
+        {action.inFlight} requests in flight, {action.queued} queued on {action.upstream} <span className="muted">(through the proxy only)</span>
+      </dd>
+    );
+  }
+  return (
+    <dd data-testid="action-load" data-engine={load.engine} data-direct={load.direct ?? 'unknown'}>
+      <span data-testid="action-load-summary">{load.summary}</span>
+      {load.engine !== 'fresh' ? (
+        <div className="text-warn" data-testid="action-load-engine">
+          The engine&apos;s figure is {load.engine}: requests from direct tunnel clients cannot be counted, not even as 0.
+        </div>
+      ) : null}
+      {load.direct !== null && load.direct > 0 && action.kind !== 'wake' ? (
+        <div className="muted" data-testid="action-load-direct">
+          The proxy cannot hold direct tunnel clients back: the drain waits for the engine to report none running, then goes ahead and cuts what is left.
+        </div>
+      ) : null}
+    </dd>
   );
 }
