@@ -1,8 +1,8 @@
 // The approval dialog: what exactly will happen (each call or command
 // verbatim), the expected downtime and its basis, what is in flight (through
 // the proxy and from clients on the SSH tunnel directly, as the engine counts
-// them), and for restart / offload the host label typed. The safe button has the focus; the
-// approve button stays disabled until what is required is there.
+// them), and for restart / offload the host label typed. The safe button has
+// the focus; the approve button stays disabled until what is required is there.
 import { useEffect, useRef, useState } from 'react';
 import type { ActionView } from '../../../../src-preload/contract/index.js';
 import { useServices } from '../../app/app-context.js';
@@ -172,12 +172,12 @@ function LoadFacts({ action }: { action: ActionView }): React.JSX.Element {
       <span data-testid="action-load-summary">{load.summary}</span>
       {load.engine !== 'fresh' ? (
         <div className="text-warn" data-testid="action-load-engine">
-          The engine&apos;s figure is {load.engine}: requests from direct tunnel clients cannot be counted, not even as 0.
+          The engine&apos;s figure is {load.engine}: requests from direct tunnel clients are unknown (not 0).
         </div>
       ) : null}
       {load.direct !== null && load.direct > 0 && action.kind !== 'wake' ? (
         <div className="muted" data-testid="action-load-direct">
-          The proxy cannot hold direct tunnel clients back: the drain waits for the engine to report none running, then goes ahead and cuts what is left.
+          The proxy cannot hold direct tunnel clients back: the drain waits, within its deadline, for the engine to report none running; what still runs after that is cut.
         </div>
       ) : null}
     </dd>
