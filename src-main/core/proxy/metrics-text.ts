@@ -7,7 +7,7 @@ function esc(v: string): string {
 
 export function renderProxyMetrics(stats: ProxyStats, answered: ReadonlyMap<string, number>, unstored: ReadonlyMap<string, number> = new Map()): string {
   const lines: string[] = [];
-  const family = (name: string, type: 'counter' | 'gauge', help: string) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+  const family = (name: string, type: 'counter' | 'gauge' | 'summary', help: string) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
 
   family('gpu_console_proxy_requests_total', 'counter', 'Requests answered by the proxy, by upstream, class and HTTP status.');
   for (const [key, n] of answered) {
@@ -29,7 +29,8 @@ export function renderProxyMetrics(stats: ProxyStats, answered: ReadonlyMap<stri
   for (const u of stats.upstreams) for (const c of u.classes) lines.push(`gpu_console_proxy_in_flight{upstream="${esc(u.upstream)}",class="${c.class}"} ${c.inFlight}`);
   family('gpu_console_proxy_queue_depth', 'gauge', 'Requests waiting for a slot.');
   for (const u of stats.upstreams) for (const c of u.classes) lines.push(`gpu_console_proxy_queue_depth{upstream="${esc(u.upstream)}",class="${c.class}"} ${c.queued}`);
-  family('gpu_console_proxy_queue_wait_seconds', 'gauge', 'Queue wait over the last minute (quantiles).');
+  // Quantiles over a sliding minute: a summary (Prometheus refuses a `quantile` label on a gauge); no _sum/_count, as no running totals are kept.
+  family('gpu_console_proxy_queue_wait_seconds', 'summary', 'Queue wait over the last minute (quantiles).');
   for (const u of stats.upstreams) {
     for (const c of u.classes) {
       for (const [q, v] of [['0.5', c.waitP50Ms], ['0.95', c.waitP95Ms]] as const) {
@@ -37,7 +38,7 @@ export function renderProxyMetrics(stats: ProxyStats, answered: ReadonlyMap<stri
       }
     }
   }
-  family('gpu_console_proxy_ttft_seconds', 'gauge', 'Time to the first byte of the answer over the last minute (quantiles).');
+  family('gpu_console_proxy_ttft_seconds', 'summary', 'Time to the first byte of the answer over the last minute (quantiles).');
   for (const u of stats.upstreams) {
     for (const c of u.classes) {
       for (const [q, v] of [['0.5', c.ttftP50Ms], ['0.95', c.ttftP95Ms]] as const) {
