@@ -434,10 +434,16 @@ function crossFieldIssues(config: Config): { path: Path; message: string }[] {
   return issues;
 }
 
-/** Group aliases: no clash with a served name, every member known, no cycle. */
+/** Group aliases: one name each (case-insensitively), no clash with a served name, every member known, no cycle. */
 function groupIssues(config: Config, served: ReadonlySet<string>): { path: Path; message: string }[] {
   const issues: { path: Path; message: string }[] = [];
-  const groups = new Map(Object.entries(config.proxy.groups).map(([name, members]) => [name.toLowerCase(), { name, members }]));
+  // Names match case-insensitively, so "Fast" and "fast" would be one name: the second would be ignored unseen.
+  const groups = new Map<string, { name: string; members: string[] }>();
+  for (const [name, members] of Object.entries(config.proxy.groups)) {
+    const first = groups.get(name.toLowerCase());
+    if (first) issues.push({ path: ['proxy', 'groups', name], message: `duplicate group name "${name}" (first at proxy.groups.${first.name}); group names match in any case` });
+    else groups.set(name.toLowerCase(), { name, members });
+  }
   for (const { name, members } of groups.values()) {
     if (served.has(name.toLowerCase())) {
       issues.push({ path: ['proxy', 'groups', name], message: `group "${name}" has the name of a served model or alias; give the group its own name` });
@@ -448,22 +454,22 @@ function groupIssues(config: Config, served: ReadonlySet<string>): { path: Path;
       else if (members.findIndex((x) => x.toLowerCase() === key) !== i) issues.push({ path: ['proxy', 'groups', name, i], message: `"${m}" is listed twice in group "${name}"` });
     });
   }
-  // A cycle: following group members from a group leads back to it.
+  // A cycle: following group members from a group leads back to it. The issue points at the member that closes it.
   const state = new Map<string, 'visiting' | 'done'>();
-  const visit = (key: string, trail: string[]): void => {
+  const visit = (key: string, trail: string[], at: Path): void => {
     const g = groups.get(key);
     if (!g || state.get(key) === 'done') return;
     if (state.get(key) === 'visiting') {
       const start = trail.indexOf(g.name);
       const cycle = [...trail.slice(start), g.name].join(' → ');
-      issues.push({ path: ['proxy', 'groups', trail[trail.length - 1]!], message: `fallback cycle: ${cycle}` });
+      issues.push({ path: at, message: `fallback cycle: ${cycle}` });
       return;
     }
     state.set(key, 'visiting');
-    for (const m of g.members) visit(m.toLowerCase(), [...trail, g.name]);
+    g.members.forEach((m, i) => visit(m.toLowerCase(), [...trail, g.name], ['proxy', 'groups', g.name, i]));
     state.set(key, 'done');
   };
-  for (const key of groups.keys()) visit(key, []);
+  for (const key of groups.keys()) visit(key, [], []);
   return issues;
 }
 

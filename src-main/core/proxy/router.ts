@@ -1,9 +1,9 @@
 // Which replica of a model takes a request. Replicas that are down, failing,
 // draining or asleep are skipped (asleep ones are kept as a last resort when
 // they can be woken on request); of the rest, the one with the most free slots
-// by the proxy's own accounting wins, ties in turn — or, when weights are
-// configured, a smooth weighted round-robin over the replicas with a free slot.
-// Every choice is counted per replica, for the Proxy view.
+// by the proxy's own accounting wins, ties to the one picked longest ago — or,
+// when weights are configured, a smooth weighted round-robin over the replicas
+// with a free slot. Every choice is counted per replica, for the Proxy view.
 import type { TrafficClass } from './classes.js';
 import type { PriorityPool } from './pool.js';
 import type { UpstreamSpec } from './registry.js';
@@ -18,19 +18,27 @@ export interface Candidate {
 }
 
 export type Choice =
-  | { ok: true; spec: UpstreamSpec; pool: PriorityPool; url: string }
+  /** `lastResort`: a degraded or recently failing replica, chosen only because no other of the model is ready. */
+  | { ok: true; spec: UpstreamSpec; pool: PriorityPool; url: string; lastResort: boolean }
   /** Nobody can take it now: the most hopeful refusal (soonest back), with its pool. */
   | { ok: false; spec: UpstreamSpec; pool: PriorityPool; why: Unavailable | 'draining' };
+
+/** How soon a refused replica is expected back (ms, smaller is sooner): the most hopeful refusal is kept. */
+export type RefusalRank = (refused: { spec: UpstreamSpec; pool: PriorityPool; why: Unavailable | 'draining' }) => number;
 
 interface ReplicaState {
   failingUntil: number;
   current: number;
   routed: number;
+  /** When it was last picked (a sequence number): ties go to the one picked longest ago. */
+  picked: number;
 }
+
+const defaultRank: RefusalRank = ({ why }) => (why === 'draining' ? 1e12 : why.recovery ? why.recovery.expectedMs : 1e13);
 
 export class ReplicaRouter {
   private readonly state = new Map<string, ReplicaState>();
-  private turn = 0;
+  private seq = 0;
 
   constructor(private readonly mono: () => number) {}
 
@@ -62,22 +70,31 @@ export class ReplicaRouter {
   /**
    * The replica to use among `candidates` (one model's replicas, none of them in `exclude`); null when
    * every one is excluded. A sleeping replica the resolver may wake on request carries a recovery, so it
-   * ranks by its wake time and becomes the one to wait for when nothing is awake.
+   * ranks by its wake time and becomes the one to wait for when nothing is awake. `rank` orders
+   * refusals (default: the resolver's expected recovery; a drain after every recovery).
    */
-  choose(candidates: readonly Candidate[], cls: TrafficClass, resolver: UpstreamResolver, exclude: ReadonlySet<string>): Choice | null {
+  choose(
+    candidates: readonly Candidate[],
+    cls: TrafficClass,
+    resolver: UpstreamResolver,
+    exclude: ReadonlySet<string>,
+    rank: RefusalRank = defaultRank,
+  ): Choice | null {
     // One replica (the usual case): no scoring.
     if (candidates.length === 1 && exclude.size === 0) {
       const { spec, pool } = candidates[0]!;
       if (pool.isDraining) return { ok: false, spec, pool, why: 'draining' };
       const avail = resolver.resolve(spec);
-      return avail.ok ? { ok: true, spec, pool, url: avail.url } : { ok: false, spec, pool, why: avail };
+      if (!avail.ok) return { ok: false, spec, pool, why: avail };
+      this.of(spec.key).picked = ++this.seq;
+      return { ok: true, spec, pool, url: avail.url, lastResort: avail.degraded === true || this.isFailing(spec.key) };
     }
     const ready: { c: Candidate; url: string; free: number }[] = [];
     const failing: { c: Candidate; url: string; free: number }[] = [];
     let best: { c: Candidate; why: Unavailable | 'draining'; rank: number } | null = null;
     const consider = (c: Candidate, why: Unavailable | 'draining') => {
-      const rank = why === 'draining' ? 1e12 : why.recovery ? why.recovery.expectedMs : 1e13;
-      if (!best || rank < best.rank) best = { c, why, rank };
+      const r = rank({ spec: c.spec, pool: c.pool, why });
+      if (!best || r < best.rank) best = { c, why, rank: r };
     };
     for (const c of candidates) {
       if (exclude.has(c.spec.key)) continue;
@@ -99,7 +116,8 @@ export class ReplicaRouter {
       return b ? { ok: false, spec: b.c.spec, pool: b.c.pool, why: b.why } : null;
     }
     const picked = this.pick(pool);
-    return { ok: true, spec: picked.c.spec, pool: picked.c.pool, url: picked.url };
+    this.of(picked.c.spec.key).picked = ++this.seq;
+    return { ok: true, spec: picked.c.spec, pool: picked.c.pool, url: picked.url, lastResort: ready.length === 0 };
   }
 
   private pick(list: { c: Candidate; url: string; free: number }[]): { c: Candidate; url: string; free: number } {
@@ -112,13 +130,17 @@ export class ReplicaRouter {
       return minBy(list, (e) => (e.c.pool.queuedTotal + 1) / (e.c.pool.slots * e.c.spec.weight));
     }
     const most = Math.max(...list.map((e) => e.free));
-    if (most > 0) {
-      const ties = list.filter((e) => e.free === most);
-      return ties[this.turn++ % ties.length]!;
-    }
+    if (most > 0) return this.longestAgo(list.filter((e) => e.free === most));
     const shortest = Math.min(...list.map((e) => (e.c.pool.queuedTotal + 1) / e.c.pool.slots));
-    const ties = list.filter((e) => (e.c.pool.queuedTotal + 1) / e.c.pool.slots === shortest);
-    return ties[this.turn++ % ties.length]!;
+    return this.longestAgo(list.filter((e) => (e.c.pool.queuedTotal + 1) / e.c.pool.slots === shortest));
+  }
+
+  /**
+   * Ties in turn: the one picked longest ago (config order among never-picked ones). Kept per
+   * replica, so picks for other models in between do not skew the turn (a shared counter did).
+   */
+  private longestAgo<T extends { c: Candidate }>(ties: T[]): T {
+    return minBy(ties, (e) => this.state.get(e.c.spec.key)?.picked ?? 0);
   }
 
   /** nginx's smooth weighted round-robin: spread by weight without bursts to one replica. */
@@ -142,7 +164,7 @@ export class ReplicaRouter {
   private of(key: string): ReplicaState {
     let s = this.state.get(key);
     if (!s) {
-      s = { failingUntil: 0, current: 0, routed: 0 };
+      s = { failingUntil: 0, current: 0, routed: 0, picked: 0 };
       this.state.set(key, s);
     }
     return s;

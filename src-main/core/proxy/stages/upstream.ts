@@ -45,24 +45,38 @@ export function lookupRoute(ex: Exchange, body: JsonBody, registry: ModelRegistr
 }
 
 /**
- * The first model of the route with a replica that can take the request now (later models of a
- * group only when the earlier ones cannot), skipping `exclude`d replicas (ones that failed this
- * request). Null when every replica is excluded.
+ * The first model of the route with a ready replica (later models of a group only when the earlier
+ * ones cannot take it), skipping `exclude`d replicas (ones that failed this request). A degraded or
+ * recently failing replica is a last resort here too: the next model's ready replica goes first,
+ * and only when no model has one does the first model's last resort take it. Null when every
+ * replica is excluded.
  */
 export function chooseNow(route: ModelRoute, cls: TrafficClass, ctx: ChooseContext, exclude: ReadonlySet<string>): Choice | null {
+  const now = ctx.env.clock.now();
+  const rankAt = (c: Refused) => rank(c, now);
   let best: Extract<Choice, { ok: false }> | null = null;
+  let lastResort: Extract<Choice, { ok: true }> | null = null;
   for (const replicas of route.replicas) {
-    const candidates = replicas.map((spec) => ({ spec, pool: ctx.pools.get(spec.key)! })).filter((c) => c.pool !== undefined);
-    const choice = ctx.router.choose(candidates, cls, ctx.resolver, exclude);
+    const candidates = replicas.flatMap((spec) => {
+      const pool = ctx.pools.get(spec.key);
+      return pool ? [{ spec, pool }] : [];
+    });
+    const choice = ctx.router.choose(candidates, cls, ctx.resolver, exclude, rankAt);
     if (!choice) continue;
-    if (choice.ok) return choice;
-    if (!best || rank(choice, ctx.env.clock.now()) < rank(best, ctx.env.clock.now())) best = choice;
+    if (choice.ok) {
+      if (!choice.lastResort) return choice;
+      lastResort ??= choice;
+      continue;
+    }
+    if (!best || rankAt(choice) < rankAt(best)) best = choice;
   }
-  return best;
+  return lastResort ?? best;
 }
 
+type Refused = Pick<Extract<Choice, { ok: false }>, 'pool' | 'why'>;
+
 /** How soon a refused choice is expected back (ms); people-must-act and unknown last. */
-function rank(c: Extract<Choice, { ok: false }>, now: number): number {
+function rank(c: Refused, now: number): number {
   if (c.why === 'draining') return c.pool.drainInfo?.purpose === 'restart' ? expectedBackMs(c.pool, now) : 1e12;
   return c.why.recovery ? c.why.recovery.expectedMs : 1e13;
 }
