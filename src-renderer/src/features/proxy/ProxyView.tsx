@@ -1,7 +1,9 @@
-// The Proxy view: where clients point, who may call, how each upstream's
-// pools and queues are doing, and the recent requests.
+// The Proxy view: where clients point, who may call, which replicas serve each
+// model and where requests went, how each upstream's pools and queues are
+// doing, and the recent requests.
 import { useAppStore } from '../../app/app-context.js';
 import { EndpointPanel } from './EndpointPanel.js';
+import { ModelsPanel } from './ModelsPanel.js';
 import { RequestsTable } from './RequestsTable.js';
 import { TokensPanel } from './TokensPanel.js';
 import { UpstreamTable } from './UpstreamTable.js';
@@ -20,6 +22,7 @@ export function ProxyView(): React.JSX.Element {
         </p>
       ) : (
         <>
+          <ModelsPanel />
           <UpstreamTable />
           <div className="proxy-grid">
             <RequestsTable />

@@ -2,12 +2,10 @@
 import { useState } from 'react';
 import type { UpstreamFigures } from '../../../../src-preload/contract/index.js';
 import { useAppStore } from '../../app/app-context.js';
-import { Badge, type BadgeTone } from '../../components/Badge.js';
+import { Badge } from '../../components/Badge.js';
 import { MeterBar } from '../../components/MeterBar.js';
 import { CapsDialog } from './CapsDialog.js';
-import { formatMs, formatRate } from './proxy-format.js';
-
-const STATE_TONE: Record<UpstreamFigures['state'], BadgeTone> = { ready: 'ok', draining: 'warn', sleeping: 'info', down: 'error' };
+import { formatMs, formatRate, UPSTREAM_STATE_TONE } from './proxy-format.js';
 
 export function UpstreamTable(): React.JSX.Element {
   const upstreams = useAppStore((s) => s.proxy.stats?.upstreams ?? []);
@@ -53,7 +51,7 @@ export function UpstreamTable(): React.JSX.Element {
                         <span className="pool-upstream__name" title={u.model}>
                           {u.model}
                         </span>
-                        <Badge tone={STATE_TONE[u.state]} testId="pool-state" value={u.state}>
+                        <Badge tone={UPSTREAM_STATE_TONE[u.state]} testId="pool-state" value={u.state}>
                           {u.state}
                         </Badge>
                       </div>

@@ -1,5 +1,9 @@
 // Display helpers of the Proxy view. Unknown is "—", never a made-up zero.
+import type { UpstreamState } from '../../../../src-preload/contract/index.js';
+import type { BadgeTone } from '../../components/badge-tone.js';
 import { DASH } from '../../format/format.js';
+
+export const UPSTREAM_STATE_TONE: Record<UpstreamState, BadgeTone> = { ready: 'ok', draining: 'warn', sleeping: 'info', down: 'error' };
 
 export function formatMs(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return DASH;
