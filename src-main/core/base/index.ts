@@ -1,5 +1,6 @@
 // Shared primitives every capability uses: errors with codes, disposables,
-// events, an injectable clock, backoff, deadlines and a redacting logger.
+// events, an injectable clock, backoff, deadlines, a redacting logger, and the
+// on-prem guard every outbound call site asks.
 export * from './errors.js';
 export * from './disposable.js';
 export * from './events.js';
@@ -8,3 +9,4 @@ export * from './log.js';
 export * from './backoff.js';
 export * from './async.js';
 export * from './actor.js';
+export * from './on-prem.js';

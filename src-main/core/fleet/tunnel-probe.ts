@@ -1,7 +1,7 @@
 // End-to-end checks through a tunnel: the probe (GET /v1/models) that decides
 // whether a tunnel is `up`, and the operator's Test (models, then a 1-token chat).
 import { request, type Dispatcher } from 'undici';
-import { AppError, type Clock } from '../base/index.js';
+import { AppError, offPremError, type Clock, type OnPremGuard } from '../base/index.js';
 import { FleetErrorCode } from './errors.js';
 
 export interface ProbeResult {
@@ -32,11 +32,14 @@ export interface TunnelTestResult {
 interface HttpOptions {
   dispatcher: Dispatcher;
   timeoutMs: number;
+  /** The app's on-prem guard: a URL off this machine is refused (and counted as a 'probe') before any connection. */
+  offPrem?: OnPremGuard;
 }
 
 const MAX_BODY = 1024 * 1024;
 
 async function call(url: string, opts: HttpOptions, body?: unknown): Promise<{ status: number; json: unknown; text: string }> {
+  if (opts.offPrem && !opts.offPrem.check(url, 'probe')) throw offPremError(url, 'probe');
   try {
     const res = await request(url, {
       method: body === undefined ? 'GET' : 'POST',

@@ -1,11 +1,18 @@
 // The proxy's own /metrics in Prometheus text format (for an existing Grafana).
 import type { ProxyStats } from '../../../src-preload/contract/index.js';
+import { OFF_PREM_PURPOSES, type OffPremCounts } from '../base/index.js';
 
 function esc(v: string): string {
   return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
-export function renderProxyMetrics(stats: ProxyStats, answered: ReadonlyMap<string, number>, unstored: ReadonlyMap<string, number> = new Map()): string {
+/** `offPrem`: the app's OffPremCounter counts; without them every purpose reads 0. */
+export function renderProxyMetrics(
+  stats: ProxyStats,
+  answered: ReadonlyMap<string, number>,
+  unstored: ReadonlyMap<string, number> = new Map(),
+  offPrem: Readonly<Partial<OffPremCounts>> = {},
+): string {
   const lines: string[] = [];
   const family = (name: string, type: 'counter' | 'gauge' | 'summary', help: string) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
 
@@ -23,6 +30,12 @@ export function renderProxyMetrics(stats: ProxyStats, answered: ReadonlyMap<stri
     const [endpoint, reason] = key.split('|');
     lines.push(`gpu_console_proxy_unstored_requests_total{endpoint="${esc(endpoint!)}",reason="${esc(reason!)}"} ${n}`);
   }
+  family(
+    'gpu_console_offprem_calls_total',
+    'counter',
+    'Outbound calls refused because their URL was off this machine (upstreams are reached only through the SSH tunnels or loopback), by purpose.',
+  );
+  for (const purpose of OFF_PREM_PURPOSES) lines.push(`gpu_console_offprem_calls_total{purpose="${purpose}"} ${offPrem[purpose] ?? 0}`);
   family('gpu_console_proxy_slots', 'gauge', 'Slots of each upstream pool.');
   for (const u of stats.upstreams) lines.push(`gpu_console_proxy_slots{upstream="${esc(u.upstream)}"} ${u.slots}`);
   family('gpu_console_proxy_in_flight', 'gauge', 'Requests holding a slot.');

@@ -25,7 +25,7 @@ import { AppError } from '../base/index.js';
 import { costPerMillionBoth, estimate, unavailable, usageFromBuckets } from '../cost/index.js';
 import type { AuditEvent } from '../store/index.js';
 import { ReportErrorCode, stopIfCancelled } from './errors.js';
-import { autoGates, manualGates } from './gates.js';
+import { autoGates, manualGates, type OnPremFacts } from './gates.js';
 import type { GateMark } from './repository.js';
 
 export interface ReportHost {
@@ -52,6 +52,8 @@ export interface ReportSources {
   /** Series of a host covering the window (the finest stored range that spans it). */
   series(host: string, fromMs: number, toMs: number, metrics: string[]): SeriesResult | null;
   gateMarks(): ReadonlyMap<string, GateMark>;
+  /** Router URLs of the chosen hosts and the console's off-prem refusals, for the on-prem gate; absent: that gate is unverified. */
+  onPrem?(hosts: readonly string[]): OnPremFacts;
   /** Reports progress of the slow part (live checks), `done` of `total` hosts. */
   onProgress?(step: string, done: number, total: number): void;
   /** Fires when the caller gives up: the build stops before its next host or section. */
@@ -270,7 +272,7 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
   };
   // Gates see every measured fact, including sections not shown.
   const gates = want.has('gates')
-    ? [...autoGates({ ...base, inventory, security: security ?? null, gates: null }), ...manualGates(src.gateMarks())]
+    ? [...autoGates({ ...base, inventory, security: security ?? null, gates: null }, src.onPrem?.(labels)), ...manualGates(src.gateMarks())]
     : null;
   return EvidenceSchema.parse({ ...base, gates });
 }

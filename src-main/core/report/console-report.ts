@@ -14,7 +14,7 @@ import {
   type SeriesRange,
   type SeriesResult,
 } from '../../../src-preload/contract/index.js';
-import type { Clock, Logger } from '../base/index.js';
+import type { Clock, Logger, OffPremCounter } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
 import type { FleetService } from '../fleet/index.js';
@@ -42,6 +42,11 @@ export interface ConsoleReportDeps {
   demo: boolean;
   dataDir: string;
   home: string;
+  /**
+   * The app's off-prem counter: its counts feed the on-prem gate and it guards the live checks' calls.
+   * Absent: the gate is unverified (nothing counts refusals).
+   */
+  offPrem?: Pick<OffPremCounter, 'check' | 'counts'>;
 }
 
 const RANGES: SeriesRange[] = ['15m', '1h', '24h', '7d'];
@@ -142,6 +147,7 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
         hostKeyFingerprint: v?.hostKeyFingerprint ?? null,
         connection: v?.state ?? 'disconnected',
         clock,
+        offPrem: deps.offPrem,
       });
     },
     auditEvents: (fromMs, toMs, prefixes) => {
@@ -166,6 +172,12 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
     actions: (fromMs, toMs) => deps.actions.proposedBetween(fromMs, toMs),
     series,
     gateMarks: () => repo.gateMarks(),
+    onPrem: (labels) => ({
+      routers: config.current.hosts
+        .filter((h) => labels.includes(h.label))
+        .flatMap((h) => h.services.flatMap((s) => (s.lifecycle?.routerBaseUrl ? [{ target: `${h.label}/${s.id}`, url: s.lifecycle.routerBaseUrl }] : []))),
+      offPremCalls: deps.offPrem?.counts() ?? null,
+    }),
   });
 
   let principal = 'operator';

@@ -3,7 +3,16 @@
 // automatic gate that cannot be measured is *unverified*, never pass; a manual
 // gate nobody has marked is *pending*.
 import type { Check, Evidence, Gate, GateStatus, Verdict } from '../../../src-preload/contract/index.js';
+import { OFF_PREM_PURPOSES, describeUrlTarget, isOnPremUrl, type OffPremCounts } from '../base/index.js';
 import type { GateMark } from './repository.js';
+
+/** What the on-prem gate needs beyond the evidence (field notes §3: upstreams only through the tunnels or loopback). */
+export interface OnPremFacts {
+  /** lifecycle.routerBaseUrl of each chosen service that has one, as configured (`label/serviceId`). */
+  routers: readonly { target: string; url: string }[];
+  /** Calls refused since the console started because their URL was off this machine; null when nothing counts them. */
+  offPremCalls: Readonly<Partial<OffPremCounts>> | null;
+}
 
 export interface ManualGateDefinition {
   id: string;
@@ -65,8 +74,39 @@ function checksMatching(e: Evidence, re: RegExp): { host: string; check: Check }
   return out;
 }
 
+/**
+ * Upstreams on-prem only: every service is reached through the console's SSH tunnel
+ * (127.0.0.1, by construction), every lifecycle router URL is loopback, and nothing
+ * was refused for pointing off this machine. Without the counter it is unverified.
+ */
+export function onPremGate(services: number | null, facts: OnPremFacts | undefined): Gate {
+  const id = 'auto.upstreams.on-prem';
+  const label = 'Upstreams on-prem only';
+  if (!facts) return gate(id, label, 'unverified', 'the console gave no on-prem facts (router URLs, off-prem counter)');
+  const parts: string[] = [];
+  if (services !== null) parts.push(`${services} service(s) reached only through the console's SSH tunnels on 127.0.0.1`);
+  const offRouters = facts.routers.filter((r) => !isOnPremUrl(r.url));
+  const router = (r: { target: string; url: string }) => `${r.target} ${describeUrlTarget(r.url)}`;
+  parts.push(
+    facts.routers.length === 0
+      ? 'no lifecycle router URL configured'
+      : offRouters.length
+        ? `lifecycle router URL(s) not on loopback: ${offRouters.map(router).join(', ')}`
+        : `lifecycle router URL(s) on loopback: ${facts.routers.map(router).join(', ')}`,
+  );
+  const counts = facts.offPremCalls;
+  const refused = counts === null ? null : OFF_PREM_PURPOSES.reduce((n, p) => n + (counts[p] ?? 0), 0);
+  parts.push(
+    counts === null
+      ? 'off-prem calls are not counted in this console'
+      : `off-prem calls refused since the console started: ${OFF_PREM_PURPOSES.map((p) => `${p} ${counts[p] ?? 0}`).join(', ')}`,
+  );
+  const status: Verdict = offRouters.length || (refused ?? 0) > 0 ? 'fail' : refused === null ? 'unverified' : 'pass';
+  return gate(id, label, status, parts.join('; '));
+}
+
 /** The automatic gates, from an evidence object whose other sections are already filled. */
-export function autoGates(e: Omit<Evidence, 'gates'> & { gates?: unknown }): Gate[] {
+export function autoGates(e: Omit<Evidence, 'gates'> & { gates?: unknown }, onPrem?: OnPremFacts): Gate[] {
   const ev = e as Evidence;
   const gates: Gate[] = [];
   const noSecurity = e.security === null ? 'the security section was not included' : 'no host was checked';
@@ -79,6 +119,7 @@ export function autoGates(e: Omit<Evidence, 'gates'> & { gates?: unknown }): Gat
   sec('auto.ssh.host-key', 'SSH host key verified', /^ssh\.host-key$/);
   sec('auto.gpu.visible', 'GPU visible on the host', /^gpu\.visible$/);
   sec('auto.port.loopback', 'Model port bound to loopback only', /^port\.loopback\./);
+  gates.push(onPremGate(e.inventory?.reduce((n, h) => n + h.services.length, 0) ?? null, onPrem));
   sec('auto.api.health', 'Model server answers /health', /^api\.health\./);
   sec('auto.api.auth', 'API refuses calls without the service key', /^api\.auth\./);
 

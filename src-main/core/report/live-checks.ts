@@ -7,7 +7,7 @@
 
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Check, HostSecurity, InventoryHost, InventoryService } from '../../../src-preload/contract/index.js';
-import { toAppError, type Clock, type Disposable } from '../base/index.js';
+import { describeUrlTarget, toAppError, type Clock, type Disposable, type OnPremGuard } from '../base/index.js';
 import type { HostConfig, ServiceConfig } from '../config/index.js';
 import { shellJoin, type ExecResult } from '../ssh/index.js';
 import { bindScope, parseSocketAddress, parseSshdConfig, parseSsListeners, passwordAuthVerdict, rootLoginVerdict, type BindScope, type Measured, type SsListener } from './host-facts.js';
@@ -42,6 +42,8 @@ export interface LiveCheckDeps {
   httpGet?: LiveHttpGet;
   /** Deadline of each check. Default 10 s. */
   checkTimeoutMs?: number;
+  /** The app's on-prem guard: a service URL off this machine is refused (counted as a 'probe'), its API checks unverified. */
+  offPrem?: OnPremGuard;
 }
 
 export interface LiveCheckResult {
@@ -300,11 +302,16 @@ interface ServiceFacts {
 }
 
 function baseUrl(ctx: Ctx, service: ServiceConfig): { ok: true; url: string } | { ok: false; reason: string } {
+  let url: string;
   try {
-    return { ok: true, url: ctx.deps.serviceUrl(service.id).replace(/\/+$/, '') };
+    url = ctx.deps.serviceUrl(service.id).replace(/\/+$/, '');
   } catch (err) {
     return { ok: false, reason: `tunnel not open: ${describeError(err, ctx.timeoutMs)}` };
   }
+  if (ctx.deps.offPrem && !ctx.deps.offPrem.check(url, 'probe')) {
+    return { ok: false, reason: `refused: the service URL ${describeUrlTarget(url)} is not on this machine (upstreams only through the console's tunnels)` };
+  }
+  return { ok: true, url };
 }
 
 /** The console's own tunnel answers 502/503 `{"error":{"type":"tunnel_error"}}` when the host refuses the channel: no answer from the service. */

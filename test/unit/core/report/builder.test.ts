@@ -10,7 +10,10 @@ import {
   type InventoryHost,
   type SeriesResult,
 } from '../../../../src-preload/contract/index.js';
+import { createOffPremCounter } from '../../../../src-main/core/base/index.js';
 import { buildEvidence, type ReportSources } from '../../../../src-main/core/report/builder.js';
+import { renderHtml } from '../../../../src-main/core/report/render-html.js';
+import { renderMarkdown } from '../../../../src-main/core/report/render-markdown.js';
 import type { AuditEvent } from '../../../../src-main/core/store/index.js';
 
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
@@ -324,5 +327,68 @@ describe('buildEvidence', () => {
 
   it('refuses a host that is not in the inventory, naming it', async () => {
     await expect(buildEvidence(req({ hosts: ['l20', 'ghost'] }), sources())).rejects.toMatchObject({ code: 'REPORT_UNKNOWN_HOST', message: expect.stringContaining('"ghost"') });
+  });
+});
+
+describe('gate: upstreams on-prem only', () => {
+  const ROUTER = { target: 'l20/vllm', url: 'http://127.0.0.1:9000/admin' };
+  const gateOf = async (src: ReportSources, request = req()) => (await buildEvidence(request, src)).gates!.find((g) => g.id === 'auto.upstreams.on-prem');
+
+  it('passes with every service through a tunnel, loopback routers and no refusal, printing the counts per purpose', async () => {
+    const seen: (readonly string[])[] = [];
+    const counter = createOffPremCounter();
+    counter.check('http://127.0.0.1:41000/v1/models', 'probe');
+    const g = await gateOf(sources({ onPrem: (hosts) => (seen.push(hosts), { routers: [ROUTER], offPremCalls: counter.counts() }) }));
+    expect(seen).toEqual([['l20']]); // the chosen hosts only
+    expect(g).toMatchObject({ label: 'Upstreams on-prem only', kind: 'auto', status: 'pass' });
+    expect(g!.evidence).toBe(
+      "1 service(s) reached only through the console's SSH tunnels on 127.0.0.1; lifecycle router URL(s) on loopback: l20/vllm http://127.0.0.1:9000; " +
+        'off-prem calls refused since the console started: proxy 0, lifecycle 0, probe 0',
+    );
+  });
+
+  it('fails when any call was refused for pointing off this machine, with the counts', async () => {
+    const counter = createOffPremCounter();
+    counter.check('http://10.0.0.1:8000/v1/chat/completions', 'proxy');
+    counter.check('http://10.0.0.1:8000/v1/chat/completions', 'proxy');
+    counter.check('https://router.example.com/admin', 'lifecycle');
+    const g = await gateOf(sources({ onPrem: () => ({ routers: [], offPremCalls: counter.counts() }) }));
+    expect(g?.status).toBe('fail');
+    expect(g?.evidence).toContain('no lifecycle router URL configured');
+    expect(g?.evidence).toContain('off-prem calls refused since the console started: proxy 2, lifecycle 1, probe 0');
+  });
+
+  it('fails on a router URL off loopback, naming it without its user info or path', async () => {
+    const routers = [ROUTER, { target: 'l20/llama', url: 'http://admin:hunter2@10.0.0.7:9000/admin?key=x' }];
+    const g = await gateOf(sources({ onPrem: () => ({ routers, offPremCalls: { proxy: 0, lifecycle: 0, probe: 0 } }) }));
+    expect(g?.status).toBe('fail');
+    expect(g?.evidence).toContain('lifecycle router URL(s) not on loopback: l20/llama http://10.0.0.7:9000');
+    expect(g?.evidence).not.toMatch(/hunter2|admin:|key=x/);
+  });
+
+  it('is unverified when nothing counts refusals, and when the console gives no facts at all', async () => {
+    const uncounted = await gateOf(sources({ onPrem: () => ({ routers: [ROUTER], offPremCalls: null }) }));
+    expect(uncounted).toMatchObject({ status: 'unverified', evidence: expect.stringContaining('off-prem calls are not counted in this console') });
+    expect((await gateOf(sources()))?.status).toBe('unverified');
+    // A router off loopback fails even without the counter: that much is known.
+    const bad = await gateOf(sources({ onPrem: () => ({ routers: [{ target: 'l20/vllm', url: 'http://10.0.0.7:9000' }], offPremCalls: null }) }));
+    expect(bad?.status).toBe('fail');
+  });
+
+  it('is stated in the Markdown and HTML reports with the counts', async () => {
+    const counter = createOffPremCounter();
+    counter.check('http://10.0.0.1/', 'probe');
+    const e = await buildEvidence(req(), sources({ onPrem: () => ({ routers: [ROUTER], offPremCalls: counter.counts() }) }));
+    const md = renderMarkdown(e, { evidenceSha256: 'a'.repeat(64) });
+    const row = md.split('\n').find((l) => l.includes('`auto.upstreams.on-prem`'));
+    expect(row).toContain('Upstreams on-prem only');
+    expect(row).toContain('FAIL');
+    expect(row).toContain('proxy 0, lifecycle 0, probe 1');
+    const html = renderHtml(e, { evidenceSha256: 'a'.repeat(64) });
+    const at = html.indexOf('auto.upstreams.on-prem');
+    expect(at).toBeGreaterThan(0);
+    const tr = html.slice(html.lastIndexOf('<tr', at), html.indexOf('</tr>', at));
+    expect(tr).toContain('Upstreams on-prem only');
+    expect(tr).toContain('proxy 0, lifecycle 0, probe 1');
   });
 });

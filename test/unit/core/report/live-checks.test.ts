@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HostSecuritySchema, InventoryHostSchema, type Check } from '../../../../src-preload/contract/index.js';
-import { AppError, FakeClock } from '../../../../src-main/core/base/index.js';
+import { AppError, FakeClock, createOffPremCounter, type OffPremPurpose } from '../../../../src-main/core/base/index.js';
 import { HostConfigSchema, type HostConfig } from '../../../../src-main/core/config/index.js';
 import type { ExecResult } from '../../../../src-main/core/ssh/index.js';
 import { AMD_SYSFS_COMMAND } from '../../../../src-main/core/telemetry/index.js';
@@ -573,5 +573,32 @@ describe('redactServiceConfig', () => {
       restartCommand: 'docker run -e HF_TOKEN=[redacted] -e MODE=fast vllm --api-key [redacted] --token=[redacted] --port 8000',
       slots: 4,
     });
+  });
+});
+
+describe('the on-prem guard', () => {
+  it('refuses a service URL off this machine before any request, counts it as a probe, and leaves the API checks unverified', async () => {
+    const f = fake({});
+    const offPrem = createOffPremCounter();
+    const r = await runLiveChecks(host(), { ...f.deps, offPrem }); // the fake tunnels answer on *.tunnel.test, not loopback
+    expect(f.requests).toEqual([]);
+    expect(offPrem.counts()).toEqual({ proxy: 0, lifecycle: 0, probe: 2 });
+    for (const id of ['api.health.qwen', 'api.auth.qwen', 'api.health.gemma', 'api.auth.gemma']) {
+      expect(byId(r, id)).toMatchObject({ verdict: 'unverified', evidence: expect.stringContaining('is not on this machine') });
+    }
+    expect(byId(r, 'api.health.qwen').evidence).toContain('http://qwen.tunnel.test:1');
+    expect(byId(r, 'port.loopback.qwen').verdict).toBe('pass'); // SSH facts are not HTTP calls
+  });
+
+  it('asks the guard for every service URL and goes ahead when it allows', async () => {
+    const f = fake({});
+    const asked: [string, OffPremPurpose][] = [];
+    const r = await runLiveChecks(host(), { ...f.deps, offPrem: { check: (url, purpose) => (asked.push([String(url), purpose]), true) } });
+    expect(asked).toEqual([
+      ['http://qwen.tunnel.test:1', 'probe'],
+      ['http://gemma.tunnel.test:1', 'probe'],
+    ]);
+    expect(byId(r, 'api.health.qwen').verdict).toBe('pass');
+    expect(f.requests.length).toBeGreaterThan(0);
   });
 });
