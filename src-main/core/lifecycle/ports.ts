@@ -13,7 +13,8 @@ export interface LifecycleFleet {
 
 /** What it needs from the proxy (wiring/proxy.ts satisfies it); null when no proxy runs. */
 export interface LifecycleProxy {
-  drain(upstream: string, options: { deadlineMs: number }, actor: string): Promise<{ drained: number; aborted: number }>;
+  /** `purpose`: what follows the drain, so requests refused meanwhile get a fitting Retry-After (a restart: deadline + its expected time). */
+  drain(upstream: string, options: { deadlineMs: number; purpose?: 'restart' | 'sleep' | 'offload' }, actor: string): Promise<{ drained: number; aborted: number }>;
   resume(upstream: string, actor: string): void;
   /** Requests running and waiting on that upstream now; null when the proxy does not know it. */
   load(upstream: string): { inFlight: number; queued: number } | null;

@@ -82,7 +82,7 @@ export class ActionRunner {
         if (this.deps.proxy) {
           journal.progress(rec, `draining ${upstream}`);
           drained = true;
-          r = await this.deps.proxy.drain(upstream, { deadlineMs: this.deps.drainDeadlineMs }, runner);
+          r = await this.deps.proxy.drain(upstream, { deadlineMs: this.deps.drainDeadlineMs, purpose: rec.view.kind }, runner);
           journal.progress(rec, `drained: ${r.drained} finished, ${r.aborted} cut; waiting for direct tunnel clients at the engine`, { drained: r.drained, aborted: r.aborted });
         } else {
           journal.progress(rec, 'waiting for direct tunnel clients at the engine');

@@ -67,6 +67,8 @@ export class Exchange {
   holdReason: string | null = null;
   /** Replicas tried before the one that answered (failures before the first byte). */
   failovers = 0;
+  /** The Retry-After (s) its answer carried, kept for an idempotent twin's replay of a failed answer. */
+  retryAfterS: number | null = null;
   /** SSE headers went out before the upstream answered (keep-alives while queued). */
   committed = false;
   /** The answer on the wire is an SSE stream (so late errors go out as frames). */
@@ -145,8 +147,11 @@ export function writeError(ex: Exchange, e: WireError): void {
       ...(e.headers ?? {}),
     });
     if (e.retryAfterS !== undefined) {
-      headers['retry-after'] = String(Math.max(0, Math.ceil(e.retryAfterS)));
-      headers['retry-after-ms'] = String(Math.round(e.retryAfterS * 1000));
+      // At least a second: "0" reads as "hammer me" to clients that back off by it.
+      const s = Math.max(1, Math.ceil(e.retryAfterS));
+      headers['retry-after'] = String(s);
+      headers['retry-after-ms'] = String(Math.max(1000, Math.round(e.retryAfterS * 1000)));
+      ex.retryAfterS = s;
     }
     res.writeHead(e.status, headers);
     res.end(body);

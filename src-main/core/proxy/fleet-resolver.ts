@@ -9,7 +9,22 @@ import { Emitter, toAppError, type Clock, type Logger } from '../base/index.js';
 import type { FleetService } from '../fleet/index.js';
 import type { UpstreamSpec } from './registry.js';
 import type { Unavailable, UpstreamAvailability, UpstreamResolver } from './resolver.js';
-import type { WakeEstimates, WakeOnRequest } from './service.js';
+
+/** How long lifecycle actions take on an upstream (the lifecycle capability measures them); null if unknown. */
+export interface WakeEstimates {
+  /** Expected wake time of a sleeping upstream, and whether it was measured (else a default). */
+  expectedWakeMs(upstream: string): number | null;
+  wasMeasured?(upstream: string): boolean;
+  expectedRestartMs?(upstream: string): number | null;
+}
+
+/** Wake on request: a standing approval lets a request to a sleeping model start one wake and wait for it. */
+export interface WakeOnRequest {
+  /** True when a wake of `upstream` would be approved without a person now (a standing approval). */
+  allowed(upstream: string): boolean;
+  /** Starts the wake (collapsed with one already proposed or running). */
+  request(upstream: string): void;
+}
 
 /** How long an SSH handshake takes once an attempt starts (added to the wait for the next attempt). */
 const CONNECT_MS = 1_500;
@@ -28,7 +43,7 @@ export class FleetResolver implements UpstreamResolver {
   wakeOnRequest: WakeOnRequest | null = null;
 
   constructor(
-    private readonly fleet: FleetService,
+    private readonly fleet: Pick<FleetService, 'tunnelUrl'>,
     private readonly estimates: WakeEstimates,
     private readonly clock: Clock,
     private readonly logger: Logger,

@@ -368,7 +368,16 @@ export class ProxyServer implements Disposable {
     if (!body.ok) return stop(ex, body.error);
     const model = lookupRoute(ex, body.value, this.registry);
     if (!model.ok) return stop(ex, model.error);
-    const chooser: ChooseContext = { pools: this.pools, router: this.router, resolver: this.options.resolver, env: this.env };
+    const chooser: ChooseContext = {
+      pools: this.pools,
+      router: this.router,
+      resolver: this.options.resolver,
+      env: this.env,
+      refused: (spec) => {
+        ex.upstream = spec.key;
+        ex.model = spec.model;
+      },
+    };
     const first = await chooseUpstream(ex, model.value, cls.value, req.headers, chooser);
     if (!first.ok) return stop(ex, first.error);
     let target: Target = first.value;
@@ -388,6 +397,8 @@ export class ProxyServer implements Disposable {
         const out = upstreamBody(ex, endpoint, body.value, spec);
         const lease = await admit(ex, target, cls.value, req.headers, this.stats.get(spec.key)![cls.value], this.env);
         if (!lease.ok) return stop(ex, lease.error);
+        // Counted as routed only now: an idempotent twin or a refusal never reached the replica.
+        this.router.count(spec.key);
         const sent = await this.forwarder.forward(ex, target, lease.value, out, path, complete !== null);
         if (sent.kind === 'served') {
           this.router.markHealthy(spec.key);
@@ -403,7 +414,7 @@ export class ProxyServer implements Disposable {
         this.logger.debug('failover', { id: ex.id, from: spec.key, to: next.spec.key, code: sent.error.code });
         ex.failovers++;
         this.failoversTotal++;
-        target = chooseAgain(ex, this.router, next);
+        target = chooseAgain(ex, next);
       }
     } finally {
       complete?.(captured ?? failedAnswer(ex));
@@ -447,10 +458,9 @@ export class ProxyServer implements Disposable {
 }
 
 /** A failover's next replica, recorded on `ex` as the first choice was. */
-function chooseAgain(ex: Exchange, router: ReplicaRouter, c: Extract<Choice, { ok: true }>): Target {
+function chooseAgain(ex: Exchange, c: Extract<Choice, { ok: true }>): Target {
   ex.upstream = c.spec.key;
   ex.model = c.spec.model;
   ex.url = c.url;
-  router.count(c.spec.key);
   return { spec: c.spec, pool: c.pool };
 }

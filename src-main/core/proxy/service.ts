@@ -13,24 +13,10 @@ import type { Store } from '../store/index.js';
 import { ModelRegistry } from './registry.js';
 import { RequestLog, type RequestRecord } from './request-log.js';
 import { ProxyServer, type DrainResult } from './server.js';
-import { FleetResolver } from './fleet-resolver.js';
+import { FleetResolver, type WakeEstimates, type WakeOnRequest } from './fleet-resolver.js';
 import { createTokenRepository, type TokenRepository } from './tokens.js';
 
-/** How long lifecycle actions take on an upstream (the lifecycle capability measures them); null if unknown. */
-export interface WakeEstimates {
-  /** Expected wake time of a sleeping upstream, and whether it was measured (else a default). */
-  expectedWakeMs(upstream: string): number | null;
-  wasMeasured?(upstream: string): boolean;
-  expectedRestartMs?(upstream: string): number | null;
-}
-
-/** Wake on request: a standing approval lets a request to a sleeping model start one wake and wait for it. */
-export interface WakeOnRequest {
-  /** True when a wake of `upstream` would be approved without a person now (a standing approval). */
-  allowed(upstream: string): boolean;
-  /** Starts the wake (collapsed with one already proposed or running). */
-  request(upstream: string): void;
-}
+export type { WakeEstimates, WakeOnRequest } from './fleet-resolver.js';
 
 export interface ProxyServiceDeps {
   store: Store;

@@ -18,6 +18,8 @@ export class SseRelay {
   /** Data events seen (not counting [DONE]). */
   events = 0;
   sawDone = false;
+  /** The upstream ended its answer with an error event (llama-server: `data: {"error":{…}}`, no [DONE]): its message. */
+  errorEvent: string | null = null;
 
   constructor(private readonly stripUsage: boolean) {}
 
@@ -58,6 +60,13 @@ export class SseRelay {
       return event + sep;
     }
     this.events++;
+    if (payload.startsWith('{"error"')) {
+      // Relayed as it came (openai-node raises it as an APIError); noted for the request's row.
+      const parsed = parseChunk(payload) as { error?: { message?: unknown } | string } | null;
+      const e = parsed?.error;
+      this.errorEvent = typeof e === 'string' ? e : typeof e?.message === 'string' ? e.message : 'error event';
+      return event + sep;
+    }
     if (payload.includes('"usage":{') || payload.includes('"usage": {')) {
       const parsed = parseChunk(payload);
       if (parsed?.usage) {

@@ -61,10 +61,14 @@ async function underLoad(kind: 'sleep' | 'restart') {
   app.lifecycle.service.approve({ id: action.id, nonce: action.nonce!, caller: 'test', ...(kind === 'restart' ? { typedLabel: 'l20-poc' } : {}) });
   await until(() => up()!.state === 'draining', 5_000);
 
-  // A newcomer during the drain: refused at once, honestly, with a Retry-After.
+  // A newcomer during the drain: refused at once, honestly, with a Retry-After fitted to what follows —
+  // a restart (expected back after the drain deadline + its expected time, longer than the 45 s
+  // interactive hold budget: model_restarting), or a sleep (the drain deadline: upstream_draining).
+  const t0 = Date.now();
   const newcomer = await ask(token, 2);
+  expect(Date.now() - t0).toBeLessThan(2_000);
   expect(newcomer.status).toBe(503);
-  expect(JSON.parse(newcomer.body)).toMatchObject({ error: { code: 'upstream_draining' } });
+  expect(JSON.parse(newcomer.body)).toMatchObject({ error: { code: kind === 'restart' ? 'model_restarting' : 'upstream_draining' } });
   expect(Number(newcomer.retryAfter)).toBeGreaterThan(0);
 
   const settled = await app.lifecycle.service.settled(action.id);

@@ -13,7 +13,7 @@ import type { Lease } from '../pool.js';
 import type { UpstreamSpec } from '../registry.js';
 import type { UpstreamResolver } from '../resolver.js';
 import type { SecretStore } from '../../ports.js';
-import { unavailableError } from './refusals.js';
+import { drainingError, unavailableError } from './refusals.js';
 import { stop, type StageEnv } from './stage.js';
 import type { WireError } from '../errors.js';
 import type { Target, UpstreamBody } from './upstream.js';
@@ -81,9 +81,10 @@ export class Forwarder {
         ex.tokensOut = result.usage.completionTokens;
       }
       if (result.failure === 'drain') {
-        return answered(ex, this.env.closing
-          ? wire(503, 'proxy_shutting_down', 'the console is shutting down; the request was cut', { retryAfterS: 5 })
-          : wire(503, 'upstream_draining', `${spec.key} is being drained; the request was cut`, { retryAfterS: 5 }));
+        if (this.env.closing) return answered(ex, wire(503, 'proxy_shutting_down', 'the console is shutting down; the request was cut', { retryAfterS: 5 }));
+        // Cut at the drain deadline: the same calibrated refusal a new request gets now (a restart: its expected time).
+        const cut = drainingError(spec.key, pool, false, this.env.clock.now());
+        return answered(ex, { ...cut, message: `${cut.message} (this request was cut at the drain deadline)` });
       }
       if (result.failure === 'upstream' && !result.completed && !ex.res.headersSent) {
         // forward.ts could not answer (nothing was relayed): left to the caller.

@@ -51,7 +51,11 @@ export async function beginIdempotent(
 export function failedAnswer(ex: Exchange): StoredAnswer {
   return {
     status: ex.clientGone ? 499 : ex.status || 500,
-    headers: { 'content-type': 'application/json' },
+    headers: {
+      'content-type': 'application/json',
+      // A twin that waited on a refused request is refused too, and must know when to come back.
+      ...(ex.retryAfterS !== null ? { 'retry-after': String(ex.retryAfterS), 'retry-after-ms': String(ex.retryAfterS * 1000) } : {}),
+    },
     body: Buffer.from(errorBody(wire(ex.status || 500, (ex.errorCode as never) ?? 'internal_error', 'the first request with this Idempotency-Key did not succeed'))),
     upstream: ex.upstream,
   };

@@ -31,6 +31,8 @@ export interface ChooseContext {
   router: ReplicaRouter;
   resolver: UpstreamResolver;
   env: StageEnv;
+  /** Told which replica's refusal answers the request (recorded on the request's row). */
+  refused?: (spec: UpstreamSpec) => void;
 }
 
 /** Records the model and stream flag on `ex`; 404 model_not_found. */
@@ -196,12 +198,13 @@ function chosen(ex: Exchange, ctx: ChooseContext, c: Extract<Choice, { ok: true 
   ex.upstream = c.spec.key;
   ex.model = c.spec.model;
   ex.url = c.url;
-  ctx.router.count(c.spec.key);
   return ok({ spec: c.spec, pool: c.pool });
 }
 
 /** The refusal for a choice nobody could take: draining / restarting, or the resolver's reason; `held` past a hold budget. */
 function refusal(c: Extract<Choice, { ok: false }>, ctx: ChooseContext, held: boolean) {
+  // The row names the upstream that refused (the wake-on-demand policy and the Proxy view count by it).
+  ctx.refused?.(c.spec);
   if (c.why === 'draining') return drainingError(c.spec.key, c.pool, ctx.env.closing, ctx.env.clock.now());
   return unavailableError(c.why, c.pool, held);
 }
