@@ -1,8 +1,12 @@
 // One benchmark request with exact timing: queue wait (the proxy's X-Queue-Ms),
 // time to the first content token, every gap between content chunks, total
 // latency, usage from the server, finish reason and a coded error. Never
-// throws: a failure is a result with an error code.
+// throws: a failure is a result with an error code. A request that met a
+// kept-alive connection the server had just closed is sent once more on a fresh
+// one, as the proxy does (isStaleConnectionFailure); its times count from the
+// first attempt.
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { isStaleConnectionFailure, openFreshConnection } from '../upstream-dispatch.js';
 import { RequestErrorCode } from './errors.js';
 
 export interface RequestSpec {
@@ -12,7 +16,10 @@ export interface RequestSpec {
   stream: boolean;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Keep-alive dispatcher (createKeepAliveAgent). */
   dispatcher: Dispatcher;
+  /** Opens the connection of its own for the one retry; closed when the request ends (default: a one-shot Client). */
+  freshConnection?: (origin: string) => Dispatcher;
   /** Monotonic milliseconds (performance.now in production; injected in tests). */
   now: () => number;
 }
@@ -46,11 +53,24 @@ interface Chunk {
   error?: { code?: string | number; type?: string; message?: string };
 }
 
+/** What runRequest says beyond the recorded outcome. */
+export interface RequestRun extends RequestOutcome {
+  /** The first attempt met a connection the server had closed; the answer came from the one retry. */
+  retried: boolean;
+}
+
 const MAX_TEXT = 1_000_000;
 
-export async function runRequest(spec: RequestSpec): Promise<RequestOutcome> {
+let retriesTotal = 0;
+
+/** Benchmark requests sent a second time, on a fresh connection, since the process started. */
+export function benchConnectionRetries(): number {
+  return retriesTotal;
+}
+
+export async function runRequest(spec: RequestSpec): Promise<RequestRun> {
   const t0 = spec.now();
-  const out: RequestOutcome = {
+  const out: RequestRun = {
     startMs: t0,
     queueMs: null,
     ttftMs: null,
@@ -64,19 +84,36 @@ export async function runRequest(spec: RequestSpec): Promise<RequestOutcome> {
     errorMessage: null,
     text: null,
     cancelled: false,
+    retried: false,
   };
   const timeout = AbortSignal.timeout(spec.timeoutMs);
   const signal = AbortSignal.any([spec.signal, timeout]);
-  try {
-    const res = await request(spec.url, {
+  const body = JSON.stringify(spec.body);
+  const send = (dispatcher: Dispatcher, reset: boolean) =>
+    request(spec.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...spec.headers },
-      body: JSON.stringify(spec.body),
-      dispatcher: spec.dispatcher,
+      body,
+      dispatcher,
       signal,
       headersTimeout: spec.timeoutMs,
       bodyTimeout: spec.timeoutMs,
+      // The retry's connection carries this request only (Connection: close): never a reused one.
+      ...(reset ? { reset: true } : {}),
     });
+  let fresh: Dispatcher | null = null;
+  try {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await send(spec.dispatcher, false);
+    } catch (err) {
+      // request() rejects only before the status line: no byte of the answer was seen.
+      if (signal.aborted || !isStaleConnectionFailure(err, false)) throw err;
+      out.retried = true;
+      retriesTotal++;
+      fresh = (spec.freshConnection ?? openFreshConnection)(new URL(spec.url).origin);
+      res = await send(fresh, true);
+    }
     out.status = res.statusCode;
     const q = res.headers['x-queue-ms'];
     if (typeof q === 'string' && /^\d+(\.\d+)?$/.test(q)) out.queueMs = Number(q);
@@ -118,6 +155,9 @@ export async function runRequest(spec: RequestSpec): Promise<RequestOutcome> {
     out.errorCode = out.status === null ? RequestErrorCode.CONNECTION : RequestErrorCode.BAD_STREAM;
     out.errorMessage = (err as Error).message;
     return out;
+  } finally {
+    // Its one request has ended (answer read, or failed): nothing else will use it.
+    await fresh?.destroy().catch(() => undefined);
   }
 }
 

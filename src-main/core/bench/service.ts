@@ -5,9 +5,10 @@
 // with whatever was measured, marked partial.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import type { BenchProgress, BenchRun, BenchScenario, Peaks } from '../../../src-preload/contract/index.js';
 import { AppError, DisposableStore, fireAndForget, toAppError, type Clock, type Disposable, type Logger } from '../base/index.js';
+import { createKeepAliveAgent } from '../upstream-dispatch.js';
 import { BenchErrorCode } from './errors.js';
 import { loadPrompts, type BenchPrompt } from './prompts.js';
 import type { BenchRepository } from './repository.js';
@@ -144,7 +145,9 @@ export class BenchService implements Disposable {
           })
         : null;
     const maxLevel = Math.max(...p.scenario.levels, p.scenario.stability?.concurrency ?? 1);
-    const dispatcher = new Agent({ connections: p.scenario.mode === 'open' ? null : maxLevel + 1, pipelining: 0 });
+    // Keep-alive, as clients of a model server are (pipelining 0 sent Connection: close and paid a
+    // connect — through a tunnel an SSH channel open — on every measured request).
+    const dispatcher = createKeepAliveAgent(p.scenario.mode === 'open' ? null : maxLevel + 1);
     let lastEmit = -Infinity;
     const emit = (state: BenchRun['state'], pr: Omit<BenchProgress, 'runId' | 'name' | 'state' | 'message'>, message: string | null, force: boolean) => {
       const t = this.now();

@@ -1,15 +1,23 @@
 // Sends one admitted request to its upstream with undici's dispatch API and
 // relays the answer as it arrives: backpressure from the client pauses the
 // upstream, a client that leaves aborts the upstream request (freeing its
-// slot), and the usage is read on the way for accounting.
+// slot), and the usage is read on the way for accounting. A request that met a
+// connection the upstream had just closed is sent once more on a fresh one
+// (the rule: isStaleConnectionFailure in core/upstream-dispatch.ts).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { fireAndForget, silentLogger, type Logger } from '../base/index.js';
+import { isStaleConnectionFailure, openFreshConnection } from '../upstream-dispatch.js';
 import { writeError, wire, type Exchange } from './exchange.js';
 import { SseRelay, usageFromBody, type Usage } from './sse.js';
 import { MAX_STORED_BYTES } from './idempotency.js';
 
 export interface ForwardRequest {
+  /** The keep-alive pool to the upstream (see createUpstreamPool). */
   dispatcher: Dispatcher;
+  /** Opens the connection of its own for the one retry; closed by forward() when the request ends (default: a one-shot Client). */
+  freshConnection?: (origin: string) => Dispatcher;
+  logger?: Logger;
   origin: string;
   path: string;
   body: Buffer;
@@ -30,6 +38,15 @@ export interface ForwardResult {
   failure: 'client' | 'drain' | 'upstream' | null;
   usage: Usage | null;
   captured: { status: number; headers: Record<string, string>; body: Buffer } | null;
+  /** The first attempt met a connection the upstream had closed; the answer came from the one retry. */
+  retried: boolean;
+}
+
+let retriesTotal = 0;
+
+/** Requests sent a second time, on a fresh connection, since the process started. */
+export function staleConnectionRetries(): number {
+  return retriesTotal;
 }
 
 const PASS_HEADERS = ['content-type', 'content-length', 'cache-control'];
@@ -58,13 +75,19 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
     let captureHeaders: Record<string, string> = {};
     let settled = false;
     let waitingDrain = false;
+    let retried = false;
+    /** The retry's own connection, closed when the request ends. */
+    let fresh: Dispatcher | null = null;
+    const logger = req.logger ?? silentLogger;
 
-    const finish = (result: Omit<ForwardResult, 'captured' | 'usage'>) => {
+    const finish = (result: Omit<ForwardResult, 'captured' | 'usage' | 'retried'>) => {
       if (settled) return;
       settled = true;
       ex.abort = null;
+      if (fresh) fireAndForget(result.completed ? fresh.close() : fresh.destroy(), logger, 'closing the retry connection');
       resolve({
         ...result,
+        retried,
         usage,
         captured: req.capture && capturedBytes <= MAX_STORED_BYTES && result.completed ? { status, headers: captureHeaders, body: Buffer.concat(captured) } : null,
       });
@@ -91,7 +114,10 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
     ex.abort = (why) => {
       if (abortedBy || settled) return;
       abortedBy = why;
-      controller?.abort(new Error(why === 'client' ? 'client went away' : 'upstream draining'));
+      const reason = new Error(why === 'client' ? 'client went away' : 'upstream draining');
+      if (controller) controller.abort(reason);
+      // The retry may still be connecting: cutting its connection ends it now, not at its connect timeout.
+      else if (fresh) fireAndForget(fresh.destroy(reason), logger, 'cutting the retry connection');
     };
 
     const headers: Record<string, string> = {
@@ -180,6 +206,12 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
           finish({ completed: false, failure: abortedBy });
           return;
         }
+        // Nothing of this attempt reached the client (no status yet, so no header or byte was relayed;
+        // SSE keep-alives written while queued are ours, not the upstream's): send it once more.
+        if (!retried && status === 0 && isStaleConnectionFailure(err, false)) {
+          retry(err);
+          return;
+        }
         const code = (err as { code?: string }).code ?? '';
         const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
         if (!res.headersSent || ex.committed) {
@@ -205,22 +237,48 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
       },
     };
 
-    try {
-      req.dispatcher.dispatch(
-        {
-          origin: req.origin,
-          path: req.path,
-          method: 'POST',
-          headers,
-          body: req.body,
-          headersTimeout: req.headersTimeoutMs,
-          bodyTimeout: req.idleTimeoutMs,
-        },
-        handler,
-      );
-    } catch (err) {
-      writeError(ex, wire(502, 'upstream_unreachable', `the upstream could not be reached: ${(err as Error).message}`, { retryAfterS: 1 }));
-      finish({ completed: false, failure: 'upstream' });
-    }
+    const send = (dispatcher: Dispatcher, reset: boolean) => {
+      try {
+        dispatcher.dispatch(
+          {
+            origin: req.origin,
+            path: req.path,
+            method: 'POST',
+            headers,
+            body: req.body,
+            headersTimeout: req.headersTimeoutMs,
+            bodyTimeout: req.idleTimeoutMs,
+            ...(reset ? { reset: true } : {}),
+          },
+          handler,
+        );
+      } catch (err) {
+        writeError(ex, wire(502, 'upstream_unreachable', `the upstream could not be reached: ${(err as Error).message}`, { retryAfterS: 1 }));
+        finish({ completed: false, failure: 'upstream' });
+      }
+    };
+
+    const retry = (err: Error) => {
+      retried = true;
+      retriesTotal++;
+      controller = null;
+      logger.debug('upstream closed a kept-alive connection under the request; sending it again on a fresh connection', {
+        id: ex.id,
+        origin: req.origin,
+        code: (err as { code?: string }).code ?? null,
+        error: err.message,
+      });
+      try {
+        fresh = (req.freshConnection ?? openFreshConnection)(req.origin);
+      } catch (e) {
+        writeError(ex, wire(502, 'upstream_unreachable', `the upstream could not be reached: ${(e as Error).message}`, { retryAfterS: 1 }));
+        finish({ completed: false, failure: 'upstream' });
+        return;
+      }
+      // `reset`: this connection carries this request only (Connection: close), so it is never a reused one.
+      send(fresh, true);
+    };
+
+    send(req.dispatcher, false);
   });
 }
