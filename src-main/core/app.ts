@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AppInfo, EventChannel, EventPayload, InvokeChannel } from '../../src-preload/contract/index.js';
 import type { AlertThresholds } from './alerts/index.js';
-import { DisposableStore, Emitter, systemClock, toAppError, toDisposable, type AppError, type Clock, type Disposable, type Logger } from './base/index.js';
+import { DisposableStore, Emitter, createOffPremCounter, systemClock, toAppError, toDisposable, type AppError, type Clock, type Disposable, type Logger } from './base/index.js';
 import { ConsoleBench, benchChannels } from './bench/index.js';
 import type { EventSink, HandlersFor } from './channel.js';
 import { ConfigSchema, ConfigService, type Config } from './config/index.js';
@@ -130,6 +130,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     const trustStore = new KeyValueTrustStore(store.settings);
     const passphrases = new MemoryPassphraseCache();
     disposables.add(toDisposable(() => passphrases.clear()));
+    // One counter of calls refused for leaving this machine (upstreams are the tunnels or loopback only).
+    const offPrem = createOffPremCounter();
     const fleet = disposables.add(
       new FleetService({
         config: config.current,
@@ -137,6 +139,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         logger: logger.child('fleet'),
         pollIntervalMs: options.pollIntervalMs ?? config.current.telemetry?.pollIntervalMs,
         sshServices: { trustStore, passphrases },
+        offPrem,
       }),
     );
     const secrets = options.secretStore ? options.secretStore(store) : new FileSecretStore(join(options.dataDir, 'secrets.json'));
@@ -153,12 +156,12 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     const wakeEstimates = new StoredWakeEstimates({ db: store.db, targets: () => lifecycleTargets(config.current), fleet });
     const proxy = disposables.add(
-      await ProxyService.start({ store, config, fleet, secrets, wakeEstimates, emit, clock, logger: logger.child('proxy'), port: options.offline ? 0 : options.proxyPort }),
+      await ProxyService.start({ store, config, fleet, secrets, wakeEstimates, emit, clock, logger: logger.child('proxy'), port: options.offline ? 0 : options.proxyPort, offPrem }),
     );
     const telemetry = disposables.add(
       new TelemetryService({ store, config, fleet, proxy, notices: notifications, emit, clock, logger, startedAt, alertThresholds: options.alertThresholds }),
     );
-    const lifecycle = disposables.add(new ConsoleLifecycle({ store, config, fleet, proxy, notices: notifications, emit, clock, logger: logger.child('lifecycle') }));
+    const lifecycle = disposables.add(new ConsoleLifecycle({ store, config, fleet, proxy, notices: notifications, emit, clock, logger: logger.child('lifecycle'), offPrem }));
     // Wake on request: a request to a sleeping model waits for one wake when a standing approval covers it.
     proxy.setWakeOnRequest({
       allowed: (upstream) =>
@@ -169,6 +172,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     const bench = disposables.add(new ConsoleBench({ store, config, fleet, proxy, baselines: telemetry, emit, clock, logger: logger.child('bench') }));
     const reports = createConsoleReport({
+      offPrem,
       store,
       config,
       fleet,

@@ -1,7 +1,7 @@
 import { Agent } from 'undici';
 import type { FleetSnapshot, HostConnectionState } from '../../../src-preload/contract/index.js';
 import type { Config, HostConfig } from '../config/index.js';
-import { AppError, Emitter, fireAndForget, silentLogger, systemClock, type Clock, type Disposable, type Logger } from '../base/index.js';
+import { AppError, Emitter, fireAndForget, silentLogger, systemClock, type Clock, type Disposable, type Logger, type OnPremGuard } from '../base/index.js';
 import {
   SshConnection,
   SshErrorCode,
@@ -47,6 +47,8 @@ export interface FleetServiceOptions {
   sshServices?: Partial<SshServices>;
   /** Extra options for the default sessions (tests: backoff, keepalive, waits). */
   sshOptions?: Omit<SshConnectionOptions, 'clock' | 'logger' | 'services'>;
+  /** Counts (and refuses) probes outside loopback and the tunnels. */
+  offPrem?: OnPremGuard;
 }
 
 export interface HostStateChange {
@@ -116,6 +118,7 @@ export class FleetService implements Disposable {
       timeoutMs: options.scrapeTimeoutMs ?? 3_000,
       maxBytes: options.maxScrapeBytes ?? 8 * 1024 * 1024,
       execTimeoutMs: options.execTimeoutMs ?? 5_000,
+      ...(options.offPrem ? { offPrem: options.offPrem } : {}),
     };
     this.telemetry = options.config.telemetry;
     for (const host of options.config.hosts) this.addHost(host);

@@ -85,7 +85,7 @@ export class ServiceMonitor {
     if (!forward) return Promise.resolve();
     if (this.probing) return this.probing;
     const epoch = this.linkEpoch;
-    this.probing = probeTunnel(forward.url, clock, { dispatcher: settings.dispatcher, timeoutMs: settings.timeoutMs })
+    this.probing = probeTunnel(forward.url, clock, { dispatcher: settings.dispatcher, timeoutMs: settings.timeoutMs, offPrem: settings.offPrem })
       .then((result) => {
         if (epoch === this.linkEpoch && this.forward === forward) this.lastProbe = result;
       })
@@ -103,7 +103,7 @@ export class ServiceMonitor {
       this.lastTest = { ok: false, at: clock.now(), totalMs: 0, localUrl: forward?.url ?? null, steps: [], error: { code: e.code, message: e.message } };
       return this.lastTest;
     }
-    this.lastTest = await testTunnel(forward.url, this.config.model, clock, { dispatcher: settings.dispatcher, timeoutMs: Math.max(settings.timeoutMs, 15_000) });
+    this.lastTest = await testTunnel(forward.url, this.config.model, clock, { dispatcher: settings.dispatcher, timeoutMs: Math.max(settings.timeoutMs, 15_000), offPrem: settings.offPrem });
     return this.lastTest;
   }
 

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { HostConfig, ServiceConfig } from '../config/index.js';
-import type { Clock } from '../base/index.js';
+import type { Clock, OnPremGuard } from '../base/index.js';
 import {
   AmdGpuSource,
   LlamaServerHttpSource,
@@ -21,6 +21,8 @@ export interface ScrapeSettings {
   dispatcher: Dispatcher;
   timeoutMs: number;
   maxBytes: number;
+  /** Counts (and refuses) probes outside loopback and the tunnels. */
+  offPrem?: OnPremGuard;
 }
 
 export interface PollSettings extends ScrapeSettings {

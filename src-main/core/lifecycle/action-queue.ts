@@ -4,7 +4,7 @@
 // audit event. There is no other way in: drivers only plan, and the runner is
 // reached only from an approval here.
 import type { ActionKind, ActionLoad, ActionView, Approver, LifecycleTarget, StandingApprovalView } from '../../../src-preload/contract/index.js';
-import { AppError, fireAndForget, type Clock, type Disposable, type Logger } from '../base/index.js';
+import { AppError, fireAndForget, type Clock, type Disposable, type Logger, type OnPremGuard } from '../base/index.js';
 import type { Store } from '../store/index.js';
 import type { NotificationInput } from '../notify/index.js';
 import { DESTRUCTIVE, actorFor, checkDecision, checkTypedLabel, issueNonce, osUserOf } from './approval.js';
@@ -59,6 +59,8 @@ export interface LifecycleDeps {
   nonce?: () => string;
   osUser?: () => string;
   options?: LifecycleOptions;
+  /** Counts (and refuses) lifecycle calls outside loopback and the tunnels. */
+  offPrem?: OnPremGuard | null;
 }
 
 export interface ProposeInput {
@@ -112,6 +114,7 @@ export class LifecycleService implements Disposable {
       logger: deps.logger,
       fleet,
       proxy: deps.proxy,
+      offPrem: deps.offPrem ?? null,
       journal: this.journal,
       drainDeadlineMs,
       verifyDeadlineMs,

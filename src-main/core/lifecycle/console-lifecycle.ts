@@ -3,7 +3,7 @@
 // policies that only propose — fed by fleet ticks, and by the proxy's answers
 // (a request for a sleeping model proposes one wake, however many arrive).
 import type { ActionKind, ActionView, FleetSnapshot, LifecycleTarget, StandingApprovalView } from '../../../src-preload/contract/index.js';
-import { DisposableStore, operatorActor, type Clock, type Disposable, type Logger } from '../base/index.js';
+import { DisposableStore, operatorActor, type Clock, type Disposable, type Logger, type OnPremGuard } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
 import type { Notices } from '../notify/index.js';
@@ -28,6 +28,8 @@ export interface ConsoleLifecycleDeps {
   clock: Clock;
   logger: Logger;
   options?: LifecycleOptions;
+  /** Counts (and refuses) lifecycle calls outside loopback and the tunnels. */
+  offPrem?: OnPremGuard | null;
 }
 
 export class ConsoleLifecycle implements Disposable {
@@ -50,6 +52,7 @@ export class ConsoleLifecycle implements Disposable {
       notify: (input) => deps.notices.notify(input),
       // The engine's counts go stale after a few of the fleet's poll intervals.
       options: { engineMaxAgeMs: 3 * (config.current.telemetry?.pollIntervalMs ?? 1_000), ...deps.options },
+      offPrem: deps.offPrem ?? null,
     });
     this.disposables.add(this.service);
     this.policies = new LifecyclePolicies({ service: this.service, clock, logger, config: () => config.current, load });

@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { AppError, toAppError } from '../base/index.js';
+import { AppError, offPremError, toAppError, type OnPremGuard } from '../base/index.js';
 import type { DriverIo, HttpAnswer, LifecycleTargetConfig } from './drivers/index.js';
 import { LifecycleErrorCode } from './errors.js';
 import type { LifecycleFleet } from './ports.js';
@@ -10,10 +10,12 @@ const MAX_BODY_BYTES = 256 * 1024;
  * HTTP to a service through its SSH tunnel (paths) or to an absolute URL (router
  * admin API), with a deadline; and read-only commands on its host (`ss`).
  */
-export function httpIo(target: LifecycleTargetConfig, fleet: LifecycleFleet, agent: Agent): DriverIo {
+export function httpIo(target: LifecycleTargetConfig, fleet: LifecycleFleet, agent: Agent, offPrem: OnPremGuard | null = null): DriverIo {
   return {
     async http(method, where, body, timeoutMs): Promise<HttpAnswer> {
       const url = where.url ?? `${fleet.tunnelUrl(target.label, target.serviceId)}${where.path ?? ''}`;
+      // Only the console's tunnels or loopback (config check refuses other router URLs; this counts what slips by).
+      if (offPrem && !offPrem.check(url, 'lifecycle')) throw offPremError(url, 'lifecycle');
       const signal = AbortSignal.timeout(timeoutMs);
       try {
         const res = await request(url, {

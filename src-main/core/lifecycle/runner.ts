@@ -4,7 +4,7 @@
 // is audited. Owns the HTTP agent and the cancel signal of each run.
 import { Agent } from 'undici';
 import type { ActionView, FleetSnapshot } from '../../../src-preload/contract/index.js';
-import { AppError, DisposableStore, toAppError, type Clock, type Logger } from '../base/index.js';
+import { AppError, DisposableStore, toAppError, type Clock, type Logger, type OnPremGuard } from '../base/index.js';
 import { driverFor, restartFailureHint, stepText, type DriverIo, type DriverStep, type LifecycleDriver, type LifecycleTargetConfig } from './drivers/index.js';
 import { errorText } from './drivers/llama-checks.js';
 import { LifecycleErrorCode } from './errors.js';
@@ -30,6 +30,8 @@ export interface RunnerDeps {
   settleMs: number;
   /** An engine request count older than this is stale (a few fleet poll intervals). */
   engineMaxAgeMs: number;
+  /** Counts (and refuses) calls outside loopback and the tunnels. */
+  offPrem?: OnPremGuard | null;
 }
 
 interface StepOutcome {
@@ -54,7 +56,7 @@ export class ActionRunner {
     const abort = new AbortController();
     this.aborts.add(abort);
     const driver: LifecycleDriver = driverFor(target);
-    const io: DriverIo = httpIo(target, this.deps.fleet, this.agent);
+    const io: DriverIo = httpIo(target, this.deps.fleet, this.agent, this.deps.offPrem ?? null);
     const upstream = target.upstream;
     const runner = `lifecycle:${rec.view.id}`;
     const before = observe(this.deps.fleet, target);

@@ -50,6 +50,7 @@ export type WireCode =
   | 'upstream_timeout'
   | 'upstream_reset'
   | 'upstream_key_unavailable'
+  | 'upstream_off_prem'
   | 'idempotency_conflict'
   | 'client_closed'
   | 'internal_error';

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { FleetSnapshot, PoolCaps, ProxyStats, UpstreamState } from '../../../src-preload/contract/index.js';
-import { AppError, silentLogger, systemClock, type Clock, type Disposable, type Logger } from '../base/index.js';
+import { AppError, silentLogger, systemClock, type Clock, type Disposable, type Logger, type OffPremCounter } from '../base/index.js';
 import type { ProxyConfig } from '../config/index.js';
 import type { SecretStore } from '../ports.js';
 import { renderFleetExposition } from '../telemetry/index.js';
@@ -57,6 +57,8 @@ export interface ProxyServerOptions {
   monotonic?: () => number;
   /** The fleet as it stands, exported on /metrics beside the proxy's own figures (hosts, GPUs, services, tunnels). */
   fleetSnapshot?: () => FleetSnapshot;
+  /** Counts (and refuses) upstream calls outside loopback and the tunnels; its counts go on /metrics. */
+  offPrem?: OffPremCounter | null;
 }
 
 export interface DrainResult {
@@ -99,7 +101,7 @@ export class ProxyServer implements Disposable {
     this.registry = options.registry;
     this.capsOverrides = new Map(Object.entries(options.capsOverrides ?? {}));
     this.env = { clock: this.clock, mono: this.mono, settings: options.settings, closing: false };
-    this.forwarder = new Forwarder(this.env, options.resolver, options.secrets ?? null);
+    this.forwarder = new Forwarder(this.env, options.resolver, options.secrets ?? null, options.offPrem ?? null);
     this.router = new ReplicaRouter(this.mono);
     this.idempotency = new IdempotencyCache(this.clock, options.settings.idempotencyTtlMs);
     this.syncPools();
@@ -354,7 +356,7 @@ export class ProxyServer implements Disposable {
     if (endpoint === 'health') return sendJson(ex, 200, { status: 'ok', upstreams: this.registry.upstreams.length });
     if (endpoint === 'metrics') {
       ex.client = 'metrics';
-      return sendMetrics(ex, renderProxyMetrics(this.snapshot(), this.answered, this.unstored) + this.fleetMetrics());
+      return sendMetrics(ex, renderProxyMetrics(this.snapshot(), this.answered, this.unstored, this.options.offPrem?.counts()) + this.fleetMetrics());
     }
     const cls = authorize(ex, req.headers, this.env.settings.anonymousLoopback, this.options.tokens);
     if (!cls.ok) return stop(ex, cls.error);

@@ -4,7 +4,7 @@
 // actions — each operator change audited. Other services react to what it
 // publishes: every answered request (`onDidAnswer`) and its pool figures.
 import type { PoolCaps, ProxyStats, RequestLogRetention, RequestQuery, RequestRow, TokenView, TrafficClass } from '../../../src-preload/contract/index.js';
-import { DisposableStore, Emitter, operatorActor, toAppError, type Clock, type Disposable, type Logger } from '../base/index.js';
+import { DisposableStore, Emitter, operatorActor, toAppError, type Clock, type Disposable, type Logger, type OffPremCounter } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
 import type { FleetService } from '../fleet/index.js';
@@ -29,6 +29,8 @@ export interface ProxyServiceDeps {
   logger: Logger;
   /** Overrides config's port (0 = any free port). */
   port?: number;
+  /** Counts (and refuses) upstream calls outside loopback and the tunnels; exported on /metrics. */
+  offPrem?: OffPremCounter | null;
 }
 
 const CAPS_SETTING = 'proxy.caps';
@@ -94,6 +96,7 @@ export class ProxyService implements Disposable {
         clock,
         logger,
         fleetSnapshot: () => fleet.snapshot(),
+        offPrem: deps.offPrem ?? null,
       });
     } catch (err) {
       requestLog.dispose();

@@ -105,7 +105,7 @@ export async function startStubProxy(
   upstreams: Array<{ label: string; id: string; model: string; url: string; slots?: number; aliases?: string[] }>,
   proxy: ConfigInput['proxy'] = {},
   resolver?: UpstreamResolver,
-  options: { file?: string; retention?: { maxAgeMs: number; maxRows: number } } = {},
+  options: { file?: string; retention?: { maxAgeMs: number; maxRows: number }; offPrem?: OffPremCounter } = {},
 ): Promise<StubProxy> {
   const config = ConfigSchema.parse({
     hosts: upstreams.map((u) => ({
@@ -132,6 +132,7 @@ export async function startStubProxy(
     tokens,
     requestLog: log,
     resolver: resolver ?? { resolve: (spec) => ({ ok: true, url: urls.get(spec.key)! }) },
+    offPrem: options.offPrem ?? null,
   });
   let n = 0;
   return {
@@ -152,7 +153,7 @@ export async function startStubProxy(
   };
 }
 
-import { systemClock as systemClockForTests } from '../../../src-main/core/base/index.js';
+import { systemClock as systemClockForTests, type OffPremCounter } from '../../../src-main/core/base/index.js';
 
 /** Sends `text` as it is on a fresh socket to `origin` and resolves with all it answered (3 s at most). */
 export function rawHttp(origin: string, text: string): Promise<string> {

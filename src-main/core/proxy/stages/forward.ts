@@ -4,6 +4,7 @@
 // released when it ends. Owns those pools, the key cache, and the list of
 // requests being forwarded per upstream (what a drain waits for or cuts).
 import type { Pool } from 'undici';
+import { describeUrlTarget, type OnPremGuard } from '../../base/index.js';
 import { createUpstreamPool } from '../../upstream-dispatch.js';
 import { wire, type Exchange } from '../exchange.js';
 import { forward } from '../forward.js';
@@ -27,6 +28,7 @@ export class Forwarder {
     private readonly env: StageEnv,
     private readonly resolver: UpstreamResolver,
     private readonly secrets: SecretStore | null,
+    private readonly offPrem: OnPremGuard | null = null,
   ) {}
 
   /** The requests being forwarded to one upstream now (undefined before its first). */
@@ -53,6 +55,9 @@ export class Forwarder {
       const avail = this.resolver.resolve(spec);
       if (!avail.ok) return { kind: 'early', error: unavailableError(avail, pool) };
       ex.url = avail.url;
+      if (this.offPrem && !this.offPrem.check(avail.url, 'proxy')) {
+        return answered(ex, wire(502, 'upstream_off_prem', `${spec.key} resolved to ${describeUrlTarget(avail.url)}, outside loopback and the console's tunnels; refused`, { retryAfterS: 600 }));
+      }
       let apiKey: string | null = null;
       if (spec.apiKeyRef) {
         try {

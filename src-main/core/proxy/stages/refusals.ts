@@ -37,7 +37,8 @@ export function drainingError(key: string, pool: PriorityPool, closing: boolean,
   }
   const why = d?.purpose === 'sleep' || d?.purpose === 'offload' ? `before it is put to sleep (${d.purpose})` : '(restart or maintenance)';
   return wire(503, 'upstream_draining', `${key} is being drained ${why}; retry later`, {
-    retryAfterS: Math.max(1, Math.ceil(untilDeadlineS)),
+    // Before the deadline: the deadline; past it the drain waits for what follows it, of unknown length.
+    retryAfterS: untilDeadlineS > 0 ? Math.max(1, Math.ceil(untilDeadlineS)) : 5,
     headers: depth,
     extra: { queue_depth: pool.queuedTotal, drain_deadline_ms: Math.round(untilDeadlineS * 1000) },
   });
