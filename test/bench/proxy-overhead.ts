@@ -13,19 +13,26 @@
 // does), not through tsx (--tsx to compare).
 // Each table also prints CPU µs per request at c=64 for the relaying process, the upstream and
 // the load generator (from /proc): on a shared 2-core machine that is steadier than wall time.
+// Targets (PASS/MISS at the end): c=64 requests/s ≥ 90 % of bare's in the same round; c=1 added
+// (proxy minus direct) p50 ≤ 0.2 ms, p99 ≤ 1.0 ms.
 //   npx tsx test/bench/proxy-overhead.ts [--requests N] [--rounds N] [--targets direct,bare,proxy,nginx] [--tsx]
-// Diagnostics: PROXY_BENCH_PROF=DIR (CPU profile of the proxy child; PROXY_BENCH_PROF_ROLE=bare for
-// the yardstick), PROXY_BENCH_NOLOG=1 (the proxy without its request log), PROXY_BENCH_PROXY_FLAGS="…"
-// (Node/V8 flags for the proxy and bare children; default --no-allocation-site-pretenuring, as shipped).
+// Diagnostics: PROXY_BENCH_PROF=DIR (CPU profile of the proxy child, summarised at the end;
+// PROXY_BENCH_PROF_ROLE=proxy,bare profiles both and prints what the proxy spends beyond the
+// yardstick, function by function), PROXY_BENCH_NOLOG=1 (the proxy without its request
+// log), PROXY_BENCH_PROXY_FLAGS="…" (Node/V8 flags for the proxy and bare children; default
+// --no-allocation-site-pretenuring, as shipped).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { childEntry, cpuMs, exitWithParent, profiledRoles, startChild, stopChild } from './lib/children.js';
+import { describeDifference, describeProfile, loadProfile, profileFile, type ProfileSummary } from './lib/cpu-profile.js';
+import { median, pct, printVerdicts, runContext, verdict, type Verdict } from './lib/figures.js';
+import { runBareRelay, runProxyRelay } from './lib/relays.js';
 
 const CHUNKS = 8;
 
@@ -62,106 +69,10 @@ async function runUpstream(): Promise<void> {
   });
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => process.stdout.write(`READY ${(server.address() as AddressInfo).port}\n`));
-}
-
-/** The yardstick: Node's http server relaying through an undici Pool, nothing else. */
-async function runBare(upstreamUrl: string): Promise<void> {
-  const pool = new Pool(upstreamUrl, { connections: 256, pipelining: 1, keepAliveTimeout: 10_000 });
-  const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(parts);
-      pool.request({ path: req.url ?? '/', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(body.length) }, body }).then(
-        (up) => {
-          const headers: Record<string, string> = {};
-          for (const name of ['content-type', 'content-length']) {
-            const v = up.headers[name];
-            if (typeof v === 'string') headers[name] = v;
-          }
-          res.writeHead(up.statusCode, headers);
-          up.body.on('data', (c: Buffer) => res.write(c));
-          up.body.on('end', () => res.end());
-        },
-        () => {
-          res.writeHead(502);
-          res.end();
-        },
-      );
-    });
-  });
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`));
-  // An orderly exit, so that --cpu-prof (PROXY_BENCH_PROF_ROLE=bare) writes its profile.
-  process.on('SIGTERM', () => process.exit(0));
-}
-
-async function runProxy(upstreamUrl: string, dir: string): Promise<void> {
-  const { ConfigSchema } = await import('../../src-main/core/config/index.js');
-  const { ModelRegistry, ProxyServer, RequestLog, createTokenRepository } = await import('../../src-main/core/proxy/index.js');
-  const { openStore } = await import('../../src-main/core/store/index.js');
-  const { silentLogger, systemClock } = await import('../../src-main/core/base/index.js');
-  const config = ConfigSchema.parse({
-    hosts: [{ label: 'bench', ssh: { host: '127.0.0.1', user: 'x', agent: true }, services: [{ id: 'up', kind: 'vllm', remotePort: 8000, model: 'bench', slots: 128 }] }],
-    proxy: { queueBound: { interactive: 100_000 } },
-  });
-  const store = openStore({ file: join(dir, 'bench.db') });
-  const tokens = createTokenRepository(store.db, systemClock);
-  const { token } = tokens.create('bench', 'interactive');
-  // As the app wires it: token last-use stamped per flushed batch, a stats snapshot every second.
-  const log = new RequestLog({ db: store.db, clock: systemClock, logger: silentLogger, onFlushed: (clients, at) => tokens.touch(clients, at) });
-  const proxy = await ProxyServer.start({
-    port: 0,
-    settings: config.proxy,
-    registry: ModelRegistry.fromConfig(config),
-    tokens,
-    requestLog: process.env.PROXY_BENCH_NOLOG ? null : log,
-    resolver: { resolve: () => ({ ok: true, url: upstreamUrl }) },
-  });
-  const tick = setInterval(() => proxy.snapshot(), 1_000);
-  process.stdout.write(`READY ${proxy.origin} ${token}\n`);
-  process.on('SIGTERM', () => {
-    clearInterval(tick);
-    void proxy.close(100).then(() => {
-      log.dispose();
-      const rows = (store.db.prepare('SELECT COUNT(*) AS n FROM requests').get() as { n: number }).n;
-      process.stderr.write(`proxy rows written: ${rows}, answered: ${proxy.answeredCount}\n`);
-      store.close();
-      process.exit(0);
-    });
-  });
+  exitWithParent();
 }
 
 // --- driver ------------------------------------------------------------------
-
-/** Bundles this file (children run from it, as the app runs from its build) unless --tsx. */
-async function childEntry(tsx: boolean): Promise<string[]> {
-  const self = fileURLToPath(import.meta.url);
-  if (tsx) return ['--import', 'tsx', self];
-  const { build } = await import('esbuild');
-  const out = join(dirname(self), '../../node_modules/.cache/gpu-console-bench/proxy-overhead.mjs');
-  mkdirSync(dirname(out), { recursive: true });
-  await build({ entryPoints: [self], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
-  return [out];
-}
-
-function startChild(entry: string[], args: string[]): Promise<{ child: ChildProcess; line: string[] }> {
-  // PROXY_BENCH_PROF=DIR: CPU profile of the proxy (or bare, PROXY_BENCH_PROF_ROLE=bare) child.
-  const prof = process.env.PROXY_BENCH_PROF && args[0] === (process.env.PROXY_BENCH_PROF_ROLE ?? 'proxy') ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROXY_BENCH_PROF] : [];
-  // The Node relays (proxy and the bare yardstick) run with the V8 flag the shipped entry points set
-  // (bin/gpu-console.js, shell/main.ts); PROXY_BENCH_PROXY_FLAGS replaces it (e.g. "--allocation-site-pretenuring"
-  // for V8's default).
-  const flags = args[0] === 'proxy' || args[0] === 'bare' ? (process.env.PROXY_BENCH_PROXY_FLAGS ?? '--no-allocation-site-pretenuring').split(' ').filter(Boolean) : [];
-  const child = spawn(process.execPath, [...flags, ...prof, ...entry, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /READY (.+)\n/.exec(out);
-      if (m) resolve({ child, line: m[1]!.split(' ') });
-    });
-    child.once('exit', (code) => reject(new Error(`child ${args[0]} exited ${code}`)));
-  });
-}
 
 function startNginx(upstreamPort: number, dir: string): Promise<{ child: ChildProcess; port: number } | null> {
   const bin = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => spawnSync(p, ['-v']).status === 0);
@@ -210,21 +121,6 @@ http {
   });
 }
 
-/** User + system CPU ms of a process so far (Linux /proc; 0 elsewhere). */
-function cpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
-const CLOCK_TICKS = 100;
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
 interface Target {
   name: string;
   /** The process doing the relaying (direct: none), for its CPU time per request. */
@@ -263,8 +159,6 @@ async function run(t: Target, stream: boolean, concurrency: number, requests: nu
   return { times: times.sort((a, b) => a - b), rps: requests / seconds };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -278,15 +172,15 @@ async function main(): Promise<void> {
   const rounds = Number(values.rounds);
   const wanted = new Set(['direct', ...values.targets.split(',')]);
   const dir = mkdtempSync(join(tmpdir(), 'gc-bench-proxy-'));
-  const entry = await childEntry(values.tsx);
+  const entry = await childEntry(import.meta.url, values.tsx);
   const upstream = await startChild(entry, ['upstream']);
   const upstreamUrl = `http://127.0.0.1:${upstream.line[0]}`;
   const bare = wanted.has('bare') ? await startChild(entry, ['bare', upstreamUrl]) : null;
   const proxy = wanted.has('proxy') ? await startChild(entry, ['proxy', upstreamUrl, dir]) : null;
   const nginx = wanted.has('nginx') ? await startNginx(Number(upstream.line[0]), dir) : null;
   const targets: Target[] = [{ name: 'direct', pid: null, origin: upstreamUrl, headers: {} }];
-  if (bare) targets.push({ name: 'bare', pid: bare.child.pid!, origin: bare.line[0]!, headers: {} });
-  if (proxy) targets.push({ name: 'proxy', pid: proxy.child.pid!, origin: proxy.line[0]!, headers: { authorization: `Bearer ${proxy.line[1]}` } });
+  if (bare) targets.push({ name: 'bare', pid: bare.pid, origin: bare.line[0]!, headers: {} });
+  if (proxy) targets.push({ name: 'proxy', pid: proxy.pid, origin: proxy.line[0]!, headers: { authorization: `Bearer ${proxy.line[1]}` } });
   if (nginx) targets.push({ name: 'nginx', pid: nginx.child.pid!, origin: `http://127.0.0.1:${nginx.port}`, headers: {} });
   else if (wanted.has('nginx')) console.log('nginx not found (apt-get install nginx-light): the nginx column is skipped');
 
@@ -294,6 +188,8 @@ async function main(): Promise<void> {
   // target's first cell measures its JIT compiling and re-optimising.
   for (const t of targets) for (const stream of [false, true]) for (const c of [1, 64]) await run(t, stream, c, 0, 3_000);
   console.log(`proxy overhead — ${requests} requests per cell, ${rounds} rounds (median), upstream streams ${CHUNKS} chunks, children ${values.tsx ? 'under tsx' : 'from an esbuild bundle'}`);
+  console.log(`at start: ${runContext()}`);
+  const verdicts: Verdict[] = [];
   for (const stream of [false, true]) {
     const p50: Record<string, number[]> = {};
     const p99: Record<string, number[]> = {};
@@ -304,14 +200,14 @@ async function main(): Promise<void> {
         const c1 = await run(t, stream, 1, requests);
         (p50[t.name] ??= []).push(pct(c1.times, 50));
         (p99[t.name] ??= []).push(pct(c1.times, 99));
-        const before = { up: cpuMs(upstream.child.pid!), relay: t.pid ? cpuMs(t.pid) : 0, client: process.cpuUsage() };
+        const before = { up: cpuMs(upstream.pid), relay: t.pid ? cpuMs(t.pid) : 0, client: process.cpuUsage() };
         const c64 = await run(t, stream, 64, requests * 3);
         (rps[t.name] ??= []).push(c64.rps);
         const client = process.cpuUsage(before.client);
         const per = (ms: number) => (ms * 1000) / (requests * 3);
         (cpu[t.name] ??= []).push({
           client: per((client.user + client.system) / 1000),
-          upstream: per(cpuMs(upstream.child.pid!) - before.up),
+          upstream: per(cpuMs(upstream.pid) - before.up),
           relay: t.pid ? per(cpuMs(t.pid) - before.relay) : 0,
         });
       }
@@ -338,21 +234,36 @@ async function main(): Promise<void> {
       const m = (f: (x: (typeof xs)[number]) => number) => median(xs.map(f)).toFixed(0).padStart(8);
       console.log(`${' '.repeat(46)}${t.name.padEnd(8)} ${m((x) => x.relay)} ${m((x) => x.upstream)}  ${m((x) => x.client)}`);
     }
+    if (p50['proxy']) {
+      const kind = stream ? 'streaming' : 'non-streaming';
+      if (rps['bare']) verdicts.push(verdict(`${kind} c=64 req/s, proxy / bare`, perRound(rps['proxy']!, rps['bare'], (a, b) => a / b) * 100, '≥', 90, ' %', 0));
+      verdicts.push(verdict(`${kind} c=1 added p50 (proxy − direct)`, perRound(p50['proxy'], p50['direct']!, (a, b) => a - b), '≤', 0.2, ' ms', 3));
+      verdicts.push(verdict(`${kind} c=1 added p99 (proxy − direct)`, perRound(p99['proxy']!, p99['direct']!, (a, b) => a - b), '≤', 1.0, ' ms', 3));
+    }
   }
-  console.log('\ntargets (issue 4): c=1 added p50 ≤ 0.3 ms, p99 ≤ 1.5 ms; c=64 req/s ≥ 80% of nginx');
+  console.log(`\nat end: ${runContext()}`);
+  if (verdicts.length) {
+    console.log('targets:');
+    printVerdicts(verdicts);
+  }
   nginx?.child.kill('SIGTERM');
-  bare?.child.kill('SIGTERM');
-  if (proxy) {
-    proxy.child.kill('SIGTERM');
-    await new Promise((r) => proxy.child.once('exit', r));
+  if (bare) await stopChild(bare);
+  if (proxy) await stopChild(proxy);
+  await stopChild(upstream);
+  const profiles = new Map<string, ProfileSummary>();
+  for (const r of profiledRoles()) {
+    const file = profileFile(process.env.PROXY_BENCH_PROF!, r);
+    if (file) profiles.set(r, loadProfile(file, entry.bundle));
   }
-  upstream.child.kill('SIGTERM');
+  for (const [r, p] of profiles) console.log(`\n${r}: ${describeProfile(p)}`);
+  if (profiles.has('proxy') && profiles.has('bare')) console.log(`\n${describeDifference(profiles.get('proxy')!, profiles.get('bare')!)}`);
+  entry.dispose();
 }
 
 const role = process.argv[2];
 if (role === 'upstream') void runUpstream();
-else if (role === 'bare') void runBare(process.argv[3]!);
-else if (role === 'proxy') void runProxy(process.argv[3]!, process.argv[4]!);
+else if (role === 'bare') runBareRelay(process.argv[3]!);
+else if (role === 'proxy') void runProxyRelay({ upstreamUrl: process.argv[3]!, dir: process.argv[4]!, model: 'bench', slots: 128 });
 else
   main().catch((err: unknown) => {
     console.error(err);

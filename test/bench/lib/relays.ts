@@ -1,0 +1,93 @@
+// The two relays the proxy benchmarks compare, each run as a child role:
+// 'bare', the yardstick — Node's http server relaying through an undici Pool,
+// nothing else (no checks, no accounting) — and 'proxy', the app's ProxyServer
+// wired as the app wires it, with every feature on. Each prints
+// `READY <origin> [token]` and exits in order on SIGTERM.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { exitWithParent } from './children.js';
+
+/** The yardstick: relays the upstream's answer as it arrives (SSE included), nothing else. */
+export function runBareRelay(upstreamUrl: string): void {
+  const pool = new Pool(upstreamUrl, { connections: 256, pipelining: 1, keepAliveTimeout: 10_000 });
+  const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(parts);
+      pool.request({ path: req.url ?? '/', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(body.length) }, body }).then(
+        (up) => {
+          const headers: Record<string, string> = {};
+          for (const name of ['content-type', 'content-length']) {
+            const v = up.headers[name];
+            if (typeof v === 'string') headers[name] = v;
+          }
+          res.writeHead(up.statusCode, headers);
+          up.body.on('data', (c: Buffer) => res.write(c));
+          up.body.on('end', () => res.end());
+          up.body.on('error', () => res.destroy());
+        },
+        () => {
+          res.writeHead(502);
+          res.end();
+        },
+      );
+    });
+  });
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`));
+  // An orderly exit, so that --cpu-prof (PROXY_BENCH_PROF_ROLE=bare) writes its profile.
+  process.on('SIGTERM', () => process.exit(0));
+  exitWithParent();
+}
+
+export interface ProxyRelayOptions {
+  upstreamUrl: string;
+  /** For the SQLite file. */
+  dir: string;
+  model: string;
+  slots: number;
+}
+
+/**
+ * The proxy with every feature on: token check, priority pool, usage capture (include_usage
+ * injected and stripped for streams), batched request rows in a SQLite file (with token
+ * last-use stamps), and the 1 s stats snapshot the app emits. PROXY_BENCH_NOLOG=1: no request log.
+ */
+export async function runProxyRelay(o: ProxyRelayOptions): Promise<void> {
+  const { ConfigSchema } = await import('../../../src-main/core/config/index.js');
+  const { ModelRegistry, ProxyServer, RequestLog, createTokenRepository } = await import('../../../src-main/core/proxy/index.js');
+  const { openStore } = await import('../../../src-main/core/store/index.js');
+  const { silentLogger, systemClock } = await import('../../../src-main/core/base/index.js');
+  const config = ConfigSchema.parse({
+    hosts: [{ label: 'bench', ssh: { host: '127.0.0.1', user: 'x', agent: true }, services: [{ id: 'up', kind: 'vllm', remotePort: 8000, model: o.model, slots: o.slots }] }],
+    proxy: { queueBound: { interactive: 100_000 } },
+  });
+  const store = openStore({ file: join(o.dir, 'bench.db') });
+  const tokens = createTokenRepository(store.db, systemClock);
+  const { token } = tokens.create('bench', 'interactive');
+  // As the app wires it: token last-use stamped per flushed batch, a stats snapshot every second.
+  const log = new RequestLog({ db: store.db, clock: systemClock, logger: silentLogger, onFlushed: (clients, at) => tokens.touch(clients, at) });
+  const proxy = await ProxyServer.start({
+    port: 0,
+    settings: config.proxy,
+    registry: ModelRegistry.fromConfig(config),
+    tokens,
+    requestLog: process.env.PROXY_BENCH_NOLOG ? null : log,
+    resolver: { resolve: () => ({ ok: true, url: o.upstreamUrl }) },
+  });
+  const tick = setInterval(() => proxy.snapshot(), 1_000);
+  exitWithParent();
+  process.stdout.write(`READY ${proxy.origin} ${token}\n`);
+  process.on('SIGTERM', () => {
+    clearInterval(tick);
+    void proxy.close(100).then(() => {
+      log.dispose();
+      const rows = (store.db.prepare('SELECT COUNT(*) AS n FROM requests').get() as { n: number }).n;
+      process.stderr.write(`proxy rows written: ${rows}, answered: ${proxy.answeredCount}\n`);
+      store.close();
+      process.exit(0);
+    });
+  });
+}
