@@ -8,7 +8,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { fireAndForget, silentLogger, type Logger } from '../base/index.js';
 import { isStaleConnectionFailure, openFreshConnection } from '../upstream-dispatch.js';
-import { writeError, wire, type Exchange } from './exchange.js';
+import { baseHeaders, writeError, wire, type Exchange } from './exchange.js';
+import type { WireError } from './errors.js';
 import { SseRelay, usageFromBody, type Usage } from './sse.js';
 import { MAX_STORED_BYTES } from './idempotency.js';
 
@@ -29,6 +30,15 @@ export interface ForwardRequest {
   monotonic: () => number;
   /** Keep a copy of what the client got (for idempotent replays). */
   capture: boolean;
+  /**
+   * A failure before any byte of the upstream reached the client — the connection refused or cut
+   * before the status line (not a timeout: the upstream may be working on it), or the tunnel's own
+   * 502/503 (`x-gpu-console-error`: the request never reached the server) — is not answered but
+   * handed back as `early`, so the caller may send it to another replica.
+   */
+  deferEarly?: boolean;
+  /** Retry-After (s) for an upstream's own 429 that carries none (the caller's queue knows best). */
+  rateLimitRetryAfterS?: () => number;
 }
 
 export interface ForwardResult {
@@ -40,6 +50,8 @@ export interface ForwardResult {
   captured: { status: number; headers: Record<string, string>; body: Buffer } | null;
   /** The first attempt met a connection the upstream had closed; the answer came from the one retry. */
   retried: boolean;
+  /** With `deferEarly`: the failure before anything reached the client, unanswered. */
+  early: WireError | null;
 }
 
 let retriesTotal = 0;
@@ -64,7 +76,7 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
     let controller: Dispatcher.DispatchController | null = null;
     let abortedBy: 'client' | 'drain' | null = null;
     let relay: SseRelay | null = null;
-    let mode: 'sse' | 'plain' | 'error-frame' = 'plain';
+    let mode: 'sse' | 'plain' | 'error-frame' | 'early' = 'plain';
     let status = 0;
     let usage: Usage | null = null;
     const kept: Buffer[] = [];
@@ -80,13 +92,17 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
     let fresh: Dispatcher | null = null;
     const logger = req.logger ?? silentLogger;
 
-    const finish = (result: Omit<ForwardResult, 'captured' | 'usage' | 'retried'>) => {
+    /** Set when a tunnel refusal (its own 502/503) is read to hand back as `early`. */
+    let tunnelRefusal: { status: number; retryAfterS: number; code: string } | null = null;
+
+    const finish = (result: Omit<ForwardResult, 'captured' | 'usage' | 'retried' | 'early'>, early: WireError | null = null) => {
       if (settled) return;
       settled = true;
       ex.abort = null;
       if (fresh) fireAndForget(result.completed ? fresh.close() : fresh.destroy(), logger, 'closing the retry connection');
       resolve({
         ...result,
+        early,
         retried,
         usage,
         captured: req.capture && capturedBytes <= MAX_STORED_BYTES && result.completed ? { status, headers: captureHeaders, body: Buffer.concat(captured) } : null,
@@ -136,23 +152,42 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
         status = statusCode;
         const contentType = header(h, 'content-type') ?? '';
         const isSse = contentType.startsWith('text/event-stream');
+        const tunnelCode = header(h, 'x-gpu-console-error');
+        if (req.deferEarly && tunnelCode !== undefined && (statusCode === 502 || statusCode === 503)) {
+          // The console's own tunnel answered: the request never reached the server. Read it, hand it back.
+          tunnelRefusal = { status: statusCode, retryAfterS: parseRetryAfterS(header(h, 'retry-after')) ?? 1, code: tunnelCode };
+          keep = true;
+          mode = 'early';
+          return;
+        }
         if (ex.committed) {
           // Our SSE headers are out already: a 200 stream continues it, anything else becomes an error frame.
           mode = statusCode === 200 && isSse ? 'sse' : 'error-frame';
         } else {
           mode = isSse ? 'sse' : 'plain';
-          const outHeaders: Record<string, string | number> = { 'x-request-id': ex.id, 'x-queue-ms': Math.round(ex.queueMs), 'x-upstream': ex.upstream ?? '' };
+          const outHeaders = baseHeaders(ex);
           for (const name of PASS_HEADERS) {
             const v = header(h, name);
             if (v !== undefined && !(isSse && name === 'content-length')) outHeaders[name] = v;
           }
-          const retryAfter = header(h, 'retry-after');
-          if (retryAfter !== undefined && /^\d{1,6}$/.test(retryAfter)) outHeaders['retry-after'] = retryAfter;
+          // Retry-After in whole seconds (a date becomes seconds, a bogus value is dropped) with retry-after-ms;
+          // an upstream refusal without one gets one: its 429 from our queue, a 503 5 s, a 502/504 1 s.
+          let retryS = parseRetryAfterS(header(h, 'retry-after'));
+          if (retryS === null && RETRYABLE.has(statusCode)) retryS = statusCode === 429 ? (req.rateLimitRetryAfterS?.() ?? 1) : statusCode === 503 ? 5 : 1;
+          if (retryS !== null) {
+            outHeaders['retry-after'] = String(retryS);
+            outHeaders['retry-after-ms'] = String(retryS * 1000);
+            ex.retryAfterS = retryS;
+          }
           if (isSse) {
             outHeaders['cache-control'] = 'no-cache';
             outHeaders['x-accel-buffering'] = 'no';
           }
           captureHeaders = { 'content-type': contentType || 'application/json' };
+          if (retryS !== null) {
+            captureHeaders['retry-after'] = String(retryS);
+            captureHeaders['retry-after-ms'] = String(retryS * 1000);
+          }
           res.writeHead(statusCode, outHeaders);
           ex.sse = isSse;
           // Headers go out with the first event when it came in the same read (one write
@@ -167,7 +202,7 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
         keep = mode === 'error-frame' || (mode === 'plain' && contentType.includes('json') && declared <= MAX_USAGE_PARSE_BYTES);
       },
       onResponseData(_c, chunk) {
-        if (ex.ttftMs === null) ex.ttftMs = req.monotonic() - ex.t0;
+        if (ex.ttftMs === null && mode !== 'early') ex.ttftMs = req.monotonic() - ex.t0;
         if (keep) {
           keptBytes += chunk.length;
           if (keptBytes <= MAX_USAGE_PARSE_BYTES) kept.push(chunk);
@@ -177,9 +212,15 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
         else if (mode === 'plain') out(chunk);
       },
       onResponseEnd() {
+        if (tunnelRefusal) {
+          finish({ completed: false, failure: 'upstream' }, tunnelError(tunnelRefusal, Buffer.concat(kept).toString('utf8')));
+          return;
+        }
         if (mode === 'sse') {
           out(relay!.end());
           usage = relay!.usage;
+          // llama-server ends a failed generation with an error event and no [DONE]: relayed, and noted on the row.
+          if (relay!.errorEvent !== null && ex.errorCode === null) ex.errorCode = 'upstream_error_event';
         } else if (mode === 'plain' && keep) {
           usage = usageFromBody(Buffer.concat(kept));
         }
@@ -214,6 +255,11 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
         }
         const code = (err as { code?: string }).code ?? '';
         const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+        if (req.deferEarly && (status === 0 || tunnelRefusal) && !timeout) {
+          // Never reached the server, or no byte of its answer reached the client: the caller decides.
+          finish({ completed: false, failure: 'upstream' }, wire(502, 'upstream_unreachable', `the upstream could not be reached: ${err.message}`, { retryAfterS: 1 }));
+          return;
+        }
         if (!res.headersSent || ex.committed) {
           if (status === 0 || ex.committed) {
             writeError(
@@ -281,4 +327,29 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
 
     send(req.dispatcher, false);
   });
+}
+
+const RETRYABLE = new Set([429, 502, 503, 504]);
+
+/** Retry-After as whole seconds ≥ 1: delta-seconds, or an HTTP-date from now; null when absent or bogus. */
+export function parseRetryAfterS(value: string | undefined, nowMs = Date.now()): number | null {
+  if (value === undefined) return null;
+  const v = value.trim();
+  if (/^\d{1,7}$/.test(v)) return Math.max(1, Number(v));
+  if (!/[a-z]/i.test(v)) return null;
+  const at = Date.parse(v);
+  if (!Number.isFinite(at)) return null;
+  return Math.min(86_400, Math.max(1, Math.ceil((at - nowMs) / 1000)));
+}
+
+/** The tunnel's own refusal (its JSON names an SSH_* code) as the proxy's 503 tunnel_down. */
+function tunnelError(t: { status: number; retryAfterS: number; code: string }, body: string): WireError {
+  let message = `the tunnel answered ${t.status} (${t.code})`;
+  try {
+    const m = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
+    if (typeof m === 'string') message = `${t.code}: ${m}`;
+  } catch {
+    // keep the generic message
+  }
+  return wire(503, 'tunnel_down', message, { retryAfterS: t.retryAfterS, extra: { tunnel_error: t.code } });
 }

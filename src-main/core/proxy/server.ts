@@ -101,7 +101,7 @@ export class ProxyServer implements Disposable {
     this.registry = options.registry;
     this.capsOverrides = new Map(Object.entries(options.capsOverrides ?? {}));
     this.env = { clock: this.clock, mono: this.mono, settings: options.settings, closing: false };
-    this.forwarder = new Forwarder(this.env, options.resolver, options.secrets ?? null, options.offPrem ?? null);
+    this.forwarder = new Forwarder(this.env, options.resolver, options.secrets ?? null, options.offPrem ?? null, this.logger);
     this.router = new ReplicaRouter(this.mono);
     this.idempotency = new IdempotencyCache(this.clock, options.settings.idempotencyTtlMs);
     this.syncPools();
@@ -401,7 +401,9 @@ export class ProxyServer implements Disposable {
         if (!lease.ok) return stop(ex, lease.error);
         // Counted as routed only now: an idempotent twin or a refusal never reached the replica.
         this.router.count(spec.key);
-        const sent = await this.forwarder.forward(ex, target, lease.value, out, path, complete !== null);
+        // A failure before the first byte may go elsewhere only while another replica (or model) is left.
+        const mayFailover = model.value.replicas.some((list) => list.some((r) => r.key !== spec.key && !tried.has(r.key)));
+        const sent = await this.forwarder.forward(ex, target, lease.value, out, path, complete !== null, mayFailover);
         if (sent.kind === 'served') {
           this.router.markHealthy(spec.key);
           captured = sent.captured;

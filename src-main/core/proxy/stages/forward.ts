@@ -4,7 +4,7 @@
 // released when it ends. Owns those pools, the key cache, and the list of
 // requests being forwarded per upstream (what a drain waits for or cuts).
 import type { Pool } from 'undici';
-import { describeUrlTarget, type OnPremGuard } from '../../base/index.js';
+import { describeUrlTarget, silentLogger, type Logger, type OnPremGuard } from '../../base/index.js';
 import { createUpstreamPool } from '../../upstream-dispatch.js';
 import { wire, type Exchange } from '../exchange.js';
 import { forward } from '../forward.js';
@@ -14,7 +14,7 @@ import type { Lease } from '../pool.js';
 import type { UpstreamSpec } from '../registry.js';
 import type { UpstreamResolver } from '../resolver.js';
 import type { SecretStore } from '../../ports.js';
-import { drainingError, unavailableError } from './refusals.js';
+import { drainingError, retryAfterS, unavailableError } from './refusals.js';
 import { stop, type StageEnv } from './stage.js';
 import type { WireError } from '../errors.js';
 import type { Target, UpstreamBody } from './upstream.js';
@@ -29,6 +29,7 @@ export class Forwarder {
     private readonly resolver: UpstreamResolver,
     private readonly secrets: SecretStore | null,
     private readonly offPrem: OnPremGuard | null = null,
+    private readonly logger: Logger = silentLogger,
   ) {}
 
   /** The requests being forwarded to one upstream now (undefined before its first). */
@@ -45,7 +46,16 @@ export class Forwarder {
    * while the request waited, the upstream refused the connection) comes back unanswered as
    * `early`, so the caller can try another replica or answer it.
    */
-  async forward(ex: Exchange, { spec, pool }: Target, lease: Lease, out: UpstreamBody, path: string, capture: boolean): Promise<ForwardOutcome> {
+  async forward(
+    ex: Exchange,
+    { spec, pool }: Target,
+    lease: Lease,
+    out: UpstreamBody,
+    path: string,
+    capture: boolean,
+    /** Another replica could take it: a failure before anything reached the client comes back as `early`. */
+    mayFailover = false,
+  ): Promise<ForwardOutcome> {
     let served = false;
     const running = this.runningList(spec.key);
     const node = running.add(ex);
@@ -53,7 +63,7 @@ export class Forwarder {
       if (ex.clientGone) return DONE_OUTCOME;
       // The tunnel may have moved or dropped while the request waited.
       const avail = this.resolver.resolve(spec);
-      if (!avail.ok) return { kind: 'early', error: unavailableError(avail, pool) };
+      if (!avail.ok) return mayFailover ? { kind: 'early', error: unavailableError(avail, pool) } : answered(ex, unavailableError(avail, pool));
       ex.url = avail.url;
       if (this.offPrem && !this.offPrem.check(avail.url, 'proxy')) {
         return answered(ex, wire(502, 'upstream_off_prem', `${spec.key} resolved to ${describeUrlTarget(avail.url)}, outside loopback and the console's tunnels; refused`, { retryAfterS: 600 }));
@@ -79,6 +89,9 @@ export class Forwarder {
         stripUsage: out.stripUsage,
         monotonic: mono,
         capture,
+        deferEarly: mayFailover,
+        rateLimitRetryAfterS: () => retryAfterS(pool, pool.queuedTotal),
+        logger: this.logger,
       });
       served = result.completed;
       if (result.usage) {
@@ -91,9 +104,7 @@ export class Forwarder {
         const cut = drainingError(spec.key, pool, false, this.env.clock.now());
         return answered(ex, { ...cut, message: `${cut.message} (this request was cut at the drain deadline)` });
       }
-      if (result.failure === 'upstream' && !result.completed && !ex.res.headersSent) {
-        // forward.ts could not answer (nothing was relayed): left to the caller.
-      }
+      if (result.early) return { kind: 'early', error: result.early };
       if (!result.completed) return DONE_OUTCOME;
       return { kind: 'served', captured: result.captured ? { ...result.captured, upstream: spec.key } : null };
     } finally {
