@@ -52,6 +52,8 @@ interface StreamRun {
   /** Per chunk after a stream's first: (gap seen at the client) − (gap at the stub), ms. */
   addedGapMs: Float64Array;
   chunks: number;
+  /** Reads (data callbacks) at the client: chunks per read above 1 means they queued somewhere on the way. */
+  reads: number;
   failures: string[];
   seconds: number;
   cpuMs: { relay: number; stub: number; client: number };
@@ -60,7 +62,7 @@ interface StreamRun {
 const EMIT = '"emit_ns":';
 
 /** One stream: counts its chunks and records their timing; resolves with a failure text or null. */
-function oneStream(pool: Pool, t: Target, body: string, chunks: number, out: { transit: Float64Array; gap: Float64Array; n: number; g: number }): Promise<string | null> {
+function oneStream(pool: Pool, t: Target, body: string, chunks: number, out: { transit: Float64Array; gap: Float64Array; n: number; g: number; reads: number }): Promise<string | null> {
   return new Promise((resolve) => {
     let status = 0;
     let pending = '';
@@ -75,6 +77,7 @@ function oneStream(pool: Pool, t: Target, body: string, chunks: number, out: { t
       },
       onResponseData(_c, chunk) {
         const at = nowNs();
+        out.reads++;
         pending += chunk.toString('latin1');
         let start = 0;
         for (let end = pending.indexOf('\n\n'); end >= 0; end = pending.indexOf('\n\n', start)) {
@@ -117,7 +120,7 @@ function oneStream(pool: Pool, t: Target, body: string, chunks: number, out: { t
 }
 
 async function runStreams(pool: Pool, t: Target, stub: Child, streams: number, chunks: number, intervalMs: number, lockstep: boolean): Promise<StreamRun> {
-  const out = { transit: new Float64Array(streams * chunks), gap: new Float64Array(streams * chunks), n: 0, g: 0 };
+  const out = { transit: new Float64Array(streams * chunks), gap: new Float64Array(streams * chunks), n: 0, g: 0, reads: 0 };
   const before = { relay: t.relay ? cpuMs(t.relay.pid) : 0, stub: cpuMs(stub.pid), client: process.cpuUsage() };
   const t0 = nowNs();
   const failures = (
@@ -141,6 +144,7 @@ async function runStreams(pool: Pool, t: Target, stub: Child, streams: number, c
     transitMs: out.transit.slice(0, out.n).sort(),
     addedGapMs: out.gap.slice(0, out.g).sort(),
     chunks: out.n,
+    reads: out.reads,
     failures,
     seconds,
     cpuMs: { relay: t.relay ? cpuMs(t.relay.pid) - before.relay : 0, stub: cpuMs(stub.pid) - before.stub, client: (client.user + client.system) / 1000 },
@@ -201,7 +205,7 @@ async function main(): Promise<void> {
 
   const total = streams * chunks;
   console.log('\nper chunk (median over rounds); CPU from /proc over the streams\' lifetime ÷ chunks relayed');
-  console.log('target   relay CPU µs   stub CPU µs   client CPU µs   transit p50 / p99 / max ms     added gap p50 / p99 / p99.9 ms   chunks/s   failed streams');
+  console.log('target   relay CPU µs   stub CPU µs   client CPU µs   transit p50 / p99 / max ms     added gap p50 / p99 / p99.9 ms   chunks/s   chunks/read   failed streams');
   const m = (name: string, f: (x: StreamRun) => number) => median(results.get(name)!.map(f));
   for (const t of targets) {
     const cell = (f: (x: StreamRun) => number, d: number, w: number) => m(t.name, f).toFixed(d).padStart(w);
@@ -209,9 +213,13 @@ async function main(): Promise<void> {
       `${t.name.padEnd(8)} ${cell((x) => (x.cpuMs.relay * 1000) / total, 1, 12)}   ${cell((x) => (x.cpuMs.stub * 1000) / total, 1, 11)}   ${cell((x) => (x.cpuMs.client * 1000) / total, 1, 13)}   ` +
         `${cell((x) => pct(x.transitMs, 50), 3, 8)} / ${cell((x) => pct(x.transitMs, 99), 3, 6)} / ${cell((x) => x.transitMs[x.transitMs.length - 1] ?? NaN, 1, 6)}    ` +
         `${cell((x) => pct(x.addedGapMs, 50), 3, 10)} / ${cell((x) => pct(x.addedGapMs, 99), 3, 6)} / ${cell((x) => pct(x.addedGapMs, 99.9), 3, 6)}   ` +
-        `${cell((x) => x.chunks / x.seconds, 0, 8)}   ${cell((x) => x.failures.length, 0, 14)}`,
+        `${cell((x) => x.chunks / x.seconds, 0, 8)}   ${cell((x) => x.chunks / x.reads, 2, 11)}   ${cell((x) => x.failures.length, 0, 14)}`,
     );
   }
+  console.log(
+    'a relay whose transit p50 is far above direct\'s falls behind (chunks wait in its queue: a saturated machine); chunks/read above about 1.05 (several chunks of a stream in one read):\n' +
+      'it fell behind by more than an interval, and its CPU per chunk then falls, as one read and one write carry several',
+  );
   console.log(`\nat end: ${runContext()}`);
   const verdicts: Verdict[] = [];
   if (results.has('proxy') && results.has('bare')) {
