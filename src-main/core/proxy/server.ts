@@ -32,8 +32,8 @@ import { shuttingDownError } from './stages/refusals.js';
 import { sendJson, sendMetrics } from './stages/respond.js';
 import { routeRequest } from './stages/route.js';
 import { stop, type StageEnv } from './stages/stage.js';
-import { chooseNow, chooseUpstream, lookupRoute, upstreamBody, type ChooseContext, type Target } from './stages/upstream.js';
-import { ReplicaRouter, type Choice } from './router.js';
+import { chooseNow, chooseUpstream, chosen, lookupRoute, upstreamBody, type ChooseContext, type Target } from './stages/upstream.js';
+import { ReplicaRouter } from './router.js';
 import { ClassStats, type UpstreamStats } from './stats.js';
 import type { TokenRepository } from './tokens.js';
 
@@ -89,6 +89,7 @@ export class ProxyServer implements Disposable {
   private readonly env: StageEnv;
   private readonly forwarder: Forwarder;
   private readonly router: ReplicaRouter;
+  private readonly chooser: ChooseContext;
   private answeredTotal = 0;
   private failoversTotal = 0;
   private closed: Promise<void> | null = null;
@@ -103,6 +104,7 @@ export class ProxyServer implements Disposable {
     this.env = { clock: this.clock, mono: this.mono, settings: options.settings, closing: false };
     this.forwarder = new Forwarder(this.env, options.resolver, options.secrets ?? null, options.offPrem ?? null, this.logger);
     this.router = new ReplicaRouter(this.mono);
+    this.chooser = { pools: this.pools, router: this.router, resolver: options.resolver, env: this.env };
     this.idempotency = new IdempotencyCache(this.clock, options.settings.idempotencyTtlMs);
     this.syncPools();
     this.server = createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 0 }, (req, res) => this.handle(req, res));
@@ -370,17 +372,10 @@ export class ProxyServer implements Disposable {
     if (!body.ok) return stop(ex, body.error);
     const model = lookupRoute(ex, body.value, this.registry);
     if (!model.ok) return stop(ex, model.error);
-    const chooser: ChooseContext = {
-      pools: this.pools,
-      router: this.router,
-      resolver: this.options.resolver,
-      env: this.env,
-      refused: (spec) => {
-        ex.upstream = spec.key;
-        ex.model = spec.model;
-      },
-    };
-    const first = await chooseUpstream(ex, model.value, cls.value, req.headers, chooser);
+    const chooser = this.chooser;
+    // Ready now (the usual case) without a promise; else wait or refuse as chooseUpstream decides.
+    const now = chooseNow(model.value, cls.value, chooser, NO_EXCLUSIONS);
+    const first = now?.ok ? chosen(ex, now) : await chooseUpstream(ex, model.value, cls.value, req.headers, chooser);
     if (!first.ok) return stop(ex, first.error);
     let target: Target = first.value;
 
@@ -392,7 +387,7 @@ export class ProxyServer implements Disposable {
       complete = begun.value;
     }
     let captured: StoredAnswer | null = null;
-    const tried = new Set<string>();
+    let tried: Set<string> | null = null;
     try {
       for (;;) {
         const { spec } = target;
@@ -402,7 +397,7 @@ export class ProxyServer implements Disposable {
         // Counted as routed only now: an idempotent twin or a refusal never reached the replica.
         this.router.count(spec.key);
         // A failure before the first byte may go elsewhere only while another replica (or model) is left.
-        const mayFailover = model.value.replicas.some((list) => list.some((r) => r.key !== spec.key && !tried.has(r.key)));
+        const mayFailover = model.value.replicas.length > 1 || model.value.replicas[0]!.some((r) => r.key !== spec.key && !tried?.has(r.key));
         const sent = await this.forwarder.forward(ex, target, lease.value, out, path, complete !== null, mayFailover);
         if (sent.kind === 'served') {
           this.router.markHealthy(spec.key);
@@ -412,13 +407,13 @@ export class ProxyServer implements Disposable {
         if (sent.kind === 'done') return;
         // Failed before the first byte, nothing relayed: another replica (or the next model of a group) may take it.
         this.router.markFailing(spec.key);
-        tried.add(spec.key);
+        (tried ??= new Set()).add(spec.key);
         const next = chooseNow(model.value, cls.value, chooser, tried);
         if (!next?.ok || this.env.closing || ex.clientGone) return stop(ex, sent.error);
         this.logger.debug('failover', { id: ex.id, from: spec.key, to: next.spec.key, code: sent.error.code });
         ex.failovers++;
         this.failoversTotal++;
-        target = chooseAgain(ex, next);
+        target = chosen(ex, next).value;
       }
     } finally {
       complete?.(captured ?? failedAnswer(ex));
@@ -461,10 +456,4 @@ export class ProxyServer implements Disposable {
   }
 }
 
-/** A failover's next replica, recorded on `ex` as the first choice was. */
-function chooseAgain(ex: Exchange, c: Extract<Choice, { ok: true }>): Target {
-  ex.upstream = c.spec.key;
-  ex.model = c.spec.model;
-  ex.url = c.url;
-  return { spec: c.spec, pool: c.pool };
-}
+const NO_EXCLUSIONS: ReadonlySet<string> = new Set();

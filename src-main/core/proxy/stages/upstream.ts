@@ -31,8 +31,6 @@ export interface ChooseContext {
   router: ReplicaRouter;
   resolver: UpstreamResolver;
   env: StageEnv;
-  /** Told which replica's refusal answers the request (recorded on the request's row). */
-  refused?: (spec: UpstreamSpec) => void;
 }
 
 /** Records the model and stream flag on `ex`; 404 model_not_found. */
@@ -54,6 +52,15 @@ export function lookupRoute(ex: Exchange, body: JsonBody, registry: ModelRegistr
  * replica is excluded.
  */
 export function chooseNow(route: ModelRoute, cls: TrafficClass, ctx: ChooseContext, exclude: ReadonlySet<string>): Choice | null {
+  // One model with one replica (most fleets): no candidate lists, no ranking.
+  if (route.replicas.length === 1 && route.replicas[0]!.length === 1 && exclude.size === 0) {
+    const spec = route.replicas[0]![0]!;
+    const pool = ctx.pools.get(spec.key);
+    if (!pool) return null;
+    if (pool.isDraining) return { ok: false, spec, pool, why: 'draining' };
+    const avail = ctx.resolver.resolve(spec);
+    return avail.ok ? { ok: true, spec, pool, url: avail.url, lastResort: false } : { ok: false, spec, pool, why: avail };
+  }
   const now = ctx.env.clock.now();
   const rankAt = (c: Refused) => rank(c, now);
   let best: Extract<Choice, { ok: false }> | null = null;
@@ -112,13 +119,13 @@ export async function chooseUpstream(
   exclude: ReadonlySet<string> = EMPTY,
 ): Promise<StageResult<Target>> {
   const first = chooseNow(route, cls, ctx, exclude);
-  if (first?.ok) return chosen(ex, ctx, first);
+  if (first?.ok) return chosen(ex, first);
   if (!first) return fail(wire(503, 'upstream_unreachable', `no replica of ${route.name} is left to try`, { retryAfterS: 1 }));
   const { clock, mono, settings } = ctx.env;
   const budgetMs = Math.min(settings.holdBudgetMs[cls], clientHoldLimitMs(headers['x-stainless-timeout']) ?? Infinity) - ex.heldMs;
   let refused = first;
   let recovery = recoveryOf(refused, clock.now());
-  if (!recovery || recovery.expectedMs > budgetMs || ctx.env.closing) return fail(refusal(refused, ctx, false));
+  if (!recovery || recovery.expectedMs > budgetMs || ctx.env.closing) return fail(refusal(ex, refused, ctx, false));
 
   // Hold: re-check on every fleet change and every 250 ms until a replica takes it or the budget is spent.
   const start = mono();
@@ -171,7 +178,7 @@ export async function chooseUpstream(
       const next = chooseNow(route, cls, ctx, exclude);
       if (next?.ok) {
         ex.heldMs += mono() - start;
-        return chosen(ex, ctx, next);
+        return chosen(ex, next);
       }
       if (!next) break;
       refused = next;
@@ -189,22 +196,24 @@ export async function chooseUpstream(
   }
   ex.heldMs += mono() - start;
   if (ex.clientGone) return DONE;
-  return fail(refusal(refused, ctx, true));
+  return fail(refusal(ex, refused, ctx, true));
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
 
-function chosen(ex: Exchange, ctx: ChooseContext, c: Extract<Choice, { ok: true }>): StageResult<Target> {
+/** Records the chosen replica on `ex` (exported for the server's synchronous fast path and failovers). */
+export function chosen(ex: Exchange, c: Extract<Choice, { ok: true }>): StageResult<Target> & { ok: true } {
   ex.upstream = c.spec.key;
   ex.model = c.spec.model;
   ex.url = c.url;
-  return ok({ spec: c.spec, pool: c.pool });
+  return ok({ spec: c.spec, pool: c.pool }) as StageResult<Target> & { ok: true };
 }
 
 /** The refusal for a choice nobody could take: draining / restarting, or the resolver's reason; `held` past a hold budget. */
-function refusal(c: Extract<Choice, { ok: false }>, ctx: ChooseContext, held: boolean) {
+function refusal(ex: Exchange, c: Extract<Choice, { ok: false }>, ctx: ChooseContext, held: boolean) {
   // The row names the upstream that refused (the wake-on-demand policy and the Proxy view count by it).
-  ctx.refused?.(c.spec);
+  ex.upstream = c.spec.key;
+  ex.model = c.spec.model;
   if (c.why === 'draining') return drainingError(c.spec.key, c.pool, ctx.env.closing, ctx.env.clock.now());
   return unavailableError(c.why, c.pool, held);
 }
