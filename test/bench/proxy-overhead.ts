@@ -196,7 +196,10 @@ async function main(): Promise<void> {
     const rps: Record<string, number[]> = {};
     const cpu: Record<string, Array<{ client: number; upstream: number; relay: number }>> = {};
     for (let r = 0; r < rounds; r++) {
-      for (const t of targets) {
+      // direct first (the reference of every round), then the relays, in reverse order every other
+      // round: on a shared machine, load that drifts during a round then does not favour one relay.
+      const relays = targets.slice(1);
+      for (const t of [targets[0]!, ...(r % 2 === 0 ? relays : relays.reverse())]) {
         const c1 = await run(t, stream, 1, requests);
         (p50[t.name] ??= []).push(pct(c1.times, 50));
         (p99[t.name] ??= []).push(pct(c1.times, 99));
