@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createOffPremCounter, type OffPremCounter } from '../../../src-main/core/base/index.js';
 import type { WireCode } from '../../../src-main/core/proxy/index.js';
 import { fakeFleet, type FakeFleet, type FakeFleetOptions } from './fake-fleet.js';
 import { rawHttp, startStub, startStubProxy, type StubHandler, type StubProxy } from './helpers.js';
@@ -104,12 +105,12 @@ interface Env {
 type ProxySettings = Parameters<typeof startStubProxy>[1];
 
 /** A stub upstream `h/s` serving model M (slots 4 unless told), the real proxy in front; with `fleet`, a FleetResolver over a fake fleet. */
-async function env(o: { handler?: StubHandler; proxy?: ProxySettings; slots?: number; url?: string; fleet?: Omit<FakeFleetOptions, 'url'> } = {}): Promise<Env> {
+async function env(o: { handler?: StubHandler; proxy?: ProxySettings; slots?: number; url?: string; fleet?: Omit<FakeFleetOptions, 'url'>; offPrem?: OffPremCounter } = {}): Promise<Env> {
   const stub = await startStub(o.handler ?? answerOk);
   cleanups.push(() => stub.close());
   const url = o.url ?? stub.url;
   const fleet = o.fleet ? fakeFleet({ url, ...o.fleet }) : null;
-  const p = await startStubProxy([{ label: 'h', id: 's', model: 'M', url, slots: o.slots ?? 4 }], o.proxy ?? {}, fleet?.resolver);
+  const p = await startStubProxy([{ label: 'h', id: 's', model: 'M', url, slots: o.slots ?? 4 }], o.proxy ?? {}, fleet?.resolver, o.offPrem ? { offPrem: o.offPrem } : {});
   cleanups.push(() => p.close());
   return { p, token: p.token('t', 'interactive'), fleet };
 }
@@ -429,7 +430,7 @@ const TABLE = {
         retryAfterS: [2, 3],
       },
       {
-        name: 'an in-flight request cut at the drain deadline (fixed 5 s)',
+        name: 'an in-flight request cut at the drain deadline (past the deadline: 5 s)',
         run: async () => {
           const { e, g } = await gated();
           const cut = await inFlight(e, g);
@@ -680,6 +681,23 @@ const TABLE = {
         name: 'the upstream\'s apiKeyRef cannot be read (no secret store)',
         run: async () => send(await env({ proxy: { upstreams: { 'h/s': { apiKeyRef: 'upstream-key' } } } })),
         retryAfterS: [30, 30],
+      },
+    ],
+  },
+  upstream_off_prem: {
+    wire: 'json',
+    status: 502,
+    type: 'server_error',
+    cases: [
+      {
+        name: 'an upstream resolved outside loopback and the tunnels is refused and counted, never dialled',
+        run: async () => {
+          const counter = createOffPremCounter();
+          const a = await send(await env({ url: 'http://192.0.2.7:8000', offPrem: counter }));
+          expect(counter.counts()).toMatchObject({ proxy: 1, lifecycle: 0, probe: 0 });
+          return a;
+        },
+        retryAfterS: [600, 600],
       },
     ],
   },
