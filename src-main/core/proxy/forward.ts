@@ -95,18 +95,14 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
     /** Set when a tunnel refusal (its own 502/503) is read to hand back as `early`. */
     let tunnelRefusal: { status: number; retryAfterS: number; code: string } | null = null;
 
-    const finish = (result: Omit<ForwardResult, 'captured' | 'usage' | 'retried' | 'early'>, early: WireError | null = null) => {
+    // Positional, and one object literal of a fixed shape: this runs once per request.
+    const finish = (completed: boolean, failure: ForwardResult['failure'], early: WireError | null = null) => {
       if (settled) return;
       settled = true;
       ex.abort = null;
-      if (fresh) fireAndForget(result.completed ? fresh.close() : fresh.destroy(), logger, 'closing the retry connection');
-      resolve({
-        ...result,
-        early,
-        retried,
-        usage,
-        captured: req.capture && capturedBytes <= MAX_STORED_BYTES && result.completed ? { status, headers: captureHeaders, body: Buffer.concat(captured) } : null,
-      });
+      if (fresh) fireAndForget(completed ? fresh.close() : fresh.destroy(), logger, 'closing the retry connection');
+      const copy = req.capture && capturedBytes <= MAX_STORED_BYTES && completed ? { status, headers: captureHeaders, body: Buffer.concat(captured) } : null;
+      resolve({ completed, failure, usage, captured: copy, retried, early });
     };
 
     const out = (data: string | Buffer) => {
@@ -213,7 +209,7 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
       },
       onResponseEnd() {
         if (tunnelRefusal) {
-          finish({ completed: false, failure: 'upstream' }, tunnelError(tunnelRefusal, Buffer.concat(kept).toString('utf8')));
+          finish(false, 'upstream', tunnelError(tunnelRefusal, Buffer.concat(kept).toString('utf8')));
           return;
         }
         if (mode === 'sse') {
@@ -240,11 +236,11 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
           res.end();
         }
         if (ex.status >= 400 && ex.errorCode === null) ex.errorCode = 'upstream_error';
-        finish({ completed: true, failure: null });
+        finish(true, null);
       },
       onResponseError(_c, err) {
         if (abortedBy) {
-          finish({ completed: false, failure: abortedBy });
+          finish(false, abortedBy);
           return;
         }
         // Nothing of this attempt reached the client (no status yet, so no header or byte was relayed;
@@ -257,7 +253,7 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
         const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
         if (req.deferEarly && (status === 0 || tunnelRefusal) && !timeout) {
           // Never reached the server, or no byte of its answer reached the client: the caller decides.
-          finish({ completed: false, failure: 'upstream' }, wire(502, 'upstream_unreachable', `the upstream could not be reached: ${err.message}`, { retryAfterS: 1 }));
+          finish(false, 'upstream', wire(502, 'upstream_unreachable', `the upstream could not be reached: ${err.message}`, { retryAfterS: 1 }));
           return;
         }
         if (!res.headersSent || ex.committed) {
@@ -279,7 +275,7 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
           ex.errorCode = 'upstream_reset';
           res.destroy();
         }
-        finish({ completed: false, failure: 'upstream' });
+        finish(false, 'upstream');
       },
     };
 
@@ -300,7 +296,7 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
         );
       } catch (err) {
         writeError(ex, wire(502, 'upstream_unreachable', `the upstream could not be reached: ${(err as Error).message}`, { retryAfterS: 1 }));
-        finish({ completed: false, failure: 'upstream' });
+        finish(false, 'upstream');
       }
     };
 
@@ -318,7 +314,7 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
         fresh = (req.freshConnection ?? openFreshConnection)(req.origin);
       } catch (e) {
         writeError(ex, wire(502, 'upstream_unreachable', `the upstream could not be reached: ${(e as Error).message}`, { retryAfterS: 1 }));
-        finish({ completed: false, failure: 'upstream' });
+        finish(false, 'upstream');
         return;
       }
       // `reset`: this connection carries this request only (Connection: close), so it is never a reused one.

@@ -77,7 +77,9 @@ export function createTokenRepository(db: Database.Database, clock: Clock): Toke
   const cache = new Map<string, TokenCheck>();
   let seen = version.get()!;
   let checkedAt = clock.now();
-  const cached = (tokenHash: string): TokenCheck | undefined => {
+  // Keyed by the presented token: a hit costs no SHA-256 (the hash is for the table, where a leak must not
+  // give tokens away; this map lives only in this process, as the request that carried the token does).
+  const cached = (token: string): TokenCheck | undefined => {
     const at = clock.now();
     // Also when the clock went back: never trust the cache longer than the interval.
     if (at - checkedAt >= VERSION_CHECK_MS || at < checkedAt) {
@@ -89,7 +91,7 @@ export function createTokenRepository(db: Database.Database, clock: Clock): Toke
         return undefined;
       }
     }
-    return cache.get(tokenHash);
+    return cache.get(token);
   };
 
   return {
@@ -123,10 +125,9 @@ export function createTokenRepository(db: Database.Database, clock: Clock): Toke
       return toView({ ...row, revoked_at: at });
     },
     check(token) {
-      const tokenHash = hashToken(token);
-      const hit = cached(tokenHash);
+      const hit = cached(token);
       if (hit) return hit;
-      const row = byHash.get(tokenHash);
+      const row = byHash.get(hashToken(token));
       const result: TokenCheck = !row
         ? { ok: false, reason: 'unknown' }
         : row.revoked_at !== null
@@ -134,7 +135,7 @@ export function createTokenRepository(db: Database.Database, clock: Clock): Toke
           : { ok: true, name: row.name, maxClass: row.max_class };
       // Bounded: random unknown tokens must not grow it without limit.
       if (cache.size >= TOKEN_CACHE_MAX) cache.clear();
-      cache.set(tokenHash, result);
+      cache.set(token, result);
       return result;
     },
     touch(names, at) {

@@ -23,6 +23,7 @@ export class Forwarder {
   private readonly dispatchers = new Map<string, Pool>();
   private readonly apiKeys = new Map<string, string>();
   private readonly running = new Map<string, LiveList<Exchange>>();
+  private readonly onPremOrigins = new Set<string>();
 
   constructor(
     private readonly env: StageEnv,
@@ -65,7 +66,8 @@ export class Forwarder {
       const avail = this.resolver.resolve(spec);
       if (!avail.ok) return mayFailover ? { kind: 'early', error: unavailableError(avail, pool) } : answered(ex, unavailableError(avail, pool));
       ex.url = avail.url;
-      if (this.offPrem && !this.offPrem.check(avail.url, 'proxy')) {
+      // Tunnel origins are few and stable: each is checked (and its URL parsed) once.
+      if (this.offPrem && !this.onPremOrigins.has(avail.url) && !this.checkOnPrem(avail.url)) {
         return answered(ex, wire(502, 'upstream_off_prem', `${spec.key} resolved to ${describeUrlTarget(avail.url)}, outside loopback and the console's tunnels; refused`, { retryAfterS: 600 }));
       }
       let apiKey: string | null = null;
@@ -111,6 +113,13 @@ export class Forwarder {
       running.remove(node);
       lease.release(served);
     }
+  }
+
+  private checkOnPrem(url: string): boolean {
+    if (!this.offPrem!.check(url, 'proxy')) return false;
+    if (this.onPremOrigins.size > 1024) this.onPremOrigins.clear();
+    this.onPremOrigins.add(url);
+    return true;
   }
 
   /** Closes every upstream connection now. */
