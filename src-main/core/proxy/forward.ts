@@ -105,8 +105,25 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
       resolve({ completed, failure, usage, captured: copy, retried, early });
     };
 
+    /**
+     * A stream's status and headers, held until its first event when another replica could still take
+     * the request: a replica that dies between its headers and its first token (vLLM sends headers at
+     * once) has then sent the client nothing, and the request can go elsewhere.
+     */
+    let heldHead: { status: number; headers: Record<string, string | number> } | null = null;
+    /** Something of the upstream's answer was written to the client. */
+    let relayed = false;
+    const releaseHead = () => {
+      if (!heldHead) return;
+      const h = heldHead;
+      heldHead = null;
+      res.writeHead(h.status, h.headers);
+    };
+
     const out = (data: string | Buffer) => {
       if (data.length === 0 || res.destroyed) return;
+      releaseHead();
+      relayed = true;
       const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
       ex.bytesOut += bytes;
       if (req.capture && capturedBytes <= MAX_STORED_BYTES) {
@@ -184,14 +201,18 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
             captureHeaders['retry-after'] = String(retryS);
             captureHeaders['retry-after-ms'] = String(retryS * 1000);
           }
-          res.writeHead(statusCode, outHeaders);
           ex.sse = isSse;
-          // Headers go out with the first event when it came in the same read (one write
-          // instead of two); otherwise right after this read, so clients see them at once.
-          if (isSse) queueMicrotask(() => {
-            if (!res.headersSent && !res.destroyed) res.flushHeaders();
-          });
           ex.status = statusCode;
+          if (req.deferEarly && isSse && statusCode === 200) {
+            heldHead = { status: statusCode, headers: outHeaders };
+          } else {
+            res.writeHead(statusCode, outHeaders);
+            // Headers go out with the first event when it came in the same read (one write
+            // instead of two); otherwise right after this read, so clients see them at once.
+            if (isSse) queueMicrotask(() => {
+              if (!res.headersSent && !res.destroyed) res.flushHeaders();
+            });
+          }
         }
         if (mode === 'sse') relay = new SseRelay(req.stripUsage);
         const declared = Number(header(h, 'content-length') ?? '0');
@@ -214,6 +235,7 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
         }
         if (mode === 'sse') {
           out(relay!.end());
+          releaseHead();
           usage = relay!.usage;
           // llama-server ends a failed generation with an error event and no [DONE]: relayed, and noted on the row.
           if (relay!.errorEvent !== null && ex.errorCode === null) ex.errorCode = 'upstream_error_event';
@@ -251,9 +273,18 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
         }
         const code = (err as { code?: string }).code ?? '';
         const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
-        if (req.deferEarly && (status === 0 || tunnelRefusal) && !timeout) {
+        // A held stream head, or SSE keep-alives of our own, mean the client has seen nothing of the upstream yet.
+        if (req.deferEarly && !relayed && !timeout && (status === 0 || tunnelRefusal || heldHead || (ex.committed && mode === 'sse'))) {
+          heldHead = null;
           // Never reached the server, or no byte of its answer reached the client: the caller decides.
           finish(false, 'upstream', wire(502, 'upstream_unreachable', `the upstream could not be reached: ${err.message}`, { retryAfterS: 1 }));
+          return;
+        }
+        if (heldHead) {
+          // The stream's head was held and nothing followed it: nothing is out yet, so a plain error answer.
+          heldHead = null;
+          writeError(ex, timeout ? wire(504, 'upstream_timeout', `the upstream did not answer in time (${code})`, { retryAfterS: 1 }) : wire(502, 'upstream_reset', `the upstream broke off its answer: ${err.message}`, { retryAfterS: 1 }));
+          finish(false, 'upstream');
           return;
         }
         if (!res.headersSent || ex.committed) {

@@ -172,6 +172,31 @@ describe('replicas: one model on two services', () => {
 });
 
 describe('replicas: failover before the first byte', () => {
+  it('a replica that sends its stream headers and dies before the first event: the client gets the other replica\'s whole stream', async () => {
+    // vLLM answers 200 text/event-stream at once and the first token after prefill: the proxy holds that head.
+    const headersThenDie: StubHandler = (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.flushHeaders();
+      setTimeout(() => req.socket.destroy(), 30);
+    };
+    const streams: StubHandler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'from b' } }] })}\n\n`);
+      res.end('data: [DONE]\n\n');
+    };
+    const f = await fleet(headersThenDie, streams);
+    // a/s first: both idle, ties go to config order.
+    const x = await chat(f, 'M', { body: { stream: true } });
+    expect(x.status).toBe(200);
+    expect(x.upstream).toBe('b/s');
+    expect(x.text).toContain('"content":"from b"');
+    expect(x.text).not.toContain('"error"');
+    expect(x.text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    expect(f.a.requests).toBe(1);
+    expect(f.b.requests).toBe(1);
+    expect(f.p.proxy.snapshot().failovers).toBe(1);
+  });
+
   it('a replica that drops while the request waits for its slot: the request goes to the other replica', async () => {
     const f = await fleet(named('a/s', [], 300), named('b/s'), undefined, 1);
     f.unavailable.set('b/s', down());
