@@ -69,6 +69,8 @@ describe('lifecycle actions through the built console', () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/verified\s+sleep\s+l20-poc\/qwen/);
     expect(listed.stdout).toContain('--type-label tri-gpu');
+    // The pending restart's counts come split: through the proxy, and direct tunnel clients at the engine.
+    expect(listed.stdout).toMatch(/now \d+ in flight (\(\d+ through the proxy, \d+ from direct tunnel clients\)|through the proxy)/);
 
     const audit = await runCliProcess(['audit', 'list', '--limit', '200', '--data-dir', dataDir]);
     for (const t of ['lifecycle.proposed', 'lifecycle.approved', 'lifecycle.running', 'lifecycle.drained', 'lifecycle.step', 'lifecycle.verified', 'lifecycle.resumed']) {

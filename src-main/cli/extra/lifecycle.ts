@@ -25,7 +25,9 @@ function details(a: ActionView, output: Output): void {
   output.out(line(a));
   output.out(`  reason:   ${a.reason}`);
   output.out(`  effect:   ${a.expectedEffect}`);
-  output.out(`  downtime: ~${(a.expectedDowntimeMs / 1000).toFixed(1)} s (${a.downtimeBasis}); now ${a.inFlight} in flight, ${a.queued} queued`);
+  // The split (through the proxy, direct tunnel clients at the engine) when the console knows it.
+  const now = a.load?.summary ?? `${a.inFlight} in flight, ${a.queued} queued`;
+  output.out(`  downtime: ~${(a.expectedDowntimeMs / 1000).toFixed(1)} s (${a.downtimeBasis}); now ${now}`);
   for (const s of a.steps) output.out(`  ${s.kind.padEnd(6)}  ${s.text}${s.body ? `  body: ${s.body}` : ''}`);
   if (a.nonce) output.out(`  approve:  gpu-console actions approve ${a.id} --nonce ${a.nonce}${a.requiresTypedLabel ? ` --type-label ${a.label}` : ''}`);
   for (const o of a.observed) output.out(`  observed: ${o}`);
