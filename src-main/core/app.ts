@@ -13,7 +13,7 @@ import { DisposableStore, Emitter, createOffPremCounter, systemClock, toAppError
 import { ConsoleBench, benchChannels } from './bench/index.js';
 import type { EventSink, HandlersFor } from './channel.js';
 import { ConfigSchema, ConfigService, type Config } from './config/index.js';
-import { startDemoFleet, type DemoFleet } from './demo/index.js';
+import { startDemoFleet, type DemoFleet, type HostProfile } from './demo/index.js';
 import { FleetService, HostService, SshConfigImportService, fleetChannels } from './fleet/index.js';
 import { recordConsoleStarted, recordConsoleStopped } from './instance/index.js';
 import { ConsoleLifecycle, StoredWakeEstimates, lifecycleChannels, lifecycleTargets, policySettings } from './lifecycle/index.js';
@@ -39,7 +39,8 @@ export interface AppOptions {
   home?: string;
   /** Path to an Electron-ABI better_sqlite3.node (desktop only). */
   sqliteNativeBinding?: string;
-  demoOptions?: { timeScale?: number; decodeSpeedFactor?: number; traffic?: boolean };
+  /** `profiles`: other demo hosts than the built-in three (tests, benchmarks). */
+  demoOptions?: { timeScale?: number; decodeSpeedFactor?: number; traffic?: boolean; profiles?: readonly HostProfile[] };
   /** Overrides the poll interval from config (tests). */
   pollIntervalMs?: number;
   /** Where secrets are kept; default: a 0600 file in the data dir (headless). The desktop shell passes the keychain. */

@@ -109,6 +109,8 @@ export class ProxyService implements Disposable {
     d.add(answered);
     d.add(server);
     d.add(fleet.onDidTick((snapshot) => resolver.remember(snapshot)));
+    // A host's SSH state matters at once (a link lost, a host connected before the first poll ends), not at the next tick.
+    d.add(fleet.onDidChangeHostState(() => resolver.remember(fleet.snapshot())));
     d.add(config.onDidChange((next) => server.update(ModelRegistry.fromConfig(next), next.proxy)));
     d.add(clock.setInterval(() => deps.emit('proxy.stats', server.snapshot()), STATS_INTERVAL_MS));
     logger.info('proxy listening', { url: server.url });
