@@ -39,7 +39,8 @@ export function commitSse(ex: Exchange, since: number, mono: () => number): void
   ex.sse = true;
   ex.status = 200;
   ex.queueMs = mono() - since;
-  ex.res.writeHead(200, baseHeaders(ex, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-upstream': ex.upstream ?? '' }));
+  // X-Upstream only once a replica is chosen (baseHeaders adds it); a stream held for a recovery names it in its queue frames.
+  ex.res.writeHead(200, baseHeaders(ex, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }));
   ex.res.flushHeaders();
 }
 
