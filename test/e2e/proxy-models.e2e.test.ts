@@ -113,8 +113,10 @@ describe('the Proxy view: models, replicas and where requests went', () => {
     for (const m of models) {
       const row = panel.locator(`[data-testid="model-row-${m.name}"]`);
       expect(await row.getAttribute('data-kind')).toBe(m.kind);
-      expect(await row.locator('tr[data-testid^="replica-"]').count()).toBe(m.replicas.length);
+      // A group (the demo's `chat`) shows its fallback chain, not replica lines of its own.
+      expect(await row.locator('tr[data-testid^="replica-"]').count()).toBe(m.kind === 'group' ? 0 : m.replicas.length);
     }
+    expect(models.find((m) => m.kind === 'group')).toMatchObject({ name: 'chat', chain: ['Qwen3.6-27B-FP8', 'Gemma-3-27B-it'] });
     const replica = panel.locator(`[data-testid="model-row-${qwen.model}"] [data-testid="replica-${qwen.upstream}"]`);
     await expect.poll(() => replica.getByTestId('replica-routed').getAttribute('data-value'), { timeout: 10_000 }).toBe('1');
     expect(await replica.getByTestId('replica-routed-share').getAttribute('data-value')).toBe('100');

@@ -71,7 +71,12 @@ export interface DemoHostConfig {
 
 export interface DemoConfig {
   hosts: DemoHostConfig[];
+  /** The built-in fleet's group alias (`chat`: the L20's Qwen, falling back to tri-gpu's Gemma). */
+  proxy?: { groups: Record<string, string[]> };
 }
+
+/** A group alias on the built-in fleet, so the proxy's fallback can be seen and tried (`"model": "chat"`). */
+const DEMO_GROUPS: Record<string, string[]> = { chat: ['Qwen3.6-27B-FP8', 'Gemma-3-27B-it'] };
 
 export interface DemoHostHandle {
   label: string;
@@ -290,7 +295,7 @@ export async function startDemoFleet(options: DemoFleetOptions): Promise<DemoFle
   const hosts = started.map((s) => s.handle);
   return {
     hosts,
-    config: { hosts: started.map((s) => s.config) },
+    config: { hosts: started.map((s) => s.config), ...(profiles === DEMO_HOSTS ? { proxy: { groups: DEMO_GROUPS } } : {}) },
     clientKeyFile: clientKey.path,
     knownHostsFile,
     host(label) {

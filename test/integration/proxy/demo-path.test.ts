@@ -34,6 +34,14 @@ function runCurl(args: string[]): Promise<{ stdout: string; code: number | null 
   });
 }
 
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 const rowsFor = (id: string) => app.proxy.requests({ limit: 2000, outcome: 'all' }).filter((r) => r.id === id);
 
 describe('proxy on the demo fleet', () => {
@@ -47,6 +55,15 @@ describe('proxy on the demo fleet', () => {
     await expect(client.models.retrieve('QWEN')).resolves.toMatchObject({ id: 'qwen', object: 'model', root: 'Qwen3.6-27B-FP8' });
     await expect(client.models.retrieve('qwen3.6-27b-fp8')).resolves.toMatchObject({ id: 'Qwen3.6-27B-FP8' });
     await expect(client.models.retrieve('no-such/model')).rejects.toMatchObject({ status: 404, code: 'model_not_found' });
+  });
+
+  it('the built-in group alias `chat` goes to its first model, through the OpenAI SDK', async () => {
+    await expect(client.models.retrieve('chat')).resolves.toMatchObject({ id: 'chat', fallback: ['Qwen3.6-27B-FP8', 'Gemma-3-27B-it'] });
+    const { data, response } = await client.chat.completions
+      .create({ model: 'chat', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 4 })
+      .withResponse();
+    expect(data.model).toBe('Qwen3.6-27B-FP8');
+    expect(response.headers.get('x-upstream')).toBe('l20-poc/qwen');
   });
 
   it('answers a chat through the tunnel (alias, any case) and accounts for it', async () => {
@@ -141,6 +158,22 @@ describe('proxy on the demo fleet', () => {
     const expected = body.error.expected_wake_ms === null ? '30' : String(Math.max(1, Math.ceil(body.error.expected_wake_ms / 1000)));
     expect(r.headers['retry-after']).toBe(expected);
     await sim.wakeUp();
+  });
+
+  it('the group alias falls back to its second model while the first sleeps', async () => {
+    const sim = app.demo!.host('l20-poc').simulator('qwen');
+    await sim.sleep(1);
+    await until(() => app.proxy.snapshot().upstreams.find((u) => u.upstream === 'l20-poc/qwen')?.state === 'sleeping');
+    try {
+      const { data, response } = await client.chat.completions
+        .create({ model: 'chat', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 4 })
+        .withResponse();
+      expect(response.headers.get('x-upstream')).toBe('tri-gpu/gemma');
+      expect(data.model).toBe('Gemma-3-27B-it');
+    } finally {
+      await sim.wakeUp();
+      await until(() => app.proxy.snapshot().upstreams.find((u) => u.upstream === 'l20-poc/qwen')?.state === 'ready');
+    }
   });
 
   it('changes caps at runtime with an audit event', () => {
