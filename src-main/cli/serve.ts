@@ -8,7 +8,11 @@ import { findRunningConsole, readyFilePath, removeReadyFile, writeReadyFile, typ
 import { startWebBridge } from '../web/index.js';
 import { EXIT, type Output } from './output.js';
 import { VERSION } from './version.js';
+
 import { ChromiumPdfPrinter } from '../web/index.js';
+
+/** Signals this soon after the first are the same keypress delivered twice (terminal + parent), not a second request. */
+const SAME_KEYPRESS_MS = 1_000;
 
 export interface ServeOptions {
   demo: boolean;
@@ -89,13 +93,16 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
   else output.out(`GPU Console ready ui=${ui}${info.proxy ? ` proxy=${info.proxy}` : ''}${where}`);
 
   return await new Promise<number>((resolveExit) => {
-    let stopping = false;
+    let stoppingAt: number | null = null;
     const stop = (signal: string) => {
-      if (stopping) {
+      if (stoppingAt !== null) {
+        // One Ctrl-C can arrive more than once: the terminal signals the whole process group, and a
+        // parent (`npm start`, npm itself) forwards it again. Only a later one means "exit now".
+        if (Date.now() - stoppingAt < SAME_KEYPRESS_MS) return;
         output.err(`gpu-console: ${signal} again, exiting now`);
         process.exit(EXIT.FAILED);
       }
-      stopping = true;
+      stoppingAt = Date.now();
       logger.info('shutting down', { signal });
       const done = async () => {
         await bridge.close();
