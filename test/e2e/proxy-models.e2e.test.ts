@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProxyStatsSchema, type ProxyStats, type UpstreamFigures } from '../../src-preload/contract/index.js';
+import { ProxyStatsSchema, type ProxyStats } from '../../src-preload/contract/index.js';
+import { upstreamFigures as upstream } from '../helpers/proxy-figures.js';
 import { launchChromium } from '../helpers/browser.js';
 import { assertBuilt, bridgeCall, runCliProcess, startConsole, type RunningConsole } from '../helpers/console-process.js';
 import { ROOT } from '../helpers/imports.js';
@@ -14,39 +15,6 @@ import { ROOT } from '../helpers/imports.js';
 // figures — a two-replica model with weights and a failing replica, and a
 // group alias — answered in place of the bridge's first proxy.snapshot.
 
-function upstream(key: string, model: string, extra: Partial<UpstreamFigures> = {}): UpstreamFigures {
-  const [label, serviceId] = key.split('/') as [string, string];
-  return {
-    upstream: key,
-    label,
-    serviceId,
-    model,
-    aliases: [],
-    state: 'ready',
-    slots: 8,
-    caps: { reservedInteractive: 2, interactive: 8, system: 6, batch: 3 },
-    inFlight: 0,
-    queued: 0,
-    serviceMsEstimate: null,
-    classes: (['interactive', 'system', 'batch'] as const).map((c) => ({
-      class: c,
-      inFlight: 0,
-      queued: 0,
-      waitP50Ms: null,
-      waitP95Ms: null,
-      ttftP50Ms: null,
-      ttftP95Ms: null,
-      requestsPerS: 0,
-      tokensOutPerS: 0,
-      completed: 0,
-      rejected: 0,
-    })),
-    weight: 1,
-    routed: 0,
-    failing: false,
-    ...extra,
-  };
-}
 
 function replicaStats(at: number): ProxyStats {
   return ProxyStatsSchema.parse({

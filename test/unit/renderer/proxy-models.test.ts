@@ -1,28 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ProxyStatsSchema, type ProxyStats, type UpstreamFigures } from '../../../src-preload/contract/index.js';
+import { ProxyStatsSchema, type ProxyStats } from '../../../src-preload/contract/index.js';
+import { upstreamFigures as upstream } from '../../helpers/proxy-figures.js';
 import { chainText, modelsView } from '../../../src-renderer/src/features/proxy/proxy-models.js';
 
-function upstream(key: string, model: string, extra: Partial<UpstreamFigures> = {}): UpstreamFigures {
-  const [label, serviceId] = key.split('/') as [string, string];
-  return {
-    upstream: key,
-    label,
-    serviceId,
-    model,
-    aliases: [],
-    state: 'ready',
-    slots: 8,
-    caps: { reservedInteractive: 2, interactive: 8, system: 6, batch: 3 },
-    inFlight: 0,
-    queued: 0,
-    serviceMsEstimate: null,
-    classes: [],
-    weight: 1,
-    routed: 0,
-    failing: false,
-    ...extra,
-  };
-}
 
 /** Two replicas of qwen (weights 3:1, one failing), gemma alone and asleep, and a group `chat` = qwen → gemma. */
 const REPLICA_STATS: ProxyStats = ProxyStatsSchema.parse({
