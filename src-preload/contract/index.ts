@@ -14,3 +14,4 @@ export * from './lifecycle.js';
 export * from './bench.js';
 export * from './secrets.js';
 export * from './report.js';
+export * from './tick-codec.js';
