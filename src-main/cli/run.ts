@@ -3,7 +3,7 @@ import { isAppError } from '../core/base/index.js';
 import { auditList, auditVerify, configCheck, hostsConnect, status, uiUrl } from './commands.js';
 import { parsePort, parsePositiveInt, resolveDataDir } from './options.js';
 import { EXIT, UsageError, createOutput, type Output } from './output.js';
-import { serve } from './serve.js';
+import { MAX_DEMO_HOSTS, serve } from './serve.js';
 import { VERSION } from './version.js';
 import { benchCommands } from './extra/bench.js';
 import { lifecycleCommands } from './extra/lifecycle.js';
@@ -33,6 +33,8 @@ Commands:
       --demo-traffic on|off
                           simulated application traffic on the demo fleet (default on)
       --demo-time-scale N divide the demo fleet's sleep/wake/restart times by N (default 1)
+      --demo-hosts N      a demo fleet of N synthetic hosts (1-128; 8 GPUs and 2 services each)
+                          instead of the built-in three, for seeing and measuring scale
       --config FILE       config file (default: <data dir>/config.yaml)
       --ui-port N         UI port on 127.0.0.1 (default 0 = any free port)
       --proxy-port N      port of the local OpenAI-compatible proxy on 127.0.0.1 (default: config, else any free port)
@@ -106,6 +108,7 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
           demo: { type: 'boolean', default: false },
           'demo-traffic': { type: 'string' },
           'demo-time-scale': { type: 'string' },
+          'demo-hosts': { type: 'string' },
           config: { type: 'string' },
           'ui-port': { type: 'string' },
           'proxy-port': { type: 'string' },
@@ -124,11 +127,20 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
         if (demoTimeScale !== undefined && !(Number.isFinite(demoTimeScale) && demoTimeScale >= 1 && demoTimeScale <= 10_000)) {
           throw new UsageError(`--demo-time-scale must be a number from 1 to 10000, got "${rawScale}"`);
         }
+        const rawHosts = values['demo-hosts'];
+        const demoHosts = rawHosts === undefined ? undefined : Number(rawHosts);
+        if (demoHosts !== undefined && !(Number.isInteger(demoHosts) && demoHosts >= 1 && demoHosts <= MAX_DEMO_HOSTS)) {
+          throw new UsageError(`--demo-hosts must be a whole number from 1 to ${MAX_DEMO_HOSTS}, got "${rawHosts}"`);
+        }
+        if (demoHosts !== undefined && values.config !== undefined) {
+          throw new UsageError('--demo-hosts starts a demo fleet; it cannot be combined with --config');
+        }
         return await serve(
           {
-            demo: values.demo ?? false,
+            demo: (values.demo ?? false) || demoHosts !== undefined,
             demoTraffic: demoTraffic === 'on',
             demoTimeScale,
+            demoHosts,
             configFile: values.config ?? null,
             dataDir: resolveDataDir(values['data-dir']),
             uiPort: parsePort('--ui-port', values['ui-port']) ?? 0,

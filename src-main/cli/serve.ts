@@ -4,12 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { createApi } from '../core/api.js';
 import { startApp } from '../core/app.js';
 import { AppError, createLogger, type LogLevel } from '../core/base/index.js';
+import { syntheticProfiles } from '../core/demo/index.js';
 import { findRunningConsole, readyFilePath, removeReadyFile, writeReadyFile, type ReadyInfo } from '../core/instance/index.js';
 import { startWebBridge } from '../web/index.js';
 import { EXIT, type Output } from './output.js';
 import { VERSION } from './version.js';
 
 import { ChromiumPdfPrinter } from '../web/index.js';
+
+/** The largest `--demo-hosts` fleet (each host is an SSH server and two simulators in this process). */
+export const MAX_DEMO_HOSTS = 128;
 
 /** Signals this soon after the first are the same keypress delivered twice (terminal + parent), not a second request. */
 const SAME_KEYPRESS_MS = 1_000;
@@ -20,6 +24,8 @@ export interface ServeOptions {
   demoTraffic: boolean;
   /** Divides the demo fleet's sleep / wake / restart durations (tests); default 1. */
   demoTimeScale?: number;
+  /** N synthetic demo hosts (8 GPUs, 2 services each) instead of the built-in three. */
+  demoHosts?: number;
   configFile: string | null;
   dataDir: string;
   uiPort: number;
@@ -66,7 +72,11 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
     dataDir: options.dataDir,
     configFile: options.configFile,
     demo: options.demo,
-    demoOptions: { traffic: options.demoTraffic, timeScale: options.demoTimeScale },
+    demoOptions: {
+      traffic: options.demoTraffic,
+      timeScale: options.demoTimeScale,
+      ...(options.demoHosts !== undefined ? { profiles: syntheticProfiles(options.demoHosts, { labelPrefix: 'demo' }) } : {}),
+    },
     proxyPort: options.proxyPort,
     logger,
     // Headless, report PDFs are printed by a local Chromium/Chrome (GPU_CONSOLE_CHROMIUM or a standard path).

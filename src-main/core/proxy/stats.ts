@@ -4,31 +4,66 @@
 import type { TrafficClass } from './classes.js';
 
 const WINDOW_MS = 60_000;
-const MAX_SAMPLES = 4096;
+export const MAX_SAMPLES = 4096;
 
-/** A bounded ring of (time, value) samples. */
-class SampleRing {
-  private readonly t = new Float64Array(MAX_SAMPLES);
-  private readonly v = new Float64Array(MAX_SAMPLES);
+/** Capacity a ring starts with; it doubles as samples arrive, up to MAX_SAMPLES. */
+const INITIAL_SAMPLES = 64;
+
+/**
+ * A bounded ring of (time, value) samples. It grows on demand: an upstream
+ * that sees little traffic (most of a large fleet, most classes) holds a few
+ * hundred bytes, not the 64 KiB a full ring takes.
+ */
+export class SampleRing {
+  private t = new Float64Array(INITIAL_SAMPLES);
+  private v = new Float64Array(INITIAL_SAMPLES);
   private next = 0;
   private size = 0;
 
-  push(at: number, value: number): void {
-    this.t[this.next] = at;
-    this.v[this.next] = value;
-    this.next = (this.next + 1) % MAX_SAMPLES;
-    if (this.size < MAX_SAMPLES) this.size++;
+  /** Samples held (at most MAX_SAMPLES). */
+  get length(): number {
+    return this.size;
   }
 
-  /** Values no older than `since`. */
+  /** Bytes the ring's arrays hold now. */
+  get capacityBytes(): number {
+    return this.t.byteLength + this.v.byteLength;
+  }
+
+  push(at: number, value: number): void {
+    if (this.size === this.t.length && this.t.length < MAX_SAMPLES) this.grow();
+    const cap = this.t.length;
+    this.t[this.next] = at;
+    this.v[this.next] = value;
+    this.next = (this.next + 1) % cap;
+    if (this.size < cap) this.size++;
+  }
+
+  /** Values no older than `since`, newest first. */
   valuesSince(since: number): number[] {
+    const cap = this.t.length;
     const out: number[] = [];
     for (let i = 0; i < this.size; i++) {
-      const idx = (this.next - 1 - i + MAX_SAMPLES) % MAX_SAMPLES;
+      const idx = (this.next - 1 - i + cap) % cap;
       if (this.t[idx]! < since) break;
       out.push(this.v[idx]!);
     }
     return out;
+  }
+
+  /** Doubles the capacity, oldest sample first in the new arrays (the ring is full when this runs). */
+  private grow(): void {
+    const cap = Math.min(MAX_SAMPLES, this.t.length * 2);
+    const t = new Float64Array(cap);
+    const v = new Float64Array(cap);
+    for (let i = 0; i < this.size; i++) {
+      const idx = (this.next + i) % this.t.length;
+      t[i] = this.t[idx]!;
+      v[i] = this.v[idx]!;
+    }
+    this.t = t;
+    this.v = v;
+    this.next = this.size;
   }
 }
 
