@@ -2,11 +2,13 @@
 // the contract's channels only. The raw IPC event never reaches the page, and
 // unknown channels are refused here before they reach the main process. A call
 // that may be cancelled carries an id; `cancel(id)` tells main to abort it.
+// `resync(channel)` asks main for a keyframe of a delta-coded tick channel.
 // The channel table (with zod) is bundled in: a sandboxed preload cannot require it.
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import { isEventChannel, isInvokeChannel } from './contract/channels.js';
 import { BridgeErrorCode } from './contract/codes.js';
-import { IPC_CANCEL, IPC_EVENT, IPC_INVOKE, isCallId } from './contract/ipc.js';
+import { IPC_CANCEL, IPC_EVENT, IPC_INVOKE, IPC_RESYNC, isCallId } from './contract/ipc.js';
+import { isDeltaChannel } from './contract/tick-codec.js';
 
 type Listener = (payload: unknown) => void;
 
@@ -30,6 +32,10 @@ const api = {
   cancel(callId: string): void {
     if (!isCallId(callId)) throw new Error('cancel needs the id the call was sent with');
     ipcRenderer.send(IPC_CANCEL, callId);
+  },
+  resync(channel: string): void {
+    if (!isDeltaChannel(channel)) throw new Error(`"${String(channel)}" is not a delta-coded event channel`);
+    ipcRenderer.send(IPC_RESYNC, channel);
   },
   on(event: string, listener: Listener): () => void {
     if (typeof event !== 'string' || !isEventChannel(event)) throw new Error(`unknown event "${String(event)}"`);

@@ -1,14 +1,15 @@
 // The Electron main process: single instance, locked-down window, app://
 // protocol, ipcMain bound to the contract through core/api with sender checks
-// (a call sent with an id can be aborted by IPC_CANCEL from the same page).
+// (a call sent with an id can be aborted by IPC_CANCEL from the same page;
+// the window's delta-coded ticks restart from a keyframe on IPC_RESYNC).
 // All behaviour lives in core; this file only adapts Electron to it.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { BrowserWindow, app, dialog, ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
-import { BridgeErrorCode, IPC_EVENT, IPC_INVOKE, type InvokeResult } from '../../src-preload/contract/index.js';
-import { IPC_CANCEL, isCallId } from '../../src-preload/contract/ipc.js';
+import { BridgeErrorCode, IPC_EVENT, IPC_INVOKE, isDeltaChannel, TickStreamEncoder, type InvokeResult } from '../../src-preload/contract/index.js';
+import { IPC_CANCEL, IPC_RESYNC, isCallId } from '../../src-preload/contract/ipc.js';
 import { createApi, type Api } from '../core/api.js';
 import { startApp, type App } from '../core/app.js';
 import { AppError, createLogger } from '../core/base/index.js';
@@ -134,8 +135,13 @@ export function runDesktop(): void {
       ipcMain.on(IPC_CANCEL, (event, callId: unknown) => {
         if (isTrustedSender(event, contents) && isCallId(callId)) calls.cancel(event.sender.id, callId);
       });
+      // One window, one stream: ticks go out as deltas against what this window was last sent.
+      const ticks = new TickStreamEncoder();
       api.onEvent((e) => {
-        if (contents && !contents.isDestroyed()) contents.send(IPC_EVENT, e.channel, e.payload);
+        if (contents && !contents.isDestroyed()) contents.send(IPC_EVENT, e.channel, ticks.encodeEvent(e.channel, e.payload));
+      });
+      ipcMain.on(IPC_RESYNC, (event, channel: unknown) => {
+        if (isTrustedSender(event, contents) && isDeltaChannel(channel)) ticks.resync(channel);
       });
       const tray = createTray(
         join(app.getAppPath(), 'resources', 'icon.png'),
@@ -149,7 +155,10 @@ export function runDesktop(): void {
       const win = createMainWindow(join(outDir, 'preload'));
       contents = win.webContents;
       const pageId = contents.id;
-      contents.on('did-navigate', () => calls.cancelAllOf(pageId, 'the page was reloaded'));
+      contents.on('did-navigate', () => {
+        calls.cancelAllOf(pageId, 'the page was reloaded');
+        ticks.resync(); // the new page holds no state
+      });
       contents.on('render-process-gone', () => calls.cancelAllOf(pageId, 'the page crashed'));
       contents.on('destroyed', () => calls.cancelAllOf(pageId, 'the window was closed'));
       await win.loadURL(`${APP_ORIGIN}/index.html`);

@@ -1,6 +1,9 @@
 // The headless bridge: serves the built renderer and the contract over HTTP on
 // 127.0.0.1 only. Calls are `POST /api/<channel>` with a JSON body; events
-// stream from `GET /api/events` as SSE. Every /api request needs the per-start
+// stream from `GET /api/events` as SSE, the high-rate ticks delta-coded per
+// connection (tick-codec.ts; `POST /api/events/resync` asks one stream for a
+// keyframe, the stream named by the `x-gpu-console-stream` header its
+// response carried). Every /api request needs the per-start
 // token in `x-gpu-console-token`; every request must carry a loopback Host
 // header naming our port (DNS-rebinding defence).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -8,7 +11,15 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { BridgeErrorCode, type ContractError } from '../../src-preload/contract/index.js';
+import {
+  BridgeErrorCode,
+  EVENT_STREAM_HEADER,
+  EVENTS_RESYNC_PATH,
+  parseStrict,
+  ResyncRequestSchema,
+  TickStreamEncoder,
+  type ContractError,
+} from '../../src-preload/contract/index.js';
 import type { Api } from '../core/api.js';
 import { AppError, type Logger } from '../core/base/index.js';
 import { RENDERER_SECURITY_HEADERS, contentTypeFor, resolveStaticPath } from '../core/ui/index.js';
@@ -74,6 +85,8 @@ function tokensEqual(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+const NO_BODY: unique symbol = Symbol('no body');
+
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? '0');
   if (declared > MAX_BODY_BYTES) throw new AppError('BRIDGE_BODY_TOO_LARGE', `body over ${MAX_BODY_BYTES} bytes`);
@@ -92,6 +105,8 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
   const token = options.token ?? randomBytes(32).toString('hex');
   const sockets = new Set<Socket>();
   const sseClients = new Set<ServerResponse>();
+  /** Each open event stream's tick encoder, by the id in its EVENT_STREAM_HEADER. */
+  const streams = new Map<string, TickStreamEncoder>();
   let port = 0;
 
   const allowedHost = (host: string | undefined): boolean =>
@@ -139,6 +154,18 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
       openEventStream(req, res);
       return;
     }
+    if (url.pathname === EVENTS_RESYNC_PATH) {
+      if (req.method !== 'POST') return sendError(res, 405, BridgeErrorCode.BAD_REQUEST, `use POST for ${EVENTS_RESYNC_PATH}`);
+      const input = await readJsonBody(req, res);
+      if (input === NO_BODY) return;
+      const parsed = parseStrict(ResyncRequestSchema, input);
+      if (!parsed.ok) return sendError(res, 400, BridgeErrorCode.INVALID_INPUT, `invalid resync request: ${parsed.message}`);
+      const encoder = streams.get(parsed.data.stream);
+      if (!encoder) return sendError(res, 404, BridgeErrorCode.UNKNOWN_STREAM, 'no open event stream has this id');
+      encoder.resync(parsed.data.channel);
+      sendJson(res, 200, { ok: true, data: {} });
+      return;
+    }
     let channel: string;
     try {
       channel = decodeURIComponent(url.pathname.slice('/api/'.length));
@@ -147,27 +174,8 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
       return;
     }
     if (req.method !== 'POST') return sendError(res, 405, BridgeErrorCode.BAD_REQUEST, `use POST for /api/${channel}`);
-    const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
-    if (type !== 'application/json') {
-      sendError(res, 415, BridgeErrorCode.BAD_REQUEST, 'content-type must be application/json');
-      return;
-    }
-    let body: Buffer;
-    try {
-      body = await readBody(req);
-    } catch (err) {
-      sendError(res, 413, 'BRIDGE_BODY_TOO_LARGE', err instanceof Error ? err.message : 'body too large');
-      return;
-    }
-    let input: unknown = {};
-    if (body.length > 0) {
-      try {
-        input = JSON.parse(body.toString('utf8'));
-      } catch {
-        sendError(res, 400, BridgeErrorCode.BAD_REQUEST, 'body is not valid JSON');
-        return;
-      }
-    }
+    const input = await readJsonBody(req, res);
+    if (input === NO_BODY) return;
     // The call's work stops when the client goes away before its answer (a closed tab, an aborted fetch).
     const controller = new AbortController();
     const onClose = () => {
@@ -182,29 +190,58 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
   }
 
   function openEventStream(req: IncomingMessage, res: ServerResponse): void {
+    const streamId = randomBytes(16).toString('hex');
+    const encoder = new TickStreamEncoder();
+    streams.set(streamId, encoder);
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
+      [EVENT_STREAM_HEADER]: streamId,
     });
     res.write(': connected\n\n');
     sseClients.add(res);
     const keepalive = setInterval(() => res.write(': keep-alive\n\n'), SSE_KEEPALIVE_MS);
     const subscription = api.onEvent((event) => {
       // A slow browser must not make the core buffer without bound: skip
-      // events while this client's socket is backed up (ticks are snapshots,
-      // the next one supersedes a skipped one).
+      // events while this client's socket is backed up (ticks are states, the
+      // next one supersedes a skipped one). A skipped tick is never encoded,
+      // so the next delta is against the last one this client was written.
       if (res.writableNeedDrain) return;
-      res.write(`event: ${event.channel}\ndata: ${JSON.stringify(event.payload)}\n\n`);
+      res.write(`event: ${event.channel}\ndata: ${JSON.stringify(encoder.encodeEvent(event.channel, event.payload))}\n\n`);
     });
     const close = () => {
       clearInterval(keepalive);
       void subscription.dispose();
       sseClients.delete(res);
+      streams.delete(streamId);
     };
     req.on('close', close);
     res.on('close', close);
+  }
+
+  /** The request's JSON body ({} when empty), or NO_BODY once an error answer was sent. */
+  async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+    const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+    if (type !== 'application/json') {
+      sendError(res, 415, BridgeErrorCode.BAD_REQUEST, 'content-type must be application/json');
+      return NO_BODY;
+    }
+    let body: Buffer;
+    try {
+      body = await readBody(req);
+    } catch (err) {
+      sendError(res, 413, 'BRIDGE_BODY_TOO_LARGE', err instanceof Error ? err.message : 'body too large');
+      return NO_BODY;
+    }
+    if (body.length === 0) return {};
+    try {
+      return JSON.parse(body.toString('utf8')) as unknown;
+    } catch {
+      sendError(res, 400, BridgeErrorCode.BAD_REQUEST, 'body is not valid JSON');
+      return NO_BODY;
+    }
   }
 
   async function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {

@@ -10,6 +10,8 @@ export const BridgeErrorCode = {
   /** A path with a malformed percent-escape. */
   INVALID_PATH: 'BRIDGE_INVALID_PATH',
   TRANSPORT: 'BRIDGE_TRANSPORT_FAILED',
+  /** A resync named an event stream the bridge does not have (closed, or never opened). */
+  UNKNOWN_STREAM: 'BRIDGE_UNKNOWN_STREAM',
   /** The caller aborted the call before its answer (its signal); the core stops at its next step. */
   CANCELLED: 'BRIDGE_CANCELLED',
   INTERNAL: 'INTERNAL_ERROR',

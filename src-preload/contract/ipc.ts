@@ -5,6 +5,12 @@ export const IPC_EVENT = 'gpu-console:event';
 /** `send(IPC_CANCEL, callId)`: abort the call invoked with that id (one-way, no answer). */
 export const IPC_CANCEL = 'gpu-console:cancel';
 
+/**
+ * `send(IPC_RESYNC, channel)`: the page holds no state for that delta-coded event channel
+ * (fleet.tick, telemetry.tick); main's next event of it to this window is a keyframe (one-way).
+ */
+export const IPC_RESYNC = 'gpu-console:resync';
+
 /** A cancellable call's id as the preload and main accept it (the renderer sends a UUID). */
 export const CALL_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 

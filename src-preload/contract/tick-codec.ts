@@ -131,7 +131,12 @@ export const eventWireChannels = {
   'telemetry.tick': TelemetryTickWireSchema,
 } as const;
 
-/** A bridge → main request for a keyframe on one stream (web: POST /api/events/resync). */
+/** The web bridge names each SSE connection in this response header, for its resync requests. */
+export const EVENT_STREAM_HEADER = 'x-gpu-console-stream';
+/** POST here (JSON ResyncRequest) to have one SSE connection's next event of a channel be a keyframe. */
+export const EVENTS_RESYNC_PATH = '/api/events/resync';
+
+/** The renderer asks one stream for a keyframe (web: POST EVENTS_RESYNC_PATH; IPC: IPC_RESYNC). */
 export const ResyncRequestSchema = z
   .object({ stream: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/), channel: z.enum(['fleet.tick', 'telemetry.tick']) })
   .strict();
@@ -212,6 +217,11 @@ export class TickStreamDecoder {
       return this.refuse(channel, 'unfit', `${channel}: ${error.message}`);
     }
     return this.accept(channel, seq, next);
+  }
+
+  /** An event of `channel` arrived that could not even be read (not JSON): refused like an invalid one. */
+  unreadable<C extends DeltaChannel>(channel: C, message: string): TickDecodeResult<TickState<C>> {
+    return this.refuse(channel, 'invalid', message);
   }
 
   /** Forget the state of `channel` (of all when omitted): the stream was replaced or nobody listens. */

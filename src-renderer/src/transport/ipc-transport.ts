@@ -2,17 +2,20 @@
 // speaks the envelope; we still parse it, the output and every event payload —
 // each event once, however many listeners it has (one bridge subscription per
 // event channel, fanned out here). A call given a signal carries a call id;
-// aborting sends `cancel(id)` so main aborts the core's work on it.
-import type {
-  ChannelInput,
-  ChannelOutput,
-  EventChannel,
-  EventPayload,
-  InvokeChannel,
-  InvokeResult,
+// aborting sends `cancel(id)` so main aborts the core's work on it. Ticks
+// come delta-coded against what main last sent this window: a channel just
+// subscribed (or a tick refused) asks main for a keyframe with `resync`.
+import {
+  isDeltaChannel,
+  type ChannelInput,
+  type ChannelOutput,
+  type EventChannel,
+  type EventPayload,
+  type InvokeChannel,
+  type InvokeResult,
 } from '../../../src-preload/contract/index.js';
 import { untilAborted } from './abortable.js';
-import { ListenerTable, parseEventPayload, unwrapInvokeResult } from './envelope.js';
+import { EventReader, ListenerTable, unwrapInvokeResult } from './envelope.js';
 import { cancelledError, OPEN_CONNECTION, type ConnectionState, type InvokeOptions, type Transport } from './transport.js';
 
 /** What the preload exposes on `window.gpuConsole`. */
@@ -22,6 +25,8 @@ export interface GpuConsoleBridge {
   on(event: string, listener: (payload: unknown) => void): () => void;
   /** Asks main to abort the call sent with this id; unknown or settled ids are ignored. */
   cancel(callId: string): void;
+  /** Asks main for a keyframe of a delta-coded tick channel (`fleet.tick`, `telemetry.tick`). */
+  resync(channel: string): void;
 }
 
 export class IpcTransport implements Transport {
@@ -29,13 +34,22 @@ export class IpcTransport implements Transport {
   private readonly listeners = new ListenerTable();
   /** The bridge subscription of each event channel that has listeners. */
   private readonly bridged = new Map<string, () => void>();
+  private readonly reader: EventReader;
 
   constructor(
     private readonly bridge: GpuConsoleBridge,
     private readonly report: (message: string) => void = (m) => console.warn(`[ipc transport] ${m}`),
     /** Ids of cancellable calls, unique while the page lives. */
     private readonly newCallId: () => string = () => crypto.randomUUID(),
-  ) {}
+  ) {
+    this.reader = new EventReader(this.report, (channel) => {
+      try {
+        this.bridge.resync(channel);
+      } catch (error) {
+        this.report(`${channel}: keyframe request failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    });
+  }
 
   async invoke<C extends InvokeChannel>(channel: C, input: ChannelInput<C>, options: InvokeOptions = {}): Promise<ChannelOutput<C>> {
     const { signal } = options;
@@ -62,7 +76,7 @@ export class IpcTransport implements Transport {
     const remove = this.listeners.add(event, listener as (payload: unknown) => void);
     if (!this.bridged.has(event)) {
       const off = this.bridge.on(event, (raw) => {
-        const payload = parseEventPayload(event, raw, this.report);
+        const payload = this.reader.read(event, raw);
         if (payload !== null) this.listeners.emit(event, payload, this.report);
       });
       this.bridged.set(event, off);
@@ -75,6 +89,8 @@ export class IpcTransport implements Transport {
       if (this.listeners.has(event)) return;
       this.bridged.get(event)?.();
       this.bridged.delete(event);
+      // ticks main sends meanwhile go unread: the state held would be stale
+      if (isDeltaChannel(event)) this.reader.reset(event);
     };
   }
 
@@ -86,6 +102,7 @@ export class IpcTransport implements Transport {
   dispose(): void {
     for (const off of this.bridged.values()) off();
     this.bridged.clear();
+    this.reader.reset();
     this.listeners.clear();
   }
 }

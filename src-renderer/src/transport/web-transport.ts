@@ -1,17 +1,23 @@
 // The headless bridge: POST /api/<channel> per call, one long-lived SSE stream
 // (GET /api/events) for every event, both carrying the per-start token header.
 // A dropped stream reconnects with backoff; the state is published for the UI.
+// Ticks arrive delta-coded per stream: each new stream starts from a keyframe,
+// and a tick the reader refuses asks this stream for one (POST /api/events/resync).
 import {
   BridgeErrorCode,
+  EVENT_STREAM_HEADER,
+  isDeltaChannel,
+  EVENTS_RESYNC_PATH,
   type ChannelInput,
   type ChannelOutput,
+  type DeltaChannel,
   type EventChannel,
   type EventPayload,
   type InvokeChannel,
 } from '../../../src-preload/contract/index.js';
 import { untilAborted } from './abortable.js';
 import { backoffDelayMs } from './backoff.js';
-import { ListenerTable, parseEventPayload, unwrapInvokeResult } from './envelope.js';
+import { EventReader, ListenerTable, unwrapInvokeResult } from './envelope.js';
 import { SseParser, type SseMessage } from './sse-parser.js';
 import { TOKEN_HEADER } from './token.js';
 import { cancelledError, TransportError, type ConnectionState, type InvokeOptions, type Transport } from './transport.js';
@@ -36,6 +42,12 @@ export class WebTransport implements Transport {
   private readonly connectionListeners = new Set<(state: ConnectionState) => void>();
   private readonly abort = new AbortController();
   private readonly parser = new SseParser();
+  private readonly reader = new EventReader(
+    (m) => this.report(m),
+    (channel) => this.requestKeyframe(channel),
+  );
+  /** The open stream's id (its EVENT_STREAM_HEADER), for resync requests. */
+  private streamId: string | null = null;
   private state: ConnectionState = INITIAL;
   private retryTimer: unknown = null;
   private wakeRetry: (() => void) | null = null;
@@ -141,8 +153,15 @@ export class WebTransport implements Transport {
           throw new Error(`HTTP ${response.status}`);
         }
         attempt = 0;
+        // a new stream: the bridge's encoder for it starts from keyframes
+        this.reader.reset();
+        this.streamId = response.headers.get(EVENT_STREAM_HEADER);
         this.setState({ status: 'open', attempt: 0, nextRetryAt: null, lastError: null });
-        await this.read(response.body);
+        try {
+          await this.read(response.body);
+        } finally {
+          this.streamId = null;
+        }
         lastError = 'the event stream ended';
       } catch (error) {
         if (this.disposed) return;
@@ -174,16 +193,33 @@ export class WebTransport implements Transport {
   }
 
   private dispatch(message: SseMessage): void {
-    if (!this.listeners.has(message.event)) return;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(message.data);
-    } catch {
-      this.report(`${message.event}: event data is not JSON`);
+    // A delta-coded tick is read even without listeners: it carries the state the next one applies to.
+    if (!isDeltaChannel(message.event) && !this.listeners.has(message.event)) return;
+    const payload = this.reader.readText(message.event as EventChannel, message.data);
+    if (payload !== null && this.listeners.has(message.event)) this.listeners.emit(message.event, payload, (m) => this.report(m));
+  }
+
+  /** Asks the open stream for a keyframe of `channel`; until it comes that channel's ticks are refused. */
+  private requestKeyframe(channel: DeltaChannel): void {
+    const stream = this.streamId;
+    if (stream === null) {
+      this.report(`${channel}: no stream id to ask for a keyframe; waiting for the next stream`);
       return;
     }
-    const payload = parseEventPayload(message.event as EventChannel, raw, (m) => this.report(m));
-    if (payload !== null) this.listeners.emit(message.event, payload, (m) => this.report(m));
+    this.deps
+      .fetch(`${this.deps.baseUrl ?? ''}${EVENTS_RESYNC_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [TOKEN_HEADER]: this.deps.token },
+        body: JSON.stringify({ stream, channel }),
+        signal: this.abort.signal,
+      })
+      .then(async (response) => {
+        await response.body?.cancel().catch(() => undefined);
+        if (!response.ok) this.report(`${channel}: keyframe request refused (HTTP ${response.status})`);
+      })
+      .catch((error: unknown) => {
+        if (!this.disposed) this.report(`${channel}: keyframe request failed (${errorText(error)})`);
+      });
   }
 
   private sleep(ms: number): Promise<void> {

@@ -1,11 +1,13 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Api, ApiEvent } from '../../../src-main/core/api.js';
 import { Emitter, silentLogger } from '../../../src-main/core/base/index.js';
 import { startWebBridge, type WebBridge } from '../../../src-main/web/index.js';
+import { TickStreamDecoder, type FleetSnapshot, type HostView } from '../../../src-preload/contract/index.js';
+import { SseParser, type SseMessage } from '../../../src-renderer/src/transport/sse-parser.js';
 
 // The bridge over real loopback sockets, with a recording Api behind it, so
 // the assertions are about the bridge's own rules: token, Host header, body.
@@ -188,5 +190,162 @@ describe('web bridge', () => {
       req.end();
     });
     expect(received).toMatch(/event: host\.status\ndata: \{"label":"l20-poc","state":"connected","message":null\}\n\n/);
+  });
+
+  /** An SSE client on a real socket: its messages as parsed by the renderer's own parser. */
+  function openStream(): Promise<{ id: string; messages: SseMessage[]; req: ClientRequest; res: IncomingMessage; close(): void }> {
+    return new Promise((resolve, reject) => {
+      const parser = new SseParser();
+      const messages: SseMessage[] = [];
+      const req = httpRequest({ host: '127.0.0.1', port: bridge.port, path: '/api/events', headers: { host, 'x-gpu-console-token': token } }, (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (text: string) => messages.push(...parser.push(text)));
+        const id = res.headers['x-gpu-console-stream'];
+        if (typeof id !== 'string') return reject(new Error('no stream id header'));
+        // the subscription exists once the first bytes came
+        res.once('data', () => resolve({ id, messages, req, res, close: () => req.destroy() }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  const until = async (check: () => boolean, what: string, ms = 10_000): Promise<void> => {
+    const end = Date.now() + ms;
+    while (!check()) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+
+  const gpuHost = (label: string, at: number, pad = ''): HostView => ({
+    label,
+    address: `ops@${label}:22`,
+    state: 'connected',
+    lastError: null,
+    nextRetryAt: null,
+    hostKeyFingerprint: null,
+    gpuModel: 'H100',
+    pricePerHourUsd: 2,
+    gpus: [0, 1, 2, 3].map((index) => ({ index, uuid: null, name: 'H100', memoryUsedMiB: 1, memoryTotalMiB: 2, utilizationPct: (at * (index + 1)) % 101, powerW: 1, powerLimitW: 2, temperatureC: 3 })),
+    gpuStale: pad !== '',
+    gpuStaleReason: pad === '' ? null : `${pad}${at}`,
+    services: [],
+    updatedAt: at,
+  });
+  const fleetAt = (at: number, labels: string[], pad = ''): FleetSnapshot => ({ at, hosts: labels.map((l) => gpuHost(l, at, pad)) });
+
+  /** Decodes a stream's fleet.tick messages in order; every one must be accepted. */
+  function decodeAll(messages: SseMessage[]): FleetSnapshot[] {
+    const decoder = new TickStreamDecoder();
+    return messages
+      .filter((m) => m.event === 'fleet.tick')
+      .map((m) => {
+        const r = decoder.decode('fleet.tick', JSON.parse(m.data));
+        if (!r.ok) throw new Error(r.message);
+        return r.state;
+      });
+  }
+
+  it('delta-codes fleet.tick per connection: a client that connects mid-stream starts from a keyframe', async () => {
+    const a = await openStream();
+    const fired: FleetSnapshot[] = [];
+    const fire = (state: FleetSnapshot) => {
+      fired.push(state);
+      rec.events.fire({ channel: 'fleet.tick', payload: state });
+    };
+    fire(fleetAt(1, ['a', 'b']));
+    fire(fleetAt(2, ['a', 'b']));
+    await until(() => a.messages.filter((m) => m.event === 'fleet.tick').length === 2, 'two ticks on a');
+    const b = await openStream();
+    expect(b.id).not.toBe(a.id);
+    fire(fleetAt(3, ['b', 'c']));
+    fire(fleetAt(4, ['b', 'c']));
+    await until(() => b.messages.filter((m) => m.event === 'fleet.tick').length === 2, 'two ticks on b');
+    await until(() => a.messages.filter((m) => m.event === 'fleet.tick').length === 4, 'four ticks on a');
+    const kinds = (x: { messages: SseMessage[] }) => x.messages.filter((m) => m.event === 'fleet.tick').map((m) => (JSON.parse(m.data) as { kind: string }).kind);
+    expect(kinds(a)).toEqual(['key', 'delta', 'delta', 'delta']);
+    expect(kinds(b)).toEqual(['key', 'delta']);
+    expect(decodeAll(a.messages)).toEqual(fired);
+    expect(decodeAll(b.messages)).toEqual(fired.slice(2));
+    a.close();
+    b.close();
+  });
+
+  it('a backed-up client is skipped while its socket is full, and every tick it does get decodes to the state fired then', async () => {
+    const c = await openStream();
+    c.res.pause();
+    const labels = ['a', 'b', 'c', 'd'];
+    const pad = 'x'.repeat(200_000); // each tick changes ~800 KB: the socket fills after a few
+    const fired = new Map<number, FleetSnapshot>();
+    const fire = (state: FleetSnapshot) => {
+      fired.set(state.at, state);
+      rec.events.fire({ channel: 'fleet.tick', payload: state });
+    };
+    for (let at = 1; at <= 40; at++) {
+      // hosts come and go too, so deltas carry adds and removals
+      fire(fleetAt(at, at % 7 === 0 ? labels.slice(1) : labels, pad));
+      await new Promise((r) => setImmediate(r));
+    }
+    c.res.resume();
+    // once the backlog drains a tick gets through again: fire until one arrives
+    let at = 41;
+    for (; at < 300; at++) {
+      fire(fleetAt(at, labels));
+      const lastAt = at;
+      const arrived = await until(() => decodeAll(c.messages).at(-1)?.at === lastAt, `tick ${lastAt}`, 200).then(
+        () => true,
+        () => false,
+      );
+      if (arrived) break;
+    }
+    expect(at).toBeLessThan(300);
+    const decoded = decodeAll(c.messages);
+    expect(decoded.length).toBeLessThan(fired.size); // some were skipped
+    expect(decoded.length).toBeGreaterThan(1);
+    let last = 0;
+    for (const state of decoded) {
+      expect(state.at).toBeGreaterThan(last);
+      last = state.at;
+      expect(state).toEqual(fired.get(state.at));
+    }
+    c.close();
+  }, 30_000);
+
+  it('POST /api/events/resync makes that stream\'s next tick a keyframe; unknown streams 404, bad bodies 400, no token 401', async () => {
+    const a = await openStream();
+    const b = await openStream();
+    rec.events.fire({ channel: 'fleet.tick', payload: fleetAt(1, ['a']) });
+    const resync = (body: unknown, headers: Record<string, string> = {}) =>
+      raw(bridge.port, {
+        method: 'POST',
+        path: '/api/events/resync',
+        headers: { host, 'content-type': 'application/json', 'x-gpu-console-token': token, ...headers },
+        body: JSON.stringify(body),
+      });
+    const ok = await resync({ stream: a.id, channel: 'fleet.tick' });
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.body)).toEqual({ ok: true, data: {} });
+    rec.events.fire({ channel: 'fleet.tick', payload: fleetAt(2, ['a']) });
+    const kinds = (x: { messages: SseMessage[] }) => x.messages.filter((m) => m.event === 'fleet.tick').map((m) => (JSON.parse(m.data) as { kind: string }).kind);
+    await until(() => kinds(a).length === 2 && kinds(b).length === 2, 'two ticks each');
+    expect(kinds(a)).toEqual(['key', 'key']);
+    expect(kinds(b)).toEqual(['key', 'delta']);
+
+    const unknown = await resync({ stream: 'f'.repeat(32), channel: 'fleet.tick' });
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body).error.code).toBe('BRIDGE_UNKNOWN_STREAM');
+    for (const body of [{ stream: a.id, channel: 'host.status' }, { stream: a.id }, { stream: a.id, channel: 'fleet.tick', extra: 1 }]) {
+      const r = await resync(body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(JSON.parse(r.body).error.code).toBe('CONTRACT_INVALID_INPUT');
+    }
+    expect((await resync({ stream: a.id, channel: 'fleet.tick' }, { 'x-gpu-console-token': 'b'.repeat(64) })).status).toBe(401);
+    expect((await raw(bridge.port, { path: '/api/events/resync', headers: { host, 'x-gpu-console-token': token } })).status).toBe(405);
+    a.close();
+    await until(() => a.res.destroyed, 'closed');
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await resync({ stream: a.id, channel: 'fleet.tick' })).status).toBe(404);
+    b.close();
   });
 });

@@ -325,7 +325,7 @@ describe('fleet.tick delta codec', () => {
 });
 
 describe('telemetry.tick delta codec', () => {
-  const tick = (at: number, hosts: Array<[string, Record<string, number | null>, string | null?]>): TelemetryTick => ({
+  const tick = (at: number, hosts: Array<[string, Record<string, number | null>, (string | null)?]>): TelemetryTick => ({
     at,
     hosts: hosts.map(([host, values, staleReason]) => ({ host, staleReason: staleReason ?? null, values })),
   });

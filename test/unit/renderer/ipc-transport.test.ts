@@ -1,8 +1,10 @@
 // The Electron transport parses each event once and fans it out: one bridge
 // subscription per event channel, however many listeners the page has. A call
 // with a signal carries an id; aborting it rejects at once and sends cancel(id).
+// Ticks arrive delta-coded (main's TickStreamEncoder per window): decoded here,
+// a keyframe asked for with resync(channel) when the page holds no state.
 import { describe, expect, it } from 'vitest';
-import { BridgeErrorCode, type InvokeResult } from '../../../src-preload/contract/index.js';
+import { BridgeErrorCode, TickStreamEncoder, type InvokeResult } from '../../../src-preload/contract/index.js';
 import { IpcTransport, type GpuConsoleBridge } from '../../../src-renderer/src/transport/ipc-transport.js';
 import { TransportError } from '../../../src-renderer/src/transport/transport.js';
 import { host, snapshot } from './fixtures/fleet.js';
@@ -10,11 +12,15 @@ import { host, snapshot } from './fixtures/fleet.js';
 class FakeBridge implements GpuConsoleBridge {
   readonly subscriptions = new Map<string, Set<(payload: unknown) => void>>();
   readonly cancels: string[] = [];
+  readonly resyncs: string[] = [];
   invoke(_channel: string, _input: unknown, _callId?: string): Promise<InvokeResult<unknown>> {
     return Promise.resolve({ ok: true, data: {} });
   }
   cancel(callId: string): void {
     this.cancels.push(callId);
+  }
+  resync(channel: string): void {
+    this.resyncs.push(channel);
   }
   on(event: string, listener: (payload: unknown) => void): () => void {
     const set = this.subscriptions.get(event) ?? new Set();
@@ -31,6 +37,61 @@ class FakeBridge implements GpuConsoleBridge {
 }
 
 describe('IpcTransport events', () => {
+  it('decodes delta ticks to full ones, keeps unchanged hosts by identity, and asks main for a keyframe when it holds no state', () => {
+    const bridge = new FakeBridge();
+    const reports: string[] = [];
+    const transport = new IpcTransport(bridge, (m) => reports.push(m));
+    const encoder = new TickStreamEncoder();
+    // main sent the first tick before the page listened: the page sees a delta first
+    encoder.encode('fleet.tick', snapshot(1, [host('a'), host('b')]));
+    const got: Array<ReturnType<typeof snapshot>> = [];
+    transport.on('fleet.tick', (p) => got.push(p));
+    bridge.emit('fleet.tick', structuredClone(encoder.encode('fleet.tick', snapshot(2, [host('a'), host('b')]))));
+    expect(got).toEqual([]);
+    expect(bridge.resyncs).toEqual(['fleet.tick']);
+    expect(reports).toEqual([]); // waiting for the first keyframe is not a problem
+
+    encoder.resync('fleet.tick'); // what main does on IPC_RESYNC
+    bridge.emit('fleet.tick', structuredClone(encoder.encode('fleet.tick', snapshot(3, [host('a'), host('b')]))));
+    const b4 = host('b', { state: 'reconnecting' });
+    bridge.emit('fleet.tick', structuredClone(encoder.encode('fleet.tick', snapshot(4, [host('a'), b4]))));
+    expect(got).toEqual([snapshot(3, [host('a'), host('b')]), snapshot(4, [host('a'), b4])]);
+    expect(got[1]!.hosts[0]).toBe(got[0]!.hosts[0]);
+    expect(got[1]!.hosts[1]).not.toBe(got[0]!.hosts[1]);
+    expect(bridge.resyncs).toEqual(['fleet.tick']);
+
+    // a tick lost between main and the page (out of step): reported, nothing emitted, resync again
+    encoder.encode('fleet.tick', snapshot(5, [host('a')]));
+    bridge.emit('fleet.tick', structuredClone(encoder.encode('fleet.tick', snapshot(6, [host('a')]))));
+    expect(got).toHaveLength(2);
+    expect(reports).toEqual(['fleet.tick: a delta on #4, but the state held is #3']);
+    expect(bridge.resyncs).toEqual(['fleet.tick', 'fleet.tick']);
+    transport.dispose();
+  });
+
+  it('forgets a channel\'s state when its last listener goes, so a later listener starts from a keyframe', () => {
+    const bridge = new FakeBridge();
+    const reports: string[] = [];
+    const transport = new IpcTransport(bridge, (m) => reports.push(m));
+    const encoder = new TickStreamEncoder();
+    const tick = (at: number, v: number) => ({ at, hosts: [{ host: 'a', staleReason: null, values: { 'gpu.0.util_pct': v } }] });
+    const seen: number[] = [];
+    const off = transport.on('telemetry.tick', (t) => seen.push(t.hosts[0]!.values['gpu.0.util_pct']!));
+    bridge.emit('telemetry.tick', encoder.encode('telemetry.tick', tick(1, 10)));
+    off();
+    bridge.emit('telemetry.tick', encoder.encode('telemetry.tick', tick(2, 20))); // nobody listens: unread
+    transport.on('telemetry.tick', (t) => seen.push(t.hosts[0]!.values['gpu.0.util_pct']!));
+    // the state of #0 was dropped with the last listener: a plain wait for a keyframe, not an out-of-step report
+    bridge.emit('telemetry.tick', encoder.encode('telemetry.tick', tick(3, 30)));
+    expect(seen).toEqual([10]);
+    expect(reports).toEqual([]);
+    expect(bridge.resyncs).toEqual(['telemetry.tick']);
+    encoder.resync('telemetry.tick');
+    bridge.emit('telemetry.tick', encoder.encode('telemetry.tick', tick(4, 40)));
+    expect(seen).toEqual([10, 40]);
+    transport.dispose();
+  });
+
   it('subscribes to the bridge once per channel, parses once, and gives every listener the same parsed payload', () => {
     const bridge = new FakeBridge();
     const reports: string[] = [];
@@ -41,13 +102,14 @@ describe('IpcTransport events', () => {
     expect(bridge.count('fleet.tick')).toBe(1);
 
     const tick = snapshot(1000, [host('a')]);
-    bridge.emit('fleet.tick', JSON.parse(JSON.stringify(tick)));
+    bridge.emit('fleet.tick', structuredClone(new TickStreamEncoder().encode('fleet.tick', tick)));
     expect(got[0]).toEqual([tick]);
     expect(got[1]![0]).toBe(got[0]![0]);
 
-    bridge.emit('fleet.tick', { at: 'nope', hosts: [] });
+    bridge.emit('fleet.tick', { kind: 'key', seq: 1, state: { at: 'nope', hosts: [] } });
     expect(got[0]).toHaveLength(1);
-    expect(reports).toEqual([expect.stringMatching(/^fleet\.tick: at:/)]);
+    expect(reports).toEqual([expect.stringMatching(/^fleet\.tick: state\.at:/)]);
+    expect(bridge.resyncs).toEqual(['fleet.tick']);
 
     offA();
     offA();

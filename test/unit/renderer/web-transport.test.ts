@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { WebTransport } from '../../../src-renderer/src/transport/web-transport.js';
 import { TransportError, type ConnectionState } from '../../../src-renderer/src/transport/transport.js';
 import { unwrapInvokeResult } from '../../../src-renderer/src/transport/envelope.js';
+import { TickStreamEncoder } from '../../../src-preload/contract/index.js';
 import { host, snapshot } from './fixtures/fleet.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
@@ -220,12 +221,12 @@ describe('WebTransport events', () => {
     expect(calls[0]?.url).toBe('/api/events');
     expect(calls[0]?.init?.headers).toMatchObject({ 'x-gpu-console-token': TOKEN, accept: 'text/event-stream' });
 
-    const frame = `event: fleet.tick\ndata: ${JSON.stringify(snapshot(42, [host('a')]))}\n\n`;
+    const frame = `event: fleet.tick\ndata: ${JSON.stringify(new TickStreamEncoder().encode('fleet.tick', snapshot(42, [host('a')])))}\n\n`;
     streams[0]?.push(': keepalive\n\n' + frame.slice(0, 17));
-    streams[0]?.push(frame.slice(17) + 'event: fleet.tick\ndata: {"at":"nope"}\n\n');
-    await until(() => ticks.length === 1 && reports.length === 1, 'tick + report');
+    streams[0]?.push(frame.slice(17) + 'event: fleet.tick\ndata: {"kind":"key","seq":1,"state":{"at":"nope"}}\n\n');
+    await until(() => ticks.length === 1 && reports.length >= 1, 'tick + report');
     expect(ticks).toEqual([42]);
-    expect(reports[0]).toContain('fleet.tick');
+    expect(reports[0]).toMatch(/^\[web transport\] fleet\.tick: state\.at: /);
 
     streams[0]?.close();
     await until(() => states.at(-1)?.status === 'lost', 'lost');
@@ -234,6 +235,75 @@ describe('WebTransport events', () => {
     now = 1500;
     timers.fire();
     await until(() => states.at(-1)?.status === 'open' && calls.length === 2, 'reopen');
+    t.dispose();
+  });
+
+  it('decodes delta ticks per stream: keyframe first, unread ticks still tracked, a refused one asks this stream for a keyframe', async () => {
+    const streams: Array<ReturnType<typeof sseBody>> = [];
+    const calls: Call[] = [];
+    const reports: string[] = [];
+    const timers = manualTimers();
+    const t = new WebTransport({
+      token: TOKEN,
+      fetch: async (url, init) => {
+        calls.push({ url: String(url), init });
+        if (String(url) === '/api/events/resync') return jsonResponse(200, { ok: true, data: {} });
+        const s = sseBody();
+        streams.push(s);
+        return new Response(s.body, { status: 200, headers: { 'content-type': 'text/event-stream', 'x-gpu-console-stream': `stream${streams.length}abcdef` } });
+      },
+      now: () => 0,
+      setTimeout: timers.setTimeout,
+      clearTimeout: timers.clearTimeout,
+      random: () => 0,
+      report: (m) => reports.push(m),
+    });
+    const states: ConnectionState[] = [];
+    t.onConnection((s) => states.push(s));
+    t.start();
+    await until(() => states.at(-1)?.status === 'open', 'open');
+    let encoder = new TickStreamEncoder();
+    const send = (i: number, at: number, hosts = [host('a'), host('b', { updatedAt: at })]) =>
+      streams[i]?.push(`event: fleet.tick\ndata: ${JSON.stringify(encoder.encode('fleet.tick', snapshot(at, hosts)))}\n\n`);
+    // no listener yet: the keyframe and a delta are still read, so the first listener gets the next delta
+    send(0, 1);
+    send(0, 2);
+    await flush();
+    const got: Array<ReturnType<typeof snapshot>> = [];
+    t.on('fleet.tick', (s) => got.push(s));
+    send(0, 3);
+    send(0, 4);
+    await until(() => got.length === 2, 'two ticks');
+    expect(got.map((s) => s.at)).toEqual([3, 4]);
+    expect(got[1]!.hosts[0]).toBe(got[0]!.hosts[0]);
+    expect(got[1]!.hosts[1]!.updatedAt).toBe(4);
+    expect(calls.filter((c) => c.url === '/api/events/resync')).toHaveLength(0);
+
+    // one tick lost on the way (a bug, a proxy): refused, reported, and this stream asked for a keyframe
+    encoder.encode('fleet.tick', snapshot(5, [host('a')]));
+    send(0, 6);
+    await until(() => calls.some((c) => c.url === '/api/events/resync'), 'resync request');
+    const resync = calls.find((c) => c.url === '/api/events/resync')!;
+    expect(resync.init?.method).toBe('POST');
+    expect(resync.init?.headers).toMatchObject({ 'x-gpu-console-token': TOKEN, 'content-type': 'application/json' });
+    expect(JSON.parse(String(resync.init?.body))).toEqual({ stream: 'stream1abcdef', channel: 'fleet.tick' });
+    expect(reports).toEqual(['[web transport] fleet.tick: a delta on #4, but the state held is #3']);
+    encoder.resync('fleet.tick');
+    send(0, 7);
+    await until(() => got.length === 3, 'keyframe');
+    expect(got[2]!.at).toBe(7);
+
+    // a new stream: the old state is gone, and the bridge's new encoder starts from a keyframe
+    streams[0]?.close();
+    await until(() => states.at(-1)?.status === 'lost', 'lost');
+    timers.fire();
+    await until(() => streams.length === 2 && states.at(-1)?.status === 'open', 'reopen');
+    encoder = new TickStreamEncoder();
+    send(1, 8);
+    send(1, 9);
+    await until(() => got.length === 5, 'ticks on the new stream');
+    expect(got.map((s) => s.at)).toEqual([3, 4, 7, 8, 9]);
+    expect(reports).toHaveLength(1);
     t.dispose();
   });
 
