@@ -10,8 +10,12 @@
 // Figures: main-thread CPU (Linux per-thread account) [target < 15 % of one
 // core], event-loop utilisation and process CPU (all threads); RSS each
 // minute and its drift over the run after warm-up [target flat ±5 %]; bytes
-// per tick sent to the renderer (the `fleet.tick` and `telemetry.tick` events,
-// JSON, as the bridges send them); ticks that arrived and hosts connected.
+// per tick sent to the renderer: the `fleet.tick` and `telemetry.tick` events
+// as whole-state JSON (what the bridges sent before delta ticks) and as one
+// bridge subscriber's delta-coded wire form (TickStreamEncoder over the api's
+// events, what a browser tab or window now receives; that encoding is counted
+// in the main-thread CPU, as `serve` with one tab does it); ticks that arrived
+// and hosts connected.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +24,8 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { silentLogger } from '../../src-main/core/base/index.js';
 import { startApp } from '../../src-main/core/app.js';
+import { createApi } from '../../src-main/core/api.js';
+import { TickStreamEncoder } from '../../src-preload/contract/index.js';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -70,6 +76,10 @@ async function main(): Promise<void> {
   let ticks = 0;
   let fleetBytes = 0;
   let telemetryBytes = 0;
+  let fleetWireBytes = 0;
+  let telemetryWireBytes = 0;
+  let keyframes = 0;
+  let encodeMs = 0;
   let lastSnapshot: { connected: number; gpus: number; fresh: number; stale: number } = { connected: 0, gpus: 0, fresh: 0, stale: 0 };
   app.onEvent((e) => {
     const bytes = Buffer.byteLength(JSON.stringify(e.payload));
@@ -77,6 +87,20 @@ async function main(): Promise<void> {
       ticks++;
       fleetBytes += bytes;
     } else if (e.channel === 'telemetry.tick') telemetryBytes += bytes;
+  });
+  // One subscriber of a bridge: the api's (parsed, fresh) events through one encoder, as server.ts writes them.
+  const api = createApi(app, silentLogger);
+  const encoder = new TickStreamEncoder();
+  api.onEvent((e) => {
+    if (e.channel !== 'fleet.tick' && e.channel !== 'telemetry.tick') return;
+    const t = performance.now();
+    const wire = encoder.encodeEvent(e.channel, e.payload) as { kind: string };
+    const text = JSON.stringify(wire);
+    encodeMs += performance.now() - t;
+    if (wire.kind === 'key') keyframes++;
+    const bytes = Buffer.byteLength(text);
+    if (e.channel === 'fleet.tick') fleetWireBytes += bytes;
+    else telemetryWireBytes += bytes;
   });
   const census = (): void => {
     const s = app.fleet.snapshot();
@@ -112,6 +136,10 @@ async function main(): Promise<void> {
   const ticks0 = ticks;
   fleetBytes = 0;
   telemetryBytes = 0;
+  fleetWireBytes = 0;
+  telemetryWireBytes = 0;
+  keyframes = 0;
+  encodeMs = 0;
   const rss: number[] = [];
   for (let m = 1; m <= MINUTES; m++) {
     await sleep(60_000);
@@ -136,8 +164,14 @@ async function main(): Promise<void> {
   console.log(`  main thread busy (event-loop utilisation, includes waiting for a core): ${fmt(elu.utilization * 100, 2)} %`);
   console.log(`  process CPU, all threads (user ${fmt(cpu.user / 1000)} ms + system ${fmt(cpu.system / 1000)} ms): ${fmt(((cpu.user + cpu.system) / 1000 / wallMs) * 100, 2)} % of one core`);
   console.log(`  RSS over the run: ${fmt(minR / MiB)} … ${fmt(maxR / MiB)} MiB, spread ${fmt(((maxR - minR) / rss0) * 100, 2)} % of the post-warm-up RSS; last vs first minute ${fmt(((rss[rss.length - 1]! - rss[0]!) / rss[0]!) * 100, 2)} %   [target ±5 %]`);
-  console.log(`  to the renderer per tick: fleet.tick ${fmt(fleetBytes / Math.max(1, n) / 1024)} KiB + telemetry.tick ${fmt(telemetryBytes / Math.max(1, n) / 1024)} KiB (JSON)`);
+  const perTick = (bytes: number): string => `${fmt(bytes / Math.max(1, n) / 1024)} KiB`;
+  console.log(`  to the renderer per tick, whole state: fleet.tick ${perTick(fleetBytes)} + telemetry.tick ${perTick(telemetryBytes)} (JSON)`);
+  console.log(
+    `  to the renderer per tick, delta ticks: fleet.tick ${perTick(fleetWireBytes)} + telemetry.tick ${perTick(telemetryWireBytes)} (JSON, one subscriber, ${keyframes} keyframes)` +
+      ` = ${fmt((100 * (fleetWireBytes + telemetryWireBytes)) / Math.max(1, fleetBytes + telemetryBytes))} % of the whole state; diff + stringify ${fmt(encodeMs / Math.max(1, n), 2)} ms per tick`,
+  );
   console.log(`  ticks per second: ${fmt(n / (wallMs / 1000), 2)} (1.00 = no round lost)`);
+  await api.dispose();
   await app.dispose();
   child.stdin.end();
   await new Promise((r) => child.once('exit', r));
