@@ -71,6 +71,39 @@ export function unsetSchema(schema: z.ZodObject) {
   return z.array(z.enum(keys as [string, ...string[]])).min(1);
 }
 
+/**
+ * `set`: some fields of `schema`, each checked by its own field schema. Only the
+ * fields present are visited (a zod `.partial()` visits every field of the shape,
+ * which made a delta that touches every GPU slower to check than the whole
+ * fleet); an unknown field, or `undefined` for a required one, is refused.
+ */
+export function sparseObjectSchema<S extends z.ZodObject>(schema: S): z.ZodType<Partial<z.output<S>>> {
+  const shape = schema.shape as Record<string, z.ZodType>;
+  const has = (key: string): boolean => Object.prototype.hasOwnProperty.call(shape, key);
+  return z.unknown().transform((value, ctx) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', message: 'Invalid input: expected object' });
+      return z.NEVER;
+    }
+    const out: Obj = {};
+    let failed = false;
+    for (const key of Object.keys(value)) {
+      if (!has(key)) {
+        ctx.addIssue({ code: 'custom', message: `Unrecognized key: "${key}"`, path: [key] });
+        failed = true;
+        continue;
+      }
+      const parsed = shape[key]!.safeParse((value as Obj)[key]);
+      if (parsed.success) assignOwn(out, key, parsed.data);
+      else {
+        failed = true;
+        for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: [key, ...issue.path] });
+      }
+    }
+    return failed ? z.NEVER : (out as Partial<z.output<S>>);
+  });
+}
+
 /** A keyed list's patch; `item` validates added items in full, `patch` one changed item. */
 export function listPatchSchema<K extends z.ZodType, I extends z.ZodType, P extends z.ZodType>(key: K, item: I, patch: P) {
   return z

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { eventChannels } from './channels.js';
 import { FleetSnapshotSchema, GpuViewSchema, HostViewSchema, ServiceViewSchema, type FleetSnapshot } from './fleet.js';
 import { HostTickSchema, TelemetryTickSchema, type TelemetryTick } from './telemetry.js';
-import { applyObject, DeltaApplyError, diffObject, listPatchSchema, unsetSchema, type ObjectSpec } from './delta.js';
+import { applyObject, DeltaApplyError, diffObject, listPatchSchema, sparseObjectSchema, unsetSchema, type ObjectSpec } from './delta.js';
 
 // Delta ticks: `fleet.tick` and `telemetry.tick` leave a bridge as what changed
 // since the last tick that bridge wrote to that subscriber, not the whole fleet.
@@ -24,7 +24,7 @@ const SeqSchema = z.number().int().nonnegative();
 export const GpuPatchSchema = z
   .object({
     key: z.number().int(),
-    set: GpuViewSchema.omit({ index: true }).partial().optional(),
+    set: sparseObjectSchema(GpuViewSchema.omit({ index: true })).optional(),
     unset: unsetSchema(GpuViewSchema).optional(),
   })
   .strict();
@@ -32,7 +32,7 @@ export const GpuPatchSchema = z
 export const ServicePatchSchema = z
   .object({
     key: z.string(),
-    set: ServiceViewSchema.omit({ id: true }).partial().optional(),
+    set: sparseObjectSchema(ServiceViewSchema.omit({ id: true })).optional(),
     unset: unsetSchema(ServiceViewSchema).optional(),
   })
   .strict();
@@ -40,7 +40,7 @@ export const ServicePatchSchema = z
 export const HostPatchSchema = z
   .object({
     key: z.string(),
-    set: HostViewSchema.omit({ label: true, gpus: true, services: true }).partial().optional(),
+    set: sparseObjectSchema(HostViewSchema.omit({ label: true, gpus: true, services: true })).optional(),
     unset: unsetSchema(HostViewSchema).optional(),
     gpus: listPatchSchema(z.number().int(), GpuViewSchema, GpuPatchSchema).optional(),
     services: listPatchSchema(z.string(), ServiceViewSchema, ServicePatchSchema).optional(),

@@ -278,11 +278,24 @@ describe('fleet.tick delta codec', () => {
 
     const cases: Array<[unknown, RegExp]> = [
       [{ kind: 'delta', seq: 1, base: 0, hosts: { patch: [{ key: 'gpu-03', unset: ['label'] }] } }, /hosts\.patch\[gpu-03\]\.unset\[#0\]/],
-      [{ kind: 'delta', seq: 1, base: 0, hosts: { patch: [{ key: 'gpu-03', set: { label: 'other' } }] } }, /hosts\.patch\[gpu-03\]\.set.*label|Unrecognized key.*label/],
+      [{ kind: 'delta', seq: 1, base: 0, hosts: { patch: [{ key: 'gpu-03', set: { label: 'other' } }] } }, /hosts\.patch\[gpu-03\]\.set\.label: Unrecognized key/],
+      [{ kind: 'delta', seq: 1, base: 0, hosts: { patch: [{ key: 'gpu-03', set: { gpuStale: 'yes' } }] } }, /hosts\.patch\[gpu-03\]\.set\.gpuStale: .*boolean/],
+      [
+        { kind: 'delta', seq: 1, base: 0, hosts: { patch: [{ key: 'gpu-03', services: { patch: [{ key: 'qwen', set: { tunnel: { state: 'teleported', localUrl: null, lastError: null } } }] } }] } },
+        /hosts\.patch\[gpu-03\]\.services\.patch\[qwen\]\.set\.tunnel\.state: /,
+      ],
       [{ kind: 'delta', seq: 1, base: 0, hosts: { add: [{ label: 'x' }], order: ['gpu-03', 'x'] } }, /hosts\.add\[x\]\.address/],
       [{ kind: 'frame', seq: 1 }, /kind/],
       [{ kind: 'key', seq: 1, state: { at: 'now', hosts: [] } }, /state\.at/],
     ];
+    // `undefined` for a required field (structured clone can carry it): refused, not applied as a hole
+    const holes = new TickStreamDecoder();
+    holes.decode('fleet.tick', overJson(new TickStreamEncoder().encode('fleet.tick', first)));
+    expect(holes.decode('fleet.tick', { kind: 'delta', seq: 1, base: 0, hosts: { patch: [{ key: 'gpu-03', gpus: { patch: [{ key: 0, set: { name: undefined } }] } }] } })).toMatchObject({
+      ok: false,
+      refusal: 'invalid',
+      message: expect.stringMatching(/gpus\.patch\[0\]\.set\.name: /),
+    });
     for (const [wire, message] of cases) {
       const fresh = new TickStreamDecoder();
       fresh.decode('fleet.tick', overJson(new TickStreamEncoder().encode('fleet.tick', first)));
