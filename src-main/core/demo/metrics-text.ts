@@ -35,16 +35,43 @@ function labels(pairs: Record<string, string>): string {
   return `{${keys.map((k) => `${k}="${escapeLabel(pairs[k]!)}"`).join(',')}}`;
 }
 
+const NO_LABELS: Record<string, string> = {};
+
 class Writer {
   readonly lines: string[] = [];
-  constructor(private readonly base: Record<string, string>) {}
+  private readonly baseKeys: string[];
+  private readonly baseParts: string[];
+  private readonly baseLabels: string;
+
+  constructor(private readonly base: Record<string, string>) {
+    // A scrape renders a few hundred samples that share these labels: sorted and escaped once.
+    this.baseKeys = Object.keys(base).sort();
+    this.baseParts = this.baseKeys.map((k) => `${k}="${escapeLabel(base[k]!)}"`);
+    this.baseLabels = `{${this.baseParts.join(',')}}`;
+  }
+
+  /** `labels({ ...base, ...extra })`, merging the few extra labels into the presorted base ones. */
+  private withBase(extra: Record<string, string>): string {
+    const keys = Object.keys(extra);
+    if (keys.length === 0) return this.baseLabels;
+    if (keys.some((k) => k in this.base)) return labels({ ...this.base, ...extra });
+    keys.sort();
+    const parts: string[] = [];
+    let i = 0;
+    for (const k of keys) {
+      while (i < this.baseKeys.length && this.baseKeys[i]! < k) parts.push(this.baseParts[i++]!);
+      parts.push(`${k}="${escapeLabel(extra[k]!)}"`);
+    }
+    while (i < this.baseParts.length) parts.push(this.baseParts[i++]!);
+    return `{${parts.join(',')}}`;
+  }
 
   family(name: string, type: 'gauge' | 'counter' | 'histogram', help: string): void {
     this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
   }
 
-  sample(name: string, value: number, extra: Record<string, string> = {}, base = true): void {
-    this.lines.push(`${name}${labels(base ? { ...this.base, ...extra } : extra)} ${pyFloat(value)}`);
+  sample(name: string, value: number, extra: Record<string, string> = NO_LABELS, base = true): void {
+    this.lines.push(`${name}${base ? this.withBase(extra) : labels(extra)} ${pyFloat(value)}`);
   }
 
   gauge(name: string, help: string, value: number): void {

@@ -49,7 +49,7 @@ export interface LifecycleDeps {
   clock: Clock;
   logger: Logger;
   /** The configured services, read at each call (config reloads apply at once). */
-  targets(): LifecycleTargetConfig[];
+  targets(): readonly LifecycleTargetConfig[];
   fleet: LifecycleFleet;
   proxy: LifecycleProxy | null;
   onAction(view: ActionView): void;

@@ -13,7 +13,7 @@ export interface JournalDeps {
   repo: ActionRepository;
   store: Store;
   clock: Clock;
-  targets(): LifecycleTargetConfig[];
+  targets(): readonly LifecycleTargetConfig[];
   fleet: LifecycleFleet;
   onAction(view: ActionView): void;
   notify(input: NotificationInput): void;

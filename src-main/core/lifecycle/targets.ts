@@ -3,7 +3,18 @@ import type { LifecycleTargetConfig } from './drivers/index.js';
 import { restartOf } from './restart-templates.js';
 
 /** Every configured model service with its lifecycle settings filled in. */
-export function lifecycleTargets(config: Config): LifecycleTargetConfig[] {
+export function lifecycleTargets(config: Config): readonly LifecycleTargetConfig[] {
+  // Policies ask per upstream on every tick; a config is replaced, never changed, so its targets are built once.
+  const known = targetsByConfig.get(config);
+  if (known !== undefined) return known;
+  const out = buildTargets(config);
+  targetsByConfig.set(config, out);
+  return out;
+}
+
+const targetsByConfig = new WeakMap<Config, readonly LifecycleTargetConfig[]>();
+
+function buildTargets(config: Config): readonly LifecycleTargetConfig[] {
   const out: LifecycleTargetConfig[] = [];
   for (const host of config.hosts) {
     for (const s of host.services) {

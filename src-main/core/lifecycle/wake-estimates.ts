@@ -10,7 +10,7 @@ import { estimate, variantOf } from './timing.js';
 
 export interface WakeEstimatesDeps {
   db: Database.Database;
-  targets(): LifecycleTargetConfig[];
+  targets(): readonly LifecycleTargetConfig[];
   fleet: LifecycleFleet;
 }
 

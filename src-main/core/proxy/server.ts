@@ -211,6 +211,12 @@ export class ProxyServer implements Disposable {
     this.requirePool(key).resume();
   }
 
+  /** One upstream's requests running and queued (what lifecycle policies read per upstream each tick); null when unknown. */
+  load(upstream: string): { inFlight: number; queued: number } | null {
+    const pool = this.pools.get(upstream);
+    return pool === undefined ? null : { inFlight: pool.inFlightTotal, queued: pool.queuedTotal };
+  }
+
   snapshot(): ProxyStats {
     const now = this.clock.now();
     let inFlight = 0;

@@ -197,8 +197,7 @@ export class ProxyService implements Disposable {
 
   /** Requests running and waiting on an upstream now, by the proxy's accounting; null when unknown. */
   load(upstream: string): { inFlight: number; queued: number } | null {
-    const u = this.server.snapshot().upstreams.find((x) => x.upstream === upstream);
-    return u ? { inFlight: u.inFlight, queued: u.queued } : null;
+    return this.server.load(upstream);
   }
 
   dispose(): Promise<void> {

@@ -21,6 +21,22 @@ function render() {
 }
 
 describe('renderMetrics', () => {
+  it('prints every sample with its labels in alphabetical order, base and extra labels merged (as prometheus_client does)', () => {
+    const samples = render()
+      .trimEnd()
+      .split('\n')
+      .filter((l) => !l.startsWith('#'));
+    let withExtra = 0;
+    for (const line of samples) {
+      const names = [...line.slice(line.indexOf('{') + 1, line.lastIndexOf('}')).matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="/g)].map((m) => m[1]!);
+      expect(names, line).toEqual([...names].sort());
+      expect(new Set(names).size, line).toBe(names.length);
+      if (names.includes('le') || names.includes('finished_reason')) withExtra++;
+      if (names.includes('le')) expect(names, line).toEqual(['engine', 'le', 'model_name']);
+    }
+    expect(withExtra).toBeGreaterThan(10);
+  });
+
   it('is well-formed exposition text: every sample belongs to a family declared by # HELP and # TYPE', () => {
     const text = render();
     expect(text.endsWith('\n')).toBe(true);

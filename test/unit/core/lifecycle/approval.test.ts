@@ -19,7 +19,7 @@ const T = (over: Partial<LifecycleTargetConfig> = {}): LifecycleTargetConfig => 
 
 let clock: FakeClock;
 let store: Store;
-let targets: LifecycleTargetConfig[];
+let targets: readonly LifecycleTargetConfig[];
 let touched: string[];
 let service: LifecycleService;
 let sleepState: 'awake' | 'asleep-1' = 'awake';

@@ -20,7 +20,7 @@ const UNIT_CMD = 'sudo -n systemctl restart llama-server.service';
 let llama: FakeLlama;
 let store: Store;
 let service: LifecycleService;
-let targets: LifecycleTargetConfig[];
+let targets: readonly LifecycleTargetConfig[];
 let drains: number;
 let resumes: number;
 

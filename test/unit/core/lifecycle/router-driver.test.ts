@@ -151,7 +151,7 @@ describe('router admin driver', () => {
 describe('router driver through the action queue', () => {
   let store: Store;
   let service: LifecycleService;
-  let targets: LifecycleTargetConfig[];
+  let targets: readonly LifecycleTargetConfig[];
   beforeEach(() => {
     store = openStore({ file: join(mkdtempSync(join(tmpdir(), 'gc-lc-router-')), 'db.sqlite'), clock: systemClock, logger: silentLogger });
     targets = [T({ routerBaseUrl: `${stub.base}/admin` })];
