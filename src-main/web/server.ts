@@ -32,6 +32,11 @@ export const TOKEN_HEADER = 'x-gpu-console-token';
 export const CALLER_HEADER = 'x-gpu-console-caller';
 export const MAX_BODY_BYTES = 1024 * 1024;
 const SSE_KEEPALIVE_MS = 15_000;
+/**
+ * A client with more than this waiting in its socket's buffer is backed up: events are skipped
+ * for it until it catches up (about two whole-fleet ticks at 64 hosts, many more delta ticks).
+ */
+export const SSE_MAX_BUFFERED_BYTES = 1024 * 1024;
 
 export interface WebBridgeOptions {
   api: Api;
@@ -208,7 +213,11 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
       // events while this client's socket is backed up (ticks are states, the
       // next one supersedes a skipped one). A skipped tick is never encoded,
       // so the next delta is against the last one this client was written.
-      if (res.writableNeedDrain) return;
+      // Backed up is a bound on what waits, not `writableNeedDrain`: a tick
+      // larger than the socket takes at once (16 KiB) set that, and the event
+      // emitted right after it (telemetry.tick after fleet.tick) was skipped
+      // on every tick at 64 hosts.
+      if (res.writableLength > SSE_MAX_BUFFERED_BYTES) return;
       res.write(`event: ${event.channel}\ndata: ${JSON.stringify(encoder.encodeEvent(event.channel, event.payload))}\n\n`);
     });
     const close = () => {

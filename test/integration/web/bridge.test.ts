@@ -312,6 +312,18 @@ describe('web bridge', () => {
     c.close();
   }, 30_000);
 
+  it('an event right after a large tick is not skipped: only a client with over 1 MiB waiting counts as backed up', async () => {
+    const c = await openStream();
+    const big = fleetAt(1, ['a', 'b', 'c'], 'y'.repeat(100_000)); // ~300 KB, more than the socket takes at once
+    for (let i = 0; i < 3; i++) {
+      rec.events.fire({ channel: 'fleet.tick', payload: { ...big, at: i + 1 } });
+      rec.events.fire({ channel: 'telemetry.tick', payload: { at: i + 1, hosts: [{ host: 'a', staleReason: null, values: { 'gpu.0.util_pct': i } }] } });
+    }
+    await until(() => c.messages.filter((m) => m.event === 'telemetry.tick').length === 3, 'every telemetry.tick');
+    expect(c.messages.map((m) => m.event)).toEqual(['fleet.tick', 'telemetry.tick', 'fleet.tick', 'telemetry.tick', 'fleet.tick', 'telemetry.tick']);
+    c.close();
+  });
+
   it('POST /api/events/resync makes that stream\'s next tick a keyframe; unknown streams 404, bad bodies 400, no token 401', async () => {
     const a = await openStream();
     const b = await openStream();
