@@ -1,12 +1,20 @@
 // Benchmark (prints figures; not a test): renderer frame times while the fleet
-// view is open with a large fleet. Serves the built renderer (`npm run build` →
-// out/renderer) behind a fake web bridge that streams one `fleet.tick` and one
-// `telemetry.tick` per second for HOSTS × GPUS, opens it in headless Chromium
-// and records requestAnimationFrame intervals and long tasks (> 50 ms).
-// A baseline phase with the same page and no ticks runs first, in the same
-// browser, so the figures read as a ratio against it.
+// view is open with a large fleet, in headless Chromium: requestAnimationFrame
+// intervals and long tasks (> 50 ms). Two bridges:
 //
-//   node --import tsx test/bench/renderer-frames.ts [--seconds 30] [--hosts 64] [--gpus 8] [--baseline-seconds 5] [--profile] [--renderer DIR]
+// --bridge fake (default): the built renderer (`npm run build` → out/renderer)
+//   behind a fake web bridge that streams one `fleet.tick` and one
+//   `telemetry.tick` per second for HOSTS × GPUS (every GPU figure moves every
+//   tick: the worst case for deltas). Phases in the same browser: no ticks
+//   (baseline), whole-state ticks (a keyframe every tick: what the bridges sent
+//   before delta ticks), delta ticks (TickStreamEncoder per connection, as now).
+// --bridge real: `gpu-console serve --demo-hosts HOSTS` (the real core and web
+//   bridge, the demo fleet over real SSH; built CLI needed), the fleet view
+//   against it; baseline is a blank page with the same probe in the same
+//   browser. A second SSE client in this process counts the bytes per tick on
+//   the wire and what the whole state would have been (decoded back).
+//
+//   node --import tsx test/bench/renderer-frames.ts [--bridge fake|real] [--seconds 30] [--hosts 64] [--gpus 8] [--baseline-seconds 5] [--profile] [--renderer DIR] [--demo-traffic off]
 //
 // --renderer serves another build of the renderer (default out/renderer), e.g.
 // a copy of an earlier build, to compare two builds on the same machine.
@@ -16,17 +24,24 @@
 //
 // Target: p95 frame interval within one 60 Hz frame (16.7 ms), i.e. ticks cost no dropped frames at p95.
 //
-// First, in this process, the cost of parsing one such `fleet.tick` the way the
-// renderer does (the transport's parseEventPayload, zod without its JIT as in
-// the page, whose CSP forbids eval), against JSON.parse of the same text.
+// First, in this process, the cost of reading one such `fleet.tick` the way the
+// renderer does (zod without its JIT as in the page, whose CSP forbids eval):
+// the whole state (JSON.parse + parseEventPayload) against one delta tick
+// (JSON.parse + TickStreamDecoder.decode), and JSON.parse alone.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
+import type { Page } from 'playwright-core';
 // first, as in the page (main.tsx): zod decides JIT or not when a schema is built
 import '../../src-renderer/src/zod-config.js';
+import { TickStreamDecoder, TickStreamEncoder, type FleetSnapshot, type TelemetryTick } from '../../src-preload/contract/index.js';
 import { parseEventPayload } from '../../src-renderer/src/transport/envelope.js';
+import { SseParser } from '../../src-renderer/src/transport/sse-parser.js';
 import { launchChromium } from '../helpers/browser.js';
+import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../helpers/console-process.js';
 import { ROOT } from '../helpers/imports.js';
 
 const arg = (name: string, def: number): number => {
@@ -38,6 +53,8 @@ const BASELINE_S = arg('baseline-seconds', 5);
 const HOSTS = arg('hosts', 64);
 const GPUS = arg('gpus', 8);
 const PROFILE = process.argv.includes('--profile');
+const BRIDGE = process.argv.includes('--bridge') ? process.argv[process.argv.indexOf('--bridge') + 1] : 'fake';
+const DEMO_TRAFFIC = process.argv.includes('--demo-traffic') ? process.argv[process.argv.indexOf('--demo-traffic') + 1]! : 'on';
 const TOKEN = 'f'.repeat(64);
 const RENDERER = (() => {
   const dir = process.argv[process.argv.indexOf('--renderer') + 1];
@@ -47,7 +64,7 @@ const RENDERER = (() => {
 const wave = (t: number, period: number, lo: number, hi: number, phase = 0): number =>
   Math.round((lo + ((hi - lo) * (1 + Math.sin((t / 1000 / period) * 2 * Math.PI + phase))) / 2) * 10) / 10;
 
-function snapshot(t: number): unknown {
+function snapshot(t: number): FleetSnapshot {
   const hosts = [];
   for (let h = 0; h < HOSTS; h++) {
     const label = `gpu-${String(h).padStart(2, '0')}`;
@@ -102,10 +119,10 @@ function snapshot(t: number): unknown {
       updatedAt: t,
     });
   }
-  return { at: t, hosts };
+  return { at: t, hosts } as FleetSnapshot;
 }
 
-function telemetryTick(t: number): unknown {
+function telemetryTick(t: number): TelemetryTick {
   const hosts = [];
   for (let h = 0; h < HOSTS; h++) {
     const values: Record<string, number | null> = {};
@@ -134,8 +151,9 @@ const handlers: Record<string, () => unknown> = {
 };
 
 const MIME: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png' };
-const sse = new Set<ServerResponse>();
-let ticking = false;
+/** Each SSE client with its own encoder, as the real bridge keeps one per connection. */
+const sse = new Map<ServerResponse, TickStreamEncoder>();
+let ticking: 'off' | 'whole' | 'delta' = 'off';
 
 const server = createServer((req, res) => {
   void (async () => {
@@ -145,7 +163,7 @@ const server = createServer((req, res) => {
       if (url.pathname === '/api/events') {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
         res.write(': hello\n\n');
-        sse.add(res);
+        sse.set(res, new TickStreamEncoder());
         req.on('close', () => sse.delete(res));
         return;
       }
@@ -169,11 +187,19 @@ const server = createServer((req, res) => {
   })();
 });
 
+const wireBytes = { whole: 0, delta: 0, ticks: { whole: 0, delta: 0 } };
 const timer = setInterval(() => {
-  if (!ticking) return;
+  if (ticking === 'off') return;
   const t = Date.now();
-  const frame = `event: fleet.tick\ndata: ${JSON.stringify(snapshot(t))}\n\nevent: telemetry.tick\ndata: ${JSON.stringify(telemetryTick(t))}\n\n`;
-  for (const c of sse) c.write(frame);
+  const fleetTick = snapshot(t);
+  const tele = telemetryTick(t);
+  for (const [c, encoder] of sse) {
+    if (ticking === 'whole') encoder.resync();
+    const frame = `event: fleet.tick\ndata: ${JSON.stringify(encoder.encode('fleet.tick', fleetTick))}\n\nevent: telemetry.tick\ndata: ${JSON.stringify(encoder.encode('telemetry.tick', tele))}\n\n`;
+    wireBytes[ticking] += Buffer.byteLength(frame);
+    wireBytes.ticks[ticking]++;
+    c.write(frame);
+  }
 }, 1000);
 
 function pct(xs: number[], p: number): number {
@@ -232,8 +258,8 @@ function printProfile(profile: CpuProfile): void {
 }
 
 /** Median ms per call of `a` and of `b`, timed in alternating batches so that a busy machine slows both alike. */
-function pairedMs(a: () => void, b: () => void, batches = 31, perBatch = 10): [number, number] {
-  for (let i = 0; i < 50; i++) {
+function pairedMs(a: () => void, b: () => void, batches = 31, perBatch = 10, warmup = 50): [number, number] {
+  for (let i = 0; i < warmup; i++) {
     a();
     b();
   }
@@ -251,65 +277,209 @@ function pairedMs(a: () => void, b: () => void, batches = 31, perBatch = 10): [n
   return [pct(ta, 0.5), pct(tb, 0.5)];
 }
 
-/** One fleet.tick through the renderer's own parse path, in this process (same V8 as the page). */
+/** One fleet.tick through the renderer's own read paths, in this process (same V8 as the page). */
 function parseFigures(): void {
-  const text = JSON.stringify(snapshot(Date.now()));
+  const t0 = Date.now();
+  const text = JSON.stringify(snapshot(t0));
   const fail = (message: string): never => {
     throw new Error(`bench payload rejected: ${message}`);
   };
-  const [json, parsed] = pairedMs(
-    () => JSON.parse(text),
+  // a chain of delta ticks one second apart, decoded in order (each needs the state before it)
+  const encoder = new TickStreamEncoder();
+  const chain = Array.from({ length: 1 + 50 + 31 * 10 + 1 }, (_, i) => JSON.stringify(encoder.encode('fleet.tick', snapshot(t0 + i * 1000))));
+  const decoder = new TickStreamDecoder();
+  let next = 0;
+  const decodeNext = (): void => {
+    if (next >= chain.length) throw new Error('bench: delta chain exhausted');
+    const r = decoder.decode('fleet.tick', JSON.parse(chain[next++]!));
+    if (!r.ok) fail(r.message);
+  };
+  decodeNext(); // the keyframe
+  const [whole, delta] = pairedMs(
     () => parseEventPayload('fleet.tick', JSON.parse(text), fail),
+    decodeNext,
+    31,
+    10,
+    50,
   );
+  const [json] = pairedMs(
+    () => JSON.parse(text),
+    () => undefined,
+  );
+  const deltaKiB = chain.slice(1).reduce((n, c) => n + c.length, 0) / (chain.length - 1) / 1024;
   console.log(
-    `fleet.tick parse (${(text.length / 1024).toFixed(0)} KiB), median per tick: JSON.parse ${json.toFixed(2)} ms; JSON.parse + parseEventPayload ${parsed.toFixed(2)} ms` +
-      ` (the check ${(parsed - json).toFixed(2)} ms, total ${(parsed / json).toFixed(2)}× JSON.parse)`,
+    `fleet.tick read, median per tick: whole state (${(text.length / 1024).toFixed(0)} KiB) JSON.parse ${json.toFixed(2)} ms, + parseEventPayload ${whole.toFixed(2)} ms;` +
+      ` delta tick (${deltaKiB.toFixed(0)} KiB) JSON.parse + decode ${delta.toFixed(2)} ms (${(delta / whole).toFixed(2)}× the whole state)`,
   );
 }
 
-async function main(): Promise<void> {
-  parseFigures();
+const phase = async (page: Page, seconds: number): Promise<Probe> => {
+  await page.evaluate('window.__probeReset()');
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  return page.evaluate<Probe>('window.__probe');
+};
+
+const report = (name: string, p: Probe): number => {
+  const dropped = p.frames.filter((d) => d > 1.5 * (1000 / 60)).length;
+  console.log(
+    `${name.padEnd(13)} frames=${p.frames.length} interval p50=${pct(p.frames, 0.5).toFixed(1)} ms p95=${pct(p.frames, 0.95).toFixed(1)} ms max=${Math.max(...p.frames).toFixed(1)} ms` +
+      ` dropped(>25 ms)=${((100 * dropped) / Math.max(1, p.frames.length)).toFixed(1)}% longtasks=${p.longTasks.length} (max ${p.longTasks.length ? Math.max(...p.longTasks).toFixed(0) : 0} ms, total ${p.longTasks.reduce((a, b) => a + b, 0).toFixed(0)} ms)`,
+  );
+  return pct(p.frames, 0.95);
+};
+
+const verdict = (p95: number): string => `target p95 ≤ 16.7 ms (one 60 Hz frame): ${p95 <= 16.7 + 0.5 ? 'met' : 'MISSED'}`;
+
+/** Runs `during` under a CDP CPU profile when --profile is given. */
+async function profiled<T>(page: Page, during: () => Promise<T>): Promise<T> {
+  if (!PROFILE) return during();
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  await cdp.send('Profiler.start');
+  const out = await during();
+  printProfile((await cdp.send('Profiler.stop')).profile as CpuProfile);
+  return out;
+}
+
+/** Transport warnings the page logs (a refused tick, a failed resync): there should be none. */
+function watchWarnings(page: Page): string[] {
+  const warnings: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.text().includes('transport]')) warnings.push(msg.text());
+  });
+  return warnings;
+}
+
+async function fakeBridge(): Promise<void> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   const browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  const warnings = watchWarnings(page);
   // a string, not a function: tsx's name helpers do not exist in the page
   await page.addInitScript(PROBE_SCRIPT);
   await page.goto(`http://127.0.0.1:${port}/#token=${TOKEN}`);
   await page.waitForSelector('[data-testid^="host-card-"]', { timeout: 30_000 });
   const cards = await page.locator('[data-testid^="host-card-"]').count();
 
-  const phase = async (seconds: number): Promise<Probe> => {
-    await page.evaluate('window.__probeReset()');
-    await new Promise((r) => setTimeout(r, seconds * 1000));
-    return page.evaluate<Probe>('window.__probe');
-  };
-  const report = (name: string, p: Probe) => {
-    const dropped = p.frames.filter((d) => d > 1.5 * (1000 / 60)).length;
-    console.log(
-      `${name.padEnd(9)} frames=${p.frames.length} interval p50=${pct(p.frames, 0.5).toFixed(1)} ms p95=${pct(p.frames, 0.95).toFixed(1)} ms max=${Math.max(...p.frames).toFixed(1)} ms` +
-        ` dropped(>25 ms)=${((100 * dropped) / Math.max(1, p.frames.length)).toFixed(1)}% longtasks=${p.longTasks.length} (max ${p.longTasks.length ? Math.max(...p.longTasks).toFixed(0) : 0} ms, total ${p.longTasks.reduce((a, b) => a + b, 0).toFixed(0)} ms)`,
-    );
-    return pct(p.frames, 0.95);
-  };
-
-  console.log(`renderer frame times: ${HOSTS} hosts × ${GPUS} GPUs, ${cards} host cards rendered, fleet.tick + telemetry.tick once a second`);
-  const base = report('baseline', await phase(BASELINE_S));
-  ticking = true;
-  const cdp = PROFILE ? await page.context().newCDPSession(page) : null;
-  if (cdp) {
-    await cdp.send('Profiler.enable');
-    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-    await cdp.send('Profiler.start');
-  }
-  const live = report('ticking', await phase(SECONDS));
-  if (cdp) printProfile((await cdp.send('Profiler.stop')).profile as CpuProfile);
-  console.log(`p95 ratio ticking/baseline = ${(live / base).toFixed(2)}; target p95 ≤ 16.7 ms (one 60 Hz frame): ${live <= 16.7 + 0.5 ? 'met' : 'MISSED'}`);
+  console.log(`renderer frame times, fake bridge: ${HOSTS} hosts × ${GPUS} GPUs, ${cards} host cards mounted (the rest off screen), fleet.tick + telemetry.tick once a second`);
+  const base = report('baseline', await phase(page, BASELINE_S));
+  ticking = 'whole';
+  const whole = report('whole ticks', await phase(page, SECONDS));
+  ticking = 'delta';
+  await new Promise((r) => setTimeout(r, 1500)); // the switch's first tick is a delta against a keyframe
+  const delta = report('delta ticks', await profiled(page, () => phase(page, SECONDS)));
+  const kib = (k: 'whole' | 'delta') => (wireBytes[k] / Math.max(1, wireBytes.ticks[k]) / 1024).toFixed(1);
+  console.log(`on the wire per tick (fleet.tick + telemetry.tick, SSE): whole ${kib('whole')} KiB, delta ${kib('delta')} KiB`);
+  console.log(`p95 ratio to baseline: whole ${(whole / base).toFixed(2)}, delta ${(delta / base).toFixed(2)}; delta ticks: ${verdict(delta)}; transport warnings: ${warnings.length}`);
+  for (const w of warnings.slice(0, 5)) console.log(`  ${w}`);
 
   clearInterval(timer);
-  for (const c of sse) c.end();
+  for (const c of sse.keys()) c.end();
   await browser.close();
   server.close();
+}
+
+/** A second subscriber of the real bridge: bytes per tick on the wire, and the whole state they decode to. */
+function countWire(ui: string): { stop(): Promise<void>; reset(): void; figures(): { ticks: number; wire: Record<string, number>; whole: Record<string, number>; refused: number } } {
+  const url = new URL(ui);
+  const token = new URLSearchParams(url.hash.slice(1)).get('token')!;
+  const abort = new AbortController();
+  const parser = new SseParser();
+  const decoder = new TickStreamDecoder();
+  let f = { ticks: 0, wire: { 'fleet.tick': 0, 'telemetry.tick': 0 } as Record<string, number>, whole: { 'fleet.tick': 0, 'telemetry.tick': 0 } as Record<string, number>, refused: 0 };
+  const done = (async () => {
+    const res = await fetch(`${url.origin}/api/events`, { headers: { 'x-gpu-console-token': token }, signal: abort.signal });
+    const text = new TextDecoder();
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      for (const m of parser.push(text.decode(chunk, { stream: true }))) {
+        if (m.event !== 'fleet.tick' && m.event !== 'telemetry.tick') continue;
+        const r = decoder.decode(m.event, JSON.parse(m.data));
+        if (!r.ok) {
+          f.refused++;
+          continue;
+        }
+        if (m.event === 'fleet.tick') f.ticks++;
+        f.wire[m.event]! += Buffer.byteLength(`event: ${m.event}\ndata: ${m.data}\n\n`);
+        f.whole[m.event]! += Buffer.byteLength(`event: ${m.event}\ndata: ${JSON.stringify(r.state)}\n\n`);
+      }
+    }
+  })().catch((error: unknown) => {
+    if (!abort.signal.aborted) throw error;
+  });
+  return {
+    stop: async () => {
+      abort.abort();
+      await done;
+    },
+    reset: () => {
+      f = { ticks: 0, wire: { 'fleet.tick': 0, 'telemetry.tick': 0 }, whole: { 'fleet.tick': 0, 'telemetry.tick': 0 }, refused: f.refused };
+    },
+    figures: () => f,
+  };
+}
+
+async function realBridge(): Promise<void> {
+  assertBuilt();
+  const dataDir = mkdtempSync(join(tmpdir(), 'gc-frames-'));
+  let consoleProc: RunningConsole | null = null;
+  try {
+    consoleProc = await startConsole(['--demo-hosts', String(HOSTS), '--demo-traffic', DEMO_TRAFFIC, '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0'], 180_000);
+    const browser = await launchChromium();
+    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    const warnings = watchWarnings(page);
+    await page.addInitScript(PROBE_SCRIPT);
+    await page.setContent('<!doctype html><title>baseline</title><p>baseline</p>');
+    await page.evaluate(PROBE_SCRIPT); // init scripts run on navigations, not on setContent
+    const base = report('baseline', await phase(page, BASELINE_S));
+
+    await page.goto(consoleProc.ui);
+    await page.waitForSelector('[data-testid^="host-card-"]', { timeout: 60_000 });
+    // cards mount only near the viewport (LazyHostCard): ask the bridge whether every host is connected
+    const t0 = Date.now();
+    for (;;) {
+      const snap = await bridgeCall<FleetSnapshot>(consoleProc.ui, 'fleet.snapshot', {});
+      const connected = snap.ok ? snap.data.hosts.filter((h) => h.state === 'connected').length : 0;
+      if (connected >= HOSTS) break;
+      if (Date.now() - t0 > 180_000) {
+        console.log(`  gave up waiting for every host to connect: ${connected}/${HOSTS}`);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    const cards = await page.locator('[data-testid^="host-card-"]').count();
+    const wire = countWire(consoleProc.ui);
+    await new Promise((r) => setTimeout(r, 5000)); // one keyframe, then deltas only
+    wire.reset();
+    console.log(`renderer frame times, real bridge (gpu-console serve --demo-hosts ${HOSTS}, demo traffic ${DEMO_TRAFFIC}): ${cards} host cards mounted (of ${HOSTS}; the rest are placeholders off screen), connected after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    const live = report('real ticks', await profiled(page, () => phase(page, SECONDS)));
+    const f = wire.figures();
+    await wire.stop();
+    const per = (bytes: number | undefined) => `${((bytes ?? 0) / Math.max(1, f.ticks) / 1024).toFixed(1)} KiB`;
+    const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
+    console.log(
+      `on the wire per tick (${f.ticks} ticks, SSE): fleet.tick ${per(f.wire['fleet.tick'])} (whole state ${per(f.whole['fleet.tick'])}),` +
+        ` telemetry.tick ${per(f.wire['telemetry.tick'])} (whole ${per(f.whole['telemetry.tick'])}); together ${per(sum(f.wire))} vs ${per(sum(f.whole))}` +
+        ` = ${((100 * sum(f.wire)) / Math.max(1, sum(f.whole))).toFixed(1)} %; refused by the counting decoder: ${f.refused}`,
+    );
+    console.log(`p95 ratio real/baseline = ${(live / base).toFixed(2)}; ${verdict(live)}; transport warnings in the page: ${warnings.length}`);
+    for (const w of warnings.slice(0, 5)) console.log(`  ${w}`);
+    await browser.close();
+  } finally {
+    const code = await consoleProc?.stop();
+    if (code !== 0 && code !== undefined) console.log(`  the console exited ${code}`);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  parseFigures();
+  if (BRIDGE === 'real') {
+    clearInterval(timer);
+    await realBridge();
+  } else if (BRIDGE === 'fake') await fakeBridge();
+  else throw new Error(`--bridge fake|real, not ${BRIDGE}`);
 }
 
 main().catch((err: unknown) => {
