@@ -257,6 +257,23 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 8,
+    // The Proxy view reads the newest rows matching a model, a class and an outcome (RequestLog.query).
+    // requests_model_seq was never used: the filter compares models COLLATE NOCASE, which a BINARY index
+    // cannot serve, so a model with few rows (or none) read the whole table (130 ms at 1,000,000 rows).
+    // Each index here serves one filter combination newest-first; the two partial ones hold only errors
+    // (a few per cent of rows), so an error filter reads errors only. ~2 s at 1,000,000 rows, once.
+    name: 'requests_filter_indexes',
+    up: `
+      DROP INDEX requests_model_seq;
+      CREATE INDEX requests_model ON requests (model COLLATE NOCASE, seq);
+      CREATE INDEX requests_class ON requests (class, seq);
+      CREATE INDEX requests_model_class ON requests (model COLLATE NOCASE, class, seq);
+      CREATE INDEX requests_errors ON requests (seq) WHERE status >= 400;
+      CREATE INDEX requests_errors_model ON requests (model COLLATE NOCASE, seq) WHERE status >= 400;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
