@@ -370,18 +370,23 @@ export class SeriesStore implements Disposable {
       if (any) used.push(tier.name);
     }
 
-    const t: number[] = [];
-    const avgs: (number | null)[][] = cols.map(() => []);
-    const maxes: (number | null)[][] = cols.map(() => []);
-    for (let i = 0; i < nb; i++) {
-      if (claimed[i] !== 1) continue;
-      t.push(b0 + i * stepMs);
-      const o = i * k;
-      for (let j = 0; j < k; j++) {
-        const c = cnt[o + j]!;
-        avgs[j]!.push(c > 0 ? round(sum[o + j]! / c) : null);
-        maxes[j]!.push(c > 0 ? round(max[o + j]!) : null);
+    // Column by column into arrays of their final length (a 7-day chart of 42 series is 85k values each).
+    const filled: number[] = [];
+    for (let i = 0; i < nb; i++) if (claimed[i] === 1) filled.push(i);
+    const t = filled.map((i) => b0 + i * stepMs);
+    const avgs: (number | null)[][] = [];
+    const maxes: (number | null)[][] = [];
+    for (let j = 0; j < k; j++) {
+      const avg = new Array<number | null>(filled.length);
+      const mx = new Array<number | null>(filled.length);
+      for (let m = 0; m < filled.length; m++) {
+        const o = filled[m]! * k + j;
+        const c = cnt[o]!;
+        avg[m] = c > 0 ? round(sum[o]! / c) : null;
+        mx[m] = c > 0 ? round(max[o]!) : null;
       }
+      avgs.push(avg);
+      maxes.push(mx);
     }
     const order = ['1s', '10s', '5m'] as const;
     return {
