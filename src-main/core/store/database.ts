@@ -20,6 +20,12 @@ export interface OpenStoreOptions {
   logger?: Logger;
   /** How long a write waits for another connection's lock before SQLITE_BUSY. Default 5000. */
   busyTimeoutMs?: number;
+  /**
+   * The -wal file is cut back to this size when a checkpoint resets it (journal_size_limit). Without a
+   * limit SQLite reuses the file but never shrinks it, so one large transaction (a retention pass after
+   * the console was off for days) left a WAL of hundreds of MiB for good. Default 64 MiB.
+   */
+  walSizeLimitBytes?: number;
 }
 
 export interface Store extends Disposable {
@@ -76,6 +82,7 @@ export function openStore(options: OpenStoreOptions): Store {
         });
       }
       db.pragma('synchronous = NORMAL');
+      db.pragma(`journal_size_limit = ${Math.max(0, Math.floor(options.walSizeLimitBytes ?? 64 * 1_048_576))}`);
     }
     schemaVersion = applyMigrations(db, file, MIGRATIONS, clock, logger);
   } catch (err) {
