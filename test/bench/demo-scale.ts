@@ -6,7 +6,9 @@
 // the console core, both ends of every SSH session, the simulated hosts, the
 // bridge.
 //
-//   node --import tsx test/bench/demo-scale.ts [--hosts 64] [--minutes 10] [--warmup 60] [--traffic on|off] [--no-ui]
+//   node --import tsx test/bench/demo-scale.ts [--hosts 64] [--minutes 10] [--warmup 60] [--traffic on|off] [--no-ui] [--node-flags '--flag ...']
+//
+// --node-flags passes V8/Node flags to the console process (to compare GC settings).
 //
 // Figures: start-up to the ready line and to every host connected; process CPU
 // (all threads, /proc/<pid>/stat) and main-thread CPU [target < 25 % of one
@@ -30,6 +32,7 @@ const MINUTES = Number(arg('minutes', '10'));
 const WARMUP_S = Number(arg('warmup', '60'));
 const TRAFFIC = arg('traffic', 'off');
 const UI = !process.argv.includes('--no-ui');
+const NODE_FLAGS = arg('node-flags', '').split(' ').filter((f) => f.length > 0);
 const MB = 1_000_000;
 const MiB = 1_048_576;
 const CLK_TCK_MS = 10; // USER_HZ 100 on Linux
@@ -82,9 +85,9 @@ async function followEvents(ui: string, bytes: Map<string, number>, signal: Abor
 async function main(): Promise<void> {
   assertBuilt();
   const dir = mkdtempSync(join(tmpdir(), 'gpu-console-demo-scale-'));
-  console.log(`demo-scale: serve --demo-hosts ${HOSTS} (8 GPUs, 2 services each), traffic ${TRAFFIC}, UI client ${UI ? 'on' : 'off'}, ${MINUTES} min after ${WARMUP_S} s warm-up (node ${process.version})`);
+  console.log(`demo-scale: serve --demo-hosts ${HOSTS} (8 GPUs, 2 services each), traffic ${TRAFFIC}, UI client ${UI ? 'on' : 'off'}${NODE_FLAGS.length ? `, node ${NODE_FLAGS.join(' ')}` : ''}, ${MINUTES} min after ${WARMUP_S} s warm-up (node ${process.version})`);
   const t0 = performance.now();
-  const child = spawn(process.execPath, [CLI, 'serve', '--demo-hosts', String(HOSTS), '--demo-traffic', TRAFFIC, '--data-dir', dir, '--print-url'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, CLI, 'serve', '--demo-hosts', String(HOSTS), '--demo-traffic', TRAFFIC, '--data-dir', dir, '--print-url'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const ui = await new Promise<string>((resolve, reject) => {
     const onData = (c: Buffer) => {
