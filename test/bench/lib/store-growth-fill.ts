@@ -10,6 +10,7 @@ import { toDisposable, silentLogger, type Clock } from '../../../src-main/core/b
 import { RequestLog, type RequestRecord } from '../../../src-main/core/proxy/request-log.js';
 import type { Store } from '../../../src-main/core/store/index.js';
 import { SeriesStore, costValues, gpuValues, serviceValues, type HostValues } from '../../../src-main/core/telemetry/index.js';
+import { createPrng } from '../../../src-main/core/demo/text-gen.js';
 
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;
@@ -62,17 +63,8 @@ export function modelOf(hostIndex: number): ModelDef {
   return MODELS[hostIndex % MODELS.length]!;
 }
 
-/** mulberry32: small, fast, good enough for synthetic data, and the same on every machine. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded and the same on every machine: the demo's mulberry32. */
+export const prng = createPrng;
 
 /** A clock the generator sets; its timers never fire (the generator flushes and prunes itself, on simulated time). */
 export class SimClock implements Clock {

@@ -2,6 +2,8 @@
 // must be the full state, every time, with unchanged parts kept by identity;
 // a decoder that is not on the delta's base refuses it and asks for a keyframe.
 import { describe, expect, it } from 'vitest';
+import { createPrng } from '../../../src-main/core/demo/text-gen.js';
+import { service } from '../renderer/fixtures/fleet.js';
 import {
   eventChannels,
   eventWireChannels,
@@ -19,17 +21,6 @@ import {
   type TelemetryTick,
 } from '../../../src-preload/contract/index.js';
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function gpu(index: number): GpuView {
   return {
     index,
@@ -44,26 +35,7 @@ function gpu(index: number): GpuView {
   };
 }
 
-function svc(id: string): ServiceView {
-  return {
-    id,
-    kind: 'vllm',
-    model: `${id}-model`,
-    aliases: [id],
-    slots: 8,
-    remotePort: 8000,
-    tunnel: { state: 'up', localUrl: 'http://127.0.0.1:18000/v1', lastError: null },
-    health: 'ok',
-    sleep: 'awake',
-    requestsRunning: 1,
-    requestsWaiting: 0,
-    kvCachePct: 20,
-    generationTokensPerS: 50,
-    promptTokensPerS: 400,
-    stale: false,
-    staleReason: null,
-  };
-}
+const svc = (id: string): ServiceView => service(id);
 
 function hostView(label: string, gpus = 2, services = ['qwen']): HostView {
   return {
@@ -122,7 +94,7 @@ function edit(state: FleetSnapshot, r: () => number, at: number): FleetSnapshot 
 
 describe('fleet.tick delta codec', () => {
   it('round-trips over 400 random edits: each decoded tick equals the full state and passes FleetSnapshotSchema', () => {
-    const r = rng(19);
+    const r = createPrng(19);
     const encoder = new TickStreamEncoder();
     const decoder = new TickStreamDecoder();
     let state = fleet(1, [hostView('a'), hostView('b', 8, ['qwen', 'llama']), hostView('c', 0, [])]);
@@ -327,7 +299,7 @@ describe('fleet.tick delta codec', () => {
     const encoder = new TickStreamEncoder();
     const decoder = new TickStreamDecoder();
     let state = fleet(1, [hostView('a'), hostView('b', 3, ['x', 'y'])]);
-    const r = rng(7);
+    const r = createPrng(7);
     for (let i = 0; i < 50; i++) {
       const decoded = decoder.decode('fleet.tick', structuredClone(encoder.encode('fleet.tick', state)));
       if (!decoded.ok) throw new Error(decoded.message);
