@@ -100,9 +100,11 @@ export async function hostsConnect(dataDir: string, label: string, connect: bool
 }
 
 /** The running console's UI URL with its token: read from ready.json (0600), so only its own user gets it. */
-export function uiUrl(dataDir: string, output: Output): number {
+/** The running console's UI URL (with its token), or with `proxy` its proxy's base URL (for OPENAI_BASE_URL, `bench run --target`). */
+export function uiUrl(dataDir: string, output: Output, proxy = false): number {
   const running = findRunningConsole(dataDir);
   if (!running) throw new AppError('CLI_NO_RUNNING_CONSOLE', `no console is running on data dir ${dataDir} (start one with: gpu-console serve)`);
-  output.out(output.json ? JSON.stringify({ ui: running.ui, proxy: running.proxy }) : running.ui);
+  if (proxy && !output.json && running.proxy === null) throw new AppError('CLI_NO_PROXY', `the console on data dir ${dataDir} has no proxy listening`);
+  output.out(output.json ? JSON.stringify({ ui: running.ui, proxy: running.proxy }) : proxy ? running.proxy! : running.ui);
   return EXIT.OK;
 }

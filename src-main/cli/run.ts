@@ -44,7 +44,8 @@ Commands:
     Prints one line: GPU Console ready ui=<url> proxy=<url>. The UI URL carries its token only
     on a terminal or with --print-url (logs must not hold it); \`gpu-console url\` prints it.
 
-  url                   Print the running console's UI URL with its token (from <data dir>/ready.json).
+  url [--proxy]         Print the running console's UI URL with its token (from <data dir>/ready.json);
+                        --proxy: its proxy's base URL instead (OPENAI_BASE_URL, bench run --target).
 
   status                Show hosts, GPUs and model services of the running console.
   hosts connect LABEL   Ask the running console to connect a host.
@@ -153,10 +154,10 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
         );
       }
       case 'url': {
-        const { values, positionals } = parse(rest, {});
+        const { values, positionals } = parse(rest, { proxy: { type: 'boolean' } });
         if (values.help) return help(output);
         if (positionals.length > 0) throw new UsageError('url takes no arguments');
-        return uiUrl(resolveDataDir(values['data-dir']), output);
+        return uiUrl(resolveDataDir(values['data-dir']), output, values.proxy === true);
       }
       case 'status': {
         const { values, positionals } = parse(rest, {});
