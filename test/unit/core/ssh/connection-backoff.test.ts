@@ -38,6 +38,15 @@ const flush = async () => {
   for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 1));
 };
 
+/** Real turns until `done()` holds: on a loaded machine the attempt's file read can take longer than a fixed few turns. */
+async function until(done: () => boolean, what: string, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
 function build(script: Outcome[]) {
   const clock = new FakeClock(1_000_000);
   const clients: ScriptedClient[] = [];
@@ -71,14 +80,14 @@ describe('SshConnection reconnect policy (fake clock, scripted client)', () => {
     await flush();
     expect(clients).toHaveLength(1);
     clock.advance(1);
-    await flush();
+    await until(() => conn.nextRetryAt !== null && conn.nextRetryAt > clock.now(), 'the second attempt to fail');
     expect(clients).toHaveLength(2);
     expect(conn.nextRetryAt).toBe(clock.now() + 2_000);
     clock.advance(2_000);
-    await flush();
+    await until(() => conn.nextRetryAt !== null && conn.nextRetryAt > clock.now(), 'the third attempt to fail');
     expect(conn.nextRetryAt).toBe(clock.now() + 4_000);
     clock.advance(4_000);
-    await flush();
+    await until(() => conn.state === 'connected', 'the fourth attempt to connect');
     expect(conn.state).toBe('connected');
     expect(clients).toHaveLength(4);
     // keepalive and deadlines are passed to ssh2
@@ -88,7 +97,7 @@ describe('SshConnection reconnect policy (fake clock, scripted client)', () => {
 
     // An unexpected close starts again at 1 s.
     clients[3]!.emit('close');
-    await flush();
+    await until(() => conn.nextRetryAt !== null, 'the close to schedule a retry');
     expect(conn.state).toBe('reconnecting');
     expect(conn.lastError?.code).toBe('SSH_DISCONNECTED');
     expect(conn.nextRetryAt).toBe(clock.now() + 1_000);
@@ -112,7 +121,8 @@ describe('SshConnection reconnect policy (fake clock, scripted client)', () => {
     for (let i = 0; i < 8; i++) {
       delays.push(conn.nextRetryAt! - clock.now());
       clock.advance(conn.nextRetryAt! - clock.now());
-      await flush();
+      // The attempt runs and fails; the next retry is then scheduled in the future again.
+      await until(() => conn.nextRetryAt !== null && conn.nextRetryAt > clock.now(), `retry ${i + 2} to be scheduled`);
     }
     expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
     await conn.dispose();
