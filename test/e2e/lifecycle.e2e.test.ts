@@ -40,6 +40,35 @@ describe('lifecycle actions through the built console', () => {
     await page.getByTestId('propose-restart-tri-gpu/gemma').click();
     await expect.poll(() => page.getByTestId('action-dialog').count(), { timeout: 5_000 }).toBe(1);
     expect(await page.getByTestId('action-step-ssh').textContent()).toBe('sudo systemctl restart vllm-gemma');
+    // Each step reads once ("drain l20-…", not "drain drain l20-…") and wraps between words (or after a hyphen or slash), not inside them.
+    const steps = await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { querySelectorAll(q: string): ArrayLike<{ querySelector(q: string): { textContent: string | null; firstChild: unknown } | null }>; createRange(): { setStart(n: unknown, o: number): void; setEnd(n: unknown, o: number): void; getClientRects(): ArrayLike<{ top: number }> } } }).document;
+      return Array.from(doc.querySelectorAll('[data-testid="action-steps"] li')).map((li) => {
+        const badge = li.querySelector('.badge')?.textContent ?? '';
+        const code = li.querySelector('code')!;
+        const text = code.textContent ?? '';
+        const node = code.firstChild;
+        const range = doc.createRange();
+        const midWord: string[] = [];
+        let lastTop: number | null = null;
+        for (let i = 0; i < text.length; i++) {
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          const rects = range.getClientRects();
+          const top = rects.length > 0 ? rects[0]!.top : null;
+          if (top !== null && lastTop !== null && top > lastTop + 2 && i > 0 && /[^\s/-]/.test(text[i - 1]!) && /\S/.test(text[i]!) && text.slice(0, i).split(' ').pop()!.length < 40) {
+            midWord.push(text.slice(Math.max(0, i - 12), i + 12));
+          }
+          if (top !== null) lastTop = top;
+        }
+        return { badge, text, midWord };
+      });
+    });
+    expect(steps.map((s) => s.badge)).toEqual(['drain', 'ssh', 'verify']);
+    for (const step of steps) {
+      expect(step.text.startsWith(`${step.badge} `), step.text).toBe(false);
+      expect(step.midWord, step.text).toEqual([]);
+    }
     expect(await page.getByTestId('action-submit').isDisabled()).toBe(true);
     expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } } }).document.activeElement.getAttribute('data-testid'))).toBe('action-cancel');
     if (shots) await page.screenshot({ path: join(shots, 'actions-restart-dialog.png') });

@@ -94,7 +94,7 @@ export function ConfirmDialog({ action, onClose }: { action: ActionView; onClose
         <ol className="actions-steps" data-testid="action-steps">
           {action.steps.map((s, i) => (
             <li key={i} className={`actions-step actions-step--${s.kind}`}>
-              <span className="badge">{s.kind}</span> <code data-testid={`action-step-${s.kind}`}>{s.text}</code>
+              <span className="badge">{s.kind}</span> <code data-testid={`action-step-${s.kind}`}>{withoutLeadingWord(s.text, s.kind)}</code>
               {s.body ? (
                 <div>
                   body <code>{s.body}</code>
@@ -182,4 +182,9 @@ function LoadFacts({ action }: { action: ActionView }): React.JSX.Element {
       ) : null}
     </dd>
   );
+}
+
+/** A step's text often opens with its kind ("drain l20-poc/qwen …", "verify (…)"), which the badge already says. */
+function withoutLeadingWord(text: string, word: string): string {
+  return text.startsWith(`${word} `) ? text.slice(word.length + 1) : text;
 }
