@@ -31,6 +31,28 @@ export function NotificationsMenu(): React.JSX.Element {
   const [permission, setPermission] = useState<Permission>(browserPermission);
   const [error, setError] = useState<string | null>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
+  const rootRef = useRef<HTMLDivElement>(null);
+  const view = useAppStore((s) => s.ui.view);
+
+  // A popover, not a page: Escape (focus back on the bell), a click outside it, or another view closes it.
+  useEffect(() => {
+    if (!open) return undefined;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      setOpen(false);
+      buttonRef.current?.focus();
+    };
+    const onPointer = (e: PointerEvent) => {
+      if (rootRef.current && e.target instanceof Node && !rootRef.current.contains(e.target)) setOpen(false);
+    };
+    document.addEventListener('keydown', onKey);
+    document.addEventListener('pointerdown', onPointer, true);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.removeEventListener('pointerdown', onPointer, true);
+    };
+  }, [open]);
+  useEffect(() => setOpen(false), [view]);
 
   const go = useCallback(
     (route: string) => {
@@ -79,7 +101,7 @@ export function NotificationsMenu(): React.JSX.Element {
   };
 
   return (
-    <div className="notify">
+    <div className="notify" ref={rootRef}>
       <button
         ref={buttonRef}
         type="button"
