@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeriesResult } from '../../src-preload/contract/index.js';
 import { launchChromium } from '../helpers/browser.js';
 import { assertBuilt, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { TTFT_BUCKETS } from '../../src-main/core/demo/engine-metrics.js';
 
 // Load driven into a demo host through its tunnel (bypassing the proxy, like
 // the demo's background traffic): the Hosts view's charts and the cost figures
@@ -79,6 +80,12 @@ describe('telemetry end to end: load → charts and cost move → history surviv
     load = Promise.all([client(), client(), client()]).then(() => undefined);
 
     await expect.poll(async () => Number((await row.getByTestId('ttft-p95').getAttribute('data-value')) || 0), { timeout: 20_000 }).toBeGreaterThan(0);
+    // A percentile from histogram buckets reads as the bucket's bound ("≤ …"), one of the server's own bounds, with the estimate in the tooltip.
+    const ttft = row.getByTestId('ttft-p95');
+    expect(await ttft.textContent()).toMatch(/^≤ \d+(\.\d+)? (ms|s)$/);
+    expect(TTFT_BUCKETS).toContain(Number(await ttft.getAttribute('data-value')));
+    expect(Number(await ttft.getAttribute('data-interpolated'))).toBeLessThanOrEqual(Number(await ttft.getAttribute('data-value')));
+    expect(await ttft.getAttribute('title')).toContain("from the server's histogram buckets — at most");
     await expect.poll(async () => Number((await row.getByTestId('cost-per-mtok').getAttribute('data-value')) || 0), { timeout: 10_000 }).toBeGreaterThan(0);
     expect(await row.getByTestId('cost-per-mtok').textContent()).toMatch(/^\$\d+(\.\d+)? est\.$/);
   }, 45_000);

@@ -36,6 +36,8 @@ export interface ServiceFigures {
   perEngine: EngineFigures[] | null;
   ttftP50S: number | null;
   ttftP95S: number | null;
+  /** The histogram bucket bound the TTFT p95 falls under: the p95 is at most this (what the UI shows, "≤ bound"). */
+  ttftP95LeS: number | null;
   itlP50S: number | null;
   itlP95S: number | null;
   e2eP50S: number | null;
@@ -118,6 +120,7 @@ export class ServiceDeriver {
     const q = (h: Histogram | null, prev: Histogram | null | undefined, quant: number): number | null =>
       base === null ? null : histogramQuantile(quant, histogramDelta(prev ?? null, h)?.buckets ?? []).value;
     const ttftDelta = base === null ? null : histogramDelta(base.ttft, r.ttft);
+    const ttftP95 = ttftDelta === null ? null : histogramQuantile(0.95, ttftDelta.buckets);
     const windowHit = base === null ? null : ratioPct(base.hits, base.queries, entry.hits, entry.queries);
     const cumulativeHit = windowHit === null ? ratioPct(0, 0, entry.hits, entry.queries) : null;
     const windowSpec = base === null ? null : ratioPct(base.accepted, base.drafts, entry.accepted, entry.drafts);
@@ -140,7 +143,8 @@ export class ServiceDeriver {
       rateBasis: r.promptTokensTotal === null && r.generationTokensTotal === null ? null : r.countersIncludeLive ? 'live' : 'counters',
       perEngine: this.perEngineFigures(r.perEngine, atMs),
       ttftP50S: q(r.ttft, base?.ttft, 0.5),
-      ttftP95S: q(r.ttft, base?.ttft, 0.95),
+      ttftP95S: ttftP95?.value ?? null,
+      ttftP95LeS: ttftP95?.bucketLe ?? null,
       itlP50S: q(r.itl, base?.itl, 0.5),
       itlP95S: q(r.itl, base?.itl, 0.95),
       e2eP50S: q(r.e2e, base?.e2e, 0.5),

@@ -15,7 +15,13 @@ import type { Histogram, HistogramBucket } from './vllm-metrics.js';
 // With no observations in the window the answer is null (unavailable), never 0.
 
 export interface QuantileResult {
+  /** Linear interpolation inside the bucket the rank falls in (PromQL's estimate). */
   value: number | null;
+  /**
+   * That bucket's upper bound (`le`): all the histogram can say for sure is that the quantile is
+   * at most this. The highest finite bound when the rank falls in +Inf (the quantile is then above it).
+   */
+  bucketLe: number | null;
   /** Observations in the window. */
   count: number;
   /** Buckets that had to be raised to keep the counts monotonic (bad input). */
@@ -40,7 +46,7 @@ export function histogramQuantile(q: number, buckets: readonly HistogramBucket[]
   const clean = buckets.filter((b) => !Number.isNaN(b.le) && Number.isFinite(b.count)).sort((a, b) => a.le - b.le);
   const last = clean[clean.length - 1];
   if (!last || last.le !== Number.POSITIVE_INFINITY || clean.length < 2 || !(q >= 0 && q <= 1)) {
-    return { value: null, count: last?.count ?? 0, monotonicFixes: 0 };
+    return { value: null, bucketLe: null, count: last?.count ?? 0, monotonicFixes: 0 };
   }
   let fixes = 0;
   let runningMax = 0;
@@ -53,11 +59,11 @@ export function histogramQuantile(q: number, buckets: readonly HistogramBucket[]
     return b.count;
   });
   const total = counts[counts.length - 1]!;
-  if (total <= 0) return { value: null, count: 0, monotonicFixes: fixes };
+  if (total <= 0) return { value: null, bucketLe: null, count: 0, monotonicFixes: fixes };
   const rank = q * total;
   let i = counts.findIndex((c) => c >= rank);
   if (i < 0) i = counts.length - 1;
-  if (i === clean.length - 1) return { value: clean[clean.length - 2]!.le, count: total, monotonicFixes: fixes };
+  if (i === clean.length - 1) return { value: clean[clean.length - 2]!.le, bucketLe: clean[clean.length - 2]!.le, count: total, monotonicFixes: fixes };
   const upper = clean[i]!.le;
   let lower = 0;
   let below = 0;
@@ -65,9 +71,9 @@ export function histogramQuantile(q: number, buckets: readonly HistogramBucket[]
     lower = clean[i - 1]!.le;
     below = counts[i - 1]!;
   } else if (upper <= 0) {
-    return { value: upper, count: total, monotonicFixes: fixes };
+    return { value: upper, bucketLe: upper, count: total, monotonicFixes: fixes };
   }
   const inBucket = counts[i]! - below;
   const value = inBucket <= 0 ? upper : lower + ((upper - lower) * (rank - below)) / inBucket;
-  return { value, count: total, monotonicFixes: fixes };
+  return { value, bucketLe: upper, count: total, monotonicFixes: fixes };
 }

@@ -41,6 +41,7 @@ export function serviceValues(serviceId: string, f: ServiceFigures, out: HostVal
   out[p + 'spec_accept_pct'] = f.specAcceptancePct;
   out[p + 'ttft_p50_s'] = f.ttftP50S;
   out[p + 'ttft_p95_s'] = f.ttftP95S;
+  out[p + 'ttft_p95_le_s'] = f.ttftP95LeS;
   out[p + 'itl_p50_s'] = f.itlP50S;
   out[p + 'itl_p95_s'] = f.itlP95S;
   out[p + 'e2e_p50_s'] = f.e2eP50S;
@@ -62,6 +63,7 @@ const SERVICE_FIGURES = [
   'spec_accept_pct',
   'ttft_p50_s',
   'ttft_p95_s',
+  'ttft_p95_le_s',
   'itl_p50_s',
   'itl_p95_s',
   'e2e_p50_s',

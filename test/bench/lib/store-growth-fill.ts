@@ -87,7 +87,7 @@ export function hostSeriesTemplate(gpus: number, serviceId: string): HostValues 
   serviceValues(serviceId, {
     atMs: 0, running: 0, waiting: 0, kvCachePct: 0, kvTokensInUse: 0, kvCapacityTokens: 0, promptTokPerS: 0, genTokPerS: 0, requestsPerS: 0,
     prefixHitPct: 0, prefixHitScope: 'window', specAcceptancePct: null, promptCacheReusePct: 0, rateBasis: 'counters', perEngine: null,
-    ttftP50S: 0, ttftP95S: 0, itlP50S: 0, itlP95S: 0, e2eP50S: 0, e2eP95S: 0, latencySamples: 0,
+    ttftP50S: 0, ttftP95S: 0, ttftP95LeS: 0, itlP50S: 0, itlP95S: 0, e2eP50S: 0, e2eP95S: 0, latencySamples: 0,
   }, out);
   out['host.gen_tok_s'] = 0;
   out['host.busy_pct'] = 0;

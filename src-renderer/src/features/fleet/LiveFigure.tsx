@@ -28,3 +28,40 @@ export function LiveFigure({ host, metric, testId, format, unavailable = '—', 
   );
 }
 
+
+export interface BucketBoundFigureProps extends LiveFigureProps {
+  /** The histogram bucket bound the percentile falls under (`…_le_s`). */
+  readonly boundMetric: string;
+}
+
+/**
+ * A percentile read from a server's histogram buckets: shown as the bucket's
+ * bound ("≤ 250 ms"), all the buckets can say for sure, with PromQL's
+ * interpolated estimate in the tooltip — never an interpolation dressed up as
+ * a measurement.
+ */
+export function BucketBoundFigure({ host, metric, boundMetric, testId, format, unavailable = '—', title }: BucketBoundFigureProps): React.JSX.Element {
+  const { transport } = useServices();
+  const live = liveFiguresFor(transport);
+  const key = LiveFigures.key(host, metric);
+  const boundKey = LiveFigures.key(host, boundMetric);
+  const subscribe = useCallback(
+    (cb: () => void) => {
+      const offs = [live.subscribe(key, cb), live.subscribe(boundKey, cb)];
+      return () => offs.forEach((off) => off());
+    },
+    [live, key, boundKey],
+  );
+  const value = useSyncExternalStore(subscribe, () => live.get(key) ?? null);
+  const bound = useSyncExternalStore(subscribe, () => live.get(boundKey) ?? null);
+  const what = title ?? metric;
+  const tip =
+    bound === null
+      ? `${what}: unavailable (no requests in the window, or the server has no histogram)`
+      : `${what}: from the server's histogram buckets — at most ${format(bound)} (the bucket it falls in)${value !== null ? `; interpolated inside the bucket ≈ ${format(value)}` : ''}`;
+  return (
+    <span data-testid={testId} data-value={dataValue(bound)} data-interpolated={dataValue(value)} title={tip}>
+      {bound === null ? unavailable : `≤ ${format(bound)}`}
+    </span>
+  );
+}

@@ -11,7 +11,7 @@ import { TunnelTest } from '../hosts/TunnelTest.js';
 import { useNow } from '../../components/use-now.js';
 import { formatUntil } from '../../format/format.js';
 import { TokSparkline } from './TokSparkline.js';
-import { LiveFigure } from './LiveFigure.js';
+import { BucketBoundFigure, LiveFigure } from './LiveFigure.js';
 import { formatSeconds, formatUsdPerMTok } from './live-figures.js';
 
 export interface ServiceRowProps {
@@ -157,7 +157,14 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s, pollInte
         {formatTokPerS(s.promptTokensPerS)}
       </td>
       <td className="col-num num">
-        <LiveFigure host={label} metric={`svc.${s.id}.ttft_p95_s`} testId="ttft-p95" format={formatSeconds} title="Time to first token, p95 over the last minute" />
+        <BucketBoundFigure
+          host={label}
+          metric={`svc.${s.id}.ttft_p95_s`}
+          boundMetric={`svc.${s.id}.ttft_p95_le_s`}
+          testId="ttft-p95"
+          format={formatSeconds}
+          title="Time to first token, p95 over the last minute"
+        />
       </td>
       <td className="col-num col-cost num">
         <LiveFigure

@@ -44,10 +44,14 @@ describe('ServiceDeriver', () => {
     expect(f.ttftP50S).toBe(1);
     // p95 also lands in +Inf → highest finite bound
     expect(f.ttftP95S).toBe(1);
+    expect(f.ttftP95LeS).toBe(1);
     // The window starts at the newest snapshot at or before now − 60 s.
     // At 90 s that is still t=0: delta 2, 12, 12 → p50 rank 6 → 0.1 + 0.9 × 4/10 = 0.46
     const g = d.push(reading({ prefixCacheQueries: 1400, prefixCacheHits: 1000, ttft: hist([12, 22, 22]) }), 90_000);
     expect(g.ttftP50S).toBeCloseTo(0.46, 10);
+    // p95 rank 11.4 → bucket (0.1, 1]: interpolated 0.1 + 0.9 × 9.4/10 = 0.946, under the bound 1
+    expect(g.ttftP95S).toBeCloseTo(0.946, 10);
+    expect(g.ttftP95LeS).toBe(1);
     // At 125 s it is the 60 s snapshot: delta 2, 8, 2 (bad input: +Inf below le=1) → raised to 2, 8, 8:
     // p50 rank 4 → 0.1 + 0.9 × 2/6 = 0.4
     const k = d.push(reading({ prefixCacheQueries: 1400, prefixCacheHits: 1000, ttft: hist([12, 22, 22]) }), 125_000);

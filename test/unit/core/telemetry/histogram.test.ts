@@ -15,6 +15,13 @@ describe('histogramQuantile (Prometheus histogram_quantile method)', () => {
     expect(histogramQuantile(0.25, buckets).value).toBeCloseTo(0.0625, 10);
   });
 
+  it('names the bucket bound the quantile falls under (all the histogram can say for sure)', () => {
+    expect(histogramQuantile(0.5, buckets).bucketLe).toBe(1);
+    expect(histogramQuantile(0.25, buckets).bucketLe).toBe(0.1);
+    expect(histogramQuantile(0.95, buckets).bucketLe).toBe(1);
+    expect(histogramQuantile(0.5, h([[0.1, 0], [INF, 0]]).buckets).bucketLe).toBeNull();
+  });
+
   it('answers the highest finite bound when the rank falls in +Inf', () => {
     // p95: rank 9.5 > 8 → +Inf bucket → 1
     expect(histogramQuantile(0.95, buckets).value).toBe(1);
