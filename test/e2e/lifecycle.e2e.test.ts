@@ -35,6 +35,11 @@ describe('lifecycle actions through the built console', () => {
     // The fleet must have seen the model awake before a sleep can be verified.
     const row = page.getByTestId('target-l20-poc/qwen');
     await expect.poll(async () => (await row.textContent()) ?? '', { timeout: 20_000 }).toContain('awake · health ok');
+    // Only transitions the state allows are offered: no Wake on an awake vLLM service.
+    const wake = page.getByTestId('propose-wake-l20-poc/qwen');
+    expect(await wake.isDisabled()).toBe(true);
+    expect(await wake.getAttribute('title')).toBe('the service is awake; nothing to wake');
+    expect(await page.getByTestId('propose-sleep-l20-poc/qwen').isDisabled()).toBe(false);
 
     // Restart: the destructive path needs the label typed; the approve button stays disabled until then.
     await page.getByTestId('propose-restart-tri-gpu/gemma').click();
@@ -88,6 +93,10 @@ describe('lifecycle actions through the built console', () => {
     await expect.poll(() => verified.count(), { timeout: 20_000 }).toBe(1);
     expect(await verified.textContent()).toContain('l20-poc/qwen');
     expect(await verified.textContent()).toContain('Dana Night-Shift (');
+    // Asleep now: Wake is offered, Sleep is not.
+    await expect.poll(() => wake.isDisabled(), { timeout: 10_000 }).toBe(false);
+    expect(await page.getByTestId('propose-sleep-l20-poc/qwen').isDisabled()).toBe(true);
+    expect(await page.getByTestId('propose-sleep-l20-poc/qwen').getAttribute('title')).toBe('the service is already asleep (level 1)');
     if (shots) await page.screenshot({ path: join(shots, 'actions-history.png') });
 
     await page.getByTestId('actions-verify-chain').click();
@@ -101,10 +110,13 @@ describe('lifecycle actions through the built console', () => {
     // The pending restart's counts come split: through the proxy, and direct tunnel clients at the engine.
     expect(listed.stdout).toMatch(/now \d+ in flight (\(\d+ through the proxy, \d+ from direct tunnel clients\)|through the proxy)/);
 
-    const audit = await runCliProcess(['audit', 'list', '--limit', '200', '--data-dir', dataDir]);
-    for (const t of ['lifecycle.proposed', 'lifecycle.approved', 'lifecycle.running', 'lifecycle.drained', 'lifecycle.step', 'lifecycle.verified', 'lifecycle.resumed']) {
-      expect(audit.stdout).toContain(t);
-    }
+    // Admission re-opens (lifecycle.resumed) just after the verified state is shown: read the log until it is there.
+    const types = ['lifecycle.proposed', 'lifecycle.approved', 'lifecycle.running', 'lifecycle.drained', 'lifecycle.step', 'lifecycle.verified', 'lifecycle.resumed'];
+    const missing = async () => {
+      const audit = await runCliProcess(['audit', 'list', '--limit', '200', '--data-dir', dataDir]);
+      return types.filter((t) => !audit.stdout.includes(t));
+    };
+    await expect.poll(missing, { timeout: 10_000 }).toEqual([]);
   }, 60_000);
   it('grants a standing approval from the form (keyboard, confirmation, typed label for destructive kinds), lists it with its expiry, revokes it', async () => {
     await page.getByTestId('nav-actions').click();

@@ -63,6 +63,12 @@ export function ActionsView(): React.JSX.Element {
     if (t.supported.includes(k)) {
       const svc = serviceOf(t.upstream);
       if ((k === 'sleep' || k === 'wake') && svc && !sleepView(svc).offersSleepWake) return `${svc.kind} sleeps and wakes by itself; nothing to propose`;
+      // vLLM's sleep endpoints: only the transitions the service's current state allows (a router's model has its own state).
+      if (svc && t.driver === 'vllm-sleep') {
+        if (k === 'wake' && svc.sleep === 'awake') return 'the service is awake; nothing to wake';
+        if (k === 'sleep' && (svc.sleep === 'asleep-1' || svc.sleep === 'asleep-2')) return `the service is already asleep (${svc.sleep.replace('asleep-', 'level ')})`;
+        if (k === 'offload' && svc.sleep === 'asleep-2') return 'the service is already offloaded (asleep, level 2)';
+      }
       return null;
     }
     // The driver's own reason when main gives one ("add lifecycle.systemdUnit to restart it").
