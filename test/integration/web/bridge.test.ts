@@ -8,6 +8,7 @@ import { Emitter, silentLogger } from '../../../src-main/core/base/index.js';
 import { startWebBridge, type WebBridge } from '../../../src-main/web/index.js';
 import { TickStreamDecoder, type FleetSnapshot, type HostView } from '../../../src-preload/contract/index.js';
 import { SseParser, type SseMessage } from '../../../src-renderer/src/transport/sse-parser.js';
+import { host as hostView } from '../../unit/renderer/fixtures/fleet.js';
 
 // The bridge over real loopback sockets, with a recording Api behind it, so
 // the assertions are about the bridge's own rules: token, Host header, body.
@@ -218,21 +219,16 @@ describe('web bridge', () => {
     }
   };
 
-  const gpuHost = (label: string, at: number, pad = ''): HostView => ({
-    label,
-    address: `ops@${label}:22`,
-    state: 'connected',
-    lastError: null,
-    nextRetryAt: null,
-    hostKeyFingerprint: null,
-    gpuModel: 'H100',
-    pricePerHourUsd: 2,
-    gpus: [0, 1, 2, 3].map((index) => ({ index, uuid: null, name: 'H100', memoryUsedMiB: 1, memoryTotalMiB: 2, utilizationPct: (at * (index + 1)) % 101, powerW: 1, powerLimitW: 2, temperatureC: 3 })),
-    gpuStale: pad !== '',
-    gpuStaleReason: pad === '' ? null : `${pad}${at}`,
-    services: [],
-    updatedAt: at,
-  });
+  const gpuHost = (label: string, at: number, pad = ''): HostView =>
+    hostView(label, {
+      gpuModel: 'H100',
+      pricePerHourUsd: 2,
+      gpus: [0, 1, 2, 3].map((index) => ({ index, uuid: null, name: 'H100', memoryUsedMiB: 1, memoryTotalMiB: 2, utilizationPct: (at * (index + 1)) % 101, powerW: 1, powerLimitW: 2, temperatureC: 3 })),
+      gpuStale: pad !== '',
+      gpuStaleReason: pad === '' ? null : `${pad}${at}`,
+      services: [],
+      updatedAt: at,
+    });
   const fleetAt = (at: number, labels: string[], pad = ''): FleetSnapshot => ({ at, hosts: labels.map((l) => gpuHost(l, at, pad)) });
 
   /** Decodes a stream's fleet.tick messages in order; every one must be accepted. */

@@ -3,7 +3,7 @@
 // a decoder that is not on the delta's base refuses it and asks for a keyframe.
 import { describe, expect, it } from 'vitest';
 import { createPrng } from '../../../src-main/core/demo/text-gen.js';
-import { service } from '../renderer/fixtures/fleet.js';
+import { host, service } from '../renderer/fixtures/fleet.js';
 import {
   eventChannels,
   eventWireChannels,
@@ -38,21 +38,7 @@ function gpu(index: number): GpuView {
 const svc = (id: string): ServiceView => service(id);
 
 function hostView(label: string, gpus = 2, services = ['qwen']): HostView {
-  return {
-    label,
-    address: `ops@${label}:22`,
-    state: 'connected',
-    lastError: null,
-    nextRetryAt: null,
-    hostKeyFingerprint: null,
-    gpuModel: 'NVIDIA H100',
-    pricePerHourUsd: 2,
-    gpus: Array.from({ length: gpus }, (_, i) => gpu(i)),
-    gpuStale: false,
-    gpuStaleReason: null,
-    services: services.map(svc),
-    updatedAt: 0,
-  };
+  return host(label, { gpuModel: 'NVIDIA H100', pricePerHourUsd: 2, gpus: Array.from({ length: gpus }, (_, i) => gpu(i)), services: services.map(svc) });
 }
 
 const fleet = (at: number, hosts: HostView[]): FleetSnapshot => ({ at, hosts });
