@@ -8,6 +8,7 @@ export const NotificationSchema = z
     title: z.string(),
     body: z.string(),
     route: z.string(),
+    event: z.enum(['approval.waiting', 'alert.critical', 'alert.warning', 'host.down', 'host.back', 'audit.verify-failed', 'budget.threshold', 'other']).optional(),
     at: z.number(),
     outcome: z.enum(['sent', 'suppressed-dnd', 'rate-limited', 'folded']),
   })

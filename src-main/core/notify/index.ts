@@ -8,6 +8,7 @@ export {
   type NotificationInput,
   type NotificationRouterOptions,
   type NotificationSeverity,
+  type NotifyEvent,
 } from './router.js';
 export { hostTransitionNotification } from './fleet-events.js';
 export { NotificationService, type Notices, type NotificationServiceDeps } from './service.js';

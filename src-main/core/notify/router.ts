@@ -6,6 +6,17 @@ import type { Clock } from '../base/index.js';
 
 export type NotificationSeverity = 'info' | 'warning' | 'critical';
 
+/** What kind of event a notice is, for routing it to outside channels. */
+export type NotifyEvent =
+  | 'approval.waiting'
+  | 'alert.critical'
+  | 'alert.warning'
+  | 'host.down'
+  | 'host.back'
+  | 'audit.verify-failed'
+  | 'budget.threshold'
+  | 'other';
+
 export interface NotificationInput {
   /** Same key = same subject (e.g. `tunnel:l20-poc/qwen`); repeats within the interval are folded. */
   key: string;
@@ -14,6 +25,8 @@ export interface NotificationInput {
   body: string;
   /** Where a click leads in the UI, e.g. `fleet/l20-poc`. */
   route: string;
+  /** Routing class for outside channels; unset reads as `other`. */
+  event?: NotifyEvent;
 }
 
 export type DeliveryOutcome = 'sent' | 'suppressed-dnd' | 'rate-limited' | 'folded';
