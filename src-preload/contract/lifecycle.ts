@@ -10,7 +10,7 @@ import { UpstreamKeySchema } from './proxy.js';
 export const ActionKindSchema = z.enum(['wake', 'sleep', 'offload', 'restart']);
 export type ActionKind = z.infer<typeof ActionKindSchema>;
 
-export const ActionStateSchema = z.enum(['proposed', 'approved', 'rejected', 'expired', 'running', 'verified', 'failed']);
+export const ActionStateSchema = z.enum(['proposed', 'approved', 'rejected', 'withdrawn', 'expired', 'running', 'verified', 'failed']);
 export type ActionState = z.infer<typeof ActionStateSchema>;
 
 /** `router`: a front-door router's admin API; `llama-router`: llama-server in router mode (`/models/load`, `/models/unload`). */
@@ -130,6 +130,30 @@ export const ActionViewSchema = z
   .strict();
 export type ActionView = z.infer<typeof ActionViewSchema>;
 
+/** What a proposal would be, before it exists: the dialog's content until the operator presses Propose or Approve. */
+export const ActionDraftSchema = ActionViewSchema.pick({
+  kind: true,
+  upstream: true,
+  label: true,
+  driver: true,
+  requiresTypedLabel: true,
+  expectedEffect: true,
+  expectedDowntimeMs: true,
+  downtimeBasis: true,
+  steps: true,
+  inFlight: true,
+  queued: true,
+})
+  .extend({
+    load: ActionLoadSchema.nullable(),
+    /** An open proposal of the same kind on this service, which proposing joins. */
+    existing: z.object({ id: z.string(), state: ActionStateSchema }).strict().nullable(),
+    /** A standing approval that would run it at once, or null. */
+    standing: z.string().nullable(),
+  })
+  .strict();
+export type ActionDraft = z.infer<typeof ActionDraftSchema>;
+
 export const StandingApprovalViewSchema = z
   .object({
     id: z.string(),
@@ -170,8 +194,21 @@ export const lifecycleInvokeChannels = {
       .object({ actions: z.array(ActionViewSchema), standing: z.array(StandingApprovalViewSchema), targets: z.array(LifecycleTargetSchema) })
       .strict(),
   },
+  /** The draft the dialog shows; nothing is stored or audited. */
+  'actions.preview': {
+    input: z.object({ upstream: UpstreamKeySchema, kind: ActionKindSchema }).strict(),
+    output: z.object({ draft: ActionDraftSchema }).strict(),
+  },
   'actions.propose': {
-    input: z.object({ upstream: UpstreamKeySchema, kind: ActionKindSchema, reason: Reason.optional() }).strict(),
+    input: z
+      .object({
+        upstream: UpstreamKeySchema,
+        kind: ActionKindSchema,
+        reason: Reason.optional(),
+        /** Approved in the same dialog: proposed and approved at once (restart / offload with the label typed). */
+        approveNow: z.object({ typedLabel: z.string().max(64).optional(), displayName: z.string().trim().min(1).max(80).optional() }).strict().optional(),
+      })
+      .strict(),
     output: z.object({ action: ActionViewSchema, collapsed: z.boolean() }).strict(),
   },
   'actions.approve': {
@@ -188,6 +225,11 @@ export const lifecycleInvokeChannels = {
   },
   'actions.reject': {
     input: z.object({ id: ActionId, nonce: Nonce, reason: Reason }).strict(),
+    output: z.object({ action: ActionViewSchema }).strict(),
+  },
+  /** The operator takes a waiting proposal back; it closes as withdrawn (audited). */
+  'actions.withdraw': {
+    input: z.object({ id: ActionId, nonce: Nonce, reason: Reason.optional() }).strict(),
     output: z.object({ action: ActionViewSchema }).strict(),
   },
   'actions.grantStanding': {

@@ -108,4 +108,18 @@ const reject: CliCommand = {
   },
 };
 
-export const lifecycleCommands: CliCommand[] = [list, propose, approve, reject];
+const withdraw: CliCommand = {
+  name: 'actions withdraw',
+  help: `  actions withdraw ID --nonce NONCE [--reason TEXT]
+                        Take a waiting proposal back; it closes as withdrawn (audited).`,
+  async run(args, output) {
+    const { values, positionals } = parse(args, { nonce: { type: 'string' }, reason: { type: 'string' } });
+    const v = values as { nonce?: string; reason?: string; 'data-dir'?: string };
+    if (positionals.length !== 1 || !v.nonce) throw new UsageError('usage: gpu-console actions withdraw ID --nonce NONCE [--reason TEXT]');
+    const r = await callRunningConsole(resolveDataDir(v['data-dir']), 'actions.withdraw', { id: positionals[0]!, nonce: v.nonce, ...(v.reason ? { reason: v.reason } : {}) });
+    output.out(output.json ? JSON.stringify(r) : line(r.action));
+    return EXIT.OK;
+  },
+};
+
+export const lifecycleCommands: CliCommand[] = [list, propose, approve, reject, withdraw];

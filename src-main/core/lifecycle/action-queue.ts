@@ -3,7 +3,7 @@
 // offload also with the host label typed), then run, and every step is an
 // audit event. There is no other way in: drivers only plan, and the runner is
 // reached only from an approval here.
-import type { ActionKind, ActionLoad, ActionView, Approver, LifecycleTarget, StandingApprovalView } from '../../../src-preload/contract/index.js';
+import type { ActionDraft, ActionKind, ActionLoad, ActionView, Approver, LifecycleTarget, StandingApprovalView } from '../../../src-preload/contract/index.js';
 import { AppError, fireAndForget, type Clock, type Disposable, type Logger, type OnPremGuard } from '../base/index.js';
 import type { Store } from '../store/index.js';
 import type { NotificationInput } from '../notify/index.js';
@@ -14,7 +14,7 @@ import { ActionJournal } from './journal.js';
 import { engineFigure, mergeLoad, sameLoad } from './load.js';
 import { observe, sleepLevel } from './observe.js';
 import type { LifecycleFleet, LifecycleProxy } from './ports.js';
-import { newProposal, supportedKinds, unavailableKinds } from './proposal.js';
+import { newProposal, supportedKinds, unavailableKinds, type ProposalFacts } from './proposal.js';
 import { createActionRepository, type ActionRecord, type ActionRepository } from './repository.js';
 import { ActionRunner } from './runner.js';
 import { StandingApprovals } from './standing.js';
@@ -197,35 +197,57 @@ export class LifecycleService implements Disposable {
 
   // --- proposing -----------------------------------------------------------
 
-  propose(input: ProposeInput): { action: ActionView; collapsed: boolean } {
+  /**
+   * What a proposal of `kind` on `upstream` would be, without creating one:
+   * nothing is stored, audited or notified (the dialog shows a draft until the
+   * operator presses Propose or Approve). `existing` names an open proposal of
+   * the same kind, which proposing would join.
+   */
+  preview(input: { upstream: string; kind: ActionKind }): ActionDraft {
+    this.sweep();
+    const { target, facts } = this.plan({ ...input, proposer: 'preview' });
+    const view = newProposal({ ...facts, nonce: 'preview' }).view;
+    const open = this.openOf(target.upstream, input.kind);
+    return {
+      kind: view.kind,
+      upstream: view.upstream,
+      label: view.label,
+      driver: view.driver,
+      requiresTypedLabel: view.requiresTypedLabel,
+      expectedEffect: view.expectedEffect,
+      expectedDowntimeMs: view.expectedDowntimeMs,
+      downtimeBasis: view.downtimeBasis,
+      steps: view.steps,
+      inFlight: view.inFlight,
+      queued: view.queued,
+      load: view.load ?? null,
+      existing: open ? { id: open.view.id, state: open.view.state } : null,
+      standing: this.standing.active(target.upstream, input.kind)?.id ?? null,
+    };
+  }
+
+  /**
+   * Creates the proposal (audited). With `approveNow` the operator approved it
+   * in the same dialog: the typed label is checked first (a wrong one creates
+   * nothing), then it is proposed and approved at once, with no "approval
+   * needed" notice in between.
+   */
+  propose(input: ProposeInput, approveNow?: Omit<ApproveInput, 'id' | 'nonce'>): { action: ActionView; collapsed: boolean } {
     this.assertLive();
     this.sweep();
-    const target = this.requireTarget(input.upstream);
-    const driver = driverFor(target);
-    const why = driver.unavailable(input.kind);
-    if (why !== null) {
-      throw new AppError(LifecycleErrorCode.UNSUPPORTED_ACTION, `the ${driver.name} driver of ${target.upstream} cannot ${input.kind}: ${why}`, {
-        details: { upstream: target.upstream, kind: input.kind, driver: driver.name, supported: supportedKinds(driver), reason: why },
-      });
-    }
-    const level = sleepLevel(this.deps.fleet, target);
-    const steps = driver.plan(input.kind, { sleepLevel: level });
+    const { target, facts } = this.plan(input);
+    if (approveNow) checkTypedLabel(newProposal({ ...facts, nonce: 'draft' }).view, approveNow.typedLabel);
 
     // The same action already waiting or under way: one proposal however many ask.
-    const open = this.repo.inStates(OPEN_STATES).find((r) => r.view.upstream === target.upstream && r.view.kind === input.kind);
+    const open = this.openOf(target.upstream, input.kind);
     if (open) {
       open.view = { ...open.view, repeats: open.view.repeats + 1 };
       this.journal.save(open);
+      if (approveNow && open.view.state === 'proposed' && open.view.nonce) return { action: this.approve({ ...approveNow, id: open.view.id, nonce: open.view.nonce }), collapsed: true };
       return { action: open.view, collapsed: true };
     }
 
-    const now = this.deps.clock.now();
-    const variant = variantOf(input.kind, target.sleepLevel, level);
-    const timing = estimate(variant, this.repo.durations(target.upstream, variant, 3));
-    const both = this.loadOf(target);
-    const load = { inFlight: both.proxyInFlight ?? 0, queued: both.proxyQueued ?? 0 };
-    const nonce = issueNonce(this.deps.nonce);
-    const rec = newProposal({ ...input, target, driver, level, steps, variant, timing, load, both, nonce, now, ttlMs: this.opts.proposalTtlMs, drainDeadlineMs: this.opts.drainDeadlineMs });
+    const rec = newProposal({ ...facts, nonce: issueNonce(this.deps.nonce) });
     const view = rec.view;
     this.repo.save(rec);
     this.journal.audit('lifecycle.proposed', input.proposer, rec, {
@@ -245,14 +267,43 @@ export class LifecycleService implements Disposable {
       this.approveWith(rec, target, { osUser: standing.grantedBy, displayName: `standing approval ${standing.id}`, via: 'standing' }, standing);
       return { action: this.require(view.id).view, collapsed: false };
     }
+    if (approveNow) {
+      const osUser = osUserOf(this.deps.osUser);
+      return { action: this.approveWith(rec, target, { osUser, displayName: approveNow.displayName ?? osUser, via: approveNow.caller }, null), collapsed: false };
+    }
     this.deps.notify({
       key: `action:${view.id}`,
       severity: DESTRUCTIVE.has(view.kind) ? 'warning' : 'info',
       title: `Approval needed: ${view.kind} ${view.upstream}`,
       body: `${view.reason}. Proposed by ${view.proposer}; expected downtime ${Math.round(view.expectedDowntimeMs / 100) / 10} s.`,
       route: 'actions',
+      event: 'approval.waiting',
     });
     return { action: view, collapsed: false };
+  }
+
+  /** Everything a proposal is made of, from the target's driver, state and measured timings (nothing stored). */
+  private plan(input: ProposeInput): { target: LifecycleTargetConfig; facts: Omit<ProposalFacts, 'nonce'> } {
+    const target = this.requireTarget(input.upstream);
+    const driver = driverFor(target);
+    const why = driver.unavailable(input.kind);
+    if (why !== null) {
+      throw new AppError(LifecycleErrorCode.UNSUPPORTED_ACTION, `the ${driver.name} driver of ${target.upstream} cannot ${input.kind}: ${why}`, {
+        details: { upstream: target.upstream, kind: input.kind, driver: driver.name, supported: supportedKinds(driver), reason: why },
+      });
+    }
+    const level = sleepLevel(this.deps.fleet, target);
+    const steps = driver.plan(input.kind, { sleepLevel: level });
+    const now = this.deps.clock.now();
+    const variant = variantOf(input.kind, target.sleepLevel, level);
+    const timing = estimate(variant, this.repo.durations(target.upstream, variant, 3));
+    const both = this.loadOf(target);
+    const load = { inFlight: both.proxyInFlight ?? 0, queued: both.proxyQueued ?? 0 };
+    return { target, facts: { ...input, target, driver, level, steps, variant, timing, load, both, now, ttlMs: this.opts.proposalTtlMs, drainDeadlineMs: this.opts.drainDeadlineMs } };
+  }
+
+  private openOf(upstream: string, kind: ActionKind): ActionRecord | undefined {
+    return this.repo.inStates(OPEN_STATES).find((r) => r.view.upstream === upstream && r.view.kind === kind);
   }
 
   // --- deciding ------------------------------------------------------------
@@ -278,6 +329,20 @@ export class LifecycleService implements Disposable {
     const osUser = osUserOf(this.deps.osUser);
     rec.view = { ...rec.view, rejectReason: input.reason, approver: { osUser, displayName: osUser, via: input.caller } };
     this.journal.finish(rec, 'rejected', {}, actorFor(osUser, input.caller), { reason: input.reason });
+    return rec.view;
+  }
+
+  /**
+   * The operator takes a waiting proposal back (Withdraw in its dialog): it
+   * closes as `withdrawn`, audited with who and why, and leaves the inbox.
+   */
+  withdraw(input: { id: string; nonce: string; reason?: string; caller: string }): ActionView {
+    this.assertLive();
+    const rec = this.decidable(input.id, input.nonce);
+    const osUser = osUserOf(this.deps.osUser);
+    const reason = input.reason ?? 'withdrawn by the operator';
+    rec.view = { ...rec.view, rejectReason: reason, approver: { osUser, displayName: osUser, via: input.caller } };
+    this.journal.finish(rec, 'withdrawn', {}, actorFor(osUser, input.caller), { reason });
     return rec.view;
   }
 

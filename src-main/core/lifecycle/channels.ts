@@ -8,9 +8,11 @@ import type { ConsoleLifecycle } from './console-lifecycle.js';
 export function lifecycleChannels(lifecycle: ConsoleLifecycle): HandlersFor<keyof typeof lifecycleInvokeChannels> {
   return {
     'actions.list': ({ limit }) => lifecycle.list(limit),
-    'actions.propose': ({ upstream, kind, reason }, ctx) => lifecycle.propose(upstream, kind, reason, ctx.caller),
+    'actions.preview': ({ upstream, kind }) => ({ draft: lifecycle.preview(upstream, kind) }),
+    'actions.propose': ({ upstream, kind, reason, approveNow }, ctx) => lifecycle.propose(upstream, kind, reason, ctx.caller, approveNow),
     'actions.approve': (input, ctx) => ({ action: lifecycle.approve(input, ctx.caller) }),
     'actions.reject': (input, ctx) => ({ action: lifecycle.reject(input, ctx.caller) }),
+    'actions.withdraw': (input, ctx) => ({ action: lifecycle.withdraw(input, ctx.caller) }),
     'actions.grantStanding': (input, ctx) => ({ standing: lifecycle.grantStanding(input, ctx.caller) }),
     'actions.revokeStanding': ({ id }, ctx) => ({ standing: lifecycle.revokeStanding(id, ctx.caller) }),
   };

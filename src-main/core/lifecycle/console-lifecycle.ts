@@ -2,7 +2,7 @@
 // approval, execution, verification) over the fleet and the proxy, and the
 // policies that only propose — fed by fleet ticks, and by the proxy's answers
 // (a request for a sleeping model proposes one wake, however many arrive).
-import type { ActionKind, ActionView, FleetSnapshot, LifecycleTarget, StandingApprovalView } from '../../../src-preload/contract/index.js';
+import type { ActionDraft, ActionKind, ActionView, FleetSnapshot, LifecycleTarget, StandingApprovalView } from '../../../src-preload/contract/index.js';
 import { DisposableStore, operatorActor, type Clock, type Disposable, type Logger, type OnPremGuard } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
@@ -80,8 +80,18 @@ export class ConsoleLifecycle implements Disposable {
     return this.service.pendingCount();
   }
 
-  propose(upstream: string, kind: ActionKind, reason: string | undefined, caller: string): { action: ActionView; collapsed: boolean } {
-    return this.service.propose({ upstream, kind, reason, proposer: operatorActor(caller) });
+  preview(upstream: string, kind: ActionKind): ActionDraft {
+    return this.service.preview({ upstream, kind });
+  }
+
+  propose(
+    upstream: string,
+    kind: ActionKind,
+    reason: string | undefined,
+    caller: string,
+    approveNow?: { typedLabel?: string; displayName?: string },
+  ): { action: ActionView; collapsed: boolean } {
+    return this.service.propose({ upstream, kind, reason, proposer: operatorActor(caller) }, approveNow ? { ...approveNow, caller } : undefined);
   }
 
   approve(input: { id: string; nonce: string; typedLabel?: string; displayName?: string }, caller: string): ActionView {
@@ -90,6 +100,10 @@ export class ConsoleLifecycle implements Disposable {
 
   reject(input: { id: string; nonce: string; reason: string }, caller: string): ActionView {
     return this.service.reject({ ...input, caller });
+  }
+
+  withdraw(input: { id: string; nonce: string; reason?: string }, caller: string): ActionView {
+    return this.service.withdraw({ ...input, caller });
   }
 
   grantStanding(input: { upstream: string; kind: ActionKind; durationMinutes: number; typedLabel?: string }, caller: string): StandingApprovalView {

@@ -41,7 +41,7 @@ export class ActionJournal {
   /** The action ends in `state` (the nonce is gone for good); audited with what the service looks like now. */
   finish(rec: ActionRecord, state: ActionView['state'], patch: Partial<ActionView>, actor: string, extra: Record<string, unknown> = {}): void {
     const now = this.deps.clock.now();
-    const decided = state === 'rejected' || state === 'expired';
+    const decided = state === 'rejected' || state === 'expired' || state === 'withdrawn';
     rec.view = {
       ...rec.view,
       ...patch,

@@ -507,6 +507,7 @@ function actionRow(a: EvidenceAction): Cell[] {
   let decision: Cell;
   if (a.approvedBy !== null) decision = ['approved by ', strong(a.approvedBy), '\n', `at ${isoUtc(a.decidedAt)}`];
   else if (a.state === 'rejected') decision = ['rejected', '\n', `at ${isoUtc(a.decidedAt)}`];
+  else if (a.state === 'withdrawn') decision = ['withdrawn', '\n', `at ${isoUtc(a.decidedAt)}`];
   else if (a.state === 'expired') decision = ['expired without a decision'];
   else decision = ['not approved'];
   const outcome: Cell = [strong(a.state)];

@@ -274,6 +274,32 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX requests_errors_model ON requests (model COLLATE NOCASE, seq) WHERE status >= 400;
     `,
   },
+  {
+    version: 9,
+    // A waiting proposal can be withdrawn by the operator (state 'withdrawn'). SQLite cannot change a
+    // CHECK constraint in place, so the table is rebuilt with the same columns, rows and indexes.
+    name: 'actions_withdrawn_state',
+    up: `
+      CREATE TABLE actions_next (
+        id          TEXT PRIMARY KEY,
+        upstream    TEXT NOT NULL,
+        kind        TEXT NOT NULL CHECK (kind IN ('wake','sleep','offload','restart')),
+        state       TEXT NOT NULL CHECK (state IN ('proposed','approved','rejected','withdrawn','expired','running','verified','failed')),
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL,
+        variant     TEXT,
+        duration_ms INTEGER,
+        view        TEXT NOT NULL
+      ) STRICT;
+      INSERT INTO actions_next (id, upstream, kind, state, created_at, updated_at, variant, duration_ms, view)
+        SELECT id, upstream, kind, state, created_at, updated_at, variant, duration_ms, view FROM actions;
+      DROP TABLE actions;
+      ALTER TABLE actions_next RENAME TO actions;
+      CREATE INDEX actions_upstream ON actions (upstream, state);
+      CREATE INDEX actions_created ON actions (created_at);
+      CREATE INDEX actions_timing ON actions (upstream, variant, updated_at) WHERE duration_ms IS NOT NULL;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

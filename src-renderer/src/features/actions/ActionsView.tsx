@@ -1,9 +1,10 @@
-// The Actions view: per-service buttons that PROPOSE wake / sleep / offload /
-// restart, the inbox of pending proposals (approve or reject in a dialog),
+// The Actions view: per-service buttons that open a DRAFT of a wake / sleep /
+// offload / restart (nothing recorded until Propose or Approve in the dialog),
+// the inbox of pending proposals (approve, reject or withdraw in a dialog),
 // live progress, history with outcomes, standing approvals, and the audit
 // chain check. Nothing here changes a server without the dialog's approval.
 import { useMemo, useState } from 'react';
-import type { ActionKind, ActionView, AuditVerifyResult } from '../../../../src-preload/contract/index.js';
+import type { ActionDraft, ActionKind, ActionView, AuditVerifyResult } from '../../../../src-preload/contract/index.js';
 import { useAppStore, useServices } from '../../app/app-context.js';
 import { toContractError } from '../../transport/transport.js';
 import { sleepView } from '../fleet/service-facts.js';
@@ -22,6 +23,7 @@ export function ActionsView(): React.JSX.Element {
   const setView = useAppStore((s) => s.setView);
   const sleepOf = useAppStore((s) => s.fleet.snapshot);
   const [open, setOpen] = useState<string | null>(null);
+  const [draft, setDraft] = useState<ActionDraft | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [audit, setAudit] = useState<AuditVerifyResult | null>(null);
   const pending = actions.filter((a) => a.state === 'proposed');
@@ -29,10 +31,15 @@ export function ActionsView(): React.JSX.Element {
   const history = actions.filter((a) => !LIVE.has(a.state) && a.state !== 'proposed');
   const current = useMemo(() => actions.find((a) => a.id === open) ?? null, [actions, open]);
 
+  /** A Propose button: the dialog shows the draft; a proposal of the same kind already waiting opens instead. */
   const propose = (upstream: string, kind: ActionKind): void => {
     setProblem(null);
-    transport.invoke('actions.propose', { upstream, kind, reason: `operator pressed ${kind} in the Actions view` }).then(
-      (r) => setOpen(r.action.state === 'proposed' ? r.action.id : null),
+    transport.invoke('actions.preview', { upstream, kind }).then(
+      ({ draft: d }) => {
+        if (d.existing?.state === 'proposed') setOpen(d.existing.id);
+        else if (d.existing) setProblem(`${kind} of ${upstream} is already ${d.existing.state}; one at a time`);
+        else setDraft(d);
+      },
       (err: unknown) => {
         const e = toContractError(err);
         setProblem(`${e.code}: ${e.message}`);
@@ -153,7 +160,7 @@ export function ActionsView(): React.JSX.Element {
                         type="button"
                         className="button button--small"
                         disabled={why !== null}
-                        title={why ?? `Propose ${k} (asks for confirmation)`}
+                        title={why ?? `${k[0]!.toUpperCase() + k.slice(1)}: shows what it will do; nothing is recorded until you propose or approve`}
                         onClick={() => propose(t.upstream, k)}
                         data-testid={`propose-${k}-${t.upstream}`}
                       >
@@ -220,7 +227,8 @@ export function ActionsView(): React.JSX.Element {
         ) : null}
       </section>
 
-      {current && current.state === 'proposed' ? <ConfirmDialog action={current} onClose={() => setOpen(null)} /> : null}
+      {draft ? <ConfirmDialog subject={{ draft }} onClose={() => setDraft(null)} /> : null}
+      {!draft && current && current.state === 'proposed' ? <ConfirmDialog subject={{ action: current }} onClose={() => setOpen(null)} /> : null}
     </section>
   );
 }

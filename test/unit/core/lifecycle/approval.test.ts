@@ -65,9 +65,9 @@ const code = (fn: () => unknown) => {
 };
 
 describe('approval is the only way to change a server', () => {
-  it('no contract channel runs a driver: the lifecycle channels are list / propose / approve / reject / standing', () => {
+  it('no contract channel runs a driver: the lifecycle channels are list / preview / propose / approve / reject / withdraw / standing', () => {
     expect(Object.keys(invokeChannels).filter((c) => c.startsWith('actions.')).sort()).toEqual(
-      ['actions.approve', 'actions.grantStanding', 'actions.list', 'actions.propose', 'actions.reject', 'actions.revokeStanding'],
+      ['actions.approve', 'actions.grantStanding', 'actions.list', 'actions.preview', 'actions.propose', 'actions.reject', 'actions.revokeStanding', 'actions.withdraw'],
     );
     expect(invokeChannels['actions.approve'].input.safeParse({ id: 'act_abcdefgh' }).success).toBe(false); // nonce required
   });
@@ -170,6 +170,51 @@ describe('approval is the only way to change a server', () => {
     store.db.prepare('UPDATE audit_events SET payload = ? WHERE seq = ?').run(JSON.stringify({ ...rows[1]!.payload, approver: null }), rows[1]!.seq);
     const v = store.audit.verify();
     expect(v).toMatchObject({ ok: false, brokenAt: rows[1]!.seq });
+  });
+});
+
+describe('proposals are drafts until confirmed', () => {
+  const auditTypes = () => store.audit.list({ limit: 100 }).map((e) => e.type);
+
+  it('a preview stores, audits and notifies nothing, and shows what a proposal would', () => {
+    const before = auditTypes();
+    const draft = service.preview({ upstream: 'h1/qwen', kind: 'restart' });
+    expect(draft).toMatchObject({ kind: 'restart', upstream: 'h1/qwen', label: 'h1', requiresTypedLabel: true, existing: null, standing: null });
+    expect(draft.steps.map((s) => s.kind)).toContain('drain');
+    expect(service.list(10).actions).toEqual([]);
+    expect(auditTypes()).toEqual(before);
+    expect(touched).toEqual([]);
+    // Once a proposal of that kind waits, the preview names it (the UI opens it instead of a second draft).
+    const { action } = service.propose({ upstream: 'h1/qwen', kind: 'restart', proposer: 'test' });
+    expect(service.preview({ upstream: 'h1/qwen', kind: 'restart' }).existing).toEqual({ id: action.id, state: 'proposed' });
+  });
+
+  it('approve-now proposes and approves in one call; a wrong typed label creates nothing', async () => {
+    expect(code(() => service.propose({ upstream: 'h1/qwen', kind: 'restart', proposer: 'test' }, { typedLabel: 'h2', caller: 'test' }))).toBe('LIFECYCLE_LABEL_MISMATCH');
+    expect(service.list(10).actions).toEqual([]);
+    expect(auditTypes().filter((t) => t.startsWith('lifecycle.'))).toEqual([]);
+    const { action } = service.propose({ upstream: 'h1/qwen', kind: 'sleep', proposer: 'test' }, { displayName: 'Alice', caller: 'test' });
+    expect(['approved', 'running']).toContain(action.state);
+    expect(action.approver).toMatchObject({ displayName: 'Alice', via: 'test' });
+    await service.settled(action.id);
+    const types = auditTypes();
+    expect(types).toContain('lifecycle.proposed');
+    expect(types).toContain('lifecycle.approved');
+  });
+
+  it('a waiting proposal can be withdrawn with its nonce, audited as withdrawn; nothing runs and the nonce is spent', () => {
+    const { action } = service.propose({ upstream: 'h1/qwen', kind: 'sleep', proposer: 'test' });
+    expect(code(() => service.withdraw({ id: action.id, nonce: 'y'.repeat(24), caller: 'test' }))).toBe('LIFECYCLE_BAD_NONCE');
+    const done = service.withdraw({ id: action.id, nonce: action.nonce!, reason: 'pressed by mistake', caller: 'test' });
+    expect(done).toMatchObject({ state: 'withdrawn', nonce: null, rejectReason: 'pressed by mistake' });
+    expect(done.decidedAt).not.toBeNull();
+    expect(service.pendingCount()).toBe(0);
+    expect(touched).toEqual([]);
+    const row = store.audit.list({ limit: 100 }).find((e) => e.type === 'lifecycle.withdrawn');
+    expect(row?.payload).toMatchObject({ actionId: action.id, reason: 'pressed by mistake' });
+    expect(code(() => service.approve({ id: action.id, nonce: action.nonce!, caller: 'test' }))).not.toBe('no error');
+    // The stored row has the new state (migration 9 widened the table's CHECK constraint).
+    expect(store.db.prepare('SELECT state FROM actions WHERE id = ?').get(action.id)).toEqual({ state: 'withdrawn' });
   });
 });
 
