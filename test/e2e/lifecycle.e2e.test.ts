@@ -77,9 +77,21 @@ describe('lifecycle actions through the built console', () => {
     expect(await page.getByTestId('action-submit').isDisabled()).toBe(true);
     expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } } }).document.activeElement.getAttribute('data-testid'))).toBe('action-cancel');
     if (shots) await page.screenshot({ path: join(shots, 'actions-restart-dialog.png') });
+    // A draft: Escape leaves no trace (no proposal, nothing audited, nothing in the bell).
+    expect(await page.getByTestId('action-dialog').getAttribute('data-draft')).toBe('true');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByTestId('action-dialog').count()).toBe(0);
-    expect(await page.getByTestId('inbox-count').textContent()).toBe('1');
+    expect(await page.getByTestId('inbox-count').textContent()).toBe('0');
+    expect((await runCliProcess(['audit', 'list', '--limit', '200', '--data-dir', dataDir])).stdout).not.toContain('lifecycle.proposed');
+    // Propose only: it now waits for an approver.
+    await page.getByTestId('propose-restart-tri-gpu/gemma').click();
+    await expect.poll(() => page.getByTestId('action-dialog').count(), { timeout: 5_000 }).toBe(1);
+    await page.getByTestId('decision-propose').check();
+    await page.getByTestId('action-reason').fill('gemma answers slowly since the driver update');
+    await page.getByTestId('action-submit').click();
+    await expect.poll(() => page.getByTestId('action-dialog').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('inbox-count').textContent()).toBe('1');
+    expect(await page.getByTestId('proposal').textContent()).toContain('gemma answers slowly since the driver update');
 
     await page.getByTestId('propose-sleep-l20-poc/qwen').click();
     await expect.poll(() => page.getByTestId('action-dialog').count(), { timeout: 5_000 }).toBe(1);
@@ -117,7 +129,17 @@ describe('lifecycle actions through the built console', () => {
       return types.filter((t) => !audit.stdout.includes(t));
     };
     await expect.poll(missing, { timeout: 10_000 }).toEqual([]);
-  }, 60_000);
+
+    // Withdraw the waiting restart from its dialog: it leaves the inbox, shows as withdrawn, audited.
+    await page.locator('[data-testid="proposal"][data-kind="restart"] button').click();
+    await expect.poll(() => page.getByTestId('action-dialog').count(), { timeout: 5_000 }).toBe(1);
+    expect(await page.getByTestId('action-dialog').getAttribute('data-draft')).toBe('false');
+    await page.getByTestId('decision-withdraw').check();
+    await page.getByTestId('action-submit').click();
+    await expect.poll(() => page.getByTestId('inbox-count').textContent(), { timeout: 5_000 }).toBe('0');
+    await expect.poll(() => page.locator('[data-testid="history-row"][data-state="withdrawn"]').count(), { timeout: 5_000 }).toBe(1);
+    await expect.poll(async () => (await runCliProcess(['audit', 'list', '--limit', '300', '--data-dir', dataDir])).stdout, { timeout: 5_000 }).toContain('lifecycle.withdrawn');
+  }, 90_000);
   it('grants a standing approval from the form (keyboard, confirmation, typed label for destructive kinds), lists it with its expiry, revokes it', async () => {
     await page.getByTestId('nav-actions').click();
     const form = page.getByTestId('standing-form');
