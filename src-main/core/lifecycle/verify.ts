@@ -158,7 +158,8 @@ function defaultChecks(driver: LifecycleDriver, kind: ActionKind, target: Lifecy
   if (kind === 'wake' || kind === 'restart') {
     checks.push({
       name: 'probe',
-      text: 'a short completion probe answers sensibly (not gibberish)',
+      // Says what is checked, not the hoped-for result: the same words stand beside a failed probe in reports.
+      text: 'completion probe: 8 tokens after "The capital of France is", failed if they read as gibberish',
       after: ['sleep', 'health'],
       notAttempted: 'probe: not attempted (server not healthy and awake in time)',
       run: (io, t) => completionProbe(io, target.model, t.timeoutMs),

@@ -219,6 +219,12 @@ describe('proposals are drafts until confirmed', () => {
 });
 
 describe('gibberish probe', () => {
+  it("the verify step names what the probe checks, not a result: a failed probe is never shown beside 'not gibberish'", () => {
+    const verify = service.preview({ upstream: 'h1/qwen', kind: 'wake' }).steps.find((s) => s.kind === 'verify')!;
+    expect(verify.text).toContain('completion probe: 8 tokens after "The capital of France is", failed if they read as gibberish');
+    expect(verify.text).not.toMatch(/not gibberish|sensibly/);
+  });
+
   it('tells tokenizer debris from words', () => {
     expect(looksLikeGibberish(' Paris. The city')).toBe(false);
     expect(looksLikeGibberish('ĠĊ!!▁▁¿¿ꙮ')).toBe(true);
