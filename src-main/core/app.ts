@@ -13,7 +13,7 @@ import { DisposableStore, Emitter, createOffPremCounter, systemClock, toAppError
 import { ConsoleBench, benchChannels } from './bench/index.js';
 import type { EventSink, HandlersFor } from './channel.js';
 import { ConfigSchema, ConfigService, type Config } from './config/index.js';
-import { startDemoFleet, type DemoFleet, type HostProfile } from './demo/index.js';
+import { demoTrafficTokens, startDemoFleet, type DemoFleet, type HostProfile } from './demo/index.js';
 import { FleetService, HostService, SshConfigImportService, fleetChannels } from './fleet/index.js';
 import { recordConsoleStarted, recordConsoleStopped } from './instance/index.js';
 import { ConsoleLifecycle, StoredWakeEstimates, lifecycleChannels, lifecycleTargets, policySettings } from './lifecycle/index.js';
@@ -120,7 +120,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       config.replace(ConfigSchema.parse({}));
       if (await fileExists(configFile)) await config.reload();
     } else if (options.demo || (options.configFile === null && !(await fileExists(configFile)))) {
-      demo = await startDemoFleet({ dir: join(options.dataDir, 'demo'), logger: logger.child('demo'), clock, ...options.demoOptions });
+      // Its background traffic starts below, once the proxy it partly goes through is up.
+      demo = await startDemoFleet({ dir: join(options.dataDir, 'demo'), logger: logger.child('demo'), clock, ...options.demoOptions, traffic: false });
       disposables.add(toDisposable(() => demo!.dispose()));
       config.replace(demo.config as Config);
     } else {
@@ -159,6 +160,11 @@ export async function startApp(options: AppOptions): Promise<App> {
     const proxy = disposables.add(
       await ProxyService.start({ store, config, fleet, secrets, wakeEstimates, emit, clock, logger: logger.child('proxy'), port: options.offline ? 0 : options.proxyPort, offPrem }),
     );
+    if (demo && options.demoOptions?.traffic) {
+      // Half the demo's applications send through the proxy (so the Proxy view has pools, queues and tokens), half direct.
+      const url = proxy.url();
+      demo.startTraffic(url ? { baseUrl: url, tokens: await demoTrafficTokens(proxy, join(options.dataDir, 'demo', 'traffic-tokens.json')) } : null);
+    }
     const telemetry = disposables.add(
       new TelemetryService({ store, config, fleet, proxy, notices: notifications, emit, clock, logger, startedAt, alertThresholds: options.alertThresholds }),
     );

@@ -6,7 +6,7 @@
 
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { AppError, DisposableStore, silentLogger, systemClock, toDisposable, type Clock, type Logger } from '../base/index.js';
+import { AppError, DisposableStore, silentLogger, systemClock, toDisposable, type Clock, type Disposable, type Logger } from '../base/index.js';
 import { SimAmdGpu } from './amd-gpu-model.js';
 import { DemoErrorCode } from './errors.js';
 import { tokenize, type ExecResult } from './exec.js';
@@ -16,7 +16,7 @@ import { LLAMA_LISTEN_BACKLOG, LlamaSimulator } from './llama-simulator.js';
 import { DEMO_HOSTS, type HostProfile, type ServiceProfile } from './profiles.js';
 import { DEMO_SSH_USER, DemoSshServer } from './ssh-server.js';
 import { UVICORN_BACKLOG, type TcpListener } from './system-commands.js';
-import { startDemoTraffic, type TrafficTarget } from './traffic.js';
+import { startDemoTraffic, type TrafficTarget, type TrafficVia } from './traffic.js';
 import { VllmSimulator } from './vllm-simulator.js';
 
 export { VllmSimulator, VLLM_VERSION } from './vllm-simulator.js';
@@ -29,6 +29,8 @@ export type { GpuSample, GpuProcess } from './gpu-model.js';
 export { SimAmdGpu, type AmdSysfsSample } from './amd-gpu-model.js';
 export { DEMO_SSH_USER } from './ssh-server.js';
 export { DemoErrorCode } from './errors.js';
+export { demoTrafficTokens, DEMO_TRAFFIC_CLIENTS, type DemoTokenIssuer } from './traffic-tokens.js';
+export type { TrafficVia } from './traffic.js';
 export { isGibberish } from './text-gen.js';
 export { DEMO_HOSTS } from './profiles.js';
 export type { HostProfile, ServiceProfile, VllmServiceProfile, LlamaServiceProfile, GpuProfile, ApuMemoryProfile } from './profiles.js';
@@ -100,6 +102,11 @@ export interface DemoFleet {
   readonly knownHostsFile: string;
   /** Throws AppError DEMO_UNKNOWN_HOST. */
   host(label: string): DemoHostHandle;
+  /**
+   * Starts the background traffic (once the console's proxy is up, with `via`
+   * half of it goes through the proxy); disposed with the fleet or by its handle.
+   */
+  startTraffic(via: TrafficVia | null): Disposable;
   /** Closes every server, socket and timer; idempotent. */
   dispose(): Promise<void>;
 }
@@ -291,7 +298,9 @@ export async function startDemoFleet(options: DemoFleetOptions): Promise<DemoFle
     await store.dispose().catch(() => undefined);
     throw err;
   }
-  if (options.traffic) store.add(startDemoTraffic(started.flatMap((s) => s.traffic), { clock, logger: logger.child('traffic') }));
+  const startTraffic = (via: TrafficVia | null): Disposable =>
+    store.add(startDemoTraffic(started.flatMap((s) => s.traffic), { clock, logger: logger.child('traffic'), via }));
+  if (options.traffic) startTraffic(null);
   const hosts = started.map((s) => s.handle);
   return {
     hosts,
@@ -303,6 +312,7 @@ export async function startDemoFleet(options: DemoFleetOptions): Promise<DemoFle
       if (!h) throw new AppError(DemoErrorCode.UNKNOWN_HOST, `no demo host named "${label}"`, { details: { label } });
       return h;
     },
+    startTraffic,
     dispose: () => store.dispose(),
   };
 }

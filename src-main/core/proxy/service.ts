@@ -137,6 +137,11 @@ export class ProxyService implements Disposable {
     return created;
   }
 
+  /** Whether the proxy would take this token now (the demo's traffic keeps its own). */
+  acceptsToken(token: string): boolean {
+    return this.tokens.check(token).ok;
+  }
+
   revokeToken(name: string, caller: string): TokenView {
     const view = this.tokens.revoke(name);
     this.deps.store.audit.append({ type: 'proxy.token.revoked', actor: operatorActor(caller), target: name, payload: { prefix: view.prefix } });
