@@ -10,6 +10,7 @@ import { NOTIFICATIONS_KEPT } from '../store/notifications-slice.js';
 import type { RootState } from '../store/types.js';
 import { useAppStore, useServices, useStoreChange } from './app-context.js';
 import { VIEWS } from './Nav.js';
+import { formatTime, isoLocal } from '../format/format.js';
 
 type Permission = 'default' | 'granted' | 'denied' | 'unsupported';
 
@@ -141,8 +142,8 @@ export function NotificationsMenu(): React.JSX.Element {
                   <button type="button" onClick={() => go(n.route)}>
                     <strong>{n.title}</strong>
                     <span>{n.body}</span>
-                    <time dateTime={new Date(n.at).toISOString()}>
-                      {new Date(n.at).toLocaleTimeString()}
+                    <time dateTime={isoLocal(n.at)}>
+                      {formatTime(n.at)}
                       {n.outcome !== 'sent' ? ` · ${n.outcome.replace('-', ' ')}` : ''}
                     </time>
                   </button>

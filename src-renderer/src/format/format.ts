@@ -80,12 +80,60 @@ export function formatAgo(atMs: Maybe, nowMs: number): string {
   return `${(min / 60).toFixed(1)} h ago`;
 }
 
-/** Local "YYYY-MM-DD HH:MM:SS" (operators compare with logs, not locales). */
-export function formatTimestamp(atMs: Maybe): string {
+const pad = (n: number): string => n.toString().padStart(2, '0');
+
+/** The local zone at `atMs` as operators read it: "UTC", "UTC+1", "UTC+5:30", "UTC−8" (DST-aware). */
+export function zoneLabel(atMs: number): string {
+  const off = -new Date(atMs).getTimezoneOffset();
+  if (off === 0) return 'UTC';
+  const abs = Math.abs(off);
+  const h = Math.floor(abs / 60);
+  const m = abs % 60;
+  return `UTC${off > 0 ? '+' : '−'}${h}${m ? `:${pad(m)}` : ''}`;
+}
+
+/**
+ * The one time format of the UI: local 24-hour clock with the zone, and the
+ * date when it is not today (or always, for logs): "14:03:07 UTC+1",
+ * "2026-11-30 14:03:07 UTC+1". Operators compare these with logs, not locales.
+ */
+export function formatTime(atMs: Maybe, options: { nowMs?: number; date?: 'auto' | 'always' } = {}): string {
   if (!known(atMs)) return DASH;
   const d = new Date(atMs);
-  const p = (n: number): string => n.toString().padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+  if (Number.isNaN(d.getTime())) return DASH;
+  const now = new Date(options.nowMs ?? Date.now());
+  const sameDay = d.getFullYear() === now.getFullYear() && d.getMonth() === now.getMonth() && d.getDate() === now.getDate();
+  const clock = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  const day = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  return `${options.date === 'always' || !sameDay ? `${day} ` : ''}${clock} ${zoneLabel(atMs)}`;
+}
+
+/** Local date and time with the zone, always with the date (audit rows, exports listed). */
+export function formatTimestamp(atMs: Maybe): string {
+  return formatTime(atMs, { date: 'always' });
+}
+
+/** ISO 8601 with the local offset, for `<time dateTime>` and copying: "2026-12-02T14:03:07+01:00". */
+export function isoLocal(atMs: number): string {
+  const d = new Date(atMs);
+  const off = -d.getTimezoneOffset();
+  const sign = off >= 0 ? '+' : '-';
+  const abs = Math.abs(off);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+/** A duration as a person says it: "850 ms", "12 s", "3 min 20 s", "2 h 5 min", "3 d 4 h". */
+export function formatDuration(ms: Maybe): string {
+  if (!known(ms) || ms < 0) return DASH;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return s % 60 ? `${min} min ${s % 60} s` : `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 24) return min % 60 ? `${h} h ${min % 60} min` : `${h} h`;
+  const days = Math.floor(h / 24);
+  return h % 24 ? `${days} d ${h % 24} h` : `${days} d`;
 }
 
 /** Short hash for tables: first 12 hex digits. */

@@ -13,6 +13,7 @@ import { StandingForm } from './StandingForm.js';
 import { standingStatus } from './standing-form.js';
 import { seconds, useActions } from './use-actions.js';
 import './actions.css';
+import { formatTime } from '../../format/format.js';
 
 const KINDS: readonly ActionKind[] = ['wake', 'sleep', 'offload', 'restart'];
 const LIVE = new Set(['approved', 'running']);
@@ -106,7 +107,7 @@ export function ActionsView(): React.JSX.Element {
                 <strong>{a.kind}</strong> <code>{a.upstream}</code> — {a.reason}
                 {a.repeats > 0 ? <span className="muted"> (asked {a.repeats + 1}×)</span> : null}
                 <div className="muted">
-                  by {a.proposer} · ~{seconds(a.expectedDowntimeMs)} downtime ({a.downtimeBasis}) · expires {new Date(a.expiresAt).toLocaleTimeString()}
+                  by {a.proposer} · ~{seconds(a.expectedDowntimeMs)} downtime ({a.downtimeBasis}) · expires {formatTime(a.expiresAt)}
                 </div>
               </div>
               <button type="button" className="button" onClick={() => setOpen(a.id)} data-testid={`review-${a.id}`}>
@@ -196,7 +197,7 @@ export function ActionsView(): React.JSX.Element {
             return (
               <li key={s.id} data-testid="standing" data-standing-id={s.id} data-status={s.revokedAt !== null ? 'revoked' : status === 'expired' ? 'expired' : 'active'}>
                 <span>
-                  <strong>{s.kind}</strong> <code>{s.upstream}</code> · by {s.grantedBy} · until {new Date(s.expiresAt).toLocaleString()} ({status}) · used {s.uses}×
+                  <strong>{s.kind}</strong> <code>{s.upstream}</code> · by {s.grantedBy} · until {formatTime(s.expiresAt)} ({status}) · used {s.uses}×
                 </span>
                 {s.revokedAt === null && status !== 'expired' ? (
                   <button type="button" className="button button--small" onClick={() => revoke(s.id)} data-testid={`standing-revoke-${s.id}`} aria-label={`Revoke standing ${s.kind} of ${s.upstream}`}>
@@ -236,7 +237,7 @@ export function ActionsView(): React.JSX.Element {
 function HistoryRow({ a }: { a: ActionView }): React.JSX.Element {
   return (
     <tr data-testid="history-row" data-action-id={a.id} data-state={a.state}>
-      <td>{new Date(a.finishedAt ?? a.createdAt).toLocaleTimeString()}</td>
+      <td>{formatTime(a.finishedAt ?? a.createdAt)}</td>
       <td>
         <strong>{a.kind}</strong> <code>{a.upstream}</code>
       </td>

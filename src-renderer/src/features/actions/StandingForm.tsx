@@ -7,6 +7,7 @@ import type { ActionKind, LifecycleTarget } from '../../../../src-preload/contra
 import { useServices } from '../../app/app-context.js';
 import { toContractError } from '../../transport/transport.js';
 import { checkStanding, DESTRUCTIVE_KINDS, EMPTY_STANDING, STANDING_MAX_HOURS, type StandingDraft } from './standing-form.js';
+import { formatTime } from '../../format/format.js';
 
 const KINDS: readonly ActionKind[] = ['wake', 'sleep', 'offload', 'restart'];
 
@@ -49,7 +50,7 @@ export function StandingForm({ targets }: { targets: readonly LifecycleTarget[] 
         setBusy(false);
         setConfirming(false);
         setDraft(EMPTY_STANDING);
-        setDone(`Granted: ${r.standing.kind} of ${r.standing.upstream} until ${new Date(r.standing.expiresAt).toLocaleString()}.`);
+        setDone(`Granted: ${r.standing.kind} of ${r.standing.upstream} until ${formatTime(r.standing.expiresAt)}.`);
       },
       (err: unknown) => {
         const e = toContractError(err);

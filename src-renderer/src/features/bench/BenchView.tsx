@@ -14,6 +14,7 @@ import { CompareCharts } from './CompareCharts.js';
 import { RunTable } from './RunTable.js';
 import { figureText, num } from './bench-format.js';
 import { DEFAULT_FORM, formFromScenario, scenarioFromForm, windowOf, WINDOWS, type ScenarioForm } from './scenario-form.js';
+import { formatTime } from '../../format/format.js';
 
 const METRIC_LABEL: Record<CompareRow['metric'], string> = {
   ttftP50Ms: 'TTFT p50 (ms)',
@@ -239,7 +240,7 @@ export function BenchView(): React.JSX.Element {
                   <td>{targetText(sc)}</td>
                   <td>{promptsText(sc)}</td>
                   <td>{sc.scenario.levels.join(', ')}</td>
-                  <td>{new Date(sc.updatedAt).toLocaleString()}</td>
+                  <td>{formatTime(sc.updatedAt)}</td>
                   <td>
                     <button type="button" className="button button--ghost" onClick={() => loadScenario(sc)} aria-label={`load ${sc.scenario.name} into the form`} data-testid="bench-scenario-load">
                       Load
@@ -409,7 +410,7 @@ export function BenchView(): React.JSX.Element {
                 </td>
                 <td>{r.model ?? '—'}</td>
                 <td>{r.state}</td>
-                <td>{new Date(r.startedAt).toLocaleTimeString()}</td>
+                <td>{formatTime(r.startedAt)}</td>
                 <td>
                   <button type="button" className="button button--ghost" onClick={() => void act(transport.invoke('bench.setBaseline', { runId: r.id }), `${r.name} is the baseline of ${r.model ?? 'its model'}`)}>
                     Baseline
@@ -462,7 +463,7 @@ export function BenchView(): React.JSX.Element {
         {windowEval ? (
           <>
             <p className="muted" data-testid="bench-window-source">
-              {windowEval.evaluation.source}, {windowEval.label}: {new Date(windowEval.evaluation.fromMs).toLocaleString()} – {new Date(windowEval.evaluation.toMs).toLocaleString()}
+              {windowEval.evaluation.source}, {windowEval.label}: {formatTime(windowEval.evaluation.fromMs)} – {formatTime(windowEval.evaluation.toMs)}
             </p>
             <EvalFigures evaluation={windowEval.evaluation} testId="bench-window-eval" />
           </>

@@ -5,7 +5,8 @@ import type { RequestLogRetention, RequestRow, TrafficClass } from '../../../../
 import { useAppStore, useServices } from '../../app/app-context.js';
 import { Badge } from '../../components/Badge.js';
 import { toContractError } from '../../transport/transport.js';
-import { formatMs, formatTime, statusTone } from './proxy-format.js';
+import { formatMs, statusTone } from './proxy-format.js';
+import { formatTime, formatTimestamp } from '../../format/format.js';
 
 const ROW_PX = 26;
 const VIEW_PX = 390;
@@ -127,7 +128,7 @@ export function RequestsTable(): React.JSX.Element {
       {retention ? (
         <p className="muted requests-retention" data-testid="requests-retention">
           Request log: {retention.rowsKept.toLocaleString()} rows kept
-          {retention.oldestTs !== null ? `, oldest ${new Date(retention.oldestTs).toLocaleString(undefined, { hour12: false, timeZoneName: 'short' })}` : ''}.
+          {retention.oldestTs !== null ? `, oldest ${formatTimestamp(retention.oldestTs)}` : ''}.
           {retention.maxAgeDays !== null && retention.maxRows !== null
             ? ` Keeps ${retention.maxAgeDays} days and at most ${retention.maxRows.toLocaleString()} rows (config proxy.requestLog).`
             : ''}{' '}

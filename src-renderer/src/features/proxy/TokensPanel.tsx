@@ -5,6 +5,7 @@ import { useServices } from '../../app/app-context.js';
 import { Badge } from '../../components/Badge.js';
 import { CopyButton } from '../../components/CopyButton.js';
 import { toContractError } from '../../transport/transport.js';
+import { formatTime } from '../../format/format.js';
 
 export function TokensPanel(): React.JSX.Element {
   const { transport } = useServices();
@@ -111,7 +112,7 @@ export function TokensPanel(): React.JSX.Element {
                 <td>
                   <code>{t.prefix}…</code>
                 </td>
-                <td className="muted">{t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleTimeString(undefined, { hour12: false }) : '—'}</td>
+                <td className="muted">{t.lastUsedAt ? formatTime(t.lastUsedAt) : '—'}</td>
                 <td className="token-actions">
                   {t.revokedAt ? (
                     <Badge tone="neutral">revoked</Badge>

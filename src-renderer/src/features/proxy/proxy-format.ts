@@ -19,10 +19,6 @@ export function formatRate(value: number): string {
   return value.toFixed(value >= 10 ? 1 : 2);
 }
 
-export function formatTime(ts: number): string {
-  const d = new Date(ts);
-  return d.toLocaleTimeString(undefined, { hour12: false });
-}
 
 export function statusTone(status: number): 'ok' | 'warn' | 'error' | 'neutral' {
   if (status < 400) return 'ok';

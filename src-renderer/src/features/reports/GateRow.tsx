@@ -5,6 +5,7 @@ import { useServices } from '../../app/app-context.js';
 import { Badge } from '../../components/Badge.js';
 import { toContractError } from '../../transport/transport.js';
 import { GATE_TONE } from './report-format.js';
+import { formatTime } from '../../format/format.js';
 
 type ManualStatus = 'pass' | 'fail' | 'pending';
 const STATUSES: readonly ManualStatus[] = ['pending', 'pass', 'fail'];
@@ -52,7 +53,7 @@ export function GateRow({ gate, onSaved }: { gate: Gate; onSaved(gate: Gate): vo
             {gate.status}
           </Badge>
           <div className="muted reports-gate__who" data-testid={`${base}-marked`}>
-            {gate.markedBy && gate.markedAt !== null ? `marked ${gate.status} by ${gate.markedBy} at ${new Date(gate.markedAt).toLocaleString()}` : gate.evidence}
+            {gate.markedBy && gate.markedAt !== null ? `marked ${gate.status} by ${gate.markedBy} at ${formatTime(gate.markedAt)}` : gate.evidence}
           </div>
         </div>
         <label className="reports-field reports-gate__status">

@@ -6,6 +6,7 @@ import { GateSummary } from './GateSummary.js';
 import { hostsText, windowText } from './report-format.js';
 import { useVerify } from './use-verify.js';
 import { VerifyFindings } from './VerifyFindings.js';
+import { formatTimestamp } from '../../format/format.js';
 
 export interface PastExportsProps {
   exports: readonly ReportExport[];
@@ -60,7 +61,7 @@ function ExportRow({ x }: { x: ReportExport }): React.JSX.Element {
   return (
     <tbody data-testid="reports-export-row" data-export-id={x.id} data-dir={x.dir}>
       <tr>
-        <td className="num">{new Date(x.createdAt).toLocaleString()}</td>
+        <td className="num">{formatTimestamp(x.createdAt)}</td>
         <td>
           {x.title}
           <div className="muted">by {x.actor}</div>
@@ -90,7 +91,7 @@ function ExportRow({ x }: { x: ReportExport }): React.JSX.Element {
             className="button button--small"
             onClick={() => verify(x.dir)}
             disabled={state.status === 'running'}
-            aria-label={`Verify the export ${x.title} of ${new Date(x.createdAt).toLocaleString()}`}
+            aria-label={`Verify the export ${x.title} of ${formatTimestamp(x.createdAt)}`}
             data-testid="reports-row-verify"
           >
             Verify

@@ -4,6 +4,7 @@
 import type { ContractError, Evidence } from '../../../../src-preload/contract/index.js';
 import { GateSummary } from './GateSummary.js';
 import { countGates, errorAdvice, hostsText, windowText } from './report-format.js';
+import { formatTime } from '../../format/format.js';
 
 export interface Preview {
   evidence: Evidence;
@@ -34,7 +35,7 @@ export function PreviewPanel({ preview, busy, error, stale }: PreviewPanelProps)
       {e ? (
         <p className="reports-preview__facts muted" data-testid="reports-preview-facts">
           <strong className="reports-preview__name">{e.title}</strong> · {hostsText(e.hosts)} · {windowText(e.window.fromMs, e.window.toMs)} · built{' '}
-          {new Date(e.generatedAt).toLocaleTimeString()}
+          {formatTime(e.generatedAt)}
           {e.gates === null ? ' · gates section left out' : ''}
         </p>
       ) : null}

@@ -2,6 +2,7 @@
 // advice that goes with each report error code, and which progress events
 // belong to the export this page started.
 import type { ContractError, Gate, GateStatus, ReportExport, ReportProgress, ReportVerifyResult } from '../../../../src-preload/contract/index.js';
+import { formatTime, zoneLabel } from '../../format/format.js';
 
 export type GateCounts = ReportExport['gates'];
 
@@ -32,14 +33,12 @@ export function hostsText(hosts: readonly string[]): string {
   return hosts.length === 0 ? 'all hosts' : hosts.join(', ');
 }
 
-/** "30 Nov 14:00 – 22:00" style: both ends in local time, the date repeated only when it changes. */
+/** "2026-11-30 14:00:00 – 22:00:00 UTC+1": both ends in local time with the zone, the date repeated only when it changes. */
 export function windowText(fromMs: number, toMs: number): string {
-  const from = new Date(fromMs);
-  const to = new Date(toMs);
-  const sameDay = from.toDateString() === to.toDateString();
-  const day = (d: Date) => d.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
-  const time = (d: Date) => d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  return sameDay ? `${day(from)} ${time(from)} – ${time(to)}` : `${day(from)} ${time(from)} – ${day(to)} ${time(to)}`;
+  const from = formatTime(fromMs, { date: 'always' });
+  // Same day: the end is shown as a clock (formatTime leaves the date out when "now" is that day).
+  const to = formatTime(toMs, { nowMs: fromMs });
+  return zoneLabel(fromMs) === zoneLabel(toMs) ? `${from.replace(/ UTC\S*$/, '')} – ${to}` : `${from} – ${to}`;
 }
 
 /** What the operator can do about a report error, by its stable code. */
