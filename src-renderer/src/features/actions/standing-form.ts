@@ -3,6 +3,7 @@
 // destructive kinds (restart, offload) the host label typed exactly — the same
 // rules the main process enforces (it refuses with LIFECYCLE_LABEL_MISMATCH).
 import type { ActionKind, LifecycleTarget } from '../../../../src-preload/contract/index.js';
+import { formatTime } from '../../format/format.js';
 
 export const STANDING_MAX_HOURS = 24;
 export const DESTRUCTIVE_KINDS: ReadonlySet<ActionKind> = new Set<ActionKind>(['restart', 'offload']);
@@ -31,12 +32,12 @@ export function checkStanding(d: StandingDraft, targets: readonly LifecycleTarge
   const destructive = d.kind !== '' && DESTRUCTIVE_KINDS.has(d.kind);
   if (target && destructive && d.typedLabel !== target.label) problems.push(`Type the host label "${target.label}" to pre-approve a ${d.kind}.`);
   if (problems.length > 0 || !target || d.kind === '') return { ok: false, problems };
-  const until = new Date(now + hours * 3_600_000);
+  const until = now + hours * 3_600_000;
   return {
     ok: true,
     target,
     input: { upstream: target.upstream, kind: d.kind, durationMinutes: hours * 60, ...(destructive ? { typedLabel: d.typedLabel } : {}) },
-    summary: `${d.kind} of ${target.upstream} will run without asking whenever it is proposed, for the next ${hours} h (until ${until.toLocaleString()}). Each use is audited; you can revoke it at any time.`,
+    summary: `${d.kind} of ${target.upstream} will run without asking whenever it is proposed, for the next ${hours} h (until ${formatTime(until, { nowMs: now })}). Each use is audited; you can revoke it at any time.`,
   };
 }
 
