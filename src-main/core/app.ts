@@ -25,6 +25,7 @@ import { FileSecretStore, secretsChannels } from './secrets/index.js';
 import { KeyValueTrustStore, MemoryPassphraseCache } from './ssh/index.js';
 import { auditChannels, openStore, type Store } from './store/index.js';
 import { TelemetryService, telemetryChannels } from './telemetry/index.js';
+import { BudgetService, budgetChannels } from './budget/index.js';
 
 export interface AppOptions {
   mode: 'electron' | 'web';
@@ -165,8 +166,9 @@ export async function startApp(options: AppOptions): Promise<App> {
       const url = proxy.url();
       demo.startTraffic(url ? { baseUrl: url, tokens: await demoTrafficTokens(proxy, join(options.dataDir, 'demo', 'traffic-tokens.json')) } : null);
     }
+    const budget = disposables.add(new BudgetService({ settings: store.settings, audit: store.audit, config, fleet, notices: notifications, clock, logger: logger.child('budget') }));
     const telemetry = disposables.add(
-      new TelemetryService({ store, config, fleet, proxy, notices: notifications, emit, clock, logger, startedAt, alertThresholds: options.alertThresholds }),
+      new TelemetryService({ store, config, fleet, proxy, notices: notifications, emit, clock, logger, startedAt, alertThresholds: options.alertThresholds, budget }),
     );
     const lifecycle = disposables.add(new ConsoleLifecycle({ store, config, fleet, proxy, notices: notifications, emit, clock, logger: logger.child('lifecycle'), offPrem }));
     // Wake on request: a request to a sleeping model waits for one wake when a standing approval covers it.
@@ -220,6 +222,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       ...lifecycleChannels(lifecycle),
       ...benchChannels(bench),
       ...reportChannels(reports),
+      ...budgetChannels(budget),
     };
 
     if (!options.offline) {

@@ -11,6 +11,7 @@ import { secretsEventChannels, secretsInvokeChannels } from './secrets.js';
 import { sshEventChannels, sshInvokeChannels } from './ssh.js';
 import { telemetryEventChannels, telemetryInvokeChannels } from './telemetry.js';
 import { reportEventChannels, reportInvokeChannels } from './report.js';
+import { budgetInvokeChannels } from './budget.js';
 
 // The one table of channels. Calls are `capability.verb`, events
 // `capability.noun`. Both bridges (Electron IPC and the web bridge) carry
@@ -61,6 +62,7 @@ export const invokeChannels = {
   ...lifecycleInvokeChannels,
   ...benchInvokeChannels,
   ...reportInvokeChannels,
+  ...budgetInvokeChannels,
 } as const;
 
 export const eventChannels = {

@@ -14,4 +14,5 @@ export * from './lifecycle.js';
 export * from './bench.js';
 export * from './secrets.js';
 export * from './report.js';
+export * from './budget.js';
 export * from './tick-codec.js';

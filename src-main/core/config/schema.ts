@@ -227,6 +227,8 @@ export const HostConfigSchema = z
     knownHostsFile: z.string().min(1, { error: 'knownHostsFile must not be empty' }).default('~/.ssh/known_hosts'),
     gpu: GpuConfigSchema.optional(),
     pricePerHourUsd: z.number().min(0, { error: 'must be 0 or more' }).optional(),
+    /** This host's monthly budget (USD); the UI may override it. */
+    monthlyBudgetUsd: z.number({ error: 'must be a number' }).positive({ error: 'must be more than 0' }).max(1e9, { error: 'must be at most 1000000000' }).optional(),
     services: z.array(ServiceConfigSchema).default([]),
     /** GPU tool and telemetry source of this host. */
     telemetry: HostTelemetryConfigSchema.optional(),
@@ -341,6 +343,11 @@ export const ConfigSchema = z
     telemetry: TelemetryConfigSchema.prefault({}),
     proxy: ProxyConfigSchema.prefault({}),
     ui: ListenConfigSchema.prefault({}),
+    /** The fleet's monthly budget (USD); the UI may override it. */
+    budget: z
+      .object({ monthlyUsd: z.number({ error: 'must be a number' }).positive({ error: 'must be more than 0' }).max(1e9, { error: 'must be at most 1000000000' }) })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((config, ctx) => {

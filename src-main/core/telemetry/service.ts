@@ -44,6 +44,8 @@ export interface TelemetryServiceDeps {
   /** When the console started (reserved time of a host never counts before it). */
   startedAt: number;
   alertThresholds?: Partial<AlertThresholds>;
+  /** Monthly budgets and spend this month (BudgetService satisfies it); without one the gate reads the query's budget only. */
+  budget?: { monthlyUsdFor(host: string): number | null; spentThisMonthUsd(host: string): number | null };
 }
 
 /** `svc.<serviceId>.proxy_<class>_{wait,ttft}_p{50,95}_s` for each upstream of the host. */
@@ -165,7 +167,8 @@ export class TelemetryService implements Disposable {
             host: h.label,
             pricePerHourUsd: h.pricePerHourUsd ?? null,
             ...(usage.outputTokens !== null ? usage : fromProxyRows(h.label)),
-            monthlyBudgetUsd: query.monthlyBudgetUsd ?? null,
+            monthlyBudgetUsd: query.monthlyBudgetUsd ?? deps.budget?.monthlyUsdFor(h.label) ?? null,
+            spentThisMonthUsd: deps.budget?.spentThisMonthUsd(h.label) ?? null,
           });
         }),
         byModel: costShares(spans, (s) => s.model ?? 'unknown', priceOf, window),
