@@ -396,6 +396,13 @@ export function BenchView(): React.JSX.Element {
             </tr>
           </thead>
           <tbody>
+            {runs.length === 0 ? (
+              <tr className="empty-row">
+                <td colSpan={7} className="muted">
+                  No runs yet: start one with the form above.
+                </td>
+              </tr>
+            ) : null}
             {runs.map((r) => (
               <tr key={r.id}>
                 <td>
@@ -442,7 +449,7 @@ export function BenchView(): React.JSX.Element {
       ) : null}
       <div className="panel" data-testid="bench-window">
         <h3 className="panel__title">Evaluate proxy traffic</h3>
-        <form onSubmit={evaluateWindow} style={{ display: 'flex', flexWrap: 'wrap', gap: 8, alignItems: 'end' }}>
+        <form className="bench-form" onSubmit={evaluateWindow} style={{ display: 'flex', flexWrap: 'wrap', gap: 8, alignItems: 'end' }}>
           <label>
             Window
             <select value={windowMinutes} onChange={(e) => setWindowMinutes(Number(e.target.value))} data-testid="bench-window-select">

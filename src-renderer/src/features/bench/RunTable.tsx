@@ -19,6 +19,13 @@ export function RunTable({ run }: { run: BenchRun }): React.JSX.Element {
         </tr>
       </thead>
       <tbody>
+        {run.levels.length === 0 ? (
+          <tr className="empty-row">
+            <td colSpan={9} className="muted">
+              No levels finished yet: a row appears as each concurrency level completes.
+            </td>
+          </tr>
+        ) : null}
         {run.levels.map((l) => (
           <tr key={`${l.phase}:${l.level}`} data-testid="bench-level-row">
             <td>

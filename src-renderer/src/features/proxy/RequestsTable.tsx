@@ -94,6 +94,11 @@ export function RequestsTable(): React.JSX.Element {
         <span className="num">Tok in/out</span>
       </div>
       <div className="requests-scroll" style={{ height: VIEW_PX }} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)} data-testid="requests-scroll">
+        {rows.length === 0 ? (
+          <p className="muted panel__empty" data-testid="requests-empty">
+            No requests in the log yet: requests sent to the proxy appear here as they finish.
+          </p>
+        ) : null}
         <div style={{ height: rows.length * ROW_PX, position: 'relative' }}>
           {visible.map((r, i) => (
             <div

@@ -94,6 +94,7 @@ export function TokensPanel(): React.JSX.Element {
       ) : tokens.length === 0 ? (
         <p className="muted panel__empty">No tokens yet. Clients need one (or the loopback switch in the config).</p>
       ) : (
+        <div className="table-scroll">
         <table className="data-table token-table">
           <thead>
             <tr>
@@ -135,6 +136,7 @@ export function TokensPanel(): React.JSX.Element {
             ))}
           </tbody>
         </table>
+        </div>
       )}
     </section>
   );
