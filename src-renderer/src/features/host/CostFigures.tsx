@@ -1,6 +1,11 @@
 // A host's cost estimates. Every figure says "estimate"; unavailable ones say why.
+// With the app's transport at hand it also shows the host's monthly budget
+// (spent this month, % used) with an inline form to set or clear the override.
+import { useCallback, useContext, useEffect, useState } from 'react';
+import type { BudgetLine, BudgetStatus } from '../../../../src-preload/contract/budget.js';
 import type { Estimate, HostCost } from '../../../../src-preload/contract/telemetry.js';
-import { formatEstimate } from './cost-format.js';
+import { AppContext } from '../../app/app-context.js';
+import { formatEstimate, formatUsd, parseBudgetInput } from './cost-format.js';
 
 function Figure({ label, e, testId }: { label: string; e: Estimate; testId: string }): React.JSX.Element {
   return (
@@ -11,16 +16,127 @@ function Figure({ label, e, testId }: { label: string; e: Estimate; testId: stri
   );
 }
 
-export function CostFigures({ cost }: { readonly cost: HostCost | null }): React.JSX.Element {
+function BudgetFigures({ host, onChanged }: { readonly host: string; readonly onChanged: () => void }): React.JSX.Element | null {
+  const services = useContext(AppContext);
+  const [status, setStatus] = useState<BudgetStatus | null>(null);
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const transport = services?.transport ?? null;
+  useEffect(() => {
+    if (transport === null) return;
+    let live = true;
+    transport.invoke('budget.get', {}).then(
+      (s) => live && setStatus(s),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [transport, host]);
+  const save = useCallback(
+    (monthlyUsd: number | null) => {
+      if (transport === null) return;
+      transport.invoke('budget.set', { host, monthlyUsd }).then(
+        (s) => {
+          setStatus(s);
+          setEditing(false);
+          setError(null);
+          onChanged();
+        },
+        (err: unknown) => setError(err instanceof Error ? err.message : String(err)),
+      );
+    },
+    [transport, host, onChanged],
+  );
+  if (transport === null || status === null) return null;
+  const line: BudgetLine | undefined = status.hosts.find((h) => h.host === host);
+  if (line === undefined) return null;
+  return (
+    <div className="host-cost__budget" data-testid="budget-figures" title={status.basis}>
+      <dl className="host-cost">
+        <div className="host-cost__fig" data-testid="budget-monthly">
+          <dt>Monthly budget{line.source === 'override' ? ' (set here)' : line.source === 'config' ? ' (config)' : ''}</dt>
+          <dd className="num">{line.monthlyUsd === null ? 'not set' : formatUsd(line.monthlyUsd)}</dd>
+        </div>
+        <div className="host-cost__fig" data-testid="budget-spent">
+          <dt>Spent this month (UTC, est.)</dt>
+          <dd className="num">
+            {formatUsd(line.spentUsd ?? 0)} est. · {line.runningHours.toFixed(1)} h seen running
+          </dd>
+        </div>
+        <div className="host-cost__fig" data-testid="budget-pct">
+          <dt>Budget used</dt>
+          <dd className="num">{line.pctUsed === null ? '—' : `${line.pctUsed.toFixed(1)} %`}</dd>
+        </div>
+        <div className="host-cost__fig" data-testid="budget-hours-to-gate" data-value={line.hoursToGate ?? ''}>
+          <dt>Hours to gate (this month)</dt>
+          <dd className="num">{line.hoursToGate === null ? 'unavailable' : `${line.hoursToGate.toFixed(1)} h est.`}</dd>
+        </div>
+      </dl>
+      <p className="muted small">Estimate: price per hour × time this console saw the host connected this calendar month (UTC); time the console was not running is not counted. Alerts at 50 / 80 / 100 %.</p>
+      {editing ? (
+        <form
+          className="host-cost__budget-form"
+          aria-label="Edit budget"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const parsed = parseBudgetInput(text);
+            if (typeof parsed === 'string') setError(parsed);
+            else save(parsed);
+          }}
+        >
+          <label>
+            Monthly budget (USD){' '}
+            <input data-testid="budget-input" inputMode="decimal" value={text} onChange={(e) => setText(e.target.value)} aria-invalid={error !== null} />
+          </label>{' '}
+          <button type="submit" data-testid="budget-save">
+            Save
+          </button>{' '}
+          <button type="button" onClick={() => (setEditing(false), setError(null))}>
+            Cancel
+          </button>
+          {error !== null ? (
+            <p role="alert" className="error" data-testid="budget-error">
+              {error}
+            </p>
+          ) : null}
+        </form>
+      ) : (
+        <p>
+          <button type="button" data-testid="budget-edit" onClick={() => (setText(line.monthlyUsd === null ? '' : String(line.monthlyUsd)), setEditing(true))}>
+            Edit budget
+          </button>{' '}
+          {line.source === 'override' ? (
+            <button type="button" data-testid="budget-clear" onClick={() => save(null)}>
+              Clear override
+            </button>
+          ) : null}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function CostFigures({ cost, onBudgetChanged }: { readonly cost: HostCost | null; readonly onBudgetChanged?: () => void }): React.JSX.Element {
+  const [, setBump] = useState(0);
+  const changed = useCallback(() => {
+    setBump((n) => n + 1);
+    onBudgetChanged?.();
+  }, [onBudgetChanged]);
   if (cost === null) return <p className="host-cost muted">Cost: unavailable (estimate)</p>;
   return (
-    <dl className="host-cost" aria-label="Cost estimates">
-      <Figure label="Run rate" e={cost.perHour} testId="cost-per-hour" />
-      <Figure label="Per day" e={cost.perDay} testId="cost-per-day" />
-      <Figure label="Per month" e={cost.perMonth} testId="cost-per-month" />
-      <Figure label="Per 1M output tok (busy)" e={cost.perMillionOutputUsageBased} testId="cost-per-mtok-usage" />
-      <Figure label="Per 1M output tok (all time)" e={cost.perMillionOutputReservationBased} testId="cost-per-mtok-reserved" />
-      <Figure label="Hours to budget gate" e={cost.hoursUntilBudgetGate} testId="cost-budget-hours" />
-    </dl>
+    <>
+      <dl className="host-cost" aria-label="Cost estimates">
+        <Figure label="Run rate" e={cost.perHour} testId="cost-per-hour" />
+        <Figure label="Per day" e={cost.perDay} testId="cost-per-day" />
+        <Figure label="Per month" e={cost.perMonth} testId="cost-per-month" />
+        <Figure label="Per 1M output tok (busy)" e={cost.perMillionOutputUsageBased} testId="cost-per-mtok-usage" />
+        <Figure label="Per 1M output tok (all time)" e={cost.perMillionOutputReservationBased} testId="cost-per-mtok-reserved" />
+        <Figure label="Budget buys" e={cost.budgetComputeHours} testId="cost-budget-compute-hours" />
+        <Figure label="Hours to budget gate" e={cost.hoursUntilBudgetGate} testId="cost-budget-hours" />
+      </dl>
+      <BudgetFigures host={cost.host} onChanged={changed} />
+    </>
   );
 }

@@ -19,3 +19,19 @@ export function formatEstimate(e: Estimate): string {
       return `${v.toFixed(0)} h est.`;
   }
 }
+
+/** "$500.00". */
+export function formatUsd(v: number): string {
+  return `$${v.toFixed(2)}`;
+}
+
+/** A typed monthly budget → a number, or the reason it is refused. */
+export function parseBudgetInput(text: string): number | string {
+  const t = text.trim().replace(/^\$/, '').replace(/,/g, '');
+  if (t === '') return 'enter an amount in USD, e.g. 500';
+  const v = Number(t);
+  if (!Number.isFinite(v)) return 'the budget must be a number';
+  if (v <= 0) return 'the budget must be more than 0';
+  if (v > 1e9) return 'the budget must be at most 1,000,000,000';
+  return v;
+}
