@@ -1,11 +1,13 @@
 // One chart of the host view. Its points come from the HostSeriesFeed through
-// Chart's imperative feed: live ticks never re-render this component.
-import { memo, useCallback, useMemo, useRef } from 'react';
+// Chart's imperative feed: live ticks never re-render this component, except
+// when the set of legend entries, the empty-state reason or the fitted window
+// start changes (rare).
+import { memo, useCallback, useMemo, useRef, useState } from 'react';
 import { Chart, type ChartUpdate } from '../../components/Chart.js';
 import type { EChartsCoreOption } from '../../components/echarts.js';
-import type { PanelDef, Point } from './host-panels.js';
-import type { HostSeriesFeed } from './host-series-feed.js';
-import { panelBaseOption, panelDataUpdate, type ChartTheme } from './panel-option.js';
+import { emptyReason, type PanelDef, type Point } from './host-panels.js';
+import type { ChartWindow, HostSeriesFeed } from './host-series-feed.js';
+import { formatTick, legendEntries, panelBaseOption, panelDataUpdate, yAxisScale, type ChartTheme, type LegendEntry } from './panel-option.js';
 
 export interface HostChartPanelProps {
   readonly panel: PanelDef;
@@ -18,6 +20,21 @@ export interface HostChartPanelProps {
   readonly title?: string;
 }
 
+interface Shown {
+  legend: LegendEntry[];
+  reason: string | null;
+  since: number | null;
+}
+
+function shownOf(panel: PanelDef, lines: ReadonlyMap<string, Point[]>, window: ChartWindow, palette: readonly string[]): Shown {
+  return { legend: legendEntries(panel, lines, palette), reason: emptyReason(panel, lines), since: window.fitted ? window.fromMs : null };
+}
+
+const sameShown = (a: Shown, b: Shown): boolean =>
+  a.reason === b.reason && a.since === b.since && a.legend.length === b.legend.length && a.legend.every((e, i) => e.id === b.legend[i]!.id && e.color === b.legend[i]!.color);
+
+const clock = (ms: number): string => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+
 export const HostChartPanel = memo(function HostChartPanel({ panel, feed, theme, group, version, title = panel.title }: HostChartPanelProps): React.JSX.Element {
   const option = useMemo<EChartsCoreOption>(
     () => panelBaseOption(panel, theme, feed.linesOf(panel.id), feed.window()),
@@ -25,27 +42,61 @@ export const HostChartPanel = memo(function HostChartPanel({ panel, feed, theme,
     [panel, theme, feed, version],
   );
   const sectionRef = useRef<HTMLElement>(null);
+  const [shown, setShown] = useState<Shown>(() => shownOf(panel, feed.linesOf(panel.id), feed.window(), theme.series));
   const subscribe = useCallback(
     (apply: ChartUpdate) => {
-      const mark = (lines: ReadonlyMap<string, Point[]>) => {
-        // for tests and tools: how much data the chart holds, written outside React
-        if (sectionRef.current) Object.assign(sectionRef.current.dataset, dataSummary(lines));
+      const mark = (lines: ReadonlyMap<string, Point[]>, window: ChartWindow) => {
+        // for tests and tools: how much data the chart holds and its axes, written outside React
+        if (sectionRef.current) Object.assign(sectionRef.current.dataset, dataSummary(lines), axisSummary(panel, lines, window));
+        const next = shownOf(panel, lines, window, theme.series);
+        setShown((prev) => (sameShown(prev, next) ? prev : next));
       };
-      mark(feed.linesOf(panel.id));
+      mark(feed.linesOf(panel.id), feed.window());
       return feed.subscribe(panel.id, (lines, window) => {
         apply(panelDataUpdate(lines, window, panel));
-        mark(lines);
+        mark(lines, window);
       });
     },
-    [feed, panel],
+    [feed, panel, theme],
   );
   return (
-    <section ref={sectionRef} className="host-chart" data-testid={`host-chart-${panel.id}`} aria-label={title}>
-      <h3 className="host-chart__title">{title}</h3>
-      <Chart className="host-chart__canvas" option={option} subscribe={subscribe} group={group} ariaLabel={`${title}, ${panel.unit}`} />
+    <section ref={sectionRef} className="host-chart" data-testid={`host-chart-${panel.id}`} aria-label={title} data-empty={shown.reason === null ? undefined : 'true'}>
+      <h3 className="host-chart__title">
+        {title}
+        {shown.since !== null && (
+          <span className="host-chart__since" data-testid="chart-since" title="Less data than the chosen range: the time axis starts at the first sample">
+            {' '}
+            · since {clock(shown.since)}
+          </span>
+        )}
+      </h3>
+      <div style={{ position: 'relative' }}>
+        <Chart className="host-chart__canvas" option={option} subscribe={subscribe} group={group} ariaLabel={`${title}, ${panel.unit}`} />
+        {shown.reason !== null && (
+          <p className="host-chart__empty" data-testid="chart-empty" role="status" style={{ position: 'absolute', inset: 0, display: 'flex', alignItems: 'center', justifyContent: 'center', margin: 0, padding: '0 16px', textAlign: 'center', color: theme.muted, background: theme.bg, fontSize: 13 }}>
+            {shown.reason}
+          </p>
+        )}
+      </div>
+      {shown.reason === null && shown.legend.length > 0 && (
+        <ul className="host-chart__legend" data-testid="chart-legend" style={{ display: 'flex', flexWrap: 'wrap', gap: '2px 12px', listStyle: 'none', margin: '4px 0 0', padding: 0, fontSize: 11, color: theme.muted }}>
+          {shown.legend.map((e) => (
+            <li key={e.id} style={{ display: 'inline-flex', alignItems: 'center', gap: 4 }}>
+              <span aria-hidden="true" style={{ display: 'inline-block', width: 12, height: 0, borderTop: `2px ${e.dashed ? 'dashed' : 'solid'} ${e.color}` }} />
+              {e.name}
+            </li>
+          ))}
+        </ul>
+      )}
     </section>
   );
 });
+
+/** `data-x-min` / `data-x-max`: the time axis; `data-y-ticks`: the y tick values in stored units. */
+function axisSummary(panel: PanelDef, lines: ReadonlyMap<string, Point[]>, window: ChartWindow): { xMin: string; xMax: string; yTicks: string; yLabels: string } {
+  const y = yAxisScale(panel, lines);
+  return { xMin: String(window.fromMs), xMax: String(window.toMs), yTicks: y.ticks.join(','), yLabels: y.ticks.map((t) => formatTick(t, panel.unit, y.step)).join('|') };
+}
 
 /** `data-points`: known points over all lines; `data-last-max`: the largest latest known value. */
 function dataSummary(lines: ReadonlyMap<string, Point[]>): { points: string; lastMax: string } {

@@ -10,12 +10,28 @@ const FALLBACK: ChartTheme = {
   series: ['#6ea8fe', '#3fb950', '#d9a53a', '#f47067', '#b392f0', '#8fbcff', '#56d4dd', '#e3b341'],
 };
 
-/** `theme` names the palette being read: pass it so callers re-read when it changes. */
+const LIGHT: ChartTheme = {
+  text: '#1f2633',
+  muted: '#5b6575',
+  border: '#dde2ea',
+  bg: '#ffffff',
+  series: ['#2563eb', '#1a7f37', '#9a6700', '#cf222e', '#7c3aed', ...FALLBACK.series.slice(5)],
+};
+
+/**
+ * `theme` names the palette being read: pass it so callers re-read when it
+ * changes. The page switches <html data-theme> in an effect, after the render
+ * that reads this: while the attribute still names the other theme, the
+ * stylesheet's palette for `theme` is used (light grid lines on a dark chart otherwise).
+ */
 export function readChartTheme(
   _theme: 'dark' | 'light',
   element: Element | null = typeof document === 'undefined' ? null : document.documentElement,
 ): ChartTheme {
-  if (element === null || typeof getComputedStyle === 'undefined') return FALLBACK;
+  const own = _theme === 'light' ? LIGHT : FALLBACK;
+  if (element === null || typeof getComputedStyle === 'undefined') return own;
+  const shown = (element as HTMLElement).dataset?.['theme'];
+  if (shown !== undefined && shown !== _theme) return own;
   const css = getComputedStyle(element);
   const v = (name: string, fallback: string): string => css.getPropertyValue(name).trim() || fallback;
   return {

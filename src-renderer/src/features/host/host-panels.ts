@@ -79,7 +79,11 @@ export function seriesLabel(metric: string): string {
       .replace(/^spec_accept$/, 'spec. acceptance')
       .replace(/^proxy_(interactive|system|batch)_wait_p95$/, '$1 wait p95')
       .replace(/^(ttft|e2e|itl)_p(\d+)$/, (_, k: string, p: string) => `${k.toUpperCase()} p${p}`);
-    return `${svc[1]} ${figure}`;
+    // TTFT percentiles are read from histogram buckets: the true value lies at or
+    // below the bucket bound, the line between bounds is interpolated (the fleet
+    // card shows the bound itself, "≤ 0.5 s")
+    const derived = /^ttft_p\d+_s$/.test(svc[2]!) ? ' (≤ bucket bound, interpolated)' : '';
+    return `${svc[1]} ${figure}${derived}`;
   }
   if (metric === 'host.cost_usd_per_mtok') return 'USD per 1M output tokens';
   if (metric === 'host.cost_usage_usd_per_mtok') return 'USD per 1M output tokens (busy time)';
@@ -117,7 +121,34 @@ export function formatValue(value: number | null | undefined, unit: MetricUnit):
 
 export type Point = [number, number | null];
 
-/** One panel's lines, keyed by metric: points [t, value] from a SeriesResult. */
+/**
+ * How far apart two samples may be and still be joined by a line: a little over
+ * two sample intervals. Live ticks arrive about every 2 s, so never under 6 s.
+ */
+export function gapThresholdMs(stepMs: number): number {
+  return Math.max(2.5 * stepMs, 6_000);
+}
+
+/**
+ * Missing samples drawn as gaps: the series store answers only buckets that
+ * hold data (a host that was down, a console that was not running leave no
+ * bucket at all), so a null point is put after every jump longer than the
+ * threshold — echarts (connectNulls false) then breaks the line instead of
+ * drawing a diagonal across the hole.
+ */
+export function insertGaps(points: readonly Point[], stepMs: number): Point[] {
+  const limit = gapThresholdMs(stepMs);
+  const out: Point[] = [];
+  for (let i = 0; i < points.length; i++) {
+    const p = points[i]!;
+    const prev = points[i - 1];
+    if (prev !== undefined && prev[1] !== null && p[0] - prev[0] > limit) out.push([prev[0] + stepMs, null]);
+    out.push(p);
+  }
+  return out;
+}
+
+/** One panel's lines, keyed by metric: points [t, value] from a SeriesResult, with gaps as null points. */
 export function panelSeries(panel: PanelDef, result: SeriesResult | null): Map<string, Point[]> {
   const out = new Map<string, Point[]>();
   if (result === null) return out;
@@ -125,10 +156,58 @@ export function panelSeries(panel: PanelDef, result: SeriesResult | null): Map<s
     if (!panel.match(s.metric)) continue;
     out.set(
       s.metric,
-      result.t.map((t, i) => [t, s.avg[i] ?? null]),
+      insertGaps(
+        result.t.map((t, i) => [t, s.avg[i] ?? null]),
+        result.stepMs,
+      ),
     );
   }
   return out;
+}
+
+/** The earliest time any line holds a known value; null when none. */
+export function firstKnownMs(lines: Iterable<ReadonlyMap<string, Point[]>>): number | null {
+  let first: number | null = null;
+  for (const panelLines of lines)
+    for (const pts of panelLines.values())
+      for (const p of pts)
+        if (p[1] !== null) {
+          if (first === null || p[0] < first) first = p[0];
+          break;
+        }
+  return first;
+}
+
+/**
+ * Why a panel with no known point is empty, from what is known: a host that is
+ * not connected, a proxy that has queued nothing, a server without the metric.
+ * Null when the panel has data.
+ */
+export function emptyReason(panel: PanelDef, lines: ReadonlyMap<string, Point[]>, hostConnected: boolean | null = null): string | null {
+  for (const pts of lines.values()) if (pts.some((p) => p[1] !== null)) return null;
+  if (hostConnected === false) return 'No data — host not connected.';
+  const known = lines.size > 0;
+  switch (panel.id) {
+    case 'vram':
+    case 'util':
+    case 'power':
+    case 'temp':
+      return 'No data yet — no GPU sample from this host since the console started.';
+    case 'kv':
+      return known ? 'No data yet — the server has not reported its KV cache since start.' : 'No data — the inference server exposes no KV-cache metric (llama-server has none).';
+    case 'cache':
+      return 'No data — the servers report no prefix-hit, prompt-cache or speculative-decoding figure.';
+    case 'queue':
+    case 'tok':
+    case 'latency':
+      return 'No data yet — no inference server on this host has reported since the console started.';
+    case 'proxy-wait':
+      return 'No data yet — the proxy has not queued a request for this host since start.';
+    case 'cost':
+      return 'No data yet — needs a price for this host and output tokens in the last 5 min.';
+    default:
+      return 'No data yet since the console started.';
+  }
 }
 
 /**
@@ -151,6 +230,8 @@ export function appendTick(
     const pts = lines.get(metric) ?? [];
     const last = pts[pts.length - 1];
     if (last !== undefined && last[0] >= atMs) continue;
+    // a silence longer than the threshold (host down) breaks the line
+    if (last !== undefined && last[1] !== null && atMs - last[0] > gapThresholdMs(SERIES_RANGES[range].stepMs)) pts.push([last[0] + 1, null]);
     pts.push([atMs, tick.staleReason !== null ? null : value]);
     let drop = 0;
     while (drop < pts.length && pts[drop]![0] < cutoff) drop++;

@@ -3,9 +3,28 @@
 // updates directly — a tick never re-renders a component.
 import type { HostTick, SeriesRange, SeriesResult } from '../../../../src-preload/contract/telemetry.js';
 import { SERIES_RANGES } from '../../../../src-preload/contract/telemetry.js';
-import { appendTick, isLiveRange, panelSeries, type PanelDef, type Point } from './host-panels.js';
+import { appendTick, firstKnownMs, isLiveRange, panelSeries, type PanelDef, type Point } from './host-panels.js';
 
-export type PanelListener = (lines: ReadonlyMap<string, Point[]>, window: { fromMs: number; toMs: number }) => void;
+/** The x range the charts show; `fitted` when it was cut to the data (less data than the range). */
+export interface ChartWindow {
+  fromMs: number;
+  toMs: number;
+  fitted?: boolean;
+}
+
+export type PanelListener = (lines: ReadonlyMap<string, Point[]>, window: ChartWindow) => void;
+
+/**
+ * The range, cut to start at the first known sample when the data span is
+ * shorter (a fresh start): the live data then fills the chart instead of a
+ * strip at its right edge, and nothing is drawn before the data begins. At
+ * least a minute is shown so the first samples are not stretched edge to edge.
+ */
+export function fitWindow(fromMs: number, toMs: number, firstMs: number | null, minSpanMs = 60_000): ChartWindow {
+  if (firstMs === null || firstMs <= fromMs) return { fromMs, toMs };
+  const start = Math.max(fromMs, Math.min(firstMs, toMs - minSpanMs));
+  return start > fromMs ? { fromMs: start, toMs, fitted: true } : { fromMs, toMs };
+}
 
 export class HostSeriesFeed {
   private readonly lines = new Map<string, Map<string, Point[]>>();
@@ -21,8 +40,8 @@ export class HostSeriesFeed {
     this.range = range;
   }
 
-  window(): { fromMs: number; toMs: number } {
-    return { fromMs: this.toMs - SERIES_RANGES[this.range].spanMs, toMs: this.toMs };
+  window(): ChartWindow {
+    return fitWindow(this.toMs - SERIES_RANGES[this.range].spanMs, this.toMs, firstKnownMs(this.lines.values()));
   }
 
   linesOf(panelId: string): ReadonlyMap<string, Point[]> {
