@@ -46,4 +46,19 @@ describe('budget in the host view', () => {
     await page.getByTestId('budget-figures').scrollIntoViewIfNeeded();
     await page.screenshot({ path: '/tmp/shots-18/budget.png' });
   }, 60_000);
+
+  it('the bridge refuses bad budgets and unknown hosts; the fleet budget shows in the fleet summary', async () => {
+    for (const monthlyUsd of [-1, 0, 1e12, 'x']) {
+      const r = await bridgeCall(consoleProc.ui, 'budget.set', { host: 'l20-poc', monthlyUsd });
+      expect(r.ok).toBe(false);
+    }
+    const ghost = await bridgeCall(consoleProc.ui, 'budget.set', { host: 'ghost', monthlyUsd: 5 });
+    expect(ghost.ok === false && ghost.error.message).toContain('no host "ghost"');
+    const after = await bridgeCall<{ hosts: { host: string; monthlyUsd: number | null }[] }>(consoleProc.ui, 'budget.get', {});
+    expect(after.ok && after.data.hosts.find((h) => h.host === 'l20-poc')?.monthlyUsd).toBe(500);
+    expect((await bridgeCall(consoleProc.ui, 'budget.set', { monthlyUsd: 2000 })).ok).toBe(true);
+    await page.getByTestId('nav-fleet').click();
+    await page.reload();
+    await expect.poll(() => page.getByTestId('fleet-budget').textContent(), { timeout: 15_000 }).toContain('$2000.00');
+  }, 60_000);
 });

@@ -2,6 +2,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { useAppStore } from '../../app/app-context.js';
 import { dataValue, formatCount, formatTokPerS, formatUsdPerHour } from '../../format/format.js';
 import { fleetTotals } from './fleet-summary.js';
+import { FleetBudgetFigure } from '../host/CostFigures.js';
 
 export function FleetSummary(): React.JSX.Element {
   const t = useAppStore(useShallow((s) => fleetTotals(s.fleet.snapshot)));
@@ -39,6 +40,7 @@ export function FleetSummary(): React.JSX.Element {
         <dt>Run rate (est.)</dt>
         <dd className="num">{formatUsdPerHour(t.pricePerHourUsd)}</dd>
       </div>
+      <FleetBudgetFigure />
     </dl>
   );
 }

@@ -140,3 +140,34 @@ export function CostFigures({ cost, onBudgetChanged }: { readonly cost: HostCost
     </>
   );
 }
+
+/** The fleet's monthly budget and estimated spend this month (UTC), for the fleet summary. */
+export function FleetBudgetFigure(): React.JSX.Element | null {
+  const services = useContext(AppContext);
+  const transport = services?.transport ?? null;
+  const [line, setLine] = useState<BudgetLine | null>(null);
+  useEffect(() => {
+    if (transport === null) return;
+    let live = true;
+    const run = () =>
+      transport.invoke('budget.get', {}).then(
+        (s) => live && setLine(s.fleet),
+        () => undefined,
+      );
+    void run();
+    const timer = setInterval(() => void run(), 15_000);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [transport]);
+  if (line === null || line.monthlyUsd === null) return null;
+  return (
+    <div data-testid="fleet-budget" title="Estimate: price per hour × time seen connected, this calendar month (UTC)">
+      <dt>Fleet budget</dt>
+      <dd className="num">
+        {formatUsd(line.spentUsd ?? 0)} of {formatUsd(line.monthlyUsd)} est. ({(line.pctUsed ?? 0).toFixed(0)} %)
+      </dd>
+    </div>
+  );
+}
