@@ -200,7 +200,9 @@ export function emptyReason(panel: PanelDef, lines: ReadonlyMap<string, Point[]>
     case 'queue':
     case 'tok':
     case 'latency':
-      return 'No data yet — no inference server on this host has reported since the console started.';
+      return known && panel.id === 'latency'
+        ? 'No data yet — no request has finished on this host since the console started.'
+        : 'No data yet — no inference server on this host has reported since the console started.';
     case 'proxy-wait':
       return 'No data yet — the proxy has not queued a request for this host since start.';
     case 'cost':

@@ -17,10 +17,10 @@ export type PanelListener = (lines: ReadonlyMap<string, Point[]>, window: ChartW
 /**
  * The range, cut to start at the first known sample when the data span is
  * shorter (a fresh start): the live data then fills the chart instead of a
- * strip at its right edge, and nothing is drawn before the data begins. At
- * least a minute is shown so the first samples are not stretched edge to edge.
+ * strip at its right edge, and nothing is drawn before the data begins. A few
+ * seconds at least, so a single first sample still has an axis.
  */
-export function fitWindow(fromMs: number, toMs: number, firstMs: number | null, minSpanMs = 60_000): ChartWindow {
+export function fitWindow(fromMs: number, toMs: number, firstMs: number | null, minSpanMs = 5_000): ChartWindow {
   if (firstMs === null || firstMs <= fromMs) return { fromMs, toMs };
   const start = Math.max(fromMs, Math.min(firstMs, toMs - minSpanMs));
   return start > fromMs ? { fromMs: start, toMs, fitted: true } : { fromMs, toMs };

@@ -72,7 +72,7 @@ describe('gaps and the start of the data', () => {
   });
   it('fresh start: the window starts at the first sample (not an hour back) and says it was fitted', () => {
     expect(fitWindow(T - 3_600_000, T, T - 300_000)).toEqual({ fromMs: T - 300_000, toMs: T, fitted: true });
-    expect(fitWindow(T - 3_600_000, T, T - 5_000)).toEqual({ fromMs: T - 60_000, toMs: T, fitted: true });
+    expect(fitWindow(T - 3_600_000, T, T - 1_000)).toEqual({ fromMs: T - 5_000, toMs: T, fitted: true });
     expect(fitWindow(T - 3_600_000, T, T - 4_000_000)).toEqual({ fromMs: T - 3_600_000, toMs: T });
     expect(fitWindow(T - 3_600_000, T, null)).toEqual({ fromMs: T - 3_600_000, toMs: T });
     const feed = new HostSeriesFeed('h', HOST_PANELS, '1h');
@@ -100,6 +100,7 @@ describe('legends and empty states', () => {
     expect(emptyReason(panel('kv'), new Map())).toMatch(/no KV-cache metric/);
     expect(emptyReason(panel('kv'), new Map([['svc.a.kv_pct', [[T, null]]]]))).toMatch(/not reported/);
     expect(emptyReason(panel('util'), new Map([['gpu.0.util_pct', [[T, 3]]]]))).toBeNull();
+    expect(emptyReason(panel('latency'), new Map([['svc.a.ttft_p95_s', [[T, null]]]]))).toMatch(/no request has finished/);
     for (const p of HOST_PANELS) expect(emptyReason(p, new Map())).toMatch(/^No data/);
   });
 });
