@@ -14,3 +14,6 @@ export { hostTransitionNotification } from './fleet-events.js';
 export { NotificationService, type Notices, type NotificationServiceDeps } from './service.js';
 export { notifyChannels } from './channels.js';
 export { attentionLabel, type AttentionCounts } from './attention.js';
+export { DeliveryDispatcher, undiciSender, type DeliveryDispatcherOptions, type Sender } from './dispatcher.js';
+export { buildRequest, signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER, type OutboundRequest } from './shapes.js';
+export { inQuietHours } from './quiet-hours.js';

@@ -1,0 +1,182 @@
+// Delivers notices to outside channels without ever blocking the caller:
+// `dispatch` only enqueues. Each channel has its own bounded queue (overflow
+// drops the oldest), a per-minute rate limit, quiet hours (criticals pass:
+// a host down at 3 a.m. is why the channel exists) and retries with
+// exponential backoff. Every attempt is recorded, without URL or secret.
+import { request } from 'undici';
+import type { Clock } from '../base/index.js';
+import type { NotifyChannelConfig, NotifyDelivery } from '../../../src-preload/contract/notify.js';
+import type { ConsoleNotification, NotificationSeverity } from './router.js';
+import { buildRequest, type OutboundRequest } from './shapes.js';
+import { inQuietHours } from './quiet-hours.js';
+
+export interface SendResult {
+  status: number;
+}
+/** One HTTP attempt; rejects on network error or timeout. */
+export type Sender = (req: OutboundRequest, timeoutMs: number) => Promise<SendResult>;
+
+export const undiciSender: Sender = async (req, timeoutMs) => {
+  const res = await request(req.url, {
+    method: req.method,
+    headers: req.headers,
+    body: req.body,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  await res.body.dump();
+  return { status: res.statusCode };
+};
+
+export interface DeliveryDispatcherOptions {
+  clock: Clock;
+  channels: () => NotifyChannelConfig[];
+  secret: (ref: string) => Promise<string | null>;
+  record: (d: NotifyDelivery) => void;
+  send?: Sender;
+  maxAttempts?: number;
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  timeoutMs?: number;
+  queueBound?: number;
+}
+
+const RANK: Record<NotificationSeverity, number> = { info: 0, warning: 1, critical: 2 };
+
+interface Job {
+  channel: NotifyChannelConfig;
+  n: ConsoleNotification;
+  attempt: number;
+  resolve?: (d: NotifyDelivery) => void;
+}
+
+export class DeliveryDispatcher {
+  private readonly queues = new Map<string, Job[]>();
+  private readonly busy = new Set<string>();
+  private readonly sentAt = new Map<string, number[]>();
+  private readonly timers = new Set<{ dispose(): void }>();
+  private disposed = false;
+
+  constructor(private readonly o: DeliveryDispatcherOptions) {}
+
+  /** Route a notice to every enabled channel that takes its event and severity. Never awaits. */
+  dispatch(n: ConsoleNotification): void {
+    for (const c of this.o.channels()) {
+      if (!c.enabled || !c.events.includes(n.event ?? 'other') || RANK[n.severity] < RANK[c.minSeverity]) continue;
+      const now = this.o.clock.now();
+      if (n.severity !== 'critical' && inQuietHours(c.quietHours, now)) {
+        this.rec(c, n, 0, 'skipped-quiet', null, null, null);
+        continue;
+      }
+      if (!this.takeToken(c, now)) {
+        this.rec(c, n, 0, 'rate-limited', null, null, null);
+        continue;
+      }
+      this.enqueue({ channel: c, n, attempt: 1 });
+    }
+  }
+
+  /** A test message to one channel, bypassing routing, quiet hours and rate limit; resolves with the last attempt. */
+  test(channel: NotifyChannelConfig, n: ConsoleNotification): Promise<NotifyDelivery> {
+    return new Promise((resolve) => this.enqueue({ channel, n, attempt: 1, resolve }));
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const t of this.timers) t.dispose();
+    this.timers.clear();
+    this.queues.clear();
+  }
+
+  private takeToken(c: NotifyChannelConfig, now: number): boolean {
+    const recent = (this.sentAt.get(c.id) ?? []).filter((t) => now - t < 60_000);
+    if (recent.length >= c.maxPerMinute) {
+      this.sentAt.set(c.id, recent);
+      return false;
+    }
+    recent.push(now);
+    this.sentAt.set(c.id, recent);
+    return true;
+  }
+
+  private enqueue(job: Job): void {
+    if (this.disposed) return;
+    const q = this.queues.get(job.channel.id) ?? [];
+    q.push(job);
+    const bound = this.o.queueBound ?? 100;
+    while (q.length > bound) {
+      const dropped = q.shift()!;
+      const d = this.rec(dropped.channel, dropped.n, dropped.attempt, 'dropped-overflow', null, 'queue full', null);
+      dropped.resolve?.(d);
+    }
+    this.queues.set(job.channel.id, q);
+    this.pump(job.channel.id);
+  }
+
+  private pump(id: string): void {
+    if (this.busy.has(id) || this.disposed) return;
+    const job = this.queues.get(id)?.shift();
+    if (!job) return;
+    this.busy.add(id);
+    void this.attempt(job).finally(() => {
+      this.busy.delete(id);
+      this.pump(id);
+    });
+  }
+
+  private async attempt(job: Job): Promise<void> {
+    const { channel: c, n } = job;
+    const started = this.o.clock.now();
+    let httpStatus: number | null = null;
+    let error: string | null = null;
+    try {
+      const secret = c.secretRef ? await this.o.secret(c.secretRef) : null;
+      if (c.secretRef && secret === null && c.kind !== 'ntfy') throw new Error(`secret ${c.secretRef} is not in the secret store`);
+      const res = await (this.o.send ?? undiciSender)(buildRequest(c, n, secret, started), this.o.timeoutMs ?? 10_000);
+      httpStatus = res.status;
+      if (res.status >= 200 && res.status < 300) {
+        const d = this.rec(c, n, job.attempt, 'delivered', httpStatus, null, this.o.clock.now() - started);
+        job.resolve?.(d);
+        return;
+      }
+      error = `HTTP ${res.status}`;
+    } catch (e) {
+      error = describe(e);
+    }
+    const duration = this.o.clock.now() - started;
+    const retryable = httpStatus === null || httpStatus === 429 || httpStatus >= 500;
+    const max = this.o.maxAttempts ?? 5;
+    if (!retryable || job.attempt >= max || this.disposed) {
+      const d = this.rec(c, n, job.attempt, 'failed', httpStatus, error, duration);
+      job.resolve?.(d);
+      return;
+    }
+    this.rec(c, n, job.attempt, 'retrying', httpStatus, error, duration);
+    const delay = Math.min(this.o.maxBackoffMs ?? 60_000, (this.o.initialBackoffMs ?? 1_000) * 2 ** (job.attempt - 1));
+    const timer = this.o.clock.setTimeout(() => {
+      this.timers.delete(timer);
+      this.enqueue({ ...job, attempt: job.attempt + 1 });
+    }, delay);
+    this.timers.add(timer);
+  }
+
+  private rec(c: NotifyChannelConfig, n: ConsoleNotification, attempt: number, status: NotifyDelivery['status'], httpStatus: number | null, error: string | null, durationMs: number | null): NotifyDelivery {
+    const d: NotifyDelivery = { channelId: c.id, event: n.event ?? 'other', notificationKey: n.key, attempt, status, httpStatus, error, at: this.o.clock.now(), durationMs };
+    try {
+      this.o.record(d);
+    } catch {
+      // Recording must never break delivery.
+    }
+    return d;
+  }
+}
+
+/** An error as a short code-like text: never the URL (it may hold a token) or headers. */
+function describe(e: unknown): string {
+  const err = e as { code?: string; name?: string; cause?: { code?: string } };
+  const code = err.code ?? err.cause?.code;
+  if (code) return code;
+  if (err.name === 'TimeoutError' || err.name === 'AbortError') return 'TIMEOUT';
+  return e instanceof Error ? e.message.replace(/https?:\/\/\S+/g, '<url>').slice(0, 200) : 'error';
+}

@@ -1,0 +1,66 @@
+// The request each kind of outside channel expects for one notice. Pure: the
+// caller supplies the secret and the time; nothing here touches the network.
+import { createHmac } from 'node:crypto';
+import type { NotifyChannelConfig } from '../../../src-preload/contract/notify.js';
+import type { ConsoleNotification } from './router.js';
+
+export interface OutboundRequest {
+  url: string;
+  method: 'POST';
+  headers: Record<string, string>;
+  body: string;
+}
+
+export const SIGNATURE_HEADER = 'x-gpu-console-signature';
+export const TIMESTAMP_HEADER = 'x-gpu-console-timestamp';
+
+/** `sha256=<hex>` of HMAC-SHA256(key, `<timestamp>.<raw body>`). */
+export function signWebhook(secret: string, timestamp: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+const NTFY_PRIORITY = { info: '3', warning: '4', critical: '5' } as const;
+
+export function buildRequest(channel: NotifyChannelConfig, n: ConsoleNotification, secret: string | null, nowMs: number): OutboundRequest {
+  const text = `${n.title}${n.body ? ` — ${n.body}` : ''}`;
+  switch (channel.kind) {
+    case 'slack':
+      return { url: channel.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: `[${n.severity}] ${text}` }) };
+    case 'zulip': {
+      const z = channel.zulip!;
+      const form = new URLSearchParams({ type: 'stream', to: z.stream, topic: z.topic, content: `**${n.title}** (${n.severity})\n${n.body}` });
+      const auth = Buffer.from(`${z.email}:${secret ?? ''}`).toString('base64');
+      return {
+        url: new URL('/api/v1/messages', channel.url).toString(),
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${auth}` },
+        body: form.toString(),
+      };
+    }
+    case 'ntfy': {
+      const headers: Record<string, string> = {
+        'content-type': 'text/plain; charset=utf-8',
+        title: asciiHeader(n.title),
+        priority: NTFY_PRIORITY[n.severity],
+        tags: [n.severity === 'critical' ? 'rotating_light' : n.severity === 'warning' ? 'warning' : 'information_source', n.event ?? 'other'].join(','),
+      };
+      if (secret) headers.authorization = `Bearer ${secret}`;
+      return { url: channel.url, method: 'POST', headers, body: n.body || n.title };
+    }
+    case 'webhook': {
+      const body = JSON.stringify({ id: n.id, key: n.key, event: n.event ?? 'other', severity: n.severity, title: n.title, body: n.body, route: n.route, at: n.at });
+      const ts = String(Math.floor(nowMs / 1000));
+      return {
+        url: channel.url,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [TIMESTAMP_HEADER]: ts, [SIGNATURE_HEADER]: signWebhook(secret ?? '', ts, body) },
+        body,
+      };
+    }
+  }
+}
+
+/** HTTP header values must be Latin-1; ntfy titles are kept readable ASCII. */
+function asciiHeader(s: string): string {
+  return s.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+}
