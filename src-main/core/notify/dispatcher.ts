@@ -174,9 +174,9 @@ export class DeliveryDispatcher {
 
 /** An error as a short code-like text: never the URL (it may hold a token) or headers. */
 function describe(e: unknown): string {
-  const err = e as { code?: string; name?: string; cause?: { code?: string } };
-  const code = err.code ?? err.cause?.code;
-  if (code) return code;
+  const err = e as { code?: unknown; name?: string; cause?: { code?: unknown } };
   if (err.name === 'TimeoutError' || err.name === 'AbortError') return 'TIMEOUT';
+  const code = typeof err.code === 'string' ? err.code : typeof err.cause?.code === 'string' ? err.cause.code : null;
+  if (code) return code;
   return e instanceof Error ? e.message.replace(/https?:\/\/\S+/g, '<url>').slice(0, 200) : 'error';
 }
