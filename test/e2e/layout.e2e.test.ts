@@ -29,7 +29,7 @@ async function clippedCells(page: Page): Promise<Clip[]> {
     const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document;
     const win = globalThis as unknown as { getComputedStyle(e: unknown): { overflowX: string; textOverflow: string; display: string } };
     const out: { tag: string; text: string; scrollWidth: number; clientWidth: number }[] = [];
-    const cells = Array.from(doc.querySelectorAll('th, td, th *, td *, [role="row"] > span')) as {
+    const cells = Array.from(doc.querySelectorAll('th, td, th *, td *, .requests-grid > span')) as {
       tagName: string;
       textContent: string | null;
       scrollWidth: number;

@@ -106,7 +106,7 @@ describe('lifecycle actions through the built console', () => {
     expect(await verified.textContent()).toContain('l20-poc/qwen');
     expect(await verified.textContent()).toContain('Dana Night-Shift (');
     // One time format: 24-hour local clock with the zone.
-    expect(await verified.textContent()).toMatch(/\b\d\d:\d\d:\d\d UTC([+−]\d+(:\d\d)?)?\b/);
+    expect(await verified.textContent()).toMatch(/\b\d\d:\d\d:\d\d UTC([+−]\d+(:\d\d)?)?(?![\d:])/);
     // Asleep now: Wake is offered, Sleep is not.
     await expect.poll(() => wake.isDisabled(), { timeout: 10_000 }).toBe(false);
     expect(await page.getByTestId('propose-sleep-l20-poc/qwen').isDisabled()).toBe(true);

@@ -55,7 +55,7 @@ export function HostActions({ label, state }: HostActionsProps): React.JSX.Eleme
           className="button"
           onClick={reconnectNow}
           disabled={reconnect.pending || op.pending !== null}
-          aria-label={`Reconnect ${label} now`}
+          aria-label={`${reconnect.pending ? 'Reconnecting…' : 'Reconnect now'}: ${label}`}
           data-testid="host-reconnect"
         >
           {reconnect.pending ? 'Reconnecting…' : 'Reconnect now'}

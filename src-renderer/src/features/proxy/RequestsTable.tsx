@@ -82,7 +82,7 @@ export function RequestsTable(): React.JSX.Element {
         </div>
       </div>
       {error ? <p className="inline-error">{error}</p> : null}
-      <div className="requests-grid requests-grid--head" role="row">
+      <div className="requests-grid requests-grid--head">
         <span>Time</span>
         <span>Client</span>
         <span>Class</span>
@@ -104,7 +104,6 @@ export function RequestsTable(): React.JSX.Element {
             <div
               key={r.seq}
               className="requests-grid requests-grid--row"
-              role="row"
               style={{ top: (first + i) * ROW_PX, height: ROW_PX }}
               data-testid="request-row"
               data-request-id={r.id}
