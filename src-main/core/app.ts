@@ -17,7 +17,7 @@ import { demoTrafficTokens, startDemoFleet, type DemoFleet, type HostProfile } f
 import { FleetService, HostService, SshConfigImportService, fleetChannels } from './fleet/index.js';
 import { recordConsoleStarted, recordConsoleStopped } from './instance/index.js';
 import { ConsoleLifecycle, StoredWakeEstimates, lifecycleChannels, lifecycleTargets, policySettings } from './lifecycle/index.js';
-import { NotificationService, notifyChannels } from './notify/index.js';
+import { DeliveryDispatcher, NotificationService, notifyChannels } from './notify/index.js';
 import type { FilePicker, Notifier, PdfPrinter, SecretStore } from './ports.js';
 import { ProxyService, proxyChannels } from './proxy/index.js';
 import { createConsoleReport, reportChannels, type ReportService } from './report/index.js';
@@ -146,7 +146,17 @@ export async function startApp(options: AppOptions): Promise<App> {
       }),
     );
     const secrets = options.secretStore ? options.secretStore(store) : new FileSecretStore(join(options.dataDir, 'secrets.json'));
-    const notifications = new NotificationService({ clock, audit: store.audit, emit, notifier: options.notifier ?? null });
+    const notifyLog = logger.child('notify');
+    const outbound = disposables.add(
+      new DeliveryDispatcher({
+        clock,
+        channels: () => config.current.notifications?.channels ?? [],
+        secret: (ref) => secrets.get(ref),
+        // Rows carry no URL or secret (dispatcher.ts); kept in the log until a table holds them.
+        record: (d) => notifyLog.info('delivery', { ...d }),
+      }),
+    );
+    const notifications = new NotificationService({ clock, audit: store.audit, emit, notifier: options.notifier ?? null, outbound });
     const hosts = disposables.add(new HostService({ fleet, config, store, trustStore, notices: notifications, emit, logger: logger.child('hosts'), demo: demo !== null }));
     const imports = new SshConfigImportService({
       config,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NotifyChannelConfigSchema } from '../../../src-preload/contract/notify.js';
 
 // Every object is strict: an unknown key is an error, because a misspelt key
 // silently ignored is a setting the operator believes in and does not have.
@@ -348,6 +349,8 @@ export const ConfigSchema = z
       .object({ monthlyUsd: z.number({ error: 'must be a number' }).positive({ error: 'must be more than 0' }).max(1e9, { error: 'must be at most 1000000000' }) })
       .strict()
       .optional(),
+    /** Outside channels (Slack, Zulip, ntfy, signed webhook); secrets by reference into the secret store. */
+    notifications: z.object({ channels: z.array(NotifyChannelConfigSchema).default([]) }).strict().optional(),
   })
   .strict()
   .superRefine((config, ctx) => {

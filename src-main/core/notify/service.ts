@@ -19,6 +19,8 @@ export interface NotificationServiceDeps {
   emit: EventSink;
   /** Native notifications (desktop); headless the browser shows them from the event. */
   notifier?: Notifier | null;
+  /** Outside channels; enqueues only, never awaited. */
+  outbound?: { dispatch(n: ConsoleNotification): void } | null;
 }
 
 export class NotificationService implements Notices {
@@ -32,7 +34,13 @@ export class NotificationService implements Notices {
   }
 
   notify(input: NotificationInput): void {
-    this.deps.emit('notifications.notice', this.router.push(input));
+    const notice = this.router.push(input);
+    this.deps.emit('notifications.notice', notice);
+    try {
+      this.deps.outbound?.dispatch(notice);
+    } catch {
+      // An outside channel must never break the core's own notice.
+    }
   }
 
   recent(limit: number): ConsoleNotification[] {
