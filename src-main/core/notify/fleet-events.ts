@@ -14,13 +14,13 @@ export function hostTransitionNotification(
   const key = `host:${label}`;
   const detail = message ? ` ${message}` : '';
   if (to === 'reconnecting' && from === 'connected') {
-    return { key, severity: 'warning', title: `${label}: connection lost`, body: `Reconnecting…${detail}`, route };
+    return { key, severity: 'warning', title: `${label}: connection lost`, body: `Reconnecting…${detail}`, route, event: 'host.down' };
   }
   if (to === 'connected' && (from === 'reconnecting' || from === 'failed')) {
-    return { key, severity: 'info', title: `${label}: connection back`, body: 'SSH session and tunnels restored.', route };
+    return { key, severity: 'info', title: `${label}: connection back`, body: 'SSH session and tunnels restored.', route, event: 'host.back' };
   }
   if (to === 'failed') {
-    return { key, severity: 'critical', title: `${label}: connection failed`, body: message ?? 'The host cannot be reached.', route };
+    return { key, severity: 'critical', title: `${label}: connection failed`, body: message ?? 'The host cannot be reached.', route, event: 'host.down' };
   }
   if (to === 'awaiting-trust') {
     return { key, severity: 'warning', title: `${label}: host key needs your decision`, body: message ?? 'Confirm or refuse its fingerprint.', route };

@@ -111,6 +111,7 @@ export class TelemetryService implements Disposable {
             title: `${alert.host}: ${alert.kind.replace('_', ' ')}`,
             body: alert.message,
             route: `hosts/${alert.host}`,
+            event: alert.severity === 'critical' ? 'alert.critical' : 'alert.warning',
           });
         }
       }),
