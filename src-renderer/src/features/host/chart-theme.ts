@@ -24,15 +24,18 @@ const LIGHT: ChartTheme = {
  * that reads this: while the attribute still names the other theme, the
  * stylesheet's palette for `theme` is used (light grid lines on a dark chart otherwise).
  */
-export function readChartTheme(
-  _theme: 'dark' | 'light',
-  element: Element | null = typeof document === 'undefined' ? null : document.documentElement,
-): ChartTheme {
+/** What is read off the page, typed without the DOM library so that node-side tests can import this file. */
+export interface ThemeSource {
+  dataset?: Record<string, string | undefined>;
+}
+const page = globalThis as unknown as { document?: { documentElement: ThemeSource }; getComputedStyle?: (el: ThemeSource) => { getPropertyValue(name: string): string } };
+
+export function readChartTheme(_theme: 'dark' | 'light', element: ThemeSource | null = page.document?.documentElement ?? null): ChartTheme {
   const own = _theme === 'light' ? LIGHT : FALLBACK;
-  if (element === null || typeof getComputedStyle === 'undefined') return own;
-  const shown = (element as HTMLElement).dataset?.['theme'];
+  if (element === null || page.getComputedStyle === undefined) return own;
+  const shown = element.dataset?.['theme'];
   if (shown !== undefined && shown !== _theme) return own;
-  const css = getComputedStyle(element);
+  const css = page.getComputedStyle(element);
   const v = (name: string, fallback: string): string => css.getPropertyValue(name).trim() || fallback;
   return {
     text: v('--text', FALLBACK.text),

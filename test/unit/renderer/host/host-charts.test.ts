@@ -112,7 +112,7 @@ describe('chart theme', () => {
     const had = g.getComputedStyle;
     g.getComputedStyle = () => ({ getPropertyValue: (n: string) => (n === '--border' ? '#dde2ea' : '') });
     try {
-      const el = { dataset: { theme: 'light' } } as unknown as Element;
+      const el = { dataset: { theme: 'light' } };
       expect(readChartTheme('dark', el).border).toBe('#252c37');
       expect(readChartTheme('light', el).border).toBe('#dde2ea');
     } finally {
