@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AppInfo, EventChannel, EventPayload, InvokeChannel } from '../../src-preload/contract/index.js';
 import type { AlertThresholds } from './alerts/index.js';
-import { DisposableStore, Emitter, createOffPremCounter, systemClock, toAppError, toDisposable, type AppError, type Clock, type Disposable, type Logger } from './base/index.js';
+import { DisposableStore, Emitter, createOffPremCounter, systemClock, toAppError, toDisposable, AppError, type Clock, type Disposable, type Logger } from './base/index.js';
 import { ConsoleBench, benchChannels } from './bench/index.js';
 import type { EventSink, HandlersFor } from './channel.js';
 import { ConfigSchema, ConfigService, type Config } from './config/index.js';
@@ -156,7 +156,28 @@ export async function startApp(options: AppOptions): Promise<App> {
         record: (d) => notifyLog.info('delivery', { ...d }),
       }),
     );
-    const notifications = new NotificationService({ clock, audit: store.audit, emit, notifier: options.notifier ?? null, outbound });
+    const notifyConfig = () => config.current.notifications?.channels ?? [];
+    const notifications = new NotificationService({
+      clock,
+      audit: store.audit,
+      emit,
+      notifier: options.notifier ?? null,
+      outbound,
+      channels: {
+        list: async () =>
+          Promise.all(
+            notifyConfig().map(async (c) => ({
+              id: c.id, kind: c.kind, host: new URL(c.url).host, events: c.events, minSeverity: c.minSeverity, enabled: c.enabled,
+              hasSecret: c.secretRef ? (await secrets.get(c.secretRef)) !== null : false,
+            })),
+          ),
+        test: (id, n) => {
+          const c = notifyConfig().find((x) => x.id === id);
+          if (!c) throw new AppError('NOTIFY_CHANNEL_UNKNOWN', `no notification channel ${id}`);
+          return outbound.test(c, n);
+        },
+      },
+    });
     const hosts = disposables.add(new HostService({ fleet, config, store, trustStore, notices: notifications, emit, logger: logger.child('hosts'), demo: demo !== null }));
     const imports = new SshConfigImportService({
       config,

@@ -17,7 +17,7 @@ export type ConsoleNotificationView = z.infer<typeof NotificationSchema>;
 
 export const NotificationSettingsSchema = z.object({ doNotDisturb: z.boolean(), until: z.number().nullable() }).strict();
 
-export const notifyInvokeChannels = {
+const notifyBaseInvokeChannels = {
   'notifications.list': {
     input: z.object({ limit: z.number().int().min(1).max(200).default(50) }).strict(),
     output: z.object({ notifications: z.array(NotificationSchema), settings: NotificationSettingsSchema }).strict(),
@@ -85,3 +85,18 @@ export const NotifyDeliverySchema = z
   })
   .strict();
 export type NotifyDelivery = z.infer<typeof NotifyDeliverySchema>;
+
+/** A configured channel as the UI sees it: no URL (a Slack URL is itself a secret), no secret, only whether one is stored. */
+export const NotifyChannelViewSchema = z
+  .object({ id: z.string(), kind: z.enum(['slack', 'zulip', 'ntfy', 'webhook']), host: z.string(), events: z.array(NotifyEventSchema), minSeverity: z.enum(['info', 'warning', 'critical']), enabled: z.boolean(), hasSecret: z.boolean() })
+  .strict();
+
+export type NotifyChannelView = z.infer<typeof NotifyChannelViewSchema>;
+
+const notifyChannelInvokeChannels = {
+  'notifications.channels.list': { input: z.object({}).strict(), output: z.object({ channels: z.array(NotifyChannelViewSchema) }).strict() },
+  /** Send a test message to one channel now (routing, quiet hours and rate limit bypassed); answers the last attempt. */
+  'notifications.channels.test': { input: z.object({ id: z.string().max(40) }).strict(), output: NotifyDeliverySchema },
+} as const;
+
+export const notifyInvokeChannels = { ...notifyBaseInvokeChannels, ...notifyChannelInvokeChannels } as const;

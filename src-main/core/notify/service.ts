@@ -6,6 +6,8 @@ import { operatorActor } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { Notifier } from '../ports.js';
 import type { AuditLog } from '../store/index.js';
+import type { NotifyChannelView, NotifyDelivery } from '../../../src-preload/contract/notify.js';
+import { AppError } from '../base/index.js';
 import { NotificationRouter, type ConsoleNotification, type NotificationInput } from './router.js';
 
 /** What other services need to tell the operator something. */
@@ -21,6 +23,8 @@ export interface NotificationServiceDeps {
   notifier?: Notifier | null;
   /** Outside channels; enqueues only, never awaited. */
   outbound?: { dispatch(n: ConsoleNotification): void } | null;
+  /** Configured outside channels: their views and a send-test. */
+  channels?: { list(): Promise<NotifyChannelView[]>; test(id: string, n: ConsoleNotification): Promise<NotifyDelivery> } | null;
 }
 
 export class NotificationService implements Notices {
@@ -54,6 +58,19 @@ export class NotificationService implements Notices {
   setDoNotDisturb(on: boolean, minutes: number | null, caller: string): void {
     this.router.setDoNotDisturb(on, on && minutes !== null ? this.deps.clock.now() + minutes * 60_000 : null);
     this.deps.audit.append({ type: 'notifications.dnd', actor: operatorActor(caller), target: null, payload: { on, minutes } });
+  }
+
+  listChannels(): Promise<NotifyChannelView[]> {
+    return this.deps.channels?.list() ?? Promise.resolve([]);
+  }
+
+  /** Send a test notice to one channel now; audited (channel id and outcome, never the URL or secret). */
+  async testChannel(id: string, caller: string): Promise<NotifyDelivery> {
+    if (!this.deps.channels) throw new AppError('NOTIFY_CHANNEL_UNKNOWN', `no notification channel ${id}`);
+    const n: ConsoleNotification = { id: 0, key: `test:${id}`, severity: 'info', title: 'GPU Console test notification', body: `Sent by ${caller} to check channel ${id}.`, route: 'notifications', event: 'other', at: this.deps.clock.now(), outcome: 'sent' };
+    const d = await this.deps.channels.test(id, n);
+    this.deps.audit.append({ type: 'notifications.channel.test', actor: operatorActor(caller), target: id, payload: { status: d.status, httpStatus: d.httpStatus, attempt: d.attempt } });
+    return d;
   }
 
   /** A native notification was clicked: ask the UI to show its subject. */
