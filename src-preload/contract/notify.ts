@@ -94,9 +94,9 @@ export const NotifyChannelViewSchema = z
 export type NotifyChannelView = z.infer<typeof NotifyChannelViewSchema>;
 
 const notifyChannelInvokeChannels = {
-  'notifications.channels.list': { input: z.object({}).strict(), output: z.object({ channels: z.array(NotifyChannelViewSchema) }).strict() },
+  'notifications.listChannels': { input: z.object({}).strict(), output: z.object({ channels: z.array(NotifyChannelViewSchema) }).strict() },
   /** Send a test message to one channel now (routing, quiet hours and rate limit bypassed); answers the last attempt. */
-  'notifications.channels.test': { input: z.object({ id: z.string().max(40) }).strict(), output: NotifyDeliverySchema },
+  'notifications.testChannel': { input: z.object({ id: z.string().max(40) }).strict(), output: NotifyDeliverySchema },
 } as const;
 
 export const notifyInvokeChannels = { ...notifyBaseInvokeChannels, ...notifyChannelInvokeChannels } as const;

@@ -43,7 +43,7 @@ const EXCLUDED: Readonly<Record<string, string>> = {
   'actions.approve': 'runs a lifecycle action on a model server',
   'actions.reject': 'decides a lifecycle action',
   'actions.withdraw': 'closes a waiting lifecycle proposal',
-  'notifications.channels.test': 'sends a message to an outside notification channel',
+  'notifications.testChannel': 'sends a message to an outside notification channel',
   'actions.grantStanding': 'grants a standing lifecycle approval',
   'actions.revokeStanding': 'revokes a standing lifecycle approval',
   'bench.start': 'starts a benchmark (long, loads the demo hosts)',

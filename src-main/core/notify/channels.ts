@@ -10,7 +10,7 @@ export function notifyChannels(notifications: NotificationService): HandlersFor<
       notifications.setDoNotDisturb(on, minutes ?? null, ctx.caller);
       return notifications.settings();
     },
-    'notifications.channels.list': async () => ({ channels: await notifications.listChannels() }),
-    'notifications.channels.test': ({ id }, ctx) => notifications.testChannel(id, ctx.caller),
+    'notifications.listChannels': async () => ({ channels: await notifications.listChannels() }),
+    'notifications.testChannel': ({ id }, ctx) => notifications.testChannel(id, ctx.caller),
   };
 }

@@ -48,18 +48,18 @@ afterAll(async () => {
 
 describe('notification channels through the api', () => {
   it('lists channels without URL or secret, sends a signed test, audits it without secrets', async () => {
-    const list = await call<{ channels: unknown[] }>('notifications.channels.list', {});
+    const list = await call<{ channels: unknown[] }>('notifications.listChannels', {});
     expect(list.channels).toEqual([{ id: 'pager', kind: 'webhook', host: expect.stringMatching(/^127\.0\.0\.1:\d+$/), events: ['host.down'], minSeverity: 'info', enabled: true, hasSecret: true }]);
     expect(JSON.stringify(list)).not.toContain('qs-secret');
 
-    const out = await call<{ status: string; httpStatus: number }>('notifications.channels.test', { id: 'pager' });
+    const out = await call<{ status: string; httpStatus: number }>('notifications.testChannel', { id: 'pager' });
     expect(out).toMatchObject({ status: 'delivered', httpStatus: 204, attempt: 1 });
     const h = got[0]!;
     const ts = String(h.headers['x-gpu-console-timestamp']);
     expect(h.headers['x-gpu-console-signature']).toBe('sha256=' + createHmac('sha256', SECRET).update(`${ts}.${h.body}`).digest('hex'));
     expect(JSON.parse(h.body)).toMatchObject({ title: 'GPU Console test notification' });
 
-    const unknown = await api.invoke('notifications.channels.test', { id: 'nope' }, { caller: 'test' });
+    const unknown = await api.invoke('notifications.testChannel', { id: 'nope' }, { caller: 'test' });
     expect(unknown.ok).toBe(false);
 
     const db = readFileSync(join(dir, 'gpu-console.db')).toString('latin1');

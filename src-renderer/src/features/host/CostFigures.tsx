@@ -90,10 +90,10 @@ function BudgetFigures({ host, onChanged }: { readonly host: string; readonly on
             Monthly budget (USD){' '}
             <input data-testid="budget-input" inputMode="decimal" value={text} onChange={(e) => setText(e.target.value)} aria-invalid={error !== null} />
           </label>{' '}
-          <button type="submit" data-testid="budget-save">
+          <button type="submit" className="button button--small button--primary" data-testid="budget-save">
             Save
           </button>{' '}
-          <button type="button" onClick={() => (setEditing(false), setError(null))}>
+          <button type="button" className="button button--small" onClick={() => (setEditing(false), setError(null))}>
             Cancel
           </button>
           {error !== null ? (
@@ -104,11 +104,11 @@ function BudgetFigures({ host, onChanged }: { readonly host: string; readonly on
         </form>
       ) : (
         <p>
-          <button type="button" data-testid="budget-edit" onClick={() => (setText(line.monthlyUsd === null ? '' : String(line.monthlyUsd)), setEditing(true))}>
+          <button type="button" className="button button--small" data-testid="budget-edit" onClick={() => (setText(line.monthlyUsd === null ? '' : String(line.monthlyUsd)), setEditing(true))}>
             Edit budget
           </button>{' '}
           {line.source === 'override' ? (
-            <button type="button" data-testid="budget-clear" onClick={() => save(null)}>
+            <button type="button" className="button button--small" data-testid="budget-clear" onClick={() => save(null)}>
               Clear override
             </button>
           ) : null}

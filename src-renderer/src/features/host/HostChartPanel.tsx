@@ -8,6 +8,7 @@ import type { EChartsCoreOption } from '../../components/echarts.js';
 import { emptyReason, type PanelDef, type Point } from './host-panels.js';
 import type { ChartWindow, HostSeriesFeed } from './host-series-feed.js';
 import { formatTick, legendEntries, panelBaseOption, panelDataUpdate, yAxisScale, type ChartTheme, type LegendEntry } from './panel-option.js';
+import { formatTime } from '../../format/format.js';
 
 export interface HostChartPanelProps {
   readonly panel: PanelDef;
@@ -33,7 +34,8 @@ function shownOf(panel: PanelDef, lines: ReadonlyMap<string, Point[]>, window: C
 const sameShown = (a: Shown, b: Shown): boolean =>
   a.reason === b.reason && a.since === b.since && a.legend.length === b.legend.length && a.legend.every((e, i) => e.id === b.legend[i]!.id && e.color === b.legend[i]!.color);
 
-const clock = (ms: number): string => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+/** The UI's one time format (24-hour clock with the zone; the date when not today). */
+const clock = (ms: number): string => formatTime(ms);
 
 export const HostChartPanel = memo(function HostChartPanel({ panel, feed, theme, group, version, title = panel.title }: HostChartPanelProps): React.JSX.Element {
   const option = useMemo<EChartsCoreOption>(
