@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
+import { launchChromium, navViewIds, setTheme } from '../helpers/browser.js';
 import { assertBuilt, startConsole, type RunningConsole } from '../helpers/console-process.js';
 
 // Accessibility (#18 item 7): axe-core finds no serious or critical violation
@@ -65,16 +65,16 @@ describe('accessibility', () => {
   });
 
   it('no serious or critical axe violations in any view, either theme', async () => {
-    const navIds = await page.locator('[data-testid^="nav-"]').evaluateAll((els) => els.map((e) => (e as unknown as { getAttribute(n: string): string | null }).getAttribute('data-testid') ?? ''));
+    const navIds = await navViewIds(page);
     const found: string[] = [];
     for (const theme of ['dark', 'light'] as const) {
-      for (const nav of navIds.filter(Boolean)) {
+      await setTheme(page, theme);
+      for (const nav of navIds) {
         await page.getByTestId(nav).click();
         await expect.poll(() => page.getByTestId(nav).getAttribute('aria-current')).toBe('page');
         await page.waitForTimeout(400);
         for (const v of await seriousViolations(page)) found.push(`${theme} ${nav}: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
       }
-      await page.getByTestId('theme-toggle').click();
     }
     expect(found).toEqual([]);
   }, 180_000);

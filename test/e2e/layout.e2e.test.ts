@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
+import { launchChromium, navViewIds, setTheme } from '../helpers/browser.js';
 import { assertBuilt, startConsole, type RunningConsole } from '../helpers/console-process.js';
 
 // Layout check (#18 item 8): every view in the nav, at two window sizes and in
@@ -48,12 +48,6 @@ async function clippedCells(page: Page): Promise<Clip[]> {
   });
 }
 
-async function setTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
-  const current = () => page.evaluate(() => (globalThis as unknown as { document: { documentElement: { getAttribute(n: string): string | null } } }).document.documentElement.getAttribute('data-theme'));
-  if ((await current()) !== theme) await page.getByTestId('theme-toggle').click();
-  await expect.poll(current).toBe(theme);
-}
-
 describe('layout: no table cell cuts its text', () => {
   let consoleProc: RunningConsole;
   let browser: Browser;
@@ -80,7 +74,7 @@ describe('layout: no table cell cuts its text', () => {
   });
 
   it('every view, both sizes, both themes', async () => {
-    const navIds = (await page.locator('[data-testid^="nav-"]').evaluateAll((els) => els.map((e) => (e as unknown as { getAttribute(n: string): string | null }).getAttribute('data-testid') ?? ''))).filter(Boolean);
+    const navIds = await navViewIds(page);
     expect(navIds.length).toBeGreaterThanOrEqual(6);
     const problems: string[] = [];
     for (const size of SIZES) {

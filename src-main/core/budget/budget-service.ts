@@ -71,11 +71,18 @@ export class BudgetService implements Disposable {
 
   /** The budget in force for a host (override, else config), or null. */
   monthlyUsdFor(host: string): number | null {
-    return this.overrides.hosts[host] ?? this.deps.config.current.hosts.find((h) => h.label === host)?.monthlyBudgetUsd ?? null;
+    return this.budgetIn(this.overrides, host);
   }
 
   fleetMonthlyUsd(): number | null {
-    return this.overrides.fleet ?? this.deps.config.current.budget?.monthlyUsd ?? null;
+    return this.budgetIn(this.overrides, undefined);
+  }
+
+  /** The budget of `host` (undefined: the fleet) under `overrides`: the override, else the config's, else null. */
+  private budgetIn(overrides: Overrides, host: string | undefined): number | null {
+    const cfg = this.deps.config.current;
+    if (host === undefined) return overrides.fleet ?? cfg.budget?.monthlyUsd ?? null;
+    return overrides.hosts[host] ?? cfg.hosts.find((h) => h.label === host)?.monthlyBudgetUsd ?? null;
   }
 
   /** Estimated spend of a host this month (0 when it has not been seen running). */
@@ -134,7 +141,7 @@ export class BudgetService implements Disposable {
       type: 'budget.set',
       actor,
       target: host ?? 'fleet',
-      payload: { scope: host === undefined ? 'fleet' : 'host', old: oldUsd, new: monthlyUsd, effective: host === undefined ? (next.fleet ?? this.deps.config.current.budget?.monthlyUsd ?? null) : (next.hosts[host] ?? this.deps.config.current.hosts.find((h) => h.label === host)?.monthlyBudgetUsd ?? null) },
+      payload: { scope: host === undefined ? 'fleet' : 'host', old: oldUsd, new: monthlyUsd, effective: this.budgetIn(next, host) },
     });
     this.overrides = next;
     this.deps.settings.set(OVERRIDES_KEY, next);

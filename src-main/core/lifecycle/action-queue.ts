@@ -236,7 +236,8 @@ export class LifecycleService implements Disposable {
     this.assertLive();
     this.sweep();
     const { target, facts } = this.plan(input);
-    if (approveNow) checkTypedLabel(newProposal({ ...facts, nonce: 'draft' }).view, approveNow.typedLabel);
+    const rec = newProposal({ ...facts, nonce: issueNonce(this.deps.nonce) });
+    if (approveNow) checkTypedLabel(rec.view, approveNow.typedLabel);
 
     // The same action already waiting or under way: one proposal however many ask.
     const open = this.openOf(target.upstream, input.kind);
@@ -247,7 +248,6 @@ export class LifecycleService implements Disposable {
       return { action: open.view, collapsed: true };
     }
 
-    const rec = newProposal({ ...facts, nonce: issueNonce(this.deps.nonce) });
     const view = rec.view;
     this.repo.save(rec);
     this.journal.audit('lifecycle.proposed', input.proposer, rec, {

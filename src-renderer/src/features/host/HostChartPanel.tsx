@@ -34,8 +34,6 @@ function shownOf(panel: PanelDef, lines: ReadonlyMap<string, Point[]>, window: C
 const sameShown = (a: Shown, b: Shown): boolean =>
   a.reason === b.reason && a.since === b.since && a.legend.length === b.legend.length && a.legend.every((e, i) => e.id === b.legend[i]!.id && e.color === b.legend[i]!.color);
 
-/** The UI's one time format (24-hour clock with the zone; the date when not today). */
-const clock = (ms: number): string => formatTime(ms);
 
 export const HostChartPanel = memo(function HostChartPanel({ panel, feed, theme, group, version, title = panel.title }: HostChartPanelProps): React.JSX.Element {
   const option = useMemo<EChartsCoreOption>(
@@ -68,7 +66,7 @@ export const HostChartPanel = memo(function HostChartPanel({ panel, feed, theme,
         {shown.since !== null && (
           <span className="host-chart__since" data-testid="chart-since" title="Less data than the chosen range: the time axis starts at the first sample">
             {' '}
-            · since {clock(shown.since)}
+            · since {formatTime(shown.since)}
           </span>
         )}
       </h3>
