@@ -99,9 +99,6 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
   const showToken = options.printUrl ?? process.stdout.isTTY === true;
   const ui = showToken ? info.ui : redactedUiUrl(info.ui);
   const where = showToken ? '' : ` (the token is in ${dataDirReady}; \`gpu-console url\` prints the full URL)`;
-  if (output.json) output.out(JSON.stringify({ event: 'ready', ...info, ui, tokenIn: showToken ? null : dataDirReady, demo: app.demo !== null }));
-  else output.out(`GPU Console ready ui=${ui}${info.proxy ? ` proxy=${info.proxy}` : ''}${where}`);
-
   return await new Promise<number>((resolveExit) => {
     let stoppingAt: number | null = null;
     const stop = (signal: string) => {
@@ -136,5 +133,8 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
     };
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
+    // Ready is announced only once the signals are ours: a Ctrl-C sent on seeing this line must reach stop().
+    if (output.json) output.out(JSON.stringify({ event: 'ready', ...info, ui, tokenIn: showToken ? null : dataDirReady, demo: app.demo !== null }));
+    else output.out(`GPU Console ready ui=${ui}${info.proxy ? ` proxy=${info.proxy}` : ''}${where}`);
   });
 }
