@@ -23,6 +23,8 @@ describe('gpu-console serve --demo, seen in a browser', () => {
     consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0', '--ready-file', readyFile]);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    // A locator that never matches fails with its name instead of running into the test's own timeout.
+    page.setDefaultTimeout(15_000);
   }, 60_000);
 
   afterAll(async () => {
@@ -101,8 +103,11 @@ describe('gpu-console serve --demo, seen in a browser', () => {
     await page.getByTestId('command-palette-input').fill('propose sleep l20-poc/qwen');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('body').textContent(), { timeout: 10_000 }).toMatch(/Waiting for approval\s*1/i);
+    // The palette closes only after the proposal came back: until it has, Alt+1 lands in its input (a typing target) and is ignored.
+    await expect.poll(() => page.getByTestId('command-palette').count(), { timeout: 5_000 }).toBe(0);
     const qwen = page.getByTestId('service-l20-poc-qwen');
     await page.keyboard.press('Alt+1');
-    expect(await qwen.getByTestId('sleep-state').textContent()).toMatch(/awake/i);
+    await expect.poll(() => qwen.count(), { timeout: 5_000 }).toBe(1);
+    expect(await qwen.getByTestId('sleep-state').textContent({ timeout: 5_000 })).toMatch(/awake/i);
   });
 });
