@@ -143,6 +143,8 @@ export async function startApp(options: AppOptions): Promise<App> {
         pollIntervalMs: options.pollIntervalMs ?? config.current.telemetry?.pollIntervalMs,
         sshServices: { trustStore, passphrases },
         offPrem,
+        // Control sockets, generated ssh configs and the askpass helper of the openssh transport (0700).
+        openssh: { controlDir: join(options.dataDir, 'ssh') },
       }),
     );
     const secrets = options.secretStore ? options.secretStore(store) : new FileSecretStore(join(options.dataDir, 'secrets.json'));

@@ -196,6 +196,18 @@ export const ServiceViewSchema = z
   .strict();
 export type ServiceView = z.infer<typeof ServiceViewSchema>;
 
+export const SshTransportViewSchema = z
+  .object({
+    kind: z.enum(['builtin', 'openssh']),
+    why: z.string(),
+    /** `OpenSSH_9.2p1 …`, or `ssh2` for the builtin transport. */
+    client: z.string().nullable(),
+    /** Effective settings from `ssh -G` (openssh), keyword → value. */
+    effective: z.record(z.string(), z.string()).nullable(),
+  })
+  .strict();
+export type SshTransportView = z.infer<typeof SshTransportViewSchema>;
+
 export const HostViewSchema = z
   .object({
     label: z.string(),
@@ -208,6 +220,8 @@ export const HostViewSchema = z
     hostKey: HostKeyProblemSchema.nullable().optional(),
     credentialPrompt: CredentialPromptSchema.nullable().optional(),
     jumpHost: z.string().nullable().optional(),
+    /** The SSH transport this host runs on, why, and (openssh) the client and what `ssh -G` says it uses. */
+    transport: SshTransportViewSchema.optional(),
     gpuModel: z.string().nullable(),
     pricePerHourUsd: z.number().nullable(),
     gpus: z.array(GpuViewSchema),

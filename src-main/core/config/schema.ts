@@ -28,6 +28,8 @@ const nonEmpty = (what: string) =>
 export const PortSchema = intRange(1, 65535);
 const ListenPortSchema = intRange(0, 65535);
 
+export const SshTransportSchema = z.enum(['auto', 'builtin', 'openssh'], { error: 'must be one of: auto, builtin, openssh' });
+
 export const SshConfigSchema = z
   .object({
     host: nonEmpty('host'),
@@ -35,19 +37,43 @@ export const SshConfigSchema = z
     user: nonEmpty('user'),
     identityFile: z.string().min(1, { error: 'identityFile must not be empty' }).optional(),
     agent: z.boolean().optional(),
+    /** One hop, or a chain `a,b,c` as OpenSSH's ProxyJump (the builtin transport takes one hop). */
     jumpHost: z
       .string()
-      .regex(JUMP_HOST, { error: 'must look like user@host:port' })
-      .refine((s) => {
-        const port = JUMP_HOST.exec(s)?.[1];
+      .refine((s) => s.split(',').every((hop) => JUMP_HOST.test(hop)), { error: 'must look like user@host:port (several hops: separated by commas)' })
+      .refine((s) => s.split(',').every((hop) => {
+        const port = JUMP_HOST.exec(hop)?.[1];
         return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
-      }, { error: 'jump host port must be between 1 and 65535' })
+      }), { error: 'jump host port must be between 1 and 65535' })
       .optional(),
     keepaliveIntervalMs: intRange(1000, 600_000).optional(),
+    /** builtin: ssh2 in the console; openssh: the system `ssh` (ControlMaster); auto: see the README. Default: the fleet's `ssh.transport`. */
+    transport: SshTransportSchema.optional(),
+    /** An OpenSSH user certificate for identityFile (openssh transport). */
+    certificateFile: z.string().min(1, { error: 'certificateFile must not be empty' }).optional(),
+    /** An agent socket other than SSH_AUTH_SOCK (OpenSSH's IdentityAgent). */
+    identityAgent: z.string().min(1, { error: 'identityAgent must not be empty' }).optional(),
+    /** OpenSSH's ProxyCommand, run by ssh (openssh transport); `%h`, `%p` and `%r` as ssh expands them. */
+    proxyCommand: z.string().trim().min(1, { error: 'proxyCommand must not be empty' }).max(2000, { error: 'proxyCommand must be at most 2000 characters' }).optional(),
+    /**
+     * The `Host` alias of an OpenSSH config this host was written for: the openssh transport connects to
+     * the alias, so Include, Match, ProxyCommand and the rest apply as written.
+     */
+    configHost: nonEmpty('configHost').optional(),
+    /** The OpenSSH config configHost is read from; default ~/.ssh/config. */
+    configFile: z.string().min(1, { error: 'configFile must not be empty' }).optional(),
   })
   .strict()
-  .refine((ssh) => ssh.identityFile !== undefined || ssh.agent === true, {
-    error: 'needs identityFile or agent: true (or both)',
+  .refine((ssh) => ssh.identityFile !== undefined || ssh.agent === true || ssh.identityAgent !== undefined || ssh.configHost !== undefined, {
+    error: 'needs identityFile or agent: true (or both), or a configHost whose OpenSSH config names them',
+  })
+  .refine((ssh) => ssh.certificateFile === undefined || ssh.identityFile !== undefined || ssh.configHost !== undefined, {
+    error: 'certificateFile needs the identityFile it certifies',
+    path: ['certificateFile'],
+  })
+  .refine((ssh) => ssh.proxyCommand === undefined || ssh.jumpHost === undefined, {
+    error: 'set jumpHost or proxyCommand, not both (OpenSSH would use only the first it reads)',
+    path: ['proxyCommand'],
   });
 
 // A systemd unit name the console may put on a command line: no leading "-"
@@ -344,6 +370,15 @@ export const ConfigSchema = z
     telemetry: TelemetryConfigSchema.prefault({}),
     proxy: ProxyConfigSchema.prefault({}),
     ui: ListenConfigSchema.prefault({}),
+    /** Fleet-wide SSH defaults: the transport a host without its own `ssh.transport` uses, and the OpenSSH client. */
+    ssh: z
+      .object({
+        transport: SshTransportSchema.default('auto'),
+        /** The OpenSSH client for the openssh transport; default `ssh` on PATH. */
+        binary: z.string().min(1, { error: 'binary must not be empty' }).optional(),
+      })
+      .strict()
+      .prefault({}),
     /** The fleet's monthly budget (USD); the UI may override it. */
     budget: z
       .object({ monthlyUsd: z.number({ error: 'must be a number' }).positive({ error: 'must be more than 0' }).max(1e9, { error: 'must be at most 1000000000' }) })
@@ -358,6 +393,7 @@ export const ConfigSchema = z
   });
 
 export type SshConfig = z.infer<typeof SshConfigSchema>;
+export type SshTransport = z.infer<typeof SshTransportSchema>;
 export type ServiceConfig = z.infer<typeof ServiceConfigSchema>;
 export type LifecycleConfig = z.infer<typeof LifecycleConfigSchema>;
 export type GpuConfig = z.infer<typeof GpuConfigSchema>;

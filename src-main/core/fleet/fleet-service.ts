@@ -1,10 +1,16 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Agent } from 'undici';
 import type { FleetSnapshot, HostConnectionState } from '../../../src-preload/contract/index.js';
 import type { Config, HostConfig } from '../config/index.js';
 import { AppError, Emitter, fireAndForget, silentLogger, systemClock, type Clock, type Disposable, type Logger, type OnPremGuard } from '../base/index.js';
 import {
+  OpenSshHelperServer,
+  OpenSshProbe,
+  OpenSshSession,
   SshConnection,
   SshErrorCode,
+  chooseTransport,
   defaultSshServices,
   type HostKeyProblem,
   type SshConnectionOptions,
@@ -49,6 +55,11 @@ export interface FleetServiceOptions {
   sshOptions?: Omit<SshConnectionOptions, 'clock' | 'logger' | 'services'>;
   /** Counts (and refuses) probes outside loopback and the tunnels. */
   offPrem?: OnPremGuard;
+  /**
+   * The openssh transport: where control sockets, generated configs and the helper live (keep it
+   * short: a socket path may hold 103 bytes), and the client. Default: a folder under the system tmp.
+   */
+  openssh?: { controlDir?: string; binary?: string };
 }
 
 export interface HostStateChange {
@@ -97,6 +108,10 @@ export class FleetService implements Disposable {
   readonly onDidTick = this.tickEmitter.on.bind(this.tickEmitter);
   readonly onDidChangeHostState = this.hostStateEmitter.on.bind(this.hostStateEmitter);
   private telemetry: Config['telemetry'];
+  private sshDefaults: Config['ssh'];
+  private readonly opensshDir: string;
+  private readonly opensshProbe = new OpenSshProbe();
+  private opensshHelper: OpenSshHelperServer | null = null;
   private timer: Disposable | null = null;
   private roundInFlight: Promise<void> | null = null;
   private started = false;
@@ -107,9 +122,25 @@ export class FleetService implements Disposable {
     this.logger = options.logger ?? silentLogger;
     this.sshServices = { ...defaultSshServices(), ...options.sshServices };
     const sshOptions = options.sshOptions ?? {};
+    this.sshDefaults = options.config.ssh ?? { transport: 'auto' };
+    this.opensshDir = options.openssh?.controlDir ?? join(tmpdir(), `gc-ssh-${process.getuid?.() ?? 'user'}-${process.pid}`);
     this.factory =
       options.connectionFactory ??
-      ((host, deps) => new SshConnection(host, { ...sshOptions, clock: deps.clock, logger: deps.logger, services: deps.services }));
+      ((host, deps) => {
+        const choice = chooseTransport(host.ssh, this.sshDefaults.transport);
+        if (choice.kind === 'builtin') return new SshConnection(host, { ...sshOptions, transportWhy: choice.why, clock: deps.clock, logger: deps.logger, services: deps.services });
+        return new OpenSshSession(host, {
+          ...sshOptions,
+          transportWhy: choice.why,
+          clock: deps.clock,
+          logger: deps.logger,
+          services: deps.services,
+          controlDir: this.opensshDir,
+          binary: options.openssh?.binary ?? this.sshDefaults.binary ?? 'ssh',
+          helper: this.helper(deps.logger),
+          probe: this.opensshProbe,
+        });
+      });
     this.pollIntervalMs = options.pollIntervalMs ?? options.config.telemetry?.pollIntervalMs ?? 1_000;
     // Our own pool, so that dispose() closes every keep-alive socket into the tunnels.
     this.agent = new Agent({ connections: 4, keepAliveTimeout: 4_000 });
@@ -256,6 +287,7 @@ export class FleetService implements Disposable {
     // A changed fleet-wide Prometheus setting restarts the hosts that read from it.
     const promChanged = JSON.stringify(config.telemetry) !== JSON.stringify(this.telemetry);
     this.telemetry = config.telemetry;
+    this.sshDefaults = config.ssh ?? this.sshDefaults;
     for (const [label, runtime] of [...this.hosts]) {
       const wanted = next.get(label);
       if (!wanted || JSON.stringify(wanted) !== JSON.stringify(runtime.config) || (promChanged && this.readsPrometheus(wanted))) {
@@ -290,6 +322,7 @@ export class FleetService implements Disposable {
     const hosts = [...this.hosts.values()].reverse();
     this.hosts.clear();
     await Promise.allSettled(hosts.map((h) => h.dispose()));
+    await this.opensshHelper?.dispose();
     // A round still in flight is not awaited: its I/O was just torn down and it fires nothing once disposed.
     await this.agent.destroy().catch(() => undefined);
     this.tickEmitter.dispose();
@@ -297,6 +330,12 @@ export class FleetService implements Disposable {
   }
 
   // --- internals -----------------------------------------------------------
+
+  /** One askpass / known-hosts helper for every openssh session of this fleet, made on first use. */
+  private helper(logger: Logger): OpenSshHelperServer {
+    this.opensshHelper ??= new OpenSshHelperServer(this.opensshDir, { logger });
+    return this.opensshHelper;
+  }
 
   private requireHost(label: string): HostRuntime {
     const host = this.hosts.get(label);

@@ -347,6 +347,7 @@ export class HostRuntime {
       hostKey: this.session.hostKeyProblem ? { ...this.session.hostKeyProblem, knownFingerprints: [...this.session.hostKeyProblem.knownFingerprints] } : null,
       credentialPrompt: this.credentialPrompt(),
       jumpHost: ssh.jumpHost ?? null,
+      ...(this.session.transport ? { transport: { ...this.session.transport, effective: this.session.transport.effective ? { ...this.session.transport.effective } : null } } : {}),
       gpuModel,
       pricePerHourUsd: this.config.pricePerHourUsd ?? null,
       gpus: this.gpus.map((g) => ({ ...g })),

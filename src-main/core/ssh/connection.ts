@@ -7,7 +7,7 @@ import { assertTrustable, refusalOf } from './host-key-check.js';
 import { knownHostsName } from './known-hosts.js';
 import { endClients, openLink, watchLink, type Link, type LinkContext } from './link.js';
 import { RetryTimer } from './retry-timer.js';
-import { defaultSshServices, type HostKeyProblem, type SshConnectionOptions, type SshConnectionState, type SshHostTarget, type SshServices, type SshSession, type SshStateChange } from './session.js';
+import { defaultSshServices, type HostKeyProblem, type SshConnectionOptions, type SshConnectionState, type SshHostTarget, type SshServices, type SshSession, type SshStateChange, type SshTransportInfo } from './session.js';
 import { AttemptWaiters, ConnectedWaiters } from './waiters.js';
 
 // The public names of a session live in session.ts; they are re-exported here, where they always were.
@@ -20,6 +20,7 @@ export {
   type SshHostTarget,
   type SshServices,
   type SshSession,
+  type SshTransportInfo,
   type SshStateChange,
 } from './session.js';
 
@@ -86,6 +87,9 @@ export class SshConnection implements SshSession {
   }
   get hasLiveClient(): boolean {
     return this.client !== null || this.jumpClient !== null || this.handshaking.size > 0;
+  }
+  get transport(): SshTransportInfo {
+    return { kind: 'builtin', why: this.options.transportWhy ?? 'builtin', client: 'ssh2', effective: null };
   }
   get address(): string {
     return `${this.target.ssh.user}@${this.target.ssh.host}:${this.target.ssh.port}`;

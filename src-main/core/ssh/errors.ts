@@ -29,6 +29,20 @@ export const SshErrorCode = {
   FORWARD_LISTEN_FAILED: 'SSH_FORWARD_LISTEN_FAILED',
   FORWARD_FAILED: 'SSH_FORWARD_FAILED',
   CANCELLED: 'SSH_CANCELLED',
+  /** The host's settings need the openssh transport (certificates, ProxyCommand, several jump hops, an OpenSSH config alias). */
+  NEEDS_OPENSSH: 'SSH_NEEDS_OPENSSH',
+  /** No OpenSSH client where the openssh transport looked for one. */
+  OPENSSH_MISSING: 'SSH_OPENSSH_MISSING',
+  /** The OpenSSH client is older than the features the transport uses. */
+  OPENSSH_TOO_OLD: 'SSH_OPENSSH_TOO_OLD',
+  /** The control socket's path is longer than Unix sockets allow. */
+  CONTROL_PATH_TOO_LONG: 'SSH_CONTROL_PATH_TOO_LONG',
+  /** ssh refused the configuration it was given (a bad line, a failing Match exec, an unreadable Include). */
+  OPENSSH_CONFIG_INVALID: 'SSH_OPENSSH_CONFIG_INVALID',
+  /** The console's askpass / known-hosts helper could not be set up. */
+  OPENSSH_HELPER_FAILED: 'SSH_OPENSSH_HELPER_FAILED',
+  /** The user certificate cannot work: expired, not yet valid, or for other principals. */
+  CERTIFICATE_INVALID: 'SSH_CERTIFICATE_INVALID',
   TEMPLATE_INVALID: 'SSH_TEMPLATE_INVALID',
   CONFIG_UNREADABLE: 'SSH_CONFIG_UNREADABLE',
   CONFIG_UNSUPPORTED: 'SSH_CONFIG_UNSUPPORTED',

@@ -19,7 +19,7 @@ export interface ExecResult {
   truncated: boolean;
 }
 
-class CappedBuffer {
+export class CappedBuffer {
   private readonly chunks: Buffer[] = [];
   private size = 0;
   truncated = false;

@@ -1,4 +1,5 @@
-// SSH sessions to GPU hosts: host-key trust (known_hosts + the console's trust
+// SSH sessions to GPU hosts over two transports (ssh2 in-process, or the
+// system OpenSSH client as a ControlMaster): host-key trust (known_hosts + the console's trust
 // store of operator-confirmed fingerprints), key-file, passphrase and agent
 // auth, one ProxyJump hop, keepalive and reconnect with backoff, `exec` with
 // deadline and output cap from shell-quoted templates, loopback-only local
@@ -10,6 +11,7 @@ export {
   type SshConnectionState,
   type SshStateChange,
   type SshSession,
+  type SshTransportInfo,
   type SshHostTarget,
   type SshClientFactory,
   type SshServices,
@@ -30,3 +32,7 @@ export { sha256Fingerprint, isSha256Fingerprint } from './fingerprint.js';
 export { loadPrivateKey, loadKeyFile } from './keys.js';
 export { shellQuote, shellJoin } from './shell-quote.js';
 export { mergeHostsIntoYaml, hostEntry, expandTilde, readConfigText, writeFileAtomically, type MergeResult } from './inventory.js';
+export { OpenSshSession, type OpenSshSessionOptions } from './openssh-session.js';
+export { OpenSshHelperServer } from './openssh-helper.js';
+export { OpenSshProbe, chooseTransport, builtinGaps, assertBuiltinCan, type TransportChoice, type TransportKind } from './transport.js';
+export { generatedConfig, parseOpenSshVersion, MAX_SOCKET_PATH_BYTES, MIN_OPENSSH } from './openssh-config.js';

@@ -12,7 +12,7 @@ const JUMP = /^(?:([A-Za-z0-9._-]+)@)?(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+))(
 /** `[user@]host[:port]` (host may be `[v6]`), exactly one hop as OpenSSH's `-J`. */
 export function parseJumpHost(spec: string): JumpSpec {
   if (spec.includes(',')) {
-    throw new AppError(SshErrorCode.UNSUPPORTED, `only one jump host is supported, got "${spec}"`, { details: { jumpHost: spec } });
+    throw new AppError(SshErrorCode.NEEDS_OPENSSH, `several jump hops ("${spec}") need the openssh transport; the builtin one takes one hop`, { details: { jumpHost: spec } });
   }
   const m = JUMP.exec(spec.trim());
   const port = m?.[4] === undefined ? 22 : Number(m[4]);

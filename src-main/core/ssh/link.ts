@@ -15,6 +15,7 @@ import { loadKnownHosts } from './host-key-check.js';
 import { parseJumpHost } from './jump.js';
 import type { PassphraseProvider } from './passphrases.js';
 import type { SshHostTarget } from './session.js';
+import { assertBuiltinCan } from './transport.js';
 
 export interface LinkContext extends HandshakeContext {
   target: SshHostTarget;
@@ -37,6 +38,7 @@ export interface Link {
 /** Opens the link; null when the attempt was superseded on the way (what it had opened is closed). */
 export async function openLink(ctx: LinkContext): Promise<Link | null> {
   const { ssh } = ctx.target;
+  assertBuiltinCan(ctx.target.label, ssh);
   const jump = ssh.jumpHost ? parseJumpHost(ssh.jumpHost) : null;
   const knownHosts = await loadKnownHosts(ctx.target.knownHostsFile ?? join(ctx.homeDir ?? homedir(), '.ssh', 'known_hosts'));
   const creds = await loadCredentials(ssh, ctx.env, ctx.passphrases());

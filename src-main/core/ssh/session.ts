@@ -69,6 +69,16 @@ export interface SshConnectionOptions {
   waitForConnectionMs?: number;
   /** Deadline for the host to answer a tunnel (direct-tcpip) request. Default 10 s. */
   channelOpenTimeoutMs?: number;
+  /** Why this host got this transport (shown on the host). */
+  transportWhy?: string;
+}
+
+/** Which transport a session runs on, for the host view. */
+export interface SshTransportInfo {
+  kind: 'builtin' | 'openssh';
+  why: string;
+  client: string | null;
+  effective: Record<string, string> | null;
 }
 
 /** The part of a session the tunnels and pollers use; the fleet takes this so tests can fake it. */
@@ -92,6 +102,8 @@ export interface SshSession extends Disposable {
    * channel data); null when not connected. A link that is silent while requests go through it is dead.
    */
   silentForMs?(): number | null;
+  /** The transport and why it was chosen (absent on test fakes). */
+  readonly transport?: SshTransportInfo;
   trustFingerprint(fingerprint: string, actor?: string): Promise<void>;
   /** The operator refused the key the session is waiting on: stop, and say so. */
   refuseTrust?(fingerprint: string): Promise<void>;

@@ -2,6 +2,7 @@
 import { useCallback } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { HostView } from '../features/host/HostView.js';
+import { SshTransportPanel } from '../features/host/SshTransportPanel.js';
 import { hostByLabel } from '../store/fleet-slice.js';
 import { LiveHostFigures } from './LiveHostFigures.js';
 import type { CostSummaryQuery, SeriesQuery, TelemetryTick } from '../../../src-preload/contract/index.js';
@@ -18,6 +19,7 @@ export function HostPage(): React.JSX.Element {
   const subscribeTicks = useCallback((listener: (t: TelemetryTick) => void) => transport.on('telemetry.tick', listener), [transport]);
   const host = label ?? labels[0] ?? null;
   const gpuVendor = useAppStore((s) => (host === null ? null : (hostByLabel(s, host)?.gpuVendor ?? null)));
+  const sshTransport = useAppStore((s) => (host === null ? undefined : hostByLabel(s, host)?.transport));
   if (!host) return <p className="muted">No hosts yet.</p>;
   return (
     <section aria-label={`Host ${host}`}>
@@ -41,7 +43,12 @@ export function HostPage(): React.JSX.Element {
         loadCost={loadCost}
         subscribeTicks={subscribeTicks}
         gpuVendor={gpuVendor}
-        details={<LiveHostFigures label={host} />}
+        details={
+          <>
+            <LiveHostFigures label={host} />
+            <SshTransportPanel transport={sshTransport} />
+          </>
+        }
       />
     </section>
   );

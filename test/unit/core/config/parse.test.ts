@@ -55,6 +55,7 @@ describe('parseConfig: valid input', () => {
       telemetry: { pollIntervalMs: 1000, source: 'ssh' },
       proxy: ProxyConfigSchema.parse({ port: 0 }),
       ui: { port: 0 },
+      ssh: { transport: 'auto' },
     });
   });
 
@@ -88,7 +89,7 @@ describe('parseConfig: valid input', () => {
   });
 
   it('an empty file (or only comments) is the empty config', () => {
-    const empty = { hosts: [], telemetry: { pollIntervalMs: 1000, source: 'ssh' }, proxy: ProxyConfigSchema.parse({}), ui: { port: 0 } };
+    const empty = { hosts: [], telemetry: { pollIntervalMs: 1000, source: 'ssh' }, proxy: ProxyConfigSchema.parse({}), ui: { port: 0 }, ssh: { transport: 'auto' } };
     expect(parseConfig('', opts)).toEqual(empty);
     expect(parseConfig('# nothing yet\n', opts)).toEqual(empty);
     expect(ConfigSchema.parse({})).toEqual(empty);
@@ -165,7 +166,7 @@ describe('parseConfig: errors name the field and the line', () => {
 
   it('ssh without identityFile or agent', () => {
     const { first } = invalid(withLine(3, '    ssh: { host: 203.0.113.10, user: ops, agent: false }'));
-    expect(first).toMatchObject({ path: 'hosts[0].ssh', line: 3, column: 10, message: 'needs identityFile or agent: true (or both)' });
+    expect(first).toMatchObject({ path: 'hosts[0].ssh', line: 3, column: 10, message: 'needs identityFile or agent: true (or both), or a configHost whose OpenSSH config names them' });
   });
 
   it('duplicate host label (case-insensitive) points at the duplicate', () => {

@@ -36,10 +36,10 @@ describe('trust stores', () => {
     expect(c.get('/k')).toBeUndefined();
   });
 
-  it('parses one jump hop and refuses chains', () => {
+  it('parses one jump hop; a chain needs the openssh transport', () => {
     expect(parseJumpHost('ops@bastion:2202')).toEqual({ user: 'ops', host: 'bastion', port: 2202 });
     expect(parseJumpHost('[2001:db8::1]')).toEqual({ user: null, host: '2001:db8::1', port: 22 });
-    expect(() => parseJumpHost('a,b')).toThrow(expect.objectContaining({ code: 'SSH_UNSUPPORTED' }));
+    expect(() => parseJumpHost('a,b')).toThrow(expect.objectContaining({ code: 'SSH_NEEDS_OPENSSH', message: expect.stringMatching(/openssh transport/) }));
     expect(() => parseJumpHost('bad host')).toThrow(expect.objectContaining({ code: 'SSH_JUMP_FAILED' }));
   });
 });

@@ -1,0 +1,622 @@
+// The openssh transport: one session per host through the system `ssh`, as a
+// ControlMaster whose socket lives in the console's control folder. Commands
+// and forwards go through the master (`-S`); the master's life is the
+// session's link. The states, errors and host-key decisions are the same as
+// the builtin transport's (SshConnection), so everything above sees one kind
+// of session.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { connect as netConnect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { AppError, Emitter, fireAndForget, silentLogger, systemClock, toAppError, type Clock, type Logger } from '../base/index.js';
+import { SshErrorCode } from './errors.js';
+import { CappedBuffer, type ExecOptions, type ExecResult } from './exec.js';
+import { assertTrustable, hostKeyRefusal, judgeHostKey, loadKnownHosts, refusalOf } from './host-key-check.js';
+import { knownHostsName } from './known-hosts.js';
+import { assertSocketPath, certificateProblem, classifyStderr, controlStem, generatedConfig, lastLines, parseCertificateListing, targetWhere } from './openssh-config.js';
+import type { HelperAnswer, HelperQuestion, OpenSshHelperServer } from './openssh-helper.js';
+import { RetryTimer } from './retry-timer.js';
+import { defaultSshServices, type HostKeyProblem, type SshConnectionOptions, type SshConnectionState, type SshHostTarget, type SshServices, type SshSession, type SshStateChange, type SshTransportInfo } from './session.js';
+import type { OpenSshProbe } from './transport.js';
+import { AttemptWaiters, ConnectedWaiters } from './waiters.js';
+
+export interface OpenSshSessionOptions extends Omit<SshConnectionOptions, 'clientFactory'> {
+  /** Control sockets, generated configs and the helper live here (mode 0700). */
+  controlDir: string;
+  /** The OpenSSH client; default `ssh`. */
+  binary?: string;
+  helper: OpenSshHelperServer;
+  probe: OpenSshProbe;
+}
+
+/** Effective settings `ssh -G` reports that an operator checks first. */
+const SHOWN_SETTINGS = ['hostname', 'port', 'user', 'proxyjump', 'proxycommand', 'identityfile', 'certificatefile', 'identityagent', 'identitiesonly', 'userknownhostsfile', 'stricthostkeychecking', 'controlpath', 'serveraliveinterval', 'serveralivecountmax', 'connecttimeout'];
+
+const STDERR_CAP = 16 * 1024;
+
+/** What one connect attempt learnt through the helper (host keys, prompts). */
+interface AttemptNotes {
+  problem: HostKeyProblem | null;
+  hostKeyError: AppError | null;
+  credentialError: AppError | null;
+  prompts: Map<string, number>;
+}
+
+export class OpenSshSession implements SshSession {
+  readonly label: string;
+  private readonly target: SshHostTarget;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly options: OpenSshSessionOptions;
+  private readonly fallback = defaultSshServices();
+  private readonly stateEmitter = new Emitter<SshStateChange>();
+  readonly onDidChangeState = this.stateEmitter.on.bind(this.stateEmitter);
+  private readonly binary: string;
+  private readonly stem: string;
+  private readonly controlPath: string;
+  private readonly configPath: string;
+
+  private _state: SshConnectionState = 'disconnected';
+  private _lastError: AppError | null = null;
+  private _nextRetryAt: number | null = null;
+  private _fingerprint: string | null = null;
+  private _problem: HostKeyProblem | null = null;
+  private _effective: Record<string, string> | null = null;
+  private _version: string | null = null;
+  private alias = '';
+  /** The ControlMaster of the connected link, or of the attempt in flight. */
+  private master: ChildProcess | null = null;
+  private masterExited: Promise<void> | null = null;
+  /** Forwards added on the current master: `host:port` → the local socket path ssh listens on. */
+  private forwards = new Map<string, Promise<string>>();
+  private forwardCount = 0;
+  private generation = 0;
+  private readonly retry: RetryTimer;
+  private readonly attemptWaiters = new AttemptWaiters();
+  private readonly connectedWaiters = new ConnectedWaiters();
+  private disposed = false;
+
+  constructor(target: SshHostTarget, options: OpenSshSessionOptions) {
+    this.target = target;
+    this.label = target.label;
+    this.options = options;
+    this.clock = options.clock ?? systemClock;
+    this.logger = (options.logger ?? silentLogger).child(`openssh:${target.label}`);
+    this.retry = new RetryTimer(this.clock, () => this.options.backoff ?? {});
+    this.binary = options.binary ?? 'ssh';
+    this.stem = controlStem(target.label);
+    this.controlPath = join(options.controlDir, `${this.stem}.ctl`);
+    this.configPath = join(options.controlDir, `${this.stem}.conf`);
+  }
+
+  get state(): SshConnectionState {
+    return this._state;
+  }
+  get lastError(): AppError | null {
+    return this._lastError;
+  }
+  get nextRetryAt(): number | null {
+    return this._nextRetryAt;
+  }
+  get hostKeyFingerprint(): string | null {
+    return this._fingerprint;
+  }
+  get hostKeyProblem(): HostKeyProblem | null {
+    return this._problem;
+  }
+  get hasLiveClient(): boolean {
+    return this.master !== null;
+  }
+  /** What `ssh -G` said the connection uses (null before the first attempt). */
+  get effectiveSettings(): Record<string, string> | null {
+    return this._effective;
+  }
+  get transport(): SshTransportInfo {
+    return { kind: 'openssh', why: this.options.transportWhy ?? 'openssh', client: this._version, effective: this._effective };
+  }
+
+  private service<K extends keyof SshServices>(name: K): SshServices[K] {
+    return this.options.services?.[name] ?? this.fallback[name];
+  }
+
+  connect(): Promise<void> {
+    if (this.disposed) return Promise.reject(new AppError(SshErrorCode.CANCELLED, 'the session is disposed'));
+    if (this._state === 'connected') return Promise.resolve();
+    const settled = this.attemptWaiters.next();
+    const inFlight = this._state === 'connecting' || (this._state === 'reconnecting' && !this.retry.pending);
+    if (!inFlight) {
+      this.retry.stop();
+      fireAndForget(this.attempt(this._state === 'reconnecting' ? 'reconnecting' : 'connecting'), this.logger, 'openssh connect attempt');
+    }
+    return settled;
+  }
+
+  async reconnectNow(reason?: AppError): Promise<void> {
+    if (this.disposed) throw new AppError(SshErrorCode.CANCELLED, 'the session is disposed');
+    if (this._state === 'connected' || this._state === 'connecting' || this._state === 'reconnecting') {
+      this.generation++;
+      this.retry.stop();
+      if (reason) this.setState({ state: 'reconnecting', error: reason });
+      await this.stopMaster();
+      const settled = this.attemptWaiters.next();
+      fireAndForget(this.attempt('reconnecting', reason), this.logger, 'openssh reconnect-now attempt');
+      return settled;
+    }
+    return this.connect();
+  }
+
+  /** ssh's own ServerAliveInterval watches the link; the session has no byte clock of its own. */
+  silentForMs(): number | null {
+    return null;
+  }
+
+  async disconnect(): Promise<void> {
+    this.generation++;
+    this.retry.stop();
+    const cancelled = new AppError(SshErrorCode.CANCELLED, 'disconnected by request');
+    this.attemptWaiters.settle(cancelled);
+    this.connectedWaiters.rejectAll(cancelled);
+    await this.stopMaster();
+    if (this._state !== 'disconnected') this.setState({ state: 'disconnected' });
+  }
+
+  async trustFingerprint(fingerprint: string, actor = 'operator'): Promise<void> {
+    const problem = this._problem;
+    assertTrustable(problem, fingerprint);
+    const endpoint = problem?.endpoint ?? knownHostsName(this.target.ssh.host, this.target.ssh.port);
+    this.service('trustStore').add({ endpoint, keyType: problem?.keyType ?? 'unknown', fingerprint, confirmedAt: this.clock.now(), actor });
+    this._problem = null;
+    if (this._state === 'awaiting-trust' || this._state === 'disconnected') await this.connect();
+  }
+
+  async refuseTrust(fingerprint: string): Promise<void> {
+    const refused = refusalOf(this._problem, this._state, this.label, fingerprint);
+    this._problem = null;
+    this.setState({ state: 'failed', error: refused });
+  }
+
+  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    this.requireConnected();
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    const cap = options.maxOutputBytes ?? 1024 * 1024;
+    if (options.signal?.aborted) throw new AppError(SshErrorCode.CANCELLED, 'exec was cancelled');
+    // Through the master only: were it gone, `ProxyCommand false` makes ssh fail rather than log in anew.
+    const args = ['-F', this.configPath, '-S', this.controlPath, '-o', 'ControlMaster=no', '-o', 'ProxyCommand=false', '-n', '-T', '--', this.alias, command];
+    return new Promise<ExecResult>((resolve, reject) => {
+      const child = spawn(this.binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env: this.childEnv({}) });
+      const out = new CappedBuffer(cap);
+      const err = new CappedBuffer(cap);
+      child.stdout.on('data', (d: Buffer) => out.push(d));
+      child.stderr.on('data', (d: Buffer) => err.push(d));
+      let done = false;
+      const finish = (e: AppError | null, result?: ExecResult) => {
+        if (done) return;
+        done = true;
+        void timer.dispose();
+        options.signal?.removeEventListener('abort', onAbort);
+        if (e) {
+          child.kill('SIGKILL');
+          reject(e);
+        } else resolve(result!);
+      };
+      const onAbort = () => finish(new AppError(SshErrorCode.CANCELLED, 'exec was cancelled'));
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      const timer = this.clock.setTimeout(
+        () => finish(new AppError(SshErrorCode.EXEC_TIMEOUT, `command did not finish within ${timeoutMs} ms`, { retryable: true, details: { timeoutMs } })),
+        timeoutMs,
+      );
+      child.on('error', (e) => finish(new AppError(SshErrorCode.EXEC_FAILED, `could not run ${this.binary}: ${e.message}`, { retryable: true, cause: e })));
+      child.on('close', (code, signal) => {
+        const stderr = err.text();
+        // 255 is ssh's own failure, unless the remote command chose it: the mux client then says nothing.
+        if (code === 255 && /mux_client|Control socket|ControlSocket|master|Connection to .* closed|proxy|kex_exchange/i.test(stderr)) {
+          finish(new AppError(SshErrorCode.EXEC_FAILED, `${this.label}: the command did not run: ${lastLines(stderr)}`, { retryable: true }));
+          return;
+        }
+        finish(null, { exitCode: code, signal: signal ?? null, stdout: out.text(), stderr, truncated: out.truncated || err.truncated });
+      });
+    });
+  }
+
+  /** A stream to `dstHost:dstPort` through the master: a Unix-socket forward added on it once per destination. */
+  async forwardOut(_srcIp: string, _srcPort: number, dstHost: string, dstPort: number): Promise<Duplex> {
+    await this.whenConnected(this.options.waitForConnectionMs ?? 5_000);
+    const gen = this.generation;
+    const key = `${dstHost}:${dstPort}`;
+    let path = this.forwards.get(key);
+    if (!path) {
+      path = this.addForward(dstHost, dstPort);
+      this.forwards.set(key, path);
+      path.catch(() => {
+        if (this.forwards.get(key) === path && gen === this.generation) this.forwards.delete(key);
+      });
+    }
+    const socketPath = await path;
+    const timeoutMs = this.options.channelOpenTimeoutMs ?? 10_000;
+    return new Promise<Duplex>((resolve, reject) => {
+      const sock: Socket = netConnect(socketPath);
+      const timer = this.clock.setTimeout(() => {
+        sock.destroy();
+        reject(new AppError(SshErrorCode.FORWARD_FAILED, `${this.label}: the forward to ${key} did not open within ${timeoutMs} ms`, { retryable: true }));
+      }, timeoutMs);
+      sock.once('connect', () => {
+        void timer.dispose();
+        resolve(sock);
+      });
+      sock.once('error', (e) => {
+        void timer.dispose();
+        reject(new AppError(SshErrorCode.FORWARD_FAILED, `${this.label}: the forward to ${key} failed: ${e.message}`, { retryable: true, cause: e }));
+      });
+    });
+  }
+
+  whenConnected(timeoutMs: number): Promise<void> {
+    if (this._state === 'connected') return Promise.resolve();
+    if (this._state === 'disconnected' || this._state === 'failed' || this._state === 'awaiting-trust' || this.disposed) {
+      return Promise.reject(this.notConnected());
+    }
+    return this.connectedWaiters.wait(
+      this.clock,
+      timeoutMs,
+      () =>
+        new AppError(SshErrorCode.NOT_CONNECTED, `${this.label}: SSH did not come back within ${timeoutMs} ms (${this._lastError?.message ?? this._state})`, {
+          retryable: true,
+          details: { timeoutMs, state: this._state },
+        }),
+    );
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    await this.disconnect();
+    this.disposed = true;
+    rmSync(this.configPath, { force: true });
+    this.stateEmitter.dispose();
+  }
+
+  // --- internals -----------------------------------------------------------
+
+  private notConnected(): AppError {
+    const why = this._lastError ? `: ${this._lastError.code} ${this._lastError.message}` : '';
+    return new AppError(SshErrorCode.NOT_CONNECTED, `${this.label}: SSH is ${this._state}${why}`, { retryable: this._state !== 'failed', details: { state: this._state } });
+  }
+
+  private requireConnected(): void {
+    if (this._state !== 'connected' || !this.master) throw this.notConnected();
+  }
+
+  private setState(change: SshStateChange): void {
+    this._state = change.state;
+    this._nextRetryAt = change.nextRetryAt ?? null;
+    if (change.error) this._lastError = change.error;
+    else if (change.state === 'connected') this._lastError = null;
+    this.logger.debug('state', { state: change.state, code: change.error?.code, nextRetryAt: change.nextRetryAt });
+    this.stateEmitter.fire(change);
+  }
+
+  private agentSock(): string | null {
+    const ssh = this.target.ssh;
+    if (ssh.identityAgent) return ssh.identityAgent;
+    if (ssh.agent) return (this.options.env ?? process.env)['SSH_AUTH_SOCK'] || null;
+    return null;
+  }
+
+  /** ssh's environment: the console's, with the helper's variables; no agent unless the host uses one. */
+  private childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...(this.options.env ?? process.env), ...extra };
+    delete env['DISPLAY'];
+    const agent = this.agentSock();
+    if (agent && !this.target.ssh.configHost) env['SSH_AUTH_SOCK'] = agent;
+    return env;
+  }
+
+  private async attempt(state: 'connecting' | 'reconnecting', reason?: AppError): Promise<void> {
+    const gen = ++this.generation;
+    this.setState({ state, ...(reason ? { error: reason } : {}) });
+    const sessionId = `${this.stem}-${gen}`;
+    const notes: AttemptNotes = { problem: null, hostKeyError: null, credentialError: null, prompts: new Map() };
+    try {
+      const probed = await this.options.probe.probe(this.binary);
+      if (!probed.version) throw probed.error ?? new AppError(SshErrorCode.OPENSSH_MISSING, `no OpenSSH client ${this.binary}`);
+      this._version = probed.version.text;
+      mkdirSync(this.options.controlDir, { recursive: true, mode: 0o700 });
+      assertSocketPath(this.controlPath, this.label);
+      await this.checkCertificate();
+      const helper = await this.options.helper.register(sessionId, (q) => this.answer(q, notes, gen));
+      const config = generatedConfig({
+        target: this.target,
+        knownHostsFile: this.knownHostsFile(),
+        controlPath: this.controlPath,
+        helperProgram: helper.program,
+        keepaliveIntervalS: Math.max(1, Math.round((this.target.ssh.keepaliveIntervalMs ?? 5_000) / 1000)),
+        keepaliveCountMax: this.options.keepaliveCountMax ?? 2,
+        connectTimeoutS: Math.max(1, Math.ceil((this.options.readyTimeoutMs ?? 15_000) / 1000)),
+        agentSock: this.agentSock(),
+      });
+      this.alias = config.alias;
+      writeFileSync(this.configPath, config.text, { mode: 0o600 });
+      this._effective = await this.effective(helper.env);
+      if (gen !== this.generation) return;
+      await this.startMaster(gen, helper.env, notes);
+    } catch (err) {
+      this.options.helper.unregister(sessionId);
+      if (gen !== this.generation) return;
+      this.fail(toAppError(err, SshErrorCode.CONNECT_FAILED));
+    }
+  }
+
+  private knownHostsFile(): string {
+    return this.target.knownHostsFile ?? join(this.options.homeDir ?? homedir(), '.ssh', 'known_hosts');
+  }
+
+  /** `ssh -G`: the settings ssh will use, read before connecting; a config ssh refuses stops here, with its words. */
+  private effective(env: Record<string, string>): Promise<Record<string, string>> {
+    return new Promise((resolve, reject) => {
+      execFile(this.binary, ['-G', '-F', this.configPath, '--', this.alias], { timeout: 10_000, env: this.childEnv(env), maxBuffer: 1024 * 1024 }, (err, stdout, stderr) => {
+        if (err) {
+          reject(
+            new AppError(SshErrorCode.OPENSSH_CONFIG_INVALID, `${this.label}: ssh refused the configuration: ${lastLines(stderr) || err.message}`, {
+              details: { stderr: lastLines(stderr), configHost: this.target.ssh.configHost ?? null },
+            }),
+          );
+          return;
+        }
+        const all: Record<string, string> = {};
+        for (const line of stdout.split('\n')) {
+          const sp = line.indexOf(' ');
+          if (sp <= 0) continue;
+          const k = line.slice(0, sp);
+          const v = line.slice(sp + 1);
+          all[k] = all[k] ? `${all[k]}, ${v}` : v;
+        }
+        const shown: Record<string, string> = {};
+        for (const k of SHOWN_SETTINGS) if (all[k] !== undefined) shown[k] = all[k]!;
+        resolve(shown);
+      });
+    });
+  }
+
+  /** A certificate that cannot work is named before ssh tries it (sshd would only say "Permission denied"). */
+  private async checkCertificate(): Promise<void> {
+    const file = this.target.ssh.certificateFile;
+    if (!file) return;
+    if (!existsSync(file)) throw new AppError(SshErrorCode.KEY_UNREADABLE, `${this.label}: certificate ${file} does not exist`, { details: { file } });
+    const listing = await new Promise<string | null>((resolve) => {
+      execFile('ssh-keygen', ['-L', '-f', file], { timeout: 5_000 }, (err, stdout) => resolve(err ? null : stdout));
+    });
+    if (listing === null) return; // no ssh-keygen here: ssh and sshd will judge it
+    const info = parseCertificateListing(listing);
+    if (!info) throw new AppError(SshErrorCode.CERTIFICATE_INVALID, `${this.label}: ${file} is not an OpenSSH certificate`, { details: { file } });
+    const problem = certificateProblem(info, file, this.target.ssh.user, this.clock.now());
+    if (problem) throw new AppError(problem.code, `${this.label}: ${problem.message}`, { details: problem.details });
+  }
+
+  /** The helper's questions during one attempt. */
+  private async answer(q: HelperQuestion, notes: AttemptNotes, gen: number): Promise<HelperAnswer> {
+    if (gen !== this.generation) return { cancel: 'superseded' };
+    if (q.kind === 'hostkey') return this.answerHostKey(q, notes);
+    const prompt = q.prompt.trim();
+    // A FIDO2 key asks the user to touch it: ssh only shows this, it wants no answer.
+    if (/Confirm user presence|touch your/i.test(prompt)) return { lines: [] };
+    const keyFile = /passphrase for (?:key )?'?(.+?)'?:?\s*$/i.exec(prompt)?.[1];
+    if (keyFile) {
+      const seen = (notes.prompts.get(keyFile) ?? 0) + 1;
+      notes.prompts.set(keyFile, seen);
+      const passphrases = this.service('passphrases');
+      const given = passphrases.get(keyFile) ?? (this.target.ssh.identityFile ? passphrases.get(this.target.ssh.identityFile) : undefined);
+      if (seen > 1 && given !== undefined) {
+        passphrases.forget(keyFile);
+        if (this.target.ssh.identityFile) passphrases.forget(this.target.ssh.identityFile);
+        notes.credentialError = new AppError(SshErrorCode.PASSPHRASE_INCORRECT, `${this.label}: the passphrase for ${keyFile} is incorrect`, { details: { keyFile } });
+        return { cancel: 'incorrect passphrase' };
+      }
+      if (given === undefined) {
+        notes.credentialError = new AppError(SshErrorCode.PASSPHRASE_REQUIRED, `${this.label}: ${keyFile} is encrypted; enter its passphrase in the console to connect`, { details: { keyFile } });
+        return { cancel: 'no passphrase given' };
+      }
+      return { secret: given };
+    }
+    notes.credentialError = new AppError(
+      SshErrorCode.AUTH_FAILED,
+      `${this.label}: the host asked "${prompt.slice(0, 80)}" (keyboard-interactive); the console answers key passphrases only: use a key, an agent or a certificate`,
+      { details: { prompt: prompt.slice(0, 80) } },
+    );
+    return { cancel: 'unanswered prompt' };
+  }
+
+  private async answerHostKey(q: Extract<HelperQuestion, { kind: 'hostkey' }>, notes: AttemptNotes): Promise<HelperAnswer> {
+    // Certificates are ssh's to check against known_hosts' @cert-authority lines; if none signs it, ssh asks again with the plain key.
+    if (/-cert-v0\d@openssh\.com$/.test(q.keyType)) return { lines: [] };
+    const m = /^\[(.+)\]:(\d+)$/.exec(q.name);
+    const host = m ? m[1]! : q.name;
+    const port = m ? Number(m[2]) : 22;
+    const targetName = this.targetEndpoint();
+    const role: 'host' | 'jump' = q.name.toLowerCase() === targetName.toLowerCase() ? 'host' : 'jump';
+    const blob = Buffer.from(q.key, 'base64');
+    const knownHosts = await loadKnownHosts(this.knownHostsFile());
+    const verdict = judgeHostKey(knownHosts, this.service('trustStore'), host, port, blob);
+    if (role === 'host') this._fingerprint = verdict.fingerprint;
+    if (verdict.status === 'trusted') return { lines: [`${q.name} ${q.keyType} ${q.key}`] };
+    const where = `${role === 'jump' ? 'jump host ' : ''}${host}:${port}`;
+    const { problem, error } = hostKeyRefusal(verdict, role, q.name, where);
+    // The first refusal is the cause; later hops were never reached.
+    if (!notes.problem) {
+      notes.problem = problem;
+      notes.hostKeyError = error;
+    }
+    return { lines: [] };
+  }
+
+  /** The known_hosts name of the target, from `ssh -G` when an OpenSSH config decides it. */
+  private targetEndpoint(): string {
+    const e = this._effective;
+    const host = this.target.ssh.configHost ? (e?.['hostname'] ?? this.target.ssh.host) : this.target.ssh.host;
+    const port = this.target.ssh.configHost ? Number(e?.['port'] ?? 22) : this.target.ssh.port;
+    return knownHostsName(host, port);
+  }
+
+  private startMaster(gen: number, helperEnv: Record<string, string>, notes: AttemptNotes): Promise<void> {
+    rmSync(this.controlPath, { force: true });
+    const child = spawn(this.binary, ['-F', this.configPath, '-M', '-N', '-S', this.controlPath, '--', this.alias], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: this.childEnv(helperEnv),
+    });
+    this.master = child;
+    let stderr = '';
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (d: string) => {
+      if (stderr.length < STDERR_CAP) stderr += d;
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.once('error', (e) => {
+        stderr += `\n${e.message}`;
+      });
+      child.once('close', (code, signal) => resolve({ code, signal }));
+    });
+    this.masterExited = exited.then(() => undefined);
+    const hops = (this.target.ssh.jumpHost?.split(',').length ?? 0) + 1;
+    const deadlineMs = (this.options.readyTimeoutMs ?? 15_000) * hops + 2_000;
+    const started = this.clock.now();
+
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const settle = (err: AppError | null) => {
+        if (settled) return;
+        settled = true;
+        void poll.dispose();
+        if (err) reject(err);
+        else resolve();
+      };
+      void exited.then(({ code, signal }) => {
+        this.options.helper.unregister(`${this.stem}-${gen}`);
+        if (this.master === child) this.master = null;
+        if (!settled) {
+          settle(this.attemptFailure(notes, stderr, code, signal));
+          return;
+        }
+        // The link was up and the master went: reconnect, as on a lost ssh2 connection.
+        if (gen !== this.generation) return;
+        this.forwards = new Map();
+        const why = lastLines(stderr);
+        this.scheduleRetry(new AppError(SshErrorCode.DISCONNECTED, `${this.label}: the SSH connection was lost${why ? ` (${why})` : ''}`, { retryable: true }));
+      });
+      // The control socket appears once ssh has authenticated and listens for clients; `-O check` confirms it answers.
+      let checking = false;
+      const poll = this.clock.setInterval(() => {
+        if (settled || checking) return;
+        if (gen !== this.generation) {
+          settle(new AppError(SshErrorCode.CANCELLED, 'superseded'));
+          return;
+        }
+        if (this.clock.now() - started > deadlineMs) {
+          child.kill('SIGKILL');
+          settle(new AppError(SshErrorCode.TIMEOUT, `${targetWhere(this.target)}: no SSH connection within ${deadlineMs} ms`, { retryable: true }));
+          return;
+        }
+        if (!existsSync(this.controlPath)) return;
+        checking = true;
+        this.control(['-O', 'check']).then(
+          () => {
+            checking = false;
+            if (settled) return;
+            settle(null);
+            this.adopt(gen);
+          },
+          () => {
+            checking = false;
+          },
+        );
+      }, 25);
+    });
+  }
+
+  private attemptFailure(notes: AttemptNotes, stderr: string, code: number | null, signal: NodeJS.Signals | null): AppError {
+    if (notes.hostKeyError) {
+      this._problem = notes.problem;
+      return notes.hostKeyError;
+    }
+    if (notes.credentialError) return notes.credentialError;
+    const where = targetWhere(this.target);
+    if (/REMOTE HOST IDENTIFICATION HAS CHANGED/.test(stderr)) {
+      return new AppError(SshErrorCode.HOST_KEY_CHANGED, `${where}: HOST KEY CHANGED (known_hosts): ${lastLines(stderr)}`, { details: { stderr: lastLines(stderr) } });
+    }
+    if (/Host key verification failed/.test(stderr)) {
+      return new AppError(SshErrorCode.HOST_KEY_UNKNOWN, `${where}: ssh refused the host key: ${lastLines(stderr)}`, { details: { stderr: lastLines(stderr) } });
+    }
+    const known = classifyStderr(stderr, where);
+    const exit = signal ? `signal ${signal}` : `exit ${code}`;
+    // A ProxyCommand that fails may leave ssh with nothing to say (1 run in 30 here): either way it ended first.
+    if (this.target.ssh.proxyCommand && (!known || known.code === SshErrorCode.CONNECT_FAILED)) {
+      return new AppError(SshErrorCode.CONNECT_FAILED, `${where}: the ProxyCommand ended before SSH started (${known?.message ?? `ssh ${exit}`})`, { retryable: true, details: { exit } });
+    }
+    if (known) return known;
+    return new AppError(SshErrorCode.CONNECT_FAILED, `${where}: ssh ended (${exit})${stderr.trim() ? `: ${lastLines(stderr)}` : ''}`, { retryable: true, details: { exit } });
+  }
+
+  /** A control command to the master (`-O check`, `-O forward …`, `-O exit`). */
+  private control(args: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      execFile(this.binary, ['-F', this.configPath, '-S', this.controlPath, ...args, '--', this.alias], { timeout: 10_000, env: this.childEnv({}) }, (err, stdout, stderr) => {
+        if (err) reject(new AppError(SshErrorCode.FORWARD_FAILED, `${this.label}: ssh ${args.join(' ')}: ${lastLines(stderr) || err.message}`, { retryable: true, details: { stderr: lastLines(stderr) } }));
+        else resolve(`${stdout}${stderr}`);
+      });
+    });
+  }
+
+  private async addForward(dstHost: string, dstPort: number): Promise<string> {
+    const path = join(this.options.controlDir, `${this.stem}-${++this.forwardCount}.fw`);
+    assertSocketPath(path, this.label);
+    rmSync(path, { force: true });
+    const host = dstHost.includes(':') ? `[${dstHost}]` : dstHost;
+    await this.control(['-O', 'forward', '-L', `${path}:${host}:${dstPort}`]);
+    return path;
+  }
+
+  private adopt(gen: number): void {
+    if (gen !== this.generation) return;
+    this.retry.reset();
+    this._problem = null;
+    this.forwards = new Map();
+    this.setState({ state: 'connected' });
+    this.attemptWaiters.settle(null);
+    this.connectedWaiters.resolveAll();
+  }
+
+  private fail(err: AppError): void {
+    this.attemptWaiters.settle(err);
+    if (err.retryable) {
+      this.scheduleRetry(err);
+      return;
+    }
+    const state: SshConnectionState = err.code === SshErrorCode.HOST_KEY_UNKNOWN && this._problem ? 'awaiting-trust' : 'failed';
+    this.connectedWaiters.rejectAll(err);
+    this.setState({ state, error: err });
+  }
+
+  private scheduleRetry(err: AppError): void {
+    const gen = this.generation;
+    const nextRetryAt = this.retry.schedule(() => {
+      if (gen !== this.generation || this.disposed) return;
+      fireAndForget(this.attempt('reconnecting'), this.logger, 'openssh reconnect attempt');
+    });
+    this.setState({ state: 'reconnecting', error: err, nextRetryAt });
+  }
+
+  private async stopMaster(): Promise<void> {
+    const child = this.master;
+    const exited = this.masterExited;
+    this.master = null;
+    this.masterExited = null;
+    this.forwards = new Map();
+    if (child && exited) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const killer = this.clock.setTimeout(() => child.kill('SIGKILL'), 2_000);
+      await exited;
+      void killer.dispose();
+    }
+    rmSync(this.controlPath, { force: true });
+    for (let i = 1; i <= this.forwardCount; i++) rmSync(join(this.options.controlDir, `${this.stem}-${i}.fw`), { force: true });
+  }
+}

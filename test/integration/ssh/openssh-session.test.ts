@@ -1,0 +1,243 @@
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigSchema } from '../../../src-main/core/config/index.js';
+import { MemoryPassphraseCache, MemoryTrustStore, OpenSshHelperServer, OpenSshProbe, OpenSshSession } from '../../../src-main/core/ssh/index.js';
+
+// The openssh transport's session against a real OpenSSH sshd on loopback:
+// trust decided by the console before any credential, commands and forwards
+// through the ControlMaster, passphrases through the console's askpass, and
+// the bad inputs (no client, a socket path too long, an expired certificate,
+// a ProxyCommand that exits at once) as coded errors. The shared suite
+// (transports.test.ts) runs both transports through the fleet in a network
+// namespace; this one is the session on its own, and needs no namespace.
+
+const SSHD = '/usr/sbin/sshd';
+const HAVE = existsSync(SSHD) && (() => {
+  try {
+    execFileSync('ssh', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const dir = mkdtempSync(join(tmpdir(), 'gc-os-'));
+const ctl = join(dir, 'c');
+let sshd: ChildProcess;
+let port = 0;
+let log = '';
+let hostPub = '';
+const clientKey = join(dir, 'client');
+const encKey = join(dir, 'enc');
+const certKey = join(dir, 'certkey');
+const sessions: OpenSshSession[] = [];
+const helper = new OpenSshHelperServer(ctl);
+const probe = new OpenSshProbe();
+
+function keygen(file: string, extra: string[] = []): void {
+  rmSync(file, { force: true });
+  rmSync(`${file}.pub`, { force: true });
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', file, ...extra]);
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const p = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return p;
+}
+
+beforeAll(async () => {
+  if (!HAVE) return;
+  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  keygen(join(dir, 'hostkey'));
+  hostPub = readFileSync(join(dir, 'hostkey.pub'), 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+  keygen(clientKey);
+  keygen(encKey, ['-N', 'correct horse']);
+  keygen(join(dir, 'ca'));
+  keygen(certKey);
+  // Expired an hour ago.
+  execFileSync('ssh-keygen', ['-q', '-s', join(dir, 'ca'), '-I', 'ops', '-n', 'root', '-V', '-2h:-1h', `${certKey}.pub`]);
+  writeFileSync(join(dir, 'authorized_keys'), [readFileSync(`${clientKey}.pub`, 'utf8'), readFileSync(`${encKey}.pub`, 'utf8')].join(''), { mode: 0o600 });
+  port = await freePort();
+  writeFileSync(
+    join(dir, 'sshd_config'),
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${join(dir, 'hostkey')}`,
+      `PidFile ${join(dir, 'sshd.pid')}`,
+      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+      'StrictModes no',
+      'UsePAM no',
+      'PermitRootLogin prohibit-password',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'AllowTcpForwarding yes',
+      'LogLevel DEBUG1',
+      '',
+    ].join('\n'),
+  );
+  sshd = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  sshd.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`sshd did not start: ${log}`)), 10_000);
+    const check = () => {
+      if (/Server listening/.test(log)) {
+        clearTimeout(t);
+        resolve();
+      } else setTimeout(check, 20);
+    };
+    check();
+  });
+}, 30_000);
+
+afterEach(async () => {
+  await Promise.all(sessions.splice(0).map((s) => s.dispose()));
+});
+
+afterAll(async () => {
+  await helper.dispose();
+  sshd?.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function session(ssh: Record<string, unknown>, options: { knownHosts?: string; trust?: MemoryTrustStore; passphrases?: MemoryPassphraseCache; controlDir?: string; binary?: string } = {}) {
+  const kh = join(dir, `kh-${sessions.length}`);
+  writeFileSync(kh, options.knownHosts ?? '');
+  const target = ConfigSchema.parse({ hosts: [{ label: `os-${sessions.length}`, ssh: { host: '127.0.0.1', port, user: 'root', identityFile: clientKey, transport: 'openssh', ...ssh }, knownHostsFile: kh }] }).hosts[0]!;
+  const s = new OpenSshSession(target, {
+    controlDir: options.controlDir ?? ctl,
+    binary: options.binary,
+    helper: options.controlDir ? new OpenSshHelperServer(options.controlDir) : helper,
+    probe,
+    services: { trustStore: options.trust ?? new MemoryTrustStore(), passphrases: options.passphrases ?? new MemoryPassphraseCache() },
+    backoff: { initialMs: 100, maxMs: 300 },
+    readyTimeoutMs: 5_000,
+  });
+  sessions.push(s);
+  return s;
+}
+
+const known = () => `[127.0.0.1]:${port} ${hostPub}\n`;
+
+describe.skipIf(!HAVE)('openssh transport: one host through the system ssh', () => {
+  it('an unknown key waits for the operator, and no credential reached sshd before the decision', async () => {
+    const s = session({});
+    const before = log.length;
+    await expect(s.connect()).rejects.toMatchObject({ code: 'SSH_HOST_KEY_UNKNOWN' });
+    expect(s.state).toBe('awaiting-trust');
+    expect(s.hostKeyProblem).toMatchObject({ status: 'unknown', role: 'host', endpoint: `[127.0.0.1]:${port}`, keyType: 'ssh-ed25519' });
+    const fingerprint = s.hostKeyProblem!.fingerprint;
+    expect(execFileSync('ssh-keygen', ['-lf', join(dir, 'hostkey.pub')]).toString()).toContain(fingerprint);
+    // sshd saw the key exchange, and no authentication request of any kind.
+    const seen = log.slice(before);
+    expect(seen).toMatch(/Connection from 127\.0\.0\.1|kex/i);
+    expect(seen).not.toMatch(/userauth-request|Accepted publickey|Failed publickey|Postponed publickey/);
+    await s.trustFingerprint(fingerprint);
+    expect(s.state).toBe('connected');
+    expect(s.hostKeyFingerprint).toBe(fingerprint);
+  });
+
+  it('runs commands and opens forwards through the master; the effective settings come from ssh -G', async () => {
+    const s = session({}, { knownHosts: known() });
+    await s.connect();
+    expect(s.transport).toMatchObject({ kind: 'openssh', client: expect.stringMatching(/^OpenSSH_/) });
+    expect(s.transport.effective).toMatchObject({ hostname: '127.0.0.1', port: String(port), user: 'root', identitiesonly: 'yes', stricthostkeychecking: 'true' });
+    const r = await s.exec('printf "%s" "$((6*7))"; echo oops >&2; exit 3');
+    expect(r).toMatchObject({ exitCode: 3, stdout: '42', truncated: false });
+    // (sshd at DEBUG1 adds its own debug lines to a session's stderr)
+    expect(r.stderr.split('\n').filter((l) => l && !l.startsWith('debug'))).toEqual(['oops']);
+    const big = await s.exec('head -c 300000 /dev/zero | tr "\\0" x', { maxOutputBytes: 1000 });
+    expect(big.stdout.length).toBe(1000);
+    expect(big.truncated).toBe(true);
+    await expect(s.exec('sleep 5', { timeoutMs: 300 })).rejects.toMatchObject({ code: 'SSH_EXEC_TIMEOUT' });
+    // A forward to this very sshd: its banner comes back through the master.
+    const sock = await s.forwardOut('127.0.0.1', 0, '127.0.0.1', port);
+    const banner = await new Promise<string>((resolve) => sock.once('data', (d: Buffer) => resolve(d.toString())));
+    sock.destroy();
+    expect(banner).toMatch(/^SSH-2\.0-OpenSSH/);
+  });
+
+  it('a master that dies is a lost link: reconnecting, then connected again', async () => {
+    const s = session({}, { knownHosts: known() });
+    await s.connect();
+    const states: string[] = [];
+    s.onDidChangeState((c) => states.push(c.state));
+    const check = spawnSync('ssh', ['-S', s.transport.effective!['controlpath']!, '-O', 'check', 'x'], { encoding: 'utf8' });
+    const pid = Number(/pid=(\d+)/.exec(check.stderr)?.[1] ?? 0);
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid, 'SIGKILL');
+    await expect.poll(() => states, { timeout: 5_000, interval: 20 }).toContain('reconnecting');
+    expect(s.lastError).toMatchObject({ code: 'SSH_DISCONNECTED' });
+    await expect.poll(() => s.state, { timeout: 5_000, interval: 50 }).toBe('connected');
+    expect((await s.exec('echo back')).stdout).toBe('back\n');
+  });
+
+  it("an encrypted key asks the console's askpass: no passphrase, a wrong one, the right one", async () => {
+    const passphrases = new MemoryPassphraseCache();
+    const s = session({ identityFile: encKey }, { knownHosts: known(), passphrases });
+    await expect(s.connect()).rejects.toMatchObject({ code: 'SSH_PASSPHRASE_REQUIRED', details: { keyFile: encKey } });
+    expect(s.state).toBe('failed');
+    passphrases.set(encKey, 'wrong');
+    await expect(s.connect()).rejects.toMatchObject({ code: 'SSH_PASSPHRASE_INCORRECT' });
+    expect(passphrases.get(encKey)).toBeUndefined();
+    passphrases.set(encKey, 'correct horse');
+    await s.connect();
+    expect(s.state).toBe('connected');
+  });
+
+  it('bad input: no client, a socket path too long, an expired certificate, a ProxyCommand that exits at once', async () => {
+    await expect(session({}, { binary: join(dir, 'no-such-ssh') }).connect()).rejects.toMatchObject({ code: 'SSH_OPENSSH_MISSING', message: expect.stringMatching(/install openssh-client/) });
+    const deep = join(dir, 'x'.repeat(110));
+    await expect(session({}, { controlDir: deep }).connect()).rejects.toMatchObject({ code: 'SSH_CONTROL_PATH_TOO_LONG' });
+    await expect(session({ identityFile: certKey, certificateFile: `${certKey}-cert.pub` }, { knownHosts: known() }).connect()).rejects.toMatchObject({
+      code: 'SSH_CERTIFICATE_INVALID',
+      message: expect.stringMatching(/expired at/),
+    });
+    const quick = session({ proxyCommand: 'false' }, { knownHosts: known() });
+    const t0 = Date.now();
+    await expect(quick.connect()).rejects.toMatchObject({ code: 'SSH_CONNECT_FAILED', message: expect.stringMatching(/ProxyCommand ended before SSH started/) });
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(quick.state).toBe('reconnecting');
+    // None of it touched a healthy host.
+    const ok = session({}, { knownHosts: known() });
+    await ok.connect();
+    expect(ok.state).toBe('connected');
+  });
+
+  it('an OpenSSH config alias is used as written (Include and Match), and a config ssh refuses is named', async () => {
+    const cfg = join(dir, 'operator_config');
+    writeFileSync(cfg, [`Host gpu-alias`, `  HostName 127.0.0.1`, `  Port ${port}`, `  User root`, `Match host 127.0.0.1 exec "true"`, `  IdentityFile ${clientKey}`, ''].join('\n'));
+    const s = session({ configHost: 'gpu-alias', configFile: cfg, identityFile: undefined, agent: true }, { knownHosts: known() });
+    await s.connect();
+    expect(s.transport.effective).toMatchObject({ hostname: '127.0.0.1', port: String(port) });
+    expect(s.transport.effective!['identityfile']).toContain(clientKey);
+    const bad = join(dir, 'bad_config');
+    writeFileSync(bad, 'Host gpu-bad\n  Frobnicate yes\n');
+    const b = session({ configHost: 'gpu-bad', configFile: bad, identityFile: undefined, agent: true }, { knownHosts: known() });
+    await expect(b.connect()).rejects.toMatchObject({ code: 'SSH_OPENSSH_CONFIG_INVALID', message: expect.stringMatching(/Frobnicate|Bad configuration option/) });
+    expect(b.state).toBe('failed');
+  });
+
+  it('the helper answers only its own sessions, with the right token', async () => {
+    const env = await helper.register('t-1', () => ({ lines: ['secret-line'] }));
+    const ask = (e: Record<string, string>) =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const c = spawn(env.program, ['hostkey', 'HOSTNAME', 'h', 'ssh-ed25519', 'AAAA'], { env: { ...process.env, ...e } });
+        let out = '';
+        c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        c.on('close', (code) => resolve({ code, out }));
+      });
+    expect(await ask(env.env)).toEqual({ code: 0, out: 'secret-line\n' });
+    expect(await ask({ ...env.env, GC_SSH_HELPER_TOKEN: 'guess' })).toEqual({ code: 1, out: '' });
+    expect(await ask({ ...env.env, GC_SSH_HELPER_SESSION: 'other' })).toEqual({ code: 1, out: '' });
+    helper.unregister('t-1');
+    expect(await ask(env.env)).toEqual({ code: 1, out: '' });
+  });
+});
