@@ -33,6 +33,9 @@ export const ImportedHostSchema = z
     jumpHost: z.string().nullable(),
     knownHostsFile: z.string().nullable(),
     keepaliveIntervalMs: z.number().int().nullable(),
+    /** What only the openssh transport reads for this host; empty: the builtin one reads it all. */
+    openssh: z.array(z.string()),
+    configHost: z.string().nullable(),
     notes: z.array(z.string()),
     /** A host with this label is already in the config: applying skips it. */
     exists: z.boolean(),

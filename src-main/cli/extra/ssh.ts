@@ -5,7 +5,7 @@
 // the console's core (`hosts.importPreview` with its content, then
 // `hosts.importApply`), which writes the config file, reloads it and audits it.
 import { homedir, userInfo } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SshConfigApplyResult } from '../../../src-preload/contract/index.js';
 import { AppError } from '../../core/base/index.js';
@@ -55,7 +55,11 @@ async function applyThroughConsole(
 ): Promise<{ result: SshConfigApplyResult; running: boolean }> {
   return withConsole(dataDir, { configFile: configFlag }, async ({ call, running }) => {
     const text = lines.map((l) => l.text).join('\n');
-    const preview = await call('hosts.importPreview', { source: { kind: 'content', name: source.length <= 255 ? source : basename(source).slice(0, 255), text } });
+    // ~/.ssh/config is read by the console itself (so hosts that need OpenSSH keep their alias and file);
+    // any other file goes as content: the bridge takes no paths.
+    const preview = await call('hosts.importPreview', {
+      source: source === join(homedir(), '.ssh', 'config') ? { kind: 'default' } : { kind: 'content', name: source.length <= 255 ? source : basename(source).slice(0, 255), text },
+    });
     if (!preview) throw new AppError('INTERNAL_ASSERTION', 'hosts.importPreview answered no preview for content');
     if (running && configFlag !== null && resolve(preview.configFile) !== configFlag) {
       throw new AppError(
@@ -95,7 +99,7 @@ const importCommand: CliCommand = {
     let note: string | null = null;
     if (values.apply && !values.yes) {
       // A dry run: what the apply would add, read here, nothing written.
-      const m = mergeHostsIntoYaml(await readConfigText(configFile), result.hosts, { file: configFile, home });
+      const m = mergeHostsIntoYaml(await readConfigText(configFile), result.hosts, { file: configFile, home, sshConfigFile: isAbsolute(source) ? source : null });
       merged = { added: m.added, skipped: m.skipped };
     } else if (values.apply) {
       const applied = await applyThroughConsole(dataDir, source, loaded.lines, configFlag);
@@ -109,7 +113,7 @@ const importCommand: CliCommand = {
     }
 
     if (output.json) {
-      output.out(JSON.stringify({ source, configFile, ...result, hosts: result.hosts.map((h) => ({ ...h, yaml: hostEntry(h) })), applied: merged && values.yes ? merged : null, reloaded }));
+      output.out(JSON.stringify({ source, configFile, ...result, hosts: result.hosts.map((h) => ({ ...h, yaml: hostEntry(h, isAbsolute(source) ? source : null) })), applied: merged && values.yes ? merged : null, reloaded }));
     } else {
       output.out(`${source}: ${result.hosts.length} host(s)`);
       for (const h of result.hosts) {

@@ -49,6 +49,8 @@ function localUser(): string {
 
 interface Read {
   file: string;
+  /** The OpenSSH config on disk the hosts came from (null: uploaded text). */
+  sourcePath: string | null;
   files: string[];
   lines: SshConfigLine[] | string;
   issues: SshConfigIssue[];
@@ -56,12 +58,12 @@ interface Read {
 
 export class SshConfigImportService {
   /** Bounded; the oldest goes first. */
-  private readonly previews = new Map<string, { at: number; file: string; hosts: ImportedHost[] }>();
+  private readonly previews = new Map<string, { at: number; file: string; sourcePath: string | null; hosts: ImportedHost[] }>();
 
   constructor(private readonly deps: SshConfigImportDeps) {}
 
   private async read(source: SshConfigSource, signal: AbortSignal | undefined): Promise<Read | null> {
-    if (source.kind === 'content') return { file: `${source.name} (uploaded)`, files: [], lines: source.text, issues: [] };
+    if (source.kind === 'content') return { file: `${source.name} (uploaded)`, sourcePath: null, files: [], lines: source.text, issues: [] };
     let path = join(this.deps.home, '.ssh', 'config');
     if (source.kind === 'dialog') {
       const picker = this.deps.filePicker;
@@ -73,7 +75,7 @@ export class SshConfigImportService {
       path = chosen;
     }
     const loaded = await loadSshConfigTree(path, this.deps.home, signal);
-    return { file: path, files: loaded.files, lines: loaded.lines, issues: loaded.issues };
+    return { file: path, sourcePath: path, files: loaded.files, lines: loaded.lines, issues: loaded.issues };
   }
 
   /** Null: the operator closed the file dialog. */
@@ -98,7 +100,12 @@ export class SshConfigImportService {
     for (const [id, p] of this.previews) if (now - p.at > PREVIEW_TTL_MS) this.previews.delete(id);
     while (this.previews.size >= PREVIEWS_KEPT) this.previews.delete(this.previews.keys().next().value!);
     const previewId = randomBytes(12).toString('base64url');
-    this.previews.set(previewId, { at: now, file: got.file, hosts: result.hosts });
+    this.previews.set(previewId, { at: now, file: got.file, sourcePath: got.sourcePath, hosts: result.hosts });
+    if (got.sourcePath === null) {
+      for (const h of result.hosts) {
+        if (h.configHost) h.notes.push('uploaded: the openssh transport reads the file from disk; add ssh.configHost and ssh.configFile by hand, or import the file by path');
+      }
+    }
     return {
       previewId,
       file: got.file,
@@ -125,7 +132,7 @@ export class SshConfigImportService {
     }
     const chosen = p.hosts.filter((h) => wanted.has(h.label.toLowerCase()));
     const existing = await readConfigText(config.path);
-    const merged = mergeHostsIntoYaml(existing, chosen, { file: config.path, home: this.deps.home });
+    const merged = mergeHostsIntoYaml(existing, chosen, { file: config.path, home: this.deps.home, sshConfigFile: p.sourcePath });
     if (merged.added.length > 0) await writeFileAtomically(config.path, merged.text);
     let reloaded = false;
     let note: string | null = null;

@@ -11,8 +11,13 @@ import { parseConfig } from '../config/index.js';
 import type { ImportedHost, SkippedHost } from './ssh-config.js';
 
 /** The YAML shape of one imported host (services are left for the operator to add). */
-export function hostEntry(h: ImportedHost): Record<string, unknown> {
+export function hostEntry(h: ImportedHost, configFile: string | null = null): Record<string, unknown> {
   const ssh: Record<string, unknown> = { host: h.host, port: h.port, user: h.user };
+  // What only ssh reads stays in the operator's file: the openssh transport connects to the alias.
+  if (h.configHost && configFile) {
+    ssh['configHost'] = h.configHost;
+    ssh['configFile'] = configFile;
+  }
   if (h.identityFile) ssh['identityFile'] = h.identityFile;
   if (h.agent) ssh['agent'] = true;
   if (h.jumpHost) ssh['jumpHost'] = h.jumpHost;
@@ -30,7 +35,12 @@ export interface MergeResult {
 }
 
 /** Appends hosts whose label is not in the file yet; the result is checked against the config schema. */
-export function mergeHostsIntoYaml(existing: string | null, hosts: readonly ImportedHost[], options: { file: string; home: string }): MergeResult {
+export function mergeHostsIntoYaml(
+  existing: string | null,
+  hosts: readonly ImportedHost[],
+  /** `sshConfigFile`: the OpenSSH config the hosts were read from, on disk (null: uploaded text). */
+  options: { file: string; home: string; sshConfigFile?: string | null },
+): MergeResult {
   const doc = parseDocument(existing ?? '');
   if (doc.errors.length > 0) {
     throw new AppError('CONFIG_INVALID', `${options.file} is not valid YAML (${doc.errors[0]!.message}); fix it before importing`, {
@@ -56,7 +66,7 @@ export function mergeHostsIntoYaml(existing: string | null, hosts: readonly Impo
       continue;
     }
     taken.add(h.label.toLowerCase());
-    seq.add(doc.createNode(hostEntry(h)));
+    seq.add(doc.createNode(hostEntry(h, options.sshConfigFile ?? null)));
     added.push(h.label);
   }
   const text = doc.toString();

@@ -1,7 +1,10 @@
 // Reads an OpenSSH client config (`~/.ssh/config`) into inventory hosts:
 // Host (with wildcard and negated patterns as defaults), HostName, User, Port,
-// IdentityFile, ProxyJump (one hop), plus UserKnownHostsFile and
-// ServerAliveInterval. OpenSSH's rule holds: the first value obtained for a
+// IdentityFile, ProxyJump (hops resolved through the file's own aliases), plus
+// UserKnownHostsFile and ServerAliveInterval. A host that needs what only
+// OpenSSH reads (ProxyCommand, CertificateFile, IdentityAgent, several hops,
+// Match blocks) keeps its alias, for the openssh transport to connect to as
+// written. OpenSSH's rule holds: the first value obtained for a
 // directive wins. Everything else is reported, never fatal. A line that is not
 // `Keyword value` is reported by file and number only: its text is never
 // echoed (the preview must not become a way to read a file).
@@ -30,6 +33,13 @@ export interface ImportedHost {
   jumpHost: string | null;
   knownHostsFile: string | null;
   keepaliveIntervalMs: number | null;
+  /** What only the openssh transport reads for this host (ProxyCommand, CertificateFile, several hops, Match blocks). */
+  openssh: string[];
+  /**
+   * The alias, kept so the openssh transport connects to it as the config says (Include, Match and
+   * the rest apply); null when the console's own fields say everything.
+   */
+  configHost: string | null;
   /** What the operator should know about this host (defaults taken, values dropped). */
   notes: string[];
 }
@@ -87,6 +97,12 @@ interface Block {
 }
 
 const IMPORTED = new Set(['hostname', 'user', 'port', 'identityfile', 'proxyjump', 'userknownhostsfile', 'serveraliveinterval', 'identitiesonly']);
+// Kept so the host is connected through the openssh transport, which reads them from the file itself.
+const OPENSSH_ONLY = new Map([
+  ['proxycommand', 'ProxyCommand'],
+  ['certificatefile', 'CertificateFile'],
+  ['identityagent', 'IdentityAgent'],
+]);
 // Real OpenSSH directives that do not map to the inventory: reported as info.
 const NOT_IMPORTED = new Set(
   [
@@ -97,10 +113,10 @@ const NOT_IMPORTED = new Set(
     'exitonforwardfailure', 'fingerprinthash', 'forkafterauthentication', 'forwardagent', 'forwardx11', 'forwardx11timeout',
     'forwardx11trusted', 'gatewayports', 'globalknownhostsfile', 'gssapiauthentication', 'gssapidelegatecredentials',
     'hashknownhosts', 'hostbasedacceptedalgorithms', 'hostbasedauthentication', 'hostkeyalgorithms', 'hostkeyalias',
-    'identityagent', 'ignoreunknown', 'ipqos', 'kbdinteractiveauthentication', 'kbdinteractivedevices', 'kexalgorithms',
+    'ignoreunknown', 'ipqos', 'kbdinteractiveauthentication', 'kbdinteractivedevices', 'kexalgorithms',
     'knownhostscommand', 'localcommand', 'localforward', 'loglevel', 'logverbose', 'macs', 'nohostauthenticationforlocalhost',
     'numberofpasswordprompts', 'passwordauthentication', 'permitlocalcommand', 'permitremoteopen', 'pkcs11provider',
-    'preferredauthentications', 'proxycommand', 'proxyusefdpass', 'pubkeyacceptedalgorithms', 'pubkeyacceptedkeytypes',
+    'preferredauthentications', 'proxyusefdpass', 'pubkeyacceptedalgorithms', 'pubkeyacceptedkeytypes',
     'pubkeyauthentication', 'rekeylimit', 'remotecommand', 'remoteforward', 'requesttty', 'requiredrsasize', 'revokedhostkeys',
     'securitykeyprovider', 'sendenv', 'serveralivecountmax', 'sessiontype', 'setenv', 'stdinnull', 'streamlocalbindmask',
     'streamlocalbindunlink', 'stricthostkeychecking', 'syslogfacility', 'tag', 'tcpkeepalive', 'tunnel', 'tunneldevice',
@@ -117,7 +133,7 @@ function splitArgs(text: string): string[] {
   return out;
 }
 
-function parse(lines: readonly SshConfigLine[], issues: SshConfigIssue[]): Block[] {
+function parse(lines: readonly SshConfigLine[], issues: SshConfigIssue[], matchSeen: { value: boolean }): Block[] {
   // Directives before the first Host apply to every host.
   const blocks: Block[] = [{ patterns: ['*'], directives: [] }];
   let current: Block | null = blocks[0]!;
@@ -139,11 +155,17 @@ function parse(lines: readonly SshConfigLine[], issues: SshConfigIssue[]): Block
     }
     if (key === 'match') {
       current = null;
-      at(name, 'warning', 'Match blocks are not supported; the directives under it were skipped');
+      matchSeen.value = true;
+      at(name, 'info', 'Match blocks are read by the openssh transport only: hosts of this file connect through ssh with their alias');
       continue;
     }
     if (key === 'include') continue; // the loader inlined the files (or reported why not)
     if (current === null) continue; // inside a skipped Match block
+    if (OPENSSH_ONLY.has(key)) {
+      if (args.length > 0 && args[0]!.toLowerCase() !== 'none') current.directives.push({ key, name, args, file, line });
+      at(name, 'info', `${name} is read by the openssh transport (the host connects through ssh with its alias)`);
+      continue;
+    }
     if (IMPORTED.has(key)) {
       if (args.length === 0) at(name, 'warning', `${name} without a value`);
       else current.directives.push({ key, name, args, file, line });
@@ -232,7 +254,8 @@ export function importSshConfig(
 ): SshConfigImport {
   const issues: SshConfigIssue[] = [...loaderIssues];
   const lines = typeof source === 'string' ? inlineUnfollowedIncludes(splitConfigLines(source), issues) : source;
-  const blocks = parse(lines, issues);
+  const matchSeen = { value: false };
+  const blocks = parse(lines, issues, matchSeen);
   const aliases: string[] = [];
   for (const block of blocks.slice(1)) {
     for (const p of block.patterns) if (isConcrete(p) && !aliases.includes(p)) aliases.push(p);
@@ -274,29 +297,41 @@ export function importSshConfig(
     const agent = !(identitiesOnly && identityFile);
     if (!identityFile) notes.push('no IdentityFile: authenticates through ssh-agent (SSH_AUTH_SOCK)');
 
+    const openssh: string[] = [];
+    for (const [key, name] of OPENSSH_ONLY) if (eff.has(key)) openssh.push(name);
+    if (matchSeen.value) openssh.push('Match blocks');
     let jumpHost: string | null = null;
     const pj = first('proxyjump');
     if (pj && pj.args[0]!.toLowerCase() !== 'none') {
-      const spec = pj.args[0]!.replace(/^ssh:\/\//, '');
-      if (spec.includes(',')) {
-        skipped.push({ alias, reason: `ProxyJump ${spec} (line ${pj.line}) has more than one hop; only one is supported` });
-        continue;
-      }
-      const bare = /^[^@:[\]]+$/.test(spec) ? spec : null;
-      if (bare && aliases.includes(bare)) {
-        const j = resolveBasic(bare);
-        jumpHost = `${j.user ?? user}@${j.host}${j.portText && j.portText !== '22' ? `:${j.portText}` : ''}`;
-        notes.push(`jump host ${bare} resolved to ${jumpHost}`);
-      } else {
-        try {
-          const parsed = parseJumpHost(spec);
-          jumpHost = `${parsed.user ?? user}@${parsed.host.includes(':') ? `[${parsed.host}]` : parsed.host}${parsed.port !== 22 ? `:${parsed.port}` : ''}`;
-        } catch {
-          skipped.push({ alias, reason: `ProxyJump "${spec}" (line ${pj.line}) is not user@host:port` });
+      const spec = pj.args[0]!;
+      const hops: string[] = [];
+      let bad: string | null = null;
+      for (const raw of spec.split(',')) {
+        const hop = raw.replace(/^ssh:\/\//, '');
+        const bare = /^[^@:[\]]+$/.test(hop) ? hop : null;
+        if (bare && aliases.includes(bare)) {
+          const j = resolveBasic(bare);
+          const resolved = `${j.user ?? user}@${j.host}${j.portText && j.portText !== '22' ? `:${j.portText}` : ''}`;
+          notes.push(`jump host ${bare} resolved to ${resolved}`);
+          hops.push(resolved);
           continue;
         }
+        try {
+          const parsed = parseJumpHost(hop);
+          hops.push(`${parsed.user ?? user}@${parsed.host.includes(':') ? `[${parsed.host}]` : parsed.host}${parsed.port !== 22 ? `:${parsed.port}` : ''}`);
+        } catch {
+          bad = hop;
+          break;
+        }
       }
+      if (bad !== null) {
+        skipped.push({ alias, reason: `ProxyJump "${bad}" (line ${pj.line}) is not user@host:port` });
+        continue;
+      }
+      jumpHost = hops.join(',');
+      if (hops.length > 1) openssh.push(`${hops.length} ProxyJump hops`);
     }
+    if (openssh.length > 0) notes.push(`${openssh.join(', ')}: connects through the openssh transport with the alias "${alias}"`);
     const khf = first('userknownhostsfile');
     const knownHostsFile = khf ? expandTokens(khf.args[0]!, ctx, () => undefined) : null;
     if (khf && khf.args.length > 1) notes.push(`UserKnownHostsFile lists several files: only ${knownHostsFile} is read`);
@@ -307,7 +342,7 @@ export function importSshConfig(
     if (label !== alias) notes.push(`label "${label}" (the alias "${alias}" has characters a label may not hold)`);
     for (let n = 2; labels.has(label.toLowerCase()); n++) label = `${toLabel(alias).slice(0, 60)}-${n}`;
     labels.add(label.toLowerCase());
-    hosts.push({ alias, label, host, port, user, identityFile, agent, jumpHost, knownHostsFile, keepaliveIntervalMs, notes });
+    hosts.push({ alias, label, host, port, user, identityFile, agent, jumpHost, knownHostsFile, keepaliveIntervalMs, openssh, configHost: openssh.length > 0 ? alias : null, notes });
   }
   // In file order: the first file's lines, then each included file's, each by line number.
   const fileOrder = new Map<string | null, number>();

@@ -48,7 +48,7 @@ describe('importSshConfig', () => {
   const byAlias = Object.fromEntries(r.hosts.map((h) => [h.alias, h]));
 
   it('imports concrete aliases with wildcard defaults, first value winning', () => {
-    expect(r.hosts.map((h) => h.alias)).toEqual(['bastion', 'gpu-a', 'gpu-b', 'gpu-c']);
+    expect(r.hosts.map((h) => h.alias)).toEqual(['bastion', 'gpu-a', 'gpu-b', 'gpu-c', 'gpu-d']);
     expect(byAlias['bastion']).toMatchObject({ host: 'bastion.example.net', user: 'fallback', port: 2202, keepaliveIntervalMs: 15_000, identityFile: null, agent: true });
     expect(byAlias['gpu-a']).toMatchObject({ host: 'gpu-a.lab.internal', user: 'fallback', port: 22, identityFile: '/home/ops/.ssh/id_gpu', jumpHost: 'fallback@bastion.example.net:2202' });
     expect(byAlias['gpu-a']!.notes.join(' ')).toContain('2 IdentityFile entries');
@@ -60,12 +60,26 @@ describe('importSshConfig', () => {
     expect(byAlias['gpu-c']).toMatchObject({ host: '10.0.0.7', port: 2222, user: 'fallback', jumpHost: 'ops@203.0.113.9:2200', knownHostsFile: '/home/ops/.ssh/known_hosts_lab' });
   });
 
-  it('skips hosts it cannot represent and reports unknown or unsupported directives without failing', () => {
-    expect(r.skipped).toEqual([expect.objectContaining({ alias: 'gpu-d', reason: expect.stringContaining('more than one hop') })]);
+  it('keeps what only OpenSSH reads (several hops, Match, ProxyCommand, CertificateFile) by keeping the alias for the openssh transport', () => {
+    expect(r.skipped).toEqual([]);
+    // Both hops kept, the target's user on each; the file has Match blocks, so every host keeps its alias.
+    expect(byAlias['gpu-d']).toMatchObject({ jumpHost: 'fallback@a,fallback@b', configHost: 'gpu-d', openssh: ['Match blocks', '2 ProxyJump hops'] });
+    expect(byAlias['gpu-d']!.notes.join(' ')).toMatch(/connects through the openssh transport with the alias "gpu-d"/);
+    const plain = importSshConfig('Host box\n  HostName box.example\n  IdentityFile /k\n', opts).hosts[0]!;
+    expect(plain).toMatchObject({ configHost: null, openssh: [] });
+    const pc = importSshConfig('Host box\n  ProxyCommand ssh -W %h:%p jump\n  CertificateFile ~/.ssh/id-cert.pub\n  IdentityFile /k\n', opts).hosts[0]!;
+    expect(pc).toMatchObject({ configHost: 'box', openssh: ['ProxyCommand', 'CertificateFile'] });
+    // Written to the inventory with its file, so ssh reads the alias as the operator wrote it.
+    const merged = mergeHostsIntoYaml(null, [pc], { file: 'c.yaml', home: '/h', sshConfigFile: '/home/ops/.ssh/config' });
+    expect(parseConfig(merged.text, { file: 'c.yaml', home: '/h' }).hosts[0]!.ssh).toMatchObject({ configHost: 'box', configFile: '/home/ops/.ssh/config' });
+    expect(parseConfig(mergeHostsIntoYaml(null, [pc], { file: 'c.yaml', home: '/h' }).text, { file: 'c.yaml', home: '/h' }).hosts[0]!.ssh.configHost).toBeUndefined();
+  });
+
+  it('reports unknown or unsupported directives without failing', () => {
     const msgs = r.issues.map((i) => `${i.line}:${i.severity}:${i.directive}`);
     expect(msgs).toContain('23:info:ForwardAgent');
     expect(msgs).toContain('24:warning:Frobnicate');
-    expect(r.issues.find((i) => i.directive === 'Match')?.severity).toBe('warning');
+    expect(r.issues.find((i) => i.directive === 'Match')?.message).toMatch(/openssh transport only/);
     expect(r.issues.find((i) => i.directive === 'Include')?.message).toContain('not followed');
   });
 
@@ -80,11 +94,11 @@ describe('importSshConfig', () => {
     expect(weird.hosts[0]).toMatchObject({ label: 'my_host-1', agent: false });
     const existing = '# my fleet\nhosts:\n  - label: gpu-a\n    ssh: { host: x, user: y, agent: true }\n';
     const merged = mergeHostsIntoYaml(existing, r.hosts, { file: 'config.yaml', home: '/home/ops' });
-    expect(merged.added).toEqual(['bastion', 'gpu-b', 'gpu-c']);
+    expect(merged.added).toEqual(['bastion', 'gpu-b', 'gpu-c', 'gpu-d']);
     expect(merged.skipped).toEqual([expect.objectContaining({ alias: 'gpu-a' })]);
     expect(merged.text.startsWith('# my fleet')).toBe(true);
     const config = parseConfig(merged.text, { file: 'config.yaml', home: '/home/ops' });
-    expect(config.hosts.map((h) => h.label)).toEqual(['gpu-a', 'bastion', 'gpu-b', 'gpu-c']);
+    expect(config.hosts.map((h) => h.label)).toEqual(['gpu-a', 'bastion', 'gpu-b', 'gpu-c', 'gpu-d']);
     expect(config.hosts[3]!.ssh).toMatchObject({ host: '10.0.0.7', port: 2222, jumpHost: 'ops@203.0.113.9:2200' });
     expect(mergeHostsIntoYaml(null, weird.hosts, { file: 'c.yaml', home: '/h' }).added).toEqual(['my_host-1']);
   });
