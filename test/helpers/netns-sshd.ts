@@ -106,6 +106,14 @@ export interface SshdOptions {
   /** Reuse host keys from an earlier sshd of this host (a restart), or make new ones (a reinstall). */
   hostKeyDir?: string;
   logLevel?: 'INFO' | 'VERBOSE' | 'DEBUG1' | 'DEBUG3';
+  /**
+   * sshd_config lines of the test's own (TrustedUserCAKeys, HostCertificate,
+   * PermitOpen, `AuthorizedKeysFile none`, `ListenAddress 127.0.0.2:2202`).
+   * sshd keeps the FIRST value of a single-valued keyword, so these go before
+   * the defaults and win over them; ListenAddress, HostKey and HostCertificate
+   * add to the defaults. A `Match` block (and all after it) goes after the defaults.
+   */
+  extraConfig?: string[];
 }
 
 export interface Sshd {
@@ -249,9 +257,13 @@ export async function createNetnsHost(): Promise<NetnsHost> {
       const port = options.port ?? 22;
       const logFile = join(sdir, 'sshd.log');
       const conf = join(sdir, 'sshd_config');
+      const extra = options.extraConfig ?? [];
+      const matchAt = extra.findIndex((l) => /^\s*Match\s/i.test(l));
+      const [extraHead, extraMatch] = matchAt < 0 ? [extra, []] : [extra.slice(0, matchAt), extra.slice(matchAt)];
       writeFileSync(
         conf,
         [
+          ...extraHead,
           `Port ${port}`,
           `ListenAddress ${listen}`,
           `HostKey ${hostKeyFile}`,
@@ -270,6 +282,7 @@ export async function createNetnsHost(): Promise<NetnsHost> {
           'MaxStartups 200',
           'MaxSessions 50',
           `LogLevel ${options.logLevel ?? 'DEBUG1'}`,
+          ...extraMatch,
           '',
         ].join('\n'),
       );
