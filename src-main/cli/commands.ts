@@ -67,7 +67,8 @@ function fmt(value: number | null, digits = 0, unit = ''): string {
 export function renderSnapshot(snapshot: FleetSnapshot): string[] {
   const lines: string[] = [];
   for (const host of snapshot.hosts) {
-    lines.push(`${host.label}  ${host.state}${host.lastError ? `  (${host.lastError.code}: ${host.lastError.message})` : ''}  ${host.address}`);
+    const via = host.transport ? `  via ${host.transport.kind}` : '';
+    lines.push(`${host.label}  ${host.state}${host.lastError ? `  (${host.lastError.code}: ${host.lastError.message})` : ''}  ${host.address}${via}`);
     for (const gpu of host.gpus) {
       lines.push(
         `  gpu${gpu.index} ${gpu.name}  vram ${fmt(gpu.memoryUsedMiB)}/${fmt(gpu.memoryTotalMiB)} MiB  util ${fmt(gpu.utilizationPct, 0, '%')}  ` +
@@ -92,11 +93,64 @@ export async function status(dataDir: string, output: Output): Promise<number> {
   return EXIT.OK;
 }
 
-export async function hostsConnect(dataDir: string, label: string, connect: boolean, output: Output): Promise<number> {
-  const result = await callRunningConsole(dataDir, connect ? 'hosts.connect' : 'hosts.disconnect', { label });
+export async function hostsConnect(dataDir: string, label: string, connect: boolean, output: Output, prompt: PassphrasePrompt | null = ttyPassphrasePrompt()): Promise<number> {
+  let result = await callRunningConsole(dataDir, connect ? 'hosts.connect' : 'hosts.disconnect', { label });
+  // An encrypted key (either transport) is unlocked here when a person is at the terminal: asked without
+  // echo, handed to the console's memory only, never to the shell history or a file.
+  for (let tries = 0; connect && prompt && tries < 3; tries++) {
+    const ask = await settledCredentialPrompt(dataDir, label);
+    if (!ask) break;
+    const passphrase = await prompt(`${ask.reason === 'incorrect' ? 'Incorrect passphrase. ' : ''}Passphrase for ${ask.keyFile} (host ${label}): `);
+    if (!passphrase) break;
+    result = await callRunningConsole(dataDir, 'hosts.passphrase', { label, passphrase });
+  }
   if (output.json) output.out(JSON.stringify(result));
   else output.out(`${result.label}: ${result.state}`);
   return EXIT.OK;
+}
+
+export type PassphrasePrompt = (question: string) => Promise<string>;
+
+/** The host's passphrase prompt once its attempt has settled (a few seconds at most); null when none is asked. */
+async function settledCredentialPrompt(dataDir: string, label: string): Promise<{ keyFile: string; reason: string } | null> {
+  const end = Date.now() + 8_000;
+  while (Date.now() < end) {
+    const host = (await callRunningConsole(dataDir, 'fleet.snapshot', {})).hosts.find((h) => h.label === label);
+    if (!host) return null;
+    if (host.credentialPrompt) return host.credentialPrompt;
+    if (host.state !== 'connecting' && host.state !== 'reconnecting') return null;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  return null;
+}
+
+/** Reads a line from the terminal without echoing it; null when stdin is not a TTY (scripts, CI). */
+function ttyPassphrasePrompt(): PassphrasePrompt | null {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return null;
+  return (question) =>
+    new Promise((resolvePromise) => {
+      process.stderr.write(question);
+      const stdin = process.stdin;
+      stdin.setRawMode(true);
+      stdin.resume();
+      let typed = '';
+      const done = (value: string) => {
+        stdin.setRawMode(false);
+        stdin.pause();
+        stdin.off('data', onData);
+        process.stderr.write('\n');
+        resolvePromise(value);
+      };
+      const onData = (d: Buffer) => {
+        for (const ch of d.toString('utf8')) {
+          if (ch === '\r' || ch === '\n') return done(typed);
+          if (ch === '\u0003' || ch === '\u0004') return done(''); // Ctrl-C / Ctrl-D: not now
+          if (ch === '\u007f' || ch === '\b') typed = typed.slice(0, -1);
+          else typed += ch;
+        }
+      };
+      stdin.on('data', onData);
+    });
 }
 
 /** The running console's UI URL with its token: read from ready.json (0600), so only its own user gets it. */

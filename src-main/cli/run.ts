@@ -35,6 +35,9 @@ Commands:
       --demo-time-scale N divide the demo fleet's sleep/wake/restart times by N (default 1)
       --demo-hosts N      a demo fleet of N synthetic hosts (1-128; 8 GPUs and 2 services each)
                           instead of the built-in three, for seeing and measuring scale
+      --demo-ssh-transport builtin|openssh|auto
+                          the SSH transport of the demo hosts (default auto: builtin); a config
+                          file sets it with ssh.transport
       --config FILE       config file (default: <data dir>/config.yaml)
       --ui-port N         UI port on 127.0.0.1 (default 0 = any free port)
       --proxy-port N      port of the local OpenAI-compatible proxy on 127.0.0.1 (default: config, else any free port)
@@ -110,6 +113,7 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
           'demo-traffic': { type: 'string' },
           'demo-time-scale': { type: 'string' },
           'demo-hosts': { type: 'string' },
+          'demo-ssh-transport': { type: 'string' },
           config: { type: 'string' },
           'ui-port': { type: 'string' },
           'proxy-port': { type: 'string' },
@@ -133,6 +137,10 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
         if (demoHosts !== undefined && !(Number.isInteger(demoHosts) && demoHosts >= 1 && demoHosts <= MAX_DEMO_HOSTS)) {
           throw new UsageError(`--demo-hosts must be a whole number from 1 to ${MAX_DEMO_HOSTS}, got "${rawHosts}"`);
         }
+        const demoSshTransport = values['demo-ssh-transport'];
+        if (demoSshTransport !== undefined && !['builtin', 'openssh', 'auto'].includes(demoSshTransport)) {
+          throw new UsageError(`--demo-ssh-transport must be builtin, openssh or auto, got "${demoSshTransport}"`);
+        }
         if (demoHosts !== undefined && values.config !== undefined) {
           throw new UsageError('--demo-hosts starts a demo fleet; it cannot be combined with --config');
         }
@@ -142,6 +150,7 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
             demoTraffic: demoTraffic === 'on',
             demoTimeScale,
             demoHosts,
+            ...(demoSshTransport !== undefined ? { demoSshTransport: demoSshTransport as 'builtin' | 'openssh' | 'auto' } : {}),
             configFile: values.config ?? null,
             dataDir: resolveDataDir(values['data-dir']),
             uiPort: parsePort('--ui-port', values['ui-port']) ?? 0,

@@ -26,6 +26,8 @@ export interface ServeOptions {
   demoTimeScale?: number;
   /** N synthetic demo hosts (8 GPUs, 2 services each) instead of the built-in three. */
   demoHosts?: number;
+  /** The demo hosts' SSH transport (the fleet default of the demo config). */
+  demoSshTransport?: 'builtin' | 'openssh' | 'auto';
   configFile: string | null;
   dataDir: string;
   uiPort: number;
@@ -75,6 +77,7 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
     demoOptions: {
       traffic: options.demoTraffic,
       timeScale: options.demoTimeScale,
+      ...(options.demoSshTransport ? { sshTransport: options.demoSshTransport } : {}),
       ...(options.demoHosts !== undefined ? { profiles: syntheticProfiles(options.demoHosts, { labelPrefix: 'demo' }) } : {}),
     },
     proxyPort: options.proxyPort,

@@ -41,7 +41,7 @@ export interface AppOptions {
   /** Path to an Electron-ABI better_sqlite3.node (desktop only). */
   sqliteNativeBinding?: string;
   /** `profiles`: other demo hosts than the built-in three (tests, benchmarks). */
-  demoOptions?: { timeScale?: number; decodeSpeedFactor?: number; traffic?: boolean; profiles?: readonly HostProfile[] };
+  demoOptions?: { timeScale?: number; decodeSpeedFactor?: number; traffic?: boolean; profiles?: readonly HostProfile[]; sshTransport?: 'builtin' | 'openssh' | 'auto' };
   /** Overrides the poll interval from config (tests). */
   pollIntervalMs?: number;
   /** Where secrets are kept; default: a 0600 file in the data dir (headless). The desktop shell passes the keychain. */
@@ -124,7 +124,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       // Its background traffic starts below, once the proxy it partly goes through is up.
       demo = await startDemoFleet({ dir: join(options.dataDir, 'demo'), logger: logger.child('demo'), clock, ...options.demoOptions, traffic: false });
       disposables.add(toDisposable(() => demo!.dispose()));
-      config.replace(demo.config as Config);
+      const demoSsh = options.demoOptions?.sshTransport;
+      config.replace((demoSsh ? { ...demo.config, ssh: { ...(demo.config as Config).ssh, transport: demoSsh } } : demo.config) as Config);
     } else {
       const error = await config.reload();
       if (error) throw error;

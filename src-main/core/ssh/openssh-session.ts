@@ -457,8 +457,15 @@ export class OpenSshSession implements SshSession {
     return knownHostsName(host, port);
   }
 
-  private startMaster(gen: number, helperEnv: Record<string, string>, notes: AttemptNotes): Promise<void> {
+  private async startMaster(gen: number, helperEnv: Record<string, string>, notes: AttemptNotes): Promise<void> {
+    // A master left by a console that was killed still holds its connection: tell it to go first.
+    if (existsSync(this.controlPath)) await this.control(['-O', 'exit']).catch(() => undefined);
     rmSync(this.controlPath, { force: true });
+    if (gen !== this.generation) return;
+    return this.spawnMaster(gen, helperEnv, notes);
+  }
+
+  private spawnMaster(gen: number, helperEnv: Record<string, string>, notes: AttemptNotes): Promise<void> {
     const child = spawn(this.binary, ['-F', this.configPath, '-M', '-N', '-S', this.controlPath, '--', this.alias], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: this.childEnv(helperEnv),
