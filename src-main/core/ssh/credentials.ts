@@ -27,7 +27,8 @@ export async function loadCredentials(
   env: Readonly<Record<string, string | undefined>>,
   passphrases: PassphraseProvider,
 ): Promise<Credentials> {
-  const agentSock = ssh.agent ? env['SSH_AUTH_SOCK'] || null : null;
+  // An explicit socket (OpenSSH's IdentityAgent) wins; `agent: true` means the one in SSH_AUTH_SOCK.
+  const agentSock = ssh.identityAgent ?? (ssh.agent ? env['SSH_AUTH_SOCK'] || null : null);
   const creds: Credentials = { key: null, keyFile: ssh.identityFile ?? null, keySkipped: null, agentSock };
   if (ssh.identityFile) {
     const passphrase = passphrases.get(ssh.identityFile);
@@ -44,7 +45,7 @@ export async function loadCredentials(
   if (!creds.key && !agentSock) {
     throw new AppError(
       SshErrorCode.NO_AUTH_METHOD,
-      ssh.agent ? 'ssh-agent requested but SSH_AUTH_SOCK is not set, and no identityFile is configured' : 'no identityFile and no agent configured',
+      ssh.agent || ssh.identityAgent ? 'ssh-agent requested but SSH_AUTH_SOCK is not set, and no identityFile is configured' : 'no identityFile and no agent configured',
       { details: { methodsTried: [] } },
     );
   }

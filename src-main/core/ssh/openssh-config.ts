@@ -148,8 +148,10 @@ export function generatedConfig(input: GeneratedConfigInput): { text: string; al
   if (ssh.identityFile) lines.push(`  IdentityFile ${arg(ssh.identityFile, 'identityFile')}`);
   if (ssh.certificateFile) lines.push(`  CertificateFile ${arg(ssh.certificateFile, 'certificateFile')}`);
   lines.push(`  IdentityAgent ${input.agentSock ? arg(input.agentSock, 'the agent socket') : 'none'}`);
-  // Only what the inventory names: keys lying in ~/.ssh are not tried behind the operator's back.
-  lines.push('  IdentitiesOnly yes');
+  // Only what the inventory names: keys lying in ~/.ssh are not tried behind the operator's back. With an
+  // agent, its keys are offered too (after the key file), as the builtin transport does; IdentitiesOnly
+  // would hide every agent key but the file's.
+  lines.push(`  IdentitiesOnly ${input.agentSock ? 'no' : 'yes'}`);
   return { text: lines.join('\n') + '\n', alias: TARGET_ALIAS };
 }
 
@@ -158,6 +160,9 @@ export function classifyStderr(stderr: string, where: string): AppError | null {
   const text = stderr.trim();
   const last = lastLines(text);
   const details = { stderr: last };
+  if (/stdio forwarding failed|open failed: administratively prohibited|channel \d+: open failed/.test(text)) {
+    return new AppError(SshErrorCode.JUMP_FAILED, `${where}: a jump host refused to forward to the next hop: ${last}`, { retryable: true, details });
+  }
   if (/Permission denied \(/.test(text)) {
     return new AppError(SshErrorCode.AUTH_FAILED, `${where}: authentication failed (${/Permission denied \(([^)]*)\)/.exec(text)?.[1] ?? 'publickey'} refused): ${last}`, { details });
   }

@@ -72,6 +72,13 @@ describe('the config the openssh transport writes', () => {
     expect(() => generatedConfig({ target: host({ identityFile: '/keys/a"b' }), ...BASE })).toThrow(/quote or a line break/);
   });
 
+  it('with an agent, its keys are offered too (IdentitiesOnly off), as the builtin transport does', () => {
+    const { text } = generatedConfig({ target: host({ agent: true }), ...BASE, agentSock: '/run/agent.sock' });
+    const v = firstValues(text, 'gc-target');
+    expect(v.get('identityagent')).toBe('/run/agent.sock');
+    expect(v.get('identitiesonly')).toBe('no');
+  });
+
   it('carries a ProxyCommand verbatim', () => {
     const { text } = generatedConfig({ target: host({ proxyCommand: 'ssh -W %h:%p jump.example' }), ...BASE });
     expect(firstValues(text, 'gc-target').get('proxycommand')).toBe('ssh -W %h:%p jump.example');
@@ -119,6 +126,7 @@ describe('reading OpenSSH', () => {
     expect(classifyStderr('ssh: connect to host 10.0.0.5 port 22: Connection timed out', 'x')).toMatchObject({ code: 'SSH_TIMEOUT', retryable: true });
     expect(classifyStderr('/home/ops/.ssh/config line 4: Bad configuration option: frobnicate', 'x')).toMatchObject({ code: 'SSH_OPENSSH_CONFIG_INVALID', retryable: false });
     expect(classifyStderr('kex_exchange_identification: Connection closed by remote host\nConnection closed by UNKNOWN port 65535', 'x')).toMatchObject({ code: 'SSH_CONNECT_FAILED' });
+    expect(classifyStderr('channel 0: open failed: administratively prohibited: open failed\nstdio forwarding failed\nkex_exchange_identification: Connection closed by remote host', 'x')).toMatchObject({ code: 'SSH_JUMP_FAILED' });
     expect(classifyStderr('something new', 'x')).toBeNull();
   });
 });
