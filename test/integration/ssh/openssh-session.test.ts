@@ -194,6 +194,9 @@ describe.skipIf(!HAVE)('openssh transport: one host through the system ssh', () 
 
   it('bad input: no client, a socket path too long, an expired certificate, a ProxyCommand that exits at once', async () => {
     await expect(session({}, { binary: join(dir, 'no-such-ssh') }).connect()).rejects.toMatchObject({ code: 'SSH_OPENSSH_MISSING', message: expect.stringMatching(/install openssh-client/) });
+    const old = join(dir, 'old-ssh');
+    writeFileSync(old, '#!/bin/sh\necho "OpenSSH_7.4p1, OpenSSL 1.0.2k-fips  26 Jan 2017" >&2\n', { mode: 0o755 });
+    await expect(session({}, { binary: old }).connect()).rejects.toMatchObject({ code: 'SSH_OPENSSH_TOO_OLD', message: expect.stringMatching(/OpenSSH_7\.4p1.*8\.5 or newer/) });
     const deep = join(dir, 'x'.repeat(110));
     await expect(session({}, { controlDir: deep }).connect()).rejects.toMatchObject({ code: 'SSH_CONTROL_PATH_TOO_LONG' });
     await expect(session({ identityFile: certKey, certificateFile: `${certKey}-cert.pub` }, { knownHosts: known() }).connect()).rejects.toMatchObject({
@@ -218,6 +221,11 @@ describe.skipIf(!HAVE)('openssh transport: one host through the system ssh', () 
     await s.connect();
     expect(s.transport.effective).toMatchObject({ hostname: '127.0.0.1', port: String(port) });
     expect(s.transport.effective!['identityfile']).toContain(clientKey);
+    // A Match exec whose command fails does not match (as in ssh): the alias then has no HostName, which is named.
+    const failing = join(dir, 'failing_match');
+    writeFileSync(failing, ['Match exec "/nonexistent/check-vpn"', '  HostName 127.0.0.1', `  Port ${port}`, ''].join('\n'));
+    const f = session({ configHost: 'gpu-vpn-only', configFile: failing, identityFile: undefined, agent: true }, { knownHosts: known() });
+    await expect(f.connect()).rejects.toMatchObject({ code: 'SSH_HOST_UNRESOLVED', message: expect.stringMatching(/gpu-vpn-only/) });
     const bad = join(dir, 'bad_config');
     writeFileSync(bad, 'Host gpu-bad\n  Frobnicate yes\n');
     const b = session({ configHost: 'gpu-bad', configFile: bad, identityFile: undefined, agent: true }, { knownHosts: known() });
