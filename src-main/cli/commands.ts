@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import type { FleetSnapshot } from '../../src-preload/contract/index.js';
+import type { CredentialPrompt, FleetSnapshot } from '../../src-preload/contract/index.js';
 import { AppError } from '../core/base/index.js';
 import { loadConfigFile } from '../core/config/index.js';
 import { findRunningConsole } from '../core/instance/index.js';
@@ -100,7 +100,9 @@ export async function hostsConnect(dataDir: string, label: string, connect: bool
   for (let tries = 0; connect && prompt && tries < 3; tries++) {
     const ask = await settledCredentialPrompt(dataDir, label);
     if (!ask) break;
-    const passphrase = await prompt(`${ask.reason === 'incorrect' ? 'Incorrect passphrase. ' : ''}Passphrase for ${ask.keyFile} (host ${label}): `);
+    const question =
+      ask.kind === 'prompt' ? `${label} asks: ${ask.text.trim()} ` : `${ask.reason === 'incorrect' ? 'Incorrect passphrase. ' : ''}Passphrase for ${ask.keyFile} (host ${label}): `;
+    const passphrase = await prompt(question);
     if (!passphrase) break;
     result = await callRunningConsole(dataDir, 'hosts.passphrase', { label, passphrase });
   }
@@ -111,8 +113,8 @@ export async function hostsConnect(dataDir: string, label: string, connect: bool
 
 export type PassphrasePrompt = (question: string) => Promise<string>;
 
-/** The host's passphrase prompt once its attempt has settled (a few seconds at most); null when none is asked. */
-async function settledCredentialPrompt(dataDir: string, label: string): Promise<{ keyFile: string; reason: string } | null> {
+/** The host's passphrase prompt once its attempt has settled, or the question it asks now; null when none is asked. */
+async function settledCredentialPrompt(dataDir: string, label: string): Promise<CredentialPrompt | null> {
   const end = Date.now() + 8_000;
   while (Date.now() < end) {
     const host = (await callRunningConsole(dataDir, 'fleet.snapshot', {})).hosts.find((h) => h.label === label);

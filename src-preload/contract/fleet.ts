@@ -65,9 +65,14 @@ export const HostKeyProblemSchema = z
 export type HostKeyProblem = z.infer<typeof HostKeyProblemSchema>;
 
 /** The host waits for the operator to type a key's passphrase (kept in main-process memory only). */
-export const CredentialPromptSchema = z
-  .object({ kind: z.literal('passphrase'), keyFile: z.string(), reason: z.enum(['required', 'incorrect']) })
-  .strict();
+export const CredentialPromptSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('passphrase'), keyFile: z.string(), reason: z.enum(['required', 'incorrect']) }).strict(),
+  /**
+   * The host asks something while ssh waits (keyboard-interactive: a one-time code, a second factor;
+   * openssh transport): answered through hosts.passphrase before `expiresAt` (epoch ms).
+   */
+  z.object({ kind: z.literal('prompt'), text: z.string(), expiresAt: z.number() }).strict(),
+]);
 export type CredentialPrompt = z.infer<typeof CredentialPromptSchema>;
 
 /**

@@ -238,6 +238,11 @@ export class FleetService implements Disposable {
   /** Keeps the passphrase of the host's key in memory (never on disk) and connects. */
   async providePassphrase(label: string, passphrase: string): Promise<HostConnectionState> {
     const host = this.requireHost(label);
+    // The host is asking something right now (keyboard-interactive): this is the answer.
+    if (host.session.pendingPrompt && host.session.answerPrompt?.(passphrase)) {
+      await host.session.connect().catch(() => undefined);
+      return host.session.state;
+    }
     const keyFile = host.config.ssh.identityFile;
     if (!keyFile) throw new AppError(FleetErrorCode.NO_IDENTITY_FILE, `${label} has no identityFile; a passphrase has nothing to unlock`);
     this.sshServices.passphrases.set(keyFile, passphrase);

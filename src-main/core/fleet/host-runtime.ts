@@ -1,7 +1,7 @@
 import type { CredentialPrompt, ErrorSummary, FigureSource, GpuVendor, GpuView, HostView } from '../../../src-preload/contract/index.js';
 import type { HostConfig } from '../config/index.js';
 import { AppError, DisposableStore, fireAndForget, toAppError, type Clock, type Logger } from '../base/index.js';
-import { LocalForward, SshErrorCode, type SshSession, type SshStateChange } from '../ssh/index.js';
+import { LocalForward, MasterForward, SshErrorCode, canMasterListen, type LocalForwardOptions, type SshSession, type SshStateChange } from '../ssh/index.js';
 import type { TunnelTestResult } from './tunnel-probe.js';
 import {
   GPU_DETECT_COMMAND,
@@ -143,7 +143,10 @@ export class HostRuntime {
       for (const service of this.services) {
         if (service.forward || this.disposed) continue;
         try {
-          const forward = await LocalForward.open(this.session, {
+          // On the openssh transport the master owns the port while the link is up (no JS in the data path).
+          const session = this.session;
+          const open = canMasterListen(session) ? (o: LocalForwardOptions) => MasterForward.open(session, o) : (o: LocalForwardOptions) => LocalForward.open(session, o);
+          const forward = await open({
             localPort: service.config.localPort,
             remoteHost: service.config.remoteHost,
             remotePort: service.config.remotePort,
@@ -194,6 +197,8 @@ export class HostRuntime {
 
   /** The passphrase prompt the UI shows, derived from the last error. */
   private credentialPrompt(): CredentialPrompt | null {
+    const asked = this.session.pendingPrompt;
+    if (asked) return { kind: 'prompt', text: asked.text, expiresAt: asked.expiresAt };
     const err = this.session.lastError;
     const keyFile = this.config.ssh.identityFile;
     if (!err || !keyFile || this.session.state === 'connected') return null;

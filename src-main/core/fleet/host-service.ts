@@ -187,15 +187,21 @@ export class HostService implements Disposable {
   }
 
   async passphrase(label: string, passphrase: string, caller: string): Promise<HostConnectionState> {
+    const before = this.deps.fleet.snapshot().hosts.find((h) => h.label === label)?.credentialPrompt;
     const keyFile = this.deps.fleet.hostConfig(label).ssh.identityFile ?? null;
     const state = await this.deps.fleet.providePassphrase(label, passphrase);
     const after = this.deps.fleet.snapshot().hosts.find((h) => h.label === label);
+    if (before?.kind === 'prompt') {
+      // What the host asked is recorded; the answer is not.
+      this.audit.append({ type: 'ssh.prompt.answered', actor: operatorActor(caller), target: label, payload: { prompt: before.text, stateAfter: state } });
+      return state;
+    }
     // The value itself never leaves this function: not in the audit row, not in a log.
     this.audit.append({
       type: 'ssh.key.unlocked',
       actor: operatorActor(caller),
       target: label,
-      payload: { keyFile, accepted: after?.credentialPrompt?.reason !== 'incorrect', stateAfter: state },
+      payload: { keyFile, accepted: !(after?.credentialPrompt?.kind === 'passphrase' && after.credentialPrompt.reason === 'incorrect'), stateAfter: state },
     });
     return state;
   }

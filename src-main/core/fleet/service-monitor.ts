@@ -1,7 +1,7 @@
 import type { EngineView, ErrorSummary, FigureSource, HostConnectionState, ServiceView, SleepState, TunnelState } from '../../../src-preload/contract/index.js';
 import type { ServiceConfig } from '../config/index.js';
 import { toAppError, type AppError, type Clock } from '../base/index.js';
-import type { LocalForward } from '../ssh/index.js';
+import type { TunnelListener } from '../ssh/index.js';
 import { ServiceDeriver, TelemetryErrorCode, formatStaleReason, type ServiceFigures, type ServiceReading, type SourceReading } from '../telemetry/index.js';
 import { probeTunnel, testTunnel, type ProbeResult, type TunnelTestResult } from './tunnel-probe.js';
 import { SOURCE_DETAIL, type ScrapeSettings, type ServiceSource } from './sources.js';
@@ -23,7 +23,7 @@ export type ServiceSourceFactory = (forwardUrl: string | null) => ServiceSource 
  * the view by one mapper, `figuresView`.
  */
 export class ServiceMonitor {
-  forward: LocalForward | null = null;
+  forward: TunnelListener | null = null;
   listenError: ErrorSummary | null = null;
   private hadForward = false;
   private source: ServiceSource | null;
@@ -117,7 +117,7 @@ export class ServiceMonitor {
     return this.lastOk === true;
   }
 
-  attachForward(forward: LocalForward): void {
+  attachForward(forward: TunnelListener): void {
     this.forward = forward;
     this.hadForward = true;
     this.listenError = null;

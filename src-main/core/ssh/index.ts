@@ -27,6 +27,8 @@ export { loadSshConfigTree, type LoadedSshConfig } from './ssh-config-files.js';
 export { importSshConfig, splitConfigLines, type SshConfigLine, type ImportedHost, type SkippedHost, type SshConfigIssue, type SshConfigImport, type SshConfigImportOptions } from './ssh-config.js';
 export { type ExecOptions, type ExecResult } from './exec.js';
 export { LocalForward, type LocalForwardOptions, type ForwardChannelOpener } from './local-forward.js';
+export { MasterForward, canMasterListen, type MasterListener } from './master-forward.js';
+export type { TunnelListener } from './tunnel-listener.js';
 export { KnownHosts, knownHostsName, hostMatches, type HostKeyVerdict, type KnownHostEntry } from './known-hosts.js';
 export { sha256Fingerprint, isSha256Fingerprint } from './fingerprint.js';
 export { loadPrivateKey, loadKeyFile } from './keys.js';

@@ -76,6 +76,10 @@ export class LocalForward implements Disposable {
   get listening(): boolean {
     return this.server.listening;
   }
+  /** Accepted connections still open (streaming, or idle keep-alive). */
+  get openConnections(): number {
+    return this.sockets.size;
+  }
   get stats(): { opened: number; failed: number; lastError: AppError | null } {
     return { opened: this._opened, failed: this._failed, lastError: this._lastError };
   }
@@ -199,11 +203,24 @@ export class LocalForward implements Disposable {
     return streams.length;
   }
 
+  /**
+   * Stops taking new connections (the port is free for another listener at once); streams and
+   * connections already accepted go on until they end, or until close().
+   */
+  stopAccepting(): Promise<void> {
+    if (!this.server.listening) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      // close() calls back only once every connection is gone; the port itself is released now.
+      setImmediate(resolve);
+    });
+  }
+
   /** Stops listening and closes every open stream at once. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const serverClosed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const serverClosed = this.server.listening ? new Promise<void>((resolve) => this.server.close(() => resolve())) : Promise.resolve();
     for (const { socket, channel } of this.streams) {
       channel?.destroy();
       socket.destroy();

@@ -29,12 +29,17 @@ export interface OpenSshSessionOptions extends Omit<SshConnectionOptions, 'clien
   binary?: string;
   helper: OpenSshHelperServer;
   probe: OpenSshProbe;
+  /** How long a host's keyboard-interactive question waits for the operator; default 110 s (sshd allows 120). */
+  promptWaitMs?: number;
 }
 
 /** Effective settings `ssh -G` reports that an operator checks first. */
 const SHOWN_SETTINGS = ['hostname', 'port', 'user', 'proxyjump', 'proxycommand', 'identityfile', 'certificatefile', 'identityagent', 'identitiesonly', 'userknownhostsfile', 'stricthostkeychecking', 'controlpath', 'serveraliveinterval', 'serveralivecountmax', 'connecttimeout'];
 
 const STDERR_CAP = 16 * 1024;
+
+/** How long a keyboard-interactive question waits for the operator (sshd's LoginGraceTime is 120 s by default). */
+const PROMPT_WAIT_MS = 110_000;
 
 /** What one connect attempt learnt through the helper (host keys, prompts). */
 interface AttemptNotes {
@@ -66,6 +71,8 @@ export class OpenSshSession implements SshSession {
   private _effective: Record<string, string> | null = null;
   private _version: string | null = null;
   private alias = '';
+  /** The host's question ssh is waiting on, with what answers it. */
+  private prompt: { text: string; expiresAt: number; settle(answer: HelperAnswer): void } | null = null;
   /** The ControlMaster of the connected link, or of the attempt in flight. */
   private master: ChildProcess | null = null;
   private masterExited: Promise<void> | null = null;
@@ -113,6 +120,17 @@ export class OpenSshSession implements SshSession {
   get effectiveSettings(): Record<string, string> | null {
     return this._effective;
   }
+  get pendingPrompt(): { text: string; expiresAt: number } | null {
+    return this.prompt ? { text: this.prompt.text, expiresAt: this.prompt.expiresAt } : null;
+  }
+
+  answerPrompt(answer: string): boolean {
+    const p = this.prompt;
+    if (!p) return false;
+    p.settle({ secret: answer });
+    return true;
+  }
+
   get transport(): SshTransportInfo {
     return { kind: 'openssh', why: this.options.transportWhy ?? 'openssh', client: this._version, effective: this._effective };
   }
@@ -418,13 +436,37 @@ export class OpenSshSession implements SshSession {
       }
       return { secret: given };
     }
-    notes.credentialError = new AppError(
-      SshErrorCode.AUTH_FAILED,
-      `${this.label}: the host asked "${prompt.slice(0, 80)}" (keyboard-interactive); the console answers key passphrases only: use a key, an agent or a certificate`,
-      { details: { prompt: prompt.slice(0, 80) } },
-    );
-    return { cancel: 'unanswered prompt' };
+    return this.askOperator(prompt.slice(0, 200), notes);
   }
+
+  /** Keyboard-interactive: ssh waits while the operator answers in the console (or the question expires). */
+  private askOperator(text: string, notes: AttemptNotes): Promise<HelperAnswer> {
+    this.prompt?.settle({ cancel: 'replaced' });
+    return new Promise<HelperAnswer>((resolve) => {
+      const waitMs = this.options.promptWaitMs ?? PROMPT_WAIT_MS;
+      const expiresAt = this.clock.now() + waitMs;
+      const timer = this.clock.setTimeout(() => {
+        notes.credentialError = new AppError(SshErrorCode.AUTH_FAILED, `${this.label}: the host asked "${text}" and nobody answered within ${Math.round(waitMs / 1000)} s`, {
+          details: { prompt: text },
+        });
+        entry.settle({ cancel: 'expired' });
+      }, waitMs);
+      const entry = {
+        text,
+        expiresAt,
+        settle: (answer: HelperAnswer) => {
+          if (this.prompt === entry) this.prompt = null;
+          void timer.dispose();
+          // The attempt's clock starts again: the time the operator took is not the host's.
+          this.promptAnsweredAt = this.clock.now();
+          resolve(answer);
+        },
+      };
+      this.prompt = entry;
+      this.logger.info('host prompt', { prompt: text });
+    });
+  }
+  private promptAnsweredAt = 0;
 
   private async answerHostKey(q: Extract<HelperQuestion, { kind: 'hostkey' }>, notes: AttemptNotes): Promise<HelperAnswer> {
     // Certificates are ssh's to check against known_hosts' @cert-authority lines; if none signs it, ssh asks again with the plain key.
@@ -517,7 +559,9 @@ export class OpenSshSession implements SshSession {
           settle(new AppError(SshErrorCode.CANCELLED, 'superseded'));
           return;
         }
-        if (this.clock.now() - started > deadlineMs) {
+        // While the operator is asked something, the deadline waits with ssh.
+        if (this.prompt) return;
+        if (this.clock.now() - Math.max(started, this.promptAnsweredAt) > deadlineMs) {
           child.kill('SIGKILL');
           settle(new AppError(SshErrorCode.TIMEOUT, `${targetWhere(this.target)}: no SSH connection within ${deadlineMs} ms`, { retryable: true }));
           return;
@@ -581,6 +625,17 @@ export class OpenSshSession implements SshSession {
     return path;
   }
 
+  /** The master listens on 127.0.0.1:localPort for a tunnel (see MasterForward). */
+  async masterListen(localPort: number, dstHost: string, dstPort: number): Promise<void> {
+    this.requireConnected();
+    await this.control(['-O', 'forward', '-L', masterSpec(localPort, dstHost, dstPort)]);
+  }
+
+  async masterUnlisten(localPort: number, dstHost: string, dstPort: number): Promise<void> {
+    if (!this.master) return;
+    await this.control(['-O', 'cancel', '-L', masterSpec(localPort, dstHost, dstPort)]);
+  }
+
   private adopt(gen: number): void {
     if (gen !== this.generation) return;
     this.retry.reset();
@@ -612,6 +667,7 @@ export class OpenSshSession implements SshSession {
   }
 
   private async stopMaster(): Promise<void> {
+    this.prompt?.settle({ cancel: 'disconnected' });
     const child = this.master;
     const exited = this.masterExited;
     this.master = null;
@@ -626,4 +682,8 @@ export class OpenSshSession implements SshSession {
     rmSync(this.controlPath, { force: true });
     for (let i = 1; i <= this.forwardCount; i++) rmSync(join(this.options.controlDir, `${this.stem}-${i}.fw`), { force: true });
   }
+}
+
+function masterSpec(localPort: number, dstHost: string, dstPort: number): string {
+  return `127.0.0.1:${localPort}:${dstHost.includes(':') ? `[${dstHost}]` : dstHost}:${dstPort}`;
 }

@@ -102,6 +102,10 @@ export interface SshSession extends Disposable {
    * channel data); null when not connected. A link that is silent while requests go through it is dead.
    */
   silentForMs?(): number | null;
+  /** A question the host asks while the session waits (keyboard-interactive, openssh transport); null when none. */
+  readonly pendingPrompt?: { text: string; expiresAt: number } | null;
+  /** Answers the pending prompt; false when there is none (it expired, or was answered). */
+  answerPrompt?(answer: string): boolean;
   /** The transport and why it was chosen (absent on test fakes). */
   readonly transport?: SshTransportInfo;
   trustFingerprint(fingerprint: string, actor?: string): Promise<void>;

@@ -1,11 +1,12 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect as netConnect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../../../src-main/core/config/index.js';
-import { MemoryPassphraseCache, MemoryTrustStore, OpenSshHelperServer, OpenSshProbe, OpenSshSession } from '../../../src-main/core/ssh/index.js';
+import { MasterForward, MemoryPassphraseCache, MemoryTrustStore, OpenSshHelperServer, OpenSshProbe, OpenSshSession } from '../../../src-main/core/ssh/index.js';
+import { request as undiciRequest } from 'undici';
 
 // The openssh transport's session against a real OpenSSH sshd on loopback:
 // trust decided by the console before any credential, commands and forwards
@@ -177,6 +178,43 @@ describe.skipIf(!HAVE)('openssh transport: one host through the system ssh', () 
     expect(s.lastError).toMatchObject({ code: 'SSH_DISCONNECTED' });
     await expect.poll(() => s.state, { timeout: 5_000, interval: 50 }).toBe('connected');
     expect((await s.exec('echo back')).stdout).toBe('back\n');
+  });
+
+  it("a tunnel's port belongs to the master while the link is up, and to the console (503 + Retry-After) while it is down", async () => {
+    const s = session({}, { knownHosts: known() });
+    await s.connect();
+    const f = await MasterForward.open(s, { remoteHost: '127.0.0.1', remotePort: port, httpErrors: true, retryAfterS: () => 7 });
+    const owner = () => execFileSync('ss', ['-ltnpH', `sport = :${f.localPort}`], { encoding: 'utf8' });
+    const banner = () =>
+      new Promise<string>((resolve, reject) => {
+        const c = netConnect(f.localPort, '127.0.0.1');
+        c.once('data', (d: Buffer) => (resolve(d.toString()), c.destroy()));
+        c.once('error', reject);
+      });
+    try {
+      expect(f.onMasterListener).toBe(true);
+      expect(owner()).toMatch(/"ssh"/);
+      expect(await banner()).toMatch(/^SSH-2\.0-OpenSSH/);
+      // The master dies: the console takes the port back, and hands it over again once reconnected.
+      const check = spawnSync('ssh', ['-S', s.transport.effective!['controlpath']!, '-O', 'check', 'x'], { encoding: 'utf8' });
+      process.kill(Number(/pid=(\d+)/.exec(check.stderr)![1]), 'SIGKILL');
+      await expect.poll(() => f.onMasterListener, { timeout: 5_000, interval: 20 }).toBe(false);
+      await expect.poll(() => s.state, { timeout: 5_000, interval: 50 }).toBe('connected');
+      await expect.poll(() => f.onMasterListener, { timeout: 5_000, interval: 20 }).toBe(true);
+      expect(owner()).toMatch(/"ssh"/);
+      expect(await banner()).toMatch(/^SSH-2\.0-OpenSSH/);
+      expect(f.stats.handovers).toBe(2);
+      // Down for good: the console answers on the same port, naming why and when to retry.
+      await s.disconnect();
+      await expect.poll(() => f.listening && !f.onMasterListener, { timeout: 5_000, interval: 20 }).toBe(true);
+      expect(owner()).toMatch(/"node"|MainThread|pid=/);
+      const res = await undiciRequest(`${f.url}/v1/models`);
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('7');
+      expect(((await res.body.json()) as { error: { code: string } }).error.code).toBe('SSH_NOT_CONNECTED');
+    } finally {
+      await f.close();
+    }
   });
 
   it("an encrypted key asks the console's askpass: no passphrase, a wrong one, the right one", async () => {

@@ -97,7 +97,7 @@ describe('authentication against OpenSSH sshd in a network namespace', () => {
     expect(await fleet.providePassphrase('enc', 'wrong one')).toBe('failed');
     const wrong = fleet.snapshot().hosts[0]!;
     expect(wrong.lastError?.code).toBe('SSH_PASSPHRASE_INCORRECT');
-    expect(wrong.credentialPrompt?.reason).toBe('incorrect');
+    expect(wrong.credentialPrompt).toMatchObject({ kind: 'passphrase', reason: 'incorrect' });
     expect(JSON.stringify(fleet.snapshot())).not.toContain('wrong one');
     expect(await fleet.providePassphrase('enc', 'correct horse battery')).toBe('connected');
     await waitHost(fleet, 'enc', (h) => h.services[0]!.tunnel.state === 'up');

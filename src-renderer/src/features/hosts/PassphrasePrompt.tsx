@@ -1,5 +1,6 @@
-// The host's key is encrypted: the passphrase goes to main once and stays in
-// its memory only. The field is cleared as soon as it is sent.
+// The host's key is encrypted, or the host asks a question while ssh waits (a
+// one-time code): the answer goes to main once; a passphrase stays in its
+// memory only. The field is cleared as soon as it is sent.
 import { useState } from 'react';
 import type { CredentialPrompt } from '../../../../src-preload/contract/index.js';
 import { useServices } from '../../app/app-context.js';
@@ -22,8 +23,16 @@ export function PassphrasePrompt({ label, prompt }: { readonly label: string; re
   return (
     <form className="passphrase-prompt" onSubmit={submit} data-testid={`passphrase-prompt-${label}`}>
       <label htmlFor={`pp-${label}`} className="passphrase-prompt__label">
-        {prompt.reason === 'incorrect' ? 'That passphrase did not open ' : 'Passphrase for '}
-        <code>{prompt.keyFile}</code>
+        {prompt.kind === 'prompt' ? (
+          <>
+            {label} asks: <q data-testid="host-prompt-text">{prompt.text.trim()}</q>
+          </>
+        ) : (
+          <>
+            {prompt.reason === 'incorrect' ? 'That passphrase did not open ' : 'Passphrase for '}
+            <code>{prompt.keyFile}</code>
+          </>
+        )}
       </label>
       <input
         id={`pp-${label}`}
@@ -36,9 +45,11 @@ export function PassphrasePrompt({ label, prompt }: { readonly label: string; re
         data-testid="passphrase-input"
       />
       <button type="submit" className="button button--primary" disabled={call.pending || value === ''} data-testid="passphrase-submit">
-        {call.pending ? 'Unlocking…' : 'Unlock and connect'}
+        {prompt.kind === 'prompt' ? (call.pending ? 'Sending…' : 'Answer') : call.pending ? 'Unlocking…' : 'Unlock and connect'}
       </button>
-      <span className="muted passphrase-prompt__note">kept in memory until the console exits; never stored</span>
+      <span className="muted passphrase-prompt__note">
+        {prompt.kind === 'prompt' ? 'ssh waits for this answer; it is passed on once and never stored' : 'kept in memory until the console exits; never stored'}
+      </span>
       {call.error ? (
         <span className="inline-error" role="alert">
           {call.error}
