@@ -43,7 +43,7 @@ const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 if (tracing) {
   loopDelay.enable();
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) trace.gc.push([epochMs(e.startTime), e.duration, (e.detail as { kind?: number } | undefined)?.kind ?? 0]);
+    for (const e of list.getEntries()) trace.gc.push([epochMs(e.startTime), e.duration, ((e as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0)]);
   }).observe({ entryTypes: ['gc'] });
 }
 

@@ -292,10 +292,14 @@ export class FleetService implements Disposable {
     // A changed fleet-wide Prometheus setting restarts the hosts that read from it.
     const promChanged = JSON.stringify(config.telemetry) !== JSON.stringify(this.telemetry);
     this.telemetry = config.telemetry;
+    const oldSsh = this.sshDefaults;
     this.sshDefaults = config.ssh ?? this.sshDefaults;
+    // A new fleet-wide transport (or client) restarts the hosts whose transport it changes.
+    const transportMoved = (h: HostConfig) =>
+      chooseTransport(h.ssh, oldSsh.transport).kind !== chooseTransport(h.ssh, this.sshDefaults.transport).kind || oldSsh.binary !== this.sshDefaults.binary;
     for (const [label, runtime] of [...this.hosts]) {
       const wanted = next.get(label);
-      if (!wanted || JSON.stringify(wanted) !== JSON.stringify(runtime.config) || (promChanged && this.readsPrometheus(wanted))) {
+      if (!wanted || JSON.stringify(wanted) !== JSON.stringify(runtime.config) || (promChanged && this.readsPrometheus(wanted)) || transportMoved(wanted)) {
         this.hosts.delete(label);
         fireAndForget(runtime.dispose(), this.logger, `stopping host ${label}`);
       }

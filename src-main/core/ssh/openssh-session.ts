@@ -336,6 +336,9 @@ export class OpenSshSession implements SshSession {
     const sessionId = `${this.stem}-${gen}`;
     const notes: AttemptNotes = { problem: null, hostKeyError: null, credentialError: null, prompts: new Map() };
     try {
+      if (process.platform === 'win32') {
+        throw new AppError(SshErrorCode.OPENSSH_TOO_OLD, `${this.label}: the OpenSSH client for Windows has no ControlMaster (it needs Unix sockets); use transport: builtin on Windows`);
+      }
       const probed = await this.options.probe.probe(this.binary);
       if (!probed.version) throw probed.error ?? new AppError(SshErrorCode.OPENSSH_MISSING, `no OpenSSH client ${this.binary}`);
       this._version = probed.version.text;

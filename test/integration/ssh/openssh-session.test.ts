@@ -4,7 +4,9 @@ import { connect as netConnect, createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../../src-main/core/base/index.js';
 import { ConfigSchema } from '../../../src-main/core/config/index.js';
+import { FleetService } from '../../../src-main/core/fleet/index.js';
 import { MasterForward, MemoryPassphraseCache, MemoryTrustStore, OpenSshHelperServer, OpenSshProbe, OpenSshSession } from '../../../src-main/core/ssh/index.js';
 import { request as undiciRequest } from 'undici';
 
@@ -269,6 +271,25 @@ describe.skipIf(!HAVE)('openssh transport: one host through the system ssh', () 
     const b = session({ configHost: 'gpu-bad', configFile: bad, identityFile: undefined, agent: true }, { knownHosts: known() });
     await expect(b.connect()).rejects.toMatchObject({ code: 'SSH_OPENSSH_CONFIG_INVALID', message: expect.stringMatching(/Frobnicate|Bad configuration option/) });
     expect(b.state).toBe('failed');
+  });
+
+  it('a new fleet-wide transport in a reloaded config moves the hosts it changes, and only those', async () => {
+    const kh = join(dir, 'kh-fleet');
+    writeFileSync(kh, known());
+    const hostsOf = () => [
+      { label: 'plain', ssh: { host: '127.0.0.1', port, user: 'root', identityFile: clientKey }, knownHostsFile: kh, services: [] },
+      { label: 'pinned', ssh: { host: '127.0.0.1', port, user: 'root', identityFile: clientKey, transport: 'builtin' as const }, knownHostsFile: kh, services: [] },
+    ];
+    const fleet = new FleetService({ config: ConfigSchema.parse({ hosts: hostsOf(), ssh: { transport: 'builtin' } }), logger: silentLogger, pollIntervalMs: 250, openssh: { controlDir: join(dir, 'cf') } });
+    try {
+      fleet.start();
+      const kinds = () => Object.fromEntries(fleet.snapshot().hosts.map((h) => [h.label, `${h.transport?.kind}/${h.state}`]));
+      await expect.poll(kinds, { timeout: 10_000, interval: 50 }).toEqual({ plain: 'builtin/connected', pinned: 'builtin/connected' });
+      fleet.applyConfig(ConfigSchema.parse({ hosts: hostsOf(), ssh: { transport: 'openssh' } }));
+      await expect.poll(kinds, { timeout: 10_000, interval: 50 }).toEqual({ plain: 'openssh/connected', pinned: 'builtin/connected' });
+    } finally {
+      await fleet.dispose();
+    }
   });
 
   it('the helper answers only its own sessions, with the right token', async () => {
