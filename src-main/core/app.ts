@@ -17,7 +17,7 @@ import { demoTrafficTokens, startDemoFleet, type DemoFleet, type HostProfile } f
 import { FleetService, HostService, SshConfigImportService, fleetChannels } from './fleet/index.js';
 import { recordConsoleStarted, recordConsoleStopped } from './instance/index.js';
 import { ConsoleLifecycle, StoredWakeEstimates, lifecycleChannels, lifecycleTargets, policySettings } from './lifecycle/index.js';
-import { DeliveryDispatcher, NotificationService, notifyChannels } from './notify/index.js';
+import { DeliveryDispatcher, DeliveryLog, NotificationService, NotifyChannelRegistry, notifyChannels } from './notify/index.js';
 import type { FilePicker, Notifier, PdfPrinter, SecretStore } from './ports.js';
 import { ProxyService, proxyChannels } from './proxy/index.js';
 import { createConsoleReport, reportChannels, type ReportService } from './report/index.js';
@@ -150,16 +150,27 @@ export async function startApp(options: AppOptions): Promise<App> {
     );
     const secrets = options.secretStore ? options.secretStore(store) : new FileSecretStore(join(options.dataDir, 'secrets.json'));
     const notifyLog = logger.child('notify');
+    // config.yaml's channels and those added in the console (settings store); deliveries go to a bounded table.
+    const notifyRegistry = new NotifyChannelRegistry({
+      configChannels: () => config.current.notifications?.channels ?? [],
+      settings: store.settings,
+      secrets,
+      audit: store.audit,
+      logger: notifyLog,
+    });
+    const deliveryLog = new DeliveryLog(store.db);
     const outbound = disposables.add(
       new DeliveryDispatcher({
         clock,
-        channels: () => config.current.notifications?.channels ?? [],
+        channels: () => notifyRegistry.all(),
         secret: (ref) => secrets.get(ref),
-        // Rows carry no URL or secret (dispatcher.ts); kept in the log until a table holds them.
-        record: (d) => notifyLog.info('delivery', { ...d }),
+        // Rows carry no URL or secret (dispatcher.ts, delivery-log.ts).
+        record: (d, n) => {
+          deliveryLog.record(d, n);
+          notifyLog.debug('delivery', { ...d });
+        },
       }),
     );
-    const notifyConfig = () => config.current.notifications?.channels ?? [];
     const notifications = new NotificationService({
       clock,
       audit: store.audit,
@@ -167,19 +178,16 @@ export async function startApp(options: AppOptions): Promise<App> {
       notifier: options.notifier ?? null,
       outbound,
       channels: {
-        list: async () =>
-          Promise.all(
-            notifyConfig().map(async (c) => ({
-              id: c.id, kind: c.kind, host: new URL(c.url).host, events: c.events, minSeverity: c.minSeverity, enabled: c.enabled,
-              hasSecret: c.secretRef ? (await secrets.get(c.secretRef)) !== null : false,
-            })),
-          ),
+        list: () => notifyRegistry.list(),
         test: (id, n) => {
-          const c = notifyConfig().find((x) => x.id === id);
+          const c = notifyRegistry.find(id);
           if (!c) throw new AppError('NOTIFY_CHANNEL_UNKNOWN', `no notification channel ${id}`);
           return outbound.test(c, n);
         },
+        save: (draft, secret, caller) => notifyRegistry.save(draft, secret, caller),
+        remove: (id, caller) => notifyRegistry.remove(id, caller),
       },
+      deliveries: deliveryLog,
     });
     const hosts = disposables.add(new HostService({ fleet, config, store, trustStore, notices: notifications, emit, logger: logger.child('hosts'), demo: demo !== null }));
     const imports = new SshConfigImportService({

@@ -40,33 +40,55 @@ export const NotifyEventSchema = z.enum(['approval.waiting', 'alert.critical', '
 
 const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (24 h)');
 
+const NotifyKindSchema = z.enum(['slack', 'zulip', 'ntfy', 'webhook']);
+const NotifySeveritySchema = z.enum(['info', 'warning', 'critical']);
+/** An IANA zone name the runtime knows (`Europe/Berlin`, `UTC`): an unknown one would make every quiet-hours check throw. */
+const TimeZoneSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine((tz) => {
+    try {
+      new Intl.DateTimeFormat('en-GB', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'unknown time zone (an IANA name such as Europe/Berlin or UTC)');
+const NotifyQuietHoursSchema = z.object({ from: HHMM, to: HHMM, tz: TimeZoneSchema.default('UTC') }).strict();
+const NotifyUrlSchema = z
+  .string()
+  .max(2000)
+  .url('not a URL')
+  .refine((u) => /^https?:\/\//.test(u), 'must be http:// or https://');
+
+/** The fields of a channel, before the checks that span fields (NotifyChannelConfigSchema adds them). */
+const NotifyChannelFields = {
+  id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'lower-case letters, digits, - and _ (max 40)'),
+  kind: NotifyKindSchema,
+  url: NotifyUrlSchema,
+  events: z.array(NotifyEventSchema).min(1, 'route at least one event'),
+  minSeverity: NotifySeveritySchema.default('info'),
+  quietHours: NotifyQuietHoursSchema.optional(),
+  /** Zulip: the bot's e-mail (the API key is the secret), stream and topic. */
+  zulip: z.object({ email: z.string().email(), stream: z.string().min(1).max(60), topic: z.string().min(1).max(60).default('GPU Console') }).strict().optional(),
+  /** Key in the secret store: Slack webhook path is in `url`; Zulip API key; ntfy bearer token (optional); webhook HMAC key. */
+  secretRef: z.string().min(1).max(100).optional(),
+  maxPerMinute: z.number().int().min(1).max(120).default(10),
+  enabled: z.boolean().default(true),
+};
+
+/** The checks that span fields: a Zulip channel names its stream; Zulip and webhook channels have a secret. */
+function channelRules(c: { kind: string; zulip?: unknown; secretRef?: string }, ctx: z.RefinementCtx): void {
+  if (c.kind === 'zulip' && !c.zulip) ctx.addIssue({ code: 'custom', path: ['zulip'], message: 'a Zulip channel needs zulip.email and zulip.stream' });
+  if ((c.kind === 'zulip' || c.kind === 'webhook') && !c.secretRef) ctx.addIssue({ code: 'custom', path: ['secretRef'], message: `a ${c.kind} channel needs a secret` });
+}
+
 /**
  * One outside channel (Slack incoming webhook, Zulip, ntfy, signed JSON webhook). Holds a
  * reference to its secret (`secretRef`, a key in the secret store), never the secret itself.
  */
-export const NotifyChannelConfigSchema = z
-  .object({
-    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'lower-case letters, digits, - and _ (max 40)'),
-    kind: z.enum(['slack', 'zulip', 'ntfy', 'webhook']),
-    url: z
-      .string()
-      .url('not a URL')
-      .refine((u) => /^https?:\/\//.test(u), 'must be http:// or https://'),
-    events: z.array(NotifyEventSchema).min(1, 'route at least one event'),
-    minSeverity: z.enum(['info', 'warning', 'critical']).default('info'),
-    quietHours: z.object({ from: HHMM, to: HHMM, tz: z.string().max(64).default('UTC') }).strict().optional(),
-    /** Zulip: the bot's e-mail (the API key is the secret), stream and topic. */
-    zulip: z.object({ email: z.string().email(), stream: z.string().min(1).max(60), topic: z.string().min(1).max(60).default('GPU Console') }).strict().optional(),
-    /** Key in the secret store: Slack webhook path is in `url`; Zulip API key; ntfy bearer token (optional); webhook HMAC key. */
-    secretRef: z.string().min(1).max(100).optional(),
-    maxPerMinute: z.number().int().min(1).max(120).default(10),
-    enabled: z.boolean().default(true),
-  })
-  .strict()
-  .superRefine((c, ctx) => {
-    if (c.kind === 'zulip' && !c.zulip) ctx.addIssue({ code: 'custom', path: ['zulip'], message: 'a Zulip channel needs zulip.email and zulip.stream' });
-    if ((c.kind === 'zulip' || c.kind === 'webhook') && !c.secretRef) ctx.addIssue({ code: 'custom', path: ['secretRef'], message: `a ${c.kind} channel needs a secret` });
-  });
+export const NotifyChannelConfigSchema = z.object(NotifyChannelFields).strict().superRefine(channelRules);
 export type NotifyChannelConfig = z.infer<typeof NotifyChannelConfigSchema>;
 export type NotifyChannelConfigInput = z.input<typeof NotifyChannelConfigSchema>;
 
@@ -86,17 +108,78 @@ export const NotifyDeliverySchema = z
   .strict();
 export type NotifyDelivery = z.infer<typeof NotifyDeliverySchema>;
 
-/** A configured channel as the UI sees it: no URL (a Slack URL is itself a secret), no secret, only whether one is stored. */
+/**
+ * A configured channel as the UI sees it: the URL masked (a Slack webhook's path, query values and
+ * user info are secrets), no secret, only whether one is stored; where it is kept (`config` = the
+ * operator's config.yaml, read-only here; `ui` = added in the console, kept in its settings).
+ */
 export const NotifyChannelViewSchema = z
-  .object({ id: z.string(), kind: z.enum(['slack', 'zulip', 'ntfy', 'webhook']), host: z.string(), events: z.array(NotifyEventSchema), minSeverity: z.enum(['info', 'warning', 'critical']), enabled: z.boolean(), hasSecret: z.boolean() })
+  .object({
+    id: z.string(),
+    kind: NotifyKindSchema,
+    host: z.string(),
+    maskedUrl: z.string(),
+    events: z.array(NotifyEventSchema),
+    minSeverity: NotifySeveritySchema,
+    quietHours: z.object({ from: z.string(), to: z.string(), tz: z.string() }).strict().nullable(),
+    zulip: z.object({ email: z.string(), stream: z.string(), topic: z.string() }).strict().nullable(),
+    secretRef: z.string().nullable(),
+    maxPerMinute: z.number().int(),
+    enabled: z.boolean(),
+    hasSecret: z.boolean(),
+    source: z.enum(['config', 'ui']),
+  })
   .strict();
 
 export type NotifyChannelView = z.infer<typeof NotifyChannelViewSchema>;
+
+/**
+ * What the Add / Edit form sends: a channel, where `url` may be left out when editing a channel
+ * made in the console (its stored URL is kept: the UI never sees it whole).
+ */
+export const NotifyChannelDraftSchema = z
+  .object({ ...NotifyChannelFields, url: NotifyUrlSchema.optional() })
+  .strict();
+export type NotifyChannelDraft = z.input<typeof NotifyChannelDraftSchema>;
+
+/** One stored delivery attempt (table notify_deliveries): no URL, header, signature or secret. */
+export const NotifyDeliveryRowSchema = z
+  .object({
+    id: z.number().int(),
+    at: z.number(),
+    channelId: z.string(),
+    event: NotifyEventSchema,
+    severity: NotifySeveritySchema,
+    title: z.string(),
+    status: NotifyDeliverySchema.shape.status,
+    httpStatus: z.number().int().nullable(),
+    attempt: z.number().int(),
+    errorCode: z.string().nullable(),
+    errorMessage: z.string().nullable(),
+    durationMs: z.number().int().nullable(),
+  })
+  .strict();
+export type NotifyDeliveryRow = z.infer<typeof NotifyDeliveryRowSchema>;
 
 const notifyChannelInvokeChannels = {
   'notifications.listChannels': { input: z.object({}).strict(), output: z.object({ channels: z.array(NotifyChannelViewSchema) }).strict() },
   /** Send a test message to one channel now (routing, quiet hours and rate limit bypassed); answers the last attempt. */
   'notifications.testChannel': { input: z.object({ id: z.string().max(40) }).strict(), output: NotifyDeliverySchema },
+  /** Stored delivery attempts, newest first (the newest 5,000 are kept). */
+  'notifications.deliveries': {
+    input: z.object({ limit: z.number().int().min(1).max(500).default(100), channelId: z.string().max(40).optional() }).strict(),
+    output: z.object({ deliveries: z.array(NotifyDeliveryRowSchema) }).strict(),
+  },
+  /**
+   * Add or replace a channel made in the console (config.yaml's are read-only here); `secret`, when
+   * given, is stored under the channel's `secretRef` and never answered back. Audited without URL or secret.
+   */
+  'notifications.saveChannel': {
+    input: z.object({ channel: NotifyChannelDraftSchema, secret: z.string().min(1).max(4096).optional() }).strict(),
+    output: z.object({ channel: NotifyChannelViewSchema, created: z.boolean() }).strict(),
+  },
+  /** Remove a channel made in the console (and the secret it stored, when no other channel uses it). Audited. */
+  'notifications.removeChannel': { input: z.object({ id: z.string().max(40) }).strict(), output: z.object({ removed: z.boolean() }).strict() },
 } as const;
 
 export const notifyInvokeChannels = { ...notifyBaseInvokeChannels, ...notifyChannelInvokeChannels } as const;

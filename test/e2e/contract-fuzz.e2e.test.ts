@@ -44,6 +44,8 @@ const EXCLUDED: Readonly<Record<string, string>> = {
   'actions.reject': 'decides a lifecycle action',
   'actions.withdraw': 'closes a waiting lifecycle proposal',
   'notifications.testChannel': 'sends a message to an outside notification channel',
+  'notifications.saveChannel': 'adds or replaces an outside notification channel and stores its secret',
+  'notifications.removeChannel': 'removes an outside notification channel and the secret it stored',
   'actions.grantStanding': 'grants a standing lifecycle approval',
   'actions.revokeStanding': 'revokes a standing lifecycle approval',
   'bench.start': 'starts a benchmark (long, loads the demo hosts)',

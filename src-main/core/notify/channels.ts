@@ -12,5 +12,8 @@ export function notifyChannels(notifications: NotificationService): HandlersFor<
     },
     'notifications.listChannels': async () => ({ channels: await notifications.listChannels() }),
     'notifications.testChannel': ({ id }, ctx) => notifications.testChannel(id, ctx.caller),
+    'notifications.deliveries': ({ limit, channelId }) => ({ deliveries: notifications.deliveries(limit, channelId) }),
+    'notifications.saveChannel': ({ channel, secret }, ctx) => notifications.saveChannel(channel, secret, ctx.caller),
+    'notifications.removeChannel': ({ id }, ctx) => notifications.removeChannel(id, ctx.caller),
   };
 }

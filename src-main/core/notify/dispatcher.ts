@@ -33,7 +33,8 @@ export interface DeliveryDispatcherOptions {
   clock: Clock;
   channels: () => NotifyChannelConfig[];
   secret: (ref: string) => Promise<string | null>;
-  record: (d: NotifyDelivery) => void;
+  /** Every attempt, with the notice it was for (its severity and title are stored beside it). */
+  record: (d: NotifyDelivery, n: ConsoleNotification) => void;
   send?: Sender;
   maxAttempts?: number;
   initialBackoffMs?: number;
@@ -164,7 +165,7 @@ export class DeliveryDispatcher {
   private rec(c: NotifyChannelConfig, n: ConsoleNotification, attempt: number, status: NotifyDelivery['status'], httpStatus: number | null, error: string | null, durationMs: number | null): NotifyDelivery {
     const d: NotifyDelivery = { channelId: c.id, event: n.event ?? 'other', notificationKey: n.key, attempt, status, httpStatus, error, at: this.o.clock.now(), durationMs };
     try {
-      this.o.record(d);
+      this.o.record(d, n);
     } catch {
       // Recording must never break delivery.
     }

@@ -1,6 +1,7 @@
 // Notifications for the operator: which events are shown natively (rate
 // limits, folding, do-not-disturb) and how fleet changes read as messages.
-// Delivery itself is a port (Electron Notification, or the browser's).
+// Delivery itself is a port (Electron Notification, or the browser's); outside
+// channels (config.yaml's and the console's own) get a dispatcher and a stored log.
 export {
   NotificationRouter,
   type ConsoleNotification,
@@ -17,3 +18,7 @@ export { attentionLabel, type AttentionCounts } from './attention.js';
 export { DeliveryDispatcher, undiciSender, type DeliveryDispatcherOptions, type Sender } from './dispatcher.js';
 export { buildRequest, signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER, type OutboundRequest } from './shapes.js';
 export { inQuietHours } from './quiet-hours.js';
+export { DeliveryLog, DEFAULT_MAX_DELIVERY_ROWS, splitError, type DeliverySubject } from './delivery-log.js';
+export { NotifyChannelRegistry, CHANNELS_SETTING, type NotifyChannelRegistryDeps, type NotifyChannelDraftParsed } from './channel-registry.js';
+export { maskUrl, MASK } from './mask-url.js';
+export { NotifyErrorCode } from './errors.js';

@@ -6,7 +6,9 @@ import { operatorActor } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { Notifier } from '../ports.js';
 import type { AuditLog } from '../store/index.js';
-import type { NotifyChannelView, NotifyDelivery } from '../../../src-preload/contract/notify.js';
+import type { NotifyChannelView, NotifyDelivery, NotifyDeliveryRow } from '../../../src-preload/contract/notify.js';
+import type { NotifyChannelDraftParsed } from './channel-registry.js';
+import { NotifyErrorCode } from './errors.js';
 import { AppError } from '../base/index.js';
 import { NotificationRouter, type ConsoleNotification, type NotificationInput } from './router.js';
 
@@ -23,8 +25,15 @@ export interface NotificationServiceDeps {
   notifier?: Notifier | null;
   /** Outside channels; enqueues only, never awaited. */
   outbound?: { dispatch(n: ConsoleNotification): void } | null;
-  /** Configured outside channels: their views and a send-test. */
-  channels?: { list(): Promise<NotifyChannelView[]>; test(id: string, n: ConsoleNotification): Promise<NotifyDelivery> } | null;
+  /** Configured outside channels: their views, a send-test, and the console's own channels saved and removed (audited there). */
+  channels?: {
+    list(): Promise<NotifyChannelView[]>;
+    test(id: string, n: ConsoleNotification): Promise<NotifyDelivery>;
+    save(draft: NotifyChannelDraftParsed, secret: string | undefined, caller: string): Promise<{ channel: NotifyChannelView; created: boolean }>;
+    remove(id: string, caller: string): Promise<{ removed: boolean }>;
+  } | null;
+  /** Stored delivery attempts, newest first. */
+  deliveries?: { list(q: { limit: number; channelId?: string }): NotifyDeliveryRow[] } | null;
 }
 
 export class NotificationService implements Notices {
@@ -66,11 +75,25 @@ export class NotificationService implements Notices {
 
   /** Send a test notice to one channel now; audited (channel id and outcome, never the URL or secret). */
   async testChannel(id: string, caller: string): Promise<NotifyDelivery> {
-    if (!this.deps.channels) throw new AppError('NOTIFY_CHANNEL_UNKNOWN', `no notification channel ${id}`);
+    if (!this.deps.channels) throw new AppError(NotifyErrorCode.CHANNEL_UNKNOWN, `no notification channel ${id}`);
     const n: ConsoleNotification = { id: 0, key: `test:${id}`, severity: 'info', title: 'GPU Console test notification', body: `Sent by ${caller} to check channel ${id}.`, route: 'notifications', event: 'other', at: this.deps.clock.now(), outcome: 'sent' };
     const d = await this.deps.channels.test(id, n);
     this.deps.audit.append({ type: 'notifications.channel.test', actor: operatorActor(caller), target: id, payload: { status: d.status, httpStatus: d.httpStatus, attempt: d.attempt } });
     return d;
+  }
+
+  deliveries(limit: number, channelId?: string): NotifyDeliveryRow[] {
+    return this.deps.deliveries?.list(channelId === undefined ? { limit } : { limit, channelId }) ?? [];
+  }
+
+  saveChannel(draft: NotifyChannelDraftParsed, secret: string | undefined, caller: string): Promise<{ channel: NotifyChannelView; created: boolean }> {
+    if (!this.deps.channels) throw new AppError(NotifyErrorCode.CHANNEL_UNKNOWN, 'outside channels are not available here');
+    return this.deps.channels.save(draft, secret, caller);
+  }
+
+  removeChannel(id: string, caller: string): Promise<{ removed: boolean }> {
+    if (!this.deps.channels) throw new AppError(NotifyErrorCode.CHANNEL_UNKNOWN, `no notification channel ${id}`);
+    return this.deps.channels.remove(id, caller);
   }
 
   /** A native notification was clicked: ask the UI to show its subject. */

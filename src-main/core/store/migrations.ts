@@ -300,6 +300,29 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX actions_timing ON actions (upstream, variant, updated_at) WHERE duration_ms IS NOT NULL;
     `,
   },
+  {
+    version: 10,
+    // Delivery attempts to outside notification channels (notify/delivery-log.ts): bounded to the
+    // newest rows on insert. No URL, header, signature or secret is ever a column here.
+    name: 'notify_deliveries',
+    up: `
+      CREATE TABLE notify_deliveries (
+        id            INTEGER PRIMARY KEY AUTOINCREMENT,
+        at            INTEGER NOT NULL,
+        channel_id    TEXT NOT NULL,
+        event         TEXT NOT NULL,
+        severity      TEXT NOT NULL CHECK (severity IN ('info','warning','critical')),
+        title         TEXT NOT NULL,
+        status        TEXT NOT NULL CHECK (status IN ('delivered','failed','retrying','skipped-quiet','rate-limited','dropped-overflow')),
+        http_status   INTEGER,
+        attempt       INTEGER NOT NULL,
+        error_code    TEXT,
+        error_message TEXT,
+        duration_ms   INTEGER
+      ) STRICT;
+      CREATE INDEX notify_deliveries_channel ON notify_deliveries (channel_id, id);
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

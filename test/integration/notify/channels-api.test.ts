@@ -1,5 +1,5 @@
-// Through the contract: a config webhook channel, its secret in the secret store; list shows no URL or
-// secret, a send test arrives signed at a loopback receiver, the audit row holds no secret.
+// Through the contract: a config webhook channel, its secret in the secret store; list shows the URL
+// masked and no secret, a send test arrives signed at a loopback receiver, the audit row holds no secret.
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -49,7 +49,12 @@ afterAll(async () => {
 describe('notification channels through the api', () => {
   it('lists channels without URL or secret, sends a signed test, audits it without secrets', async () => {
     const list = await call<{ channels: unknown[] }>('notifications.listChannels', {});
-    expect(list.channels).toEqual([{ id: 'pager', kind: 'webhook', host: expect.stringMatching(/^127\.0\.0\.1:\d+$/), events: ['host.down'], minSeverity: 'info', enabled: true, hasSecret: true }]);
+    expect(list.channels).toEqual([
+      {
+        id: 'pager', kind: 'webhook', host: expect.stringMatching(/^127\.0\.0\.1:\d+$/), maskedUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/hook\?token=•••$/),
+        events: ['host.down'], minSeverity: 'info', quietHours: null, zulip: null, secretRef: 'notify.pager', maxPerMinute: 10, enabled: true, hasSecret: true, source: 'config',
+      },
+    ]);
     expect(JSON.stringify(list)).not.toContain('qs-secret');
 
     const out = await call<{ status: string; httpStatus: number }>('notifications.testChannel', { id: 'pager' });
