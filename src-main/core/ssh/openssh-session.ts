@@ -12,11 +12,13 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { AppError, Emitter, fireAndForget, silentLogger, systemClock, toAppError, type Clock, type Logger } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
-import { CappedBuffer, type ExecOptions, type ExecResult } from './exec.js';
-import { assertTrustable, hostKeyRefusal, judgeHostKey, loadKnownHosts, refusalOf } from './host-key-check.js';
+import type { ExecOptions, ExecResult } from './exec.js';
+import { checkCertificate, effectiveSettings, runCommand } from './openssh-commands.js';
+import { assertTrustable, refusalOf } from './host-key-check.js';
 import { knownHostsName } from './known-hosts.js';
-import { assertSocketPath, certificateProblem, classifyStderr, controlStem, generatedConfig, lastLines, parseCertificateListing, targetWhere } from './openssh-config.js';
-import type { HelperAnswer, HelperQuestion, OpenSshHelperServer } from './openssh-helper.js';
+import { assertSocketPath, classifyStderr, controlStem, generatedConfig, lastLines, targetWhere } from './openssh-config.js';
+import type { OpenSshHelperServer } from './openssh-helper.js';
+import { LoginQuestions, PROMPT_WAIT_MS } from './openssh-login.js';
 import { RetryTimer } from './retry-timer.js';
 import { defaultSshServices, type HostKeyProblem, type SshConnectionOptions, type SshConnectionState, type SshHostTarget, type SshServices, type SshSession, type SshStateChange, type SshTransportInfo } from './session.js';
 import type { OpenSshProbe } from './transport.js';
@@ -33,21 +35,8 @@ export interface OpenSshSessionOptions extends Omit<SshConnectionOptions, 'clien
   promptWaitMs?: number;
 }
 
-/** Effective settings `ssh -G` reports that an operator checks first. */
-const SHOWN_SETTINGS = ['hostname', 'port', 'user', 'proxyjump', 'proxycommand', 'identityfile', 'certificatefile', 'identityagent', 'identitiesonly', 'userknownhostsfile', 'stricthostkeychecking', 'controlpath', 'serveraliveinterval', 'serveralivecountmax', 'connecttimeout'];
-
 const STDERR_CAP = 16 * 1024;
 
-/** How long a keyboard-interactive question waits for the operator (sshd's LoginGraceTime is 120 s by default). */
-const PROMPT_WAIT_MS = 110_000;
-
-/** What one connect attempt learnt through the helper (host keys, prompts). */
-interface AttemptNotes {
-  problem: HostKeyProblem | null;
-  hostKeyError: AppError | null;
-  credentialError: AppError | null;
-  prompts: Map<string, number>;
-}
 
 export class OpenSshSession implements SshSession {
   readonly label: string;
@@ -71,8 +60,8 @@ export class OpenSshSession implements SshSession {
   private _effective: Record<string, string> | null = null;
   private _version: string | null = null;
   private alias = '';
-  /** The host's question ssh is waiting on, with what answers it. */
-  private prompt: { text: string; expiresAt: number; settle(answer: HelperAnswer): void } | null = null;
+  /** What ssh asks during the attempt in flight (host keys, passphrases, the host's questions). */
+  private login: LoginQuestions | null = null;
   /** The ControlMaster of the connected link, or of the attempt in flight. */
   private master: ChildProcess | null = null;
   private masterExited: Promise<void> | null = null;
@@ -121,14 +110,11 @@ export class OpenSshSession implements SshSession {
     return this._effective;
   }
   get pendingPrompt(): { text: string; expiresAt: number } | null {
-    return this.prompt ? { text: this.prompt.text, expiresAt: this.prompt.expiresAt } : null;
+    return this.login?.pendingPrompt ?? null;
   }
 
   answerPrompt(answer: string): boolean {
-    const p = this.prompt;
-    if (!p) return false;
-    p.settle({ secret: answer });
-    return true;
+    return this.login?.answerPrompt(answer) ?? false;
   }
 
   get transport(): SshTransportInfo {
@@ -195,47 +181,11 @@ export class OpenSshSession implements SshSession {
     this.setState({ state: 'failed', error: refused });
   }
 
-  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+  exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     this.requireConnected();
-    const timeoutMs = options.timeoutMs ?? 10_000;
-    const cap = options.maxOutputBytes ?? 1024 * 1024;
-    if (options.signal?.aborted) throw new AppError(SshErrorCode.CANCELLED, 'exec was cancelled');
     // Through the master only: were it gone, `ProxyCommand false` makes ssh fail rather than log in anew.
     const args = ['-F', this.configPath, '-S', this.controlPath, '-o', 'ControlMaster=no', '-o', 'ProxyCommand=false', '-n', '-T', '--', this.alias, command];
-    return new Promise<ExecResult>((resolve, reject) => {
-      const child = spawn(this.binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env: this.childEnv({}) });
-      const out = new CappedBuffer(cap);
-      const err = new CappedBuffer(cap);
-      child.stdout.on('data', (d: Buffer) => out.push(d));
-      child.stderr.on('data', (d: Buffer) => err.push(d));
-      let done = false;
-      const finish = (e: AppError | null, result?: ExecResult) => {
-        if (done) return;
-        done = true;
-        void timer.dispose();
-        options.signal?.removeEventListener('abort', onAbort);
-        if (e) {
-          child.kill('SIGKILL');
-          reject(e);
-        } else resolve(result!);
-      };
-      const onAbort = () => finish(new AppError(SshErrorCode.CANCELLED, 'exec was cancelled'));
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      const timer = this.clock.setTimeout(
-        () => finish(new AppError(SshErrorCode.EXEC_TIMEOUT, `command did not finish within ${timeoutMs} ms`, { retryable: true, details: { timeoutMs } })),
-        timeoutMs,
-      );
-      child.on('error', (e) => finish(new AppError(SshErrorCode.EXEC_FAILED, `could not run ${this.binary}: ${e.message}`, { retryable: true, cause: e })));
-      child.on('close', (code, signal) => {
-        const stderr = err.text();
-        // 255 is ssh's own failure, unless the remote command chose it: the mux client then says nothing.
-        if (code === 255 && /mux_client|Control socket|ControlSocket|master|Connection to .* closed|proxy|kex_exchange/i.test(stderr)) {
-          finish(new AppError(SshErrorCode.EXEC_FAILED, `${this.label}: the command did not run: ${lastLines(stderr)}`, { retryable: true }));
-          return;
-        }
-        finish(null, { exitCode: code, signal: signal ?? null, stdout: out.text(), stderr, truncated: out.truncated || err.truncated });
-      });
-    });
+    return runCommand({ binary: this.binary, args, env: this.childEnv({}), clock: this.clock, label: this.label }, options);
   }
 
   /** A stream to `dstHost:dstPort` through the master: a Unix-socket forward added on it once per destination. */
@@ -334,7 +284,20 @@ export class OpenSshSession implements SshSession {
     const gen = ++this.generation;
     this.setState({ state, ...(reason ? { error: reason } : {}) });
     const sessionId = `${this.stem}-${gen}`;
-    const notes: AttemptNotes = { problem: null, hostKeyError: null, credentialError: null, prompts: new Map() };
+    this.login?.close();
+    const notes = new LoginQuestions({
+      label: this.label,
+      identityFile: this.target.ssh.identityFile ?? null,
+      clock: this.clock,
+      logger: this.logger,
+      promptWaitMs: this.options.promptWaitMs ?? PROMPT_WAIT_MS,
+      knownHostsFile: () => this.knownHostsFile(),
+      trustStore: () => this.service('trustStore'),
+      passphrases: () => this.service('passphrases'),
+      targetEndpoint: () => this.targetEndpoint(),
+      onHostFingerprint: (fingerprint) => (this._fingerprint = fingerprint),
+    });
+    this.login = notes;
     try {
       if (process.platform === 'win32') {
         throw new AppError(SshErrorCode.OPENSSH_TOO_OLD, `${this.label}: the OpenSSH client for Windows has no ControlMaster (it needs Unix sockets); use transport: builtin on Windows`);
@@ -344,8 +307,8 @@ export class OpenSshSession implements SshSession {
       this._version = probed.version.text;
       mkdirSync(this.options.controlDir, { recursive: true, mode: 0o700 });
       assertSocketPath(this.controlPath, this.label);
-      await this.checkCertificate();
-      const helper = await this.options.helper.register(sessionId, (q) => this.answer(q, notes, gen));
+      await checkCertificate(this.target.ssh.certificateFile, this.target.ssh.user, this.label, this.clock.now());
+      const helper = await this.options.helper.register(sessionId, (q) => (gen === this.generation ? notes.answer(q) : Promise.resolve({ cancel: 'superseded' })));
       const config = generatedConfig({
         target: this.target,
         knownHostsFile: this.knownHostsFile(),
@@ -358,7 +321,7 @@ export class OpenSshSession implements SshSession {
       });
       this.alias = config.alias;
       writeFileSync(this.configPath, config.text, { mode: 0o600 });
-      this._effective = await this.effective(helper.env);
+      this._effective = await effectiveSettings(this.binary, this.configPath, this.alias, this.childEnv(helper.env), this.label);
       if (gen !== this.generation) return;
       await this.startMaster(gen, helper.env, notes);
     } catch (err) {
@@ -372,128 +335,6 @@ export class OpenSshSession implements SshSession {
     return this.target.knownHostsFile ?? join(this.options.homeDir ?? homedir(), '.ssh', 'known_hosts');
   }
 
-  /** `ssh -G`: the settings ssh will use, read before connecting; a config ssh refuses stops here, with its words. */
-  private effective(env: Record<string, string>): Promise<Record<string, string>> {
-    return new Promise((resolve, reject) => {
-      execFile(this.binary, ['-G', '-F', this.configPath, '--', this.alias], { timeout: 10_000, env: this.childEnv(env), maxBuffer: 1024 * 1024 }, (err, stdout, stderr) => {
-        if (err) {
-          reject(
-            new AppError(SshErrorCode.OPENSSH_CONFIG_INVALID, `${this.label}: ssh refused the configuration: ${lastLines(stderr) || err.message}`, {
-              details: { stderr: lastLines(stderr), configHost: this.target.ssh.configHost ?? null },
-            }),
-          );
-          return;
-        }
-        const all: Record<string, string> = {};
-        for (const line of stdout.split('\n')) {
-          const sp = line.indexOf(' ');
-          if (sp <= 0) continue;
-          const k = line.slice(0, sp);
-          const v = line.slice(sp + 1);
-          all[k] = all[k] ? `${all[k]}, ${v}` : v;
-        }
-        const shown: Record<string, string> = {};
-        for (const k of SHOWN_SETTINGS) if (all[k] !== undefined) shown[k] = all[k]!;
-        resolve(shown);
-      });
-    });
-  }
-
-  /** A certificate that cannot work is named before ssh tries it (sshd would only say "Permission denied"). */
-  private async checkCertificate(): Promise<void> {
-    const file = this.target.ssh.certificateFile;
-    if (!file) return;
-    if (!existsSync(file)) throw new AppError(SshErrorCode.KEY_UNREADABLE, `${this.label}: certificate ${file} does not exist`, { details: { file } });
-    const listing = await new Promise<string | null>((resolve) => {
-      execFile('ssh-keygen', ['-L', '-f', file], { timeout: 5_000 }, (err, stdout) => resolve(err ? null : stdout));
-    });
-    if (listing === null) return; // no ssh-keygen here: ssh and sshd will judge it
-    const info = parseCertificateListing(listing);
-    if (!info) throw new AppError(SshErrorCode.CERTIFICATE_INVALID, `${this.label}: ${file} is not an OpenSSH certificate`, { details: { file } });
-    const problem = certificateProblem(info, file, this.target.ssh.user, this.clock.now());
-    if (problem) throw new AppError(problem.code, `${this.label}: ${problem.message}`, { details: problem.details });
-  }
-
-  /** The helper's questions during one attempt. */
-  private async answer(q: HelperQuestion, notes: AttemptNotes, gen: number): Promise<HelperAnswer> {
-    if (gen !== this.generation) return { cancel: 'superseded' };
-    if (q.kind === 'hostkey') return this.answerHostKey(q, notes);
-    const prompt = q.prompt.trim();
-    // A FIDO2 key asks the user to touch it: ssh only shows this, it wants no answer.
-    if (/Confirm user presence|touch your/i.test(prompt)) return { lines: [] };
-    const keyFile = /passphrase for (?:key )?'?(.+?)'?:?\s*$/i.exec(prompt)?.[1];
-    if (keyFile) {
-      const seen = (notes.prompts.get(keyFile) ?? 0) + 1;
-      notes.prompts.set(keyFile, seen);
-      const passphrases = this.service('passphrases');
-      const given = passphrases.get(keyFile) ?? (this.target.ssh.identityFile ? passphrases.get(this.target.ssh.identityFile) : undefined);
-      if (seen > 1 && given !== undefined) {
-        passphrases.forget(keyFile);
-        if (this.target.ssh.identityFile) passphrases.forget(this.target.ssh.identityFile);
-        notes.credentialError = new AppError(SshErrorCode.PASSPHRASE_INCORRECT, `${this.label}: the passphrase for ${keyFile} is incorrect`, { details: { keyFile } });
-        return { cancel: 'incorrect passphrase' };
-      }
-      if (given === undefined) {
-        notes.credentialError = new AppError(SshErrorCode.PASSPHRASE_REQUIRED, `${this.label}: ${keyFile} is encrypted; enter its passphrase in the console to connect`, { details: { keyFile } });
-        return { cancel: 'no passphrase given' };
-      }
-      return { secret: given };
-    }
-    return this.askOperator(prompt.slice(0, 200), notes);
-  }
-
-  /** Keyboard-interactive: ssh waits while the operator answers in the console (or the question expires). */
-  private askOperator(text: string, notes: AttemptNotes): Promise<HelperAnswer> {
-    this.prompt?.settle({ cancel: 'replaced' });
-    return new Promise<HelperAnswer>((resolve) => {
-      const waitMs = this.options.promptWaitMs ?? PROMPT_WAIT_MS;
-      const expiresAt = this.clock.now() + waitMs;
-      const timer = this.clock.setTimeout(() => {
-        notes.credentialError = new AppError(SshErrorCode.AUTH_FAILED, `${this.label}: the host asked "${text}" and nobody answered within ${Math.round(waitMs / 1000)} s`, {
-          details: { prompt: text },
-        });
-        entry.settle({ cancel: 'expired' });
-      }, waitMs);
-      const entry = {
-        text,
-        expiresAt,
-        settle: (answer: HelperAnswer) => {
-          if (this.prompt === entry) this.prompt = null;
-          void timer.dispose();
-          // The attempt's clock starts again: the time the operator took is not the host's.
-          this.promptAnsweredAt = this.clock.now();
-          resolve(answer);
-        },
-      };
-      this.prompt = entry;
-      this.logger.info('host prompt', { prompt: text });
-    });
-  }
-  private promptAnsweredAt = 0;
-
-  private async answerHostKey(q: Extract<HelperQuestion, { kind: 'hostkey' }>, notes: AttemptNotes): Promise<HelperAnswer> {
-    // Certificates are ssh's to check against known_hosts' @cert-authority lines; if none signs it, ssh asks again with the plain key.
-    if (/-cert-v0\d@openssh\.com$/.test(q.keyType)) return { lines: [] };
-    const m = /^\[(.+)\]:(\d+)$/.exec(q.name);
-    const host = m ? m[1]! : q.name;
-    const port = m ? Number(m[2]) : 22;
-    const targetName = this.targetEndpoint();
-    const role: 'host' | 'jump' = q.name.toLowerCase() === targetName.toLowerCase() ? 'host' : 'jump';
-    const blob = Buffer.from(q.key, 'base64');
-    const knownHosts = await loadKnownHosts(this.knownHostsFile());
-    const verdict = judgeHostKey(knownHosts, this.service('trustStore'), host, port, blob);
-    if (role === 'host') this._fingerprint = verdict.fingerprint;
-    if (verdict.status === 'trusted') return { lines: [`${q.name} ${q.keyType} ${q.key}`] };
-    const where = `${role === 'jump' ? 'jump host ' : ''}${host}:${port}`;
-    const { problem, error } = hostKeyRefusal(verdict, role, q.name, where);
-    // The first refusal is the cause; later hops were never reached.
-    if (!notes.problem) {
-      notes.problem = problem;
-      notes.hostKeyError = error;
-    }
-    return { lines: [] };
-  }
-
   /** The known_hosts name of the target, from `ssh -G` when an OpenSSH config decides it. */
   private targetEndpoint(): string {
     const e = this._effective;
@@ -502,7 +343,7 @@ export class OpenSshSession implements SshSession {
     return knownHostsName(host, port);
   }
 
-  private async startMaster(gen: number, helperEnv: Record<string, string>, notes: AttemptNotes): Promise<void> {
+  private async startMaster(gen: number, helperEnv: Record<string, string>, notes: LoginQuestions): Promise<void> {
     // A master left by a console that was killed still holds its connection: tell it to go first.
     if (existsSync(this.controlPath)) await this.control(['-O', 'exit']).catch(() => undefined);
     rmSync(this.controlPath, { force: true });
@@ -510,7 +351,7 @@ export class OpenSshSession implements SshSession {
     return this.spawnMaster(gen, helperEnv, notes);
   }
 
-  private spawnMaster(gen: number, helperEnv: Record<string, string>, notes: AttemptNotes): Promise<void> {
+  private spawnMaster(gen: number, helperEnv: Record<string, string>, notes: LoginQuestions): Promise<void> {
     const child = spawn(this.binary, ['-F', this.configPath, '-M', '-N', '-S', this.controlPath, '--', this.alias], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: this.childEnv(helperEnv),
@@ -563,8 +404,8 @@ export class OpenSshSession implements SshSession {
           return;
         }
         // While the operator is asked something, the deadline waits with ssh.
-        if (this.prompt) return;
-        if (this.clock.now() - Math.max(started, this.promptAnsweredAt) > deadlineMs) {
+        if (notes.pendingPrompt) return;
+        if (this.clock.now() - Math.max(started, notes.answeredAt) > deadlineMs) {
           child.kill('SIGKILL');
           settle(new AppError(SshErrorCode.TIMEOUT, `${targetWhere(this.target)}: no SSH connection within ${deadlineMs} ms`, { retryable: true }));
           return;
@@ -586,7 +427,7 @@ export class OpenSshSession implements SshSession {
     });
   }
 
-  private attemptFailure(notes: AttemptNotes, stderr: string, code: number | null, signal: NodeJS.Signals | null): AppError {
+  private attemptFailure(notes: LoginQuestions, stderr: string, code: number | null, signal: NodeJS.Signals | null): AppError {
     if (notes.hostKeyError) {
       this._problem = notes.problem;
       return notes.hostKeyError;
@@ -670,7 +511,7 @@ export class OpenSshSession implements SshSession {
   }
 
   private async stopMaster(): Promise<void> {
-    this.prompt?.settle({ cancel: 'disconnected' });
+    this.login?.close();
     const child = this.master;
     const exited = this.masterExited;
     this.master = null;

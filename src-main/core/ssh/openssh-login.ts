@@ -1,0 +1,140 @@
+// What ssh asks the console while one connect attempt logs in, through the
+// helper: host keys (the console's verdict, known_hosts then the operator's
+// confirmations), key passphrases (from what the operator typed; a second ask
+// for the same key means it was wrong), and keyboard-interactive questions (a
+// one-time code), which wait for the operator while ssh waits. What it learnt
+// (the refused key, the credential problem) becomes the attempt's error.
+import { AppError, type Clock, type Logger } from '../base/index.js';
+import { SshErrorCode } from './errors.js';
+import { hostKeyRefusal, judgeHostKey, loadKnownHosts } from './host-key-check.js';
+import type { HelperAnswer, HelperQuestion } from './openssh-helper.js';
+import type { PassphraseProvider } from './passphrases.js';
+import type { HostKeyProblem } from './session.js';
+import type { HostKeyTrustStore } from './trust-store.js';
+
+/** How long a keyboard-interactive question waits for the operator (sshd's LoginGraceTime is 120 s by default). */
+export const PROMPT_WAIT_MS = 110_000;
+
+export interface LoginContext {
+  label: string;
+  /** The identityFile of the host (passphrases are kept under that path). */
+  identityFile: string | null;
+  clock: Clock;
+  logger: Logger;
+  promptWaitMs: number;
+  knownHostsFile(): string;
+  trustStore(): HostKeyTrustStore;
+  passphrases(): PassphraseProvider;
+  /** known_hosts name of the target (as ssh looks it up): anything else asked about is a jump hop. */
+  targetEndpoint(): string;
+  onHostFingerprint(fingerprint: string): void;
+}
+
+export class LoginQuestions {
+  /** The first host key refused, with its error: the attempt's cause. */
+  problem: HostKeyProblem | null = null;
+  hostKeyError: AppError | null = null;
+  credentialError: AppError | null = null;
+  /** When the operator last answered (the attempt's deadline counts from then); 0: never. */
+  answeredAt = 0;
+  private readonly prompts = new Map<string, number>();
+  private prompt: { text: string; expiresAt: number; settle(answer: HelperAnswer): void } | null = null;
+  private closed = false;
+
+  constructor(private readonly ctx: LoginContext) {}
+
+  get pendingPrompt(): { text: string; expiresAt: number } | null {
+    return this.prompt ? { text: this.prompt.text, expiresAt: this.prompt.expiresAt } : null;
+  }
+
+  answerPrompt(answer: string): boolean {
+    const p = this.prompt;
+    if (!p) return false;
+    p.settle({ secret: answer });
+    return true;
+  }
+
+  /** The attempt is over: a question still open is cancelled, later ones are refused. */
+  close(): void {
+    this.closed = true;
+    this.prompt?.settle({ cancel: 'the attempt ended' });
+  }
+
+  answer(q: HelperQuestion): Promise<HelperAnswer> {
+    if (this.closed) return Promise.resolve({ cancel: 'superseded' });
+    if (q.kind === 'hostkey') return this.answerHostKey(q);
+    const prompt = q.prompt.trim();
+    // A FIDO2 key asks the user to touch it: ssh only shows this, it wants no answer.
+    if (/Confirm user presence|touch your/i.test(prompt)) return Promise.resolve({ lines: [] });
+    const keyFile = /passphrase for (?:key )?'?(.+?)'?:?\s*$/i.exec(prompt)?.[1];
+    if (keyFile) return Promise.resolve(this.answerPassphrase(keyFile));
+    return this.askOperator(prompt.slice(0, 200));
+  }
+
+  private answerPassphrase(keyFile: string): HelperAnswer {
+    const { label, identityFile } = this.ctx;
+    const seen = (this.prompts.get(keyFile) ?? 0) + 1;
+    this.prompts.set(keyFile, seen);
+    const passphrases = this.ctx.passphrases();
+    const given = passphrases.get(keyFile) ?? (identityFile ? passphrases.get(identityFile) : undefined);
+    if (seen > 1 && given !== undefined) {
+      passphrases.forget(keyFile);
+      if (identityFile) passphrases.forget(identityFile);
+      this.credentialError = new AppError(SshErrorCode.PASSPHRASE_INCORRECT, `${label}: the passphrase for ${keyFile} is incorrect`, { details: { keyFile } });
+      return { cancel: 'incorrect passphrase' };
+    }
+    if (given === undefined) {
+      this.credentialError = new AppError(SshErrorCode.PASSPHRASE_REQUIRED, `${label}: ${keyFile} is encrypted; enter its passphrase in the console to connect`, { details: { keyFile } });
+      return { cancel: 'no passphrase given' };
+    }
+    return { secret: given };
+  }
+
+  /** Keyboard-interactive: ssh waits while the operator answers in the console (or the question expires). */
+  private askOperator(text: string): Promise<HelperAnswer> {
+    const { clock, label } = this.ctx;
+    this.prompt?.settle({ cancel: 'replaced' });
+    return new Promise<HelperAnswer>((resolve) => {
+      const waitMs = this.ctx.promptWaitMs;
+      const timer = clock.setTimeout(() => {
+        this.credentialError = new AppError(SshErrorCode.AUTH_FAILED, `${label}: the host asked "${text}" and nobody answered within ${Math.round(waitMs / 1000)} s`, {
+          details: { prompt: text },
+        });
+        entry.settle({ cancel: 'expired' });
+      }, waitMs);
+      const entry = {
+        text,
+        expiresAt: clock.now() + waitMs,
+        settle: (answer: HelperAnswer) => {
+          if (this.prompt === entry) this.prompt = null;
+          void timer.dispose();
+          // The time the operator took is not the host's.
+          this.answeredAt = clock.now();
+          resolve(answer);
+        },
+      };
+      this.prompt = entry;
+      this.ctx.logger.info('host prompt', { prompt: text });
+    });
+  }
+
+  private async answerHostKey(q: Extract<HelperQuestion, { kind: 'hostkey' }>): Promise<HelperAnswer> {
+    // Certificates are ssh's to check against known_hosts' @cert-authority lines; if none signs it, ssh asks again with the plain key.
+    if (/-cert-v0\d@openssh\.com$/.test(q.keyType)) return { lines: [] };
+    const m = /^\[(.+)\]:(\d+)$/.exec(q.name);
+    const host = m ? m[1]! : q.name;
+    const port = m ? Number(m[2]) : 22;
+    const role: 'host' | 'jump' = q.name.toLowerCase() === this.ctx.targetEndpoint().toLowerCase() ? 'host' : 'jump';
+    const knownHosts = await loadKnownHosts(this.ctx.knownHostsFile());
+    const verdict = judgeHostKey(knownHosts, this.ctx.trustStore(), host, port, Buffer.from(q.key, 'base64'));
+    if (role === 'host') this.ctx.onHostFingerprint(verdict.fingerprint);
+    if (verdict.status === 'trusted') return { lines: [`${q.name} ${q.keyType} ${q.key}`] };
+    const { problem, error } = hostKeyRefusal(verdict, role, q.name, `${role === 'jump' ? 'jump host ' : ''}${host}:${port}`);
+    // The first refusal is the cause; later hops were never reached.
+    if (!this.problem) {
+      this.problem = problem;
+      this.hostKeyError = error;
+    }
+    return { lines: [] };
+  }
+}
