@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, CLI, startConsole } from '../helpers/console-process.js';
 import { ROOT } from '../helpers/imports.js';
+import { parseConfig } from '../../src-main/core/config/index.js';
+import { chooseTransport } from '../../src-main/core/ssh/index.js';
 
 // The README's examples, run as written: a reader who copies them gets what
 // the README says (the blocks are found by their `readme-example` markers).
@@ -53,6 +55,16 @@ describe('README examples', () => {
     expect(r.code).toBe(1);
     // The README writes the folder the file is in as /path/to/.
     expect(`${r.stdout}${r.stderr}`.trim().replace(`${dir}/`, '/path/to/')).toBe(example('config-error output').trim());
+  });
+
+  it('the SSH transports example is a valid config: certificate and two hops go to openssh, the config alias too', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'config.yaml'), example('ssh-transports'));
+    const r = await run(process.execPath, [CLI, 'config', 'check', 'config.yaml'], { cwd: dir });
+    expect(`${r.stdout}${r.stderr}`).toMatch(/OK \(2 hosts, 0 services\)/);
+    expect(r.code).toBe(0);
+    const config = parseConfig(example('ssh-transports'), { file: 'config.yaml', home: '/home/ops' });
+    expect(config.hosts.map((h) => chooseTransport(h.ssh, config.ssh.transport).kind)).toEqual(['openssh', 'openssh']);
   });
 
   it('the standalone bench example runs against the demo console through its proxy and prints both levels', async () => {
