@@ -131,10 +131,11 @@ function ttyPassphrasePrompt(): PassphrasePrompt | null {
   if (!process.stdin.isTTY || !process.stderr.isTTY) return null;
   return (question) =>
     new Promise((resolvePromise) => {
-      process.stderr.write(question);
       const stdin = process.stdin;
+      // Echo off before the question shows: what is typed after it is never printed.
       stdin.setRawMode(true);
       stdin.resume();
+      process.stderr.write(question);
       let typed = '';
       const done = (value: string) => {
         stdin.setRawMode(false);

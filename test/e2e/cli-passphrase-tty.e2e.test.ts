@@ -1,0 +1,105 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, CLI, runCliProcess, startConsole, type RunningConsole } from '../helpers/console-process.js';
+
+// `gpu-console hosts connect LABEL` at a terminal: a host whose key is
+// encrypted is unlocked by asking on the TTY (no echo) and handing the
+// passphrase to the running console's memory, on either transport. The
+// terminal is a real pty (util-linux `script`), the host a real sshd on
+// loopback. Without a terminal (a script, CI) nothing is asked.
+
+const SSHD = '/usr/sbin/sshd';
+const HAVE = existsSync(SSHD) && existsSync('/usr/bin/script');
+const PASS = 'tty horse battery';
+
+const dir = mkdtempSync(join(tmpdir(), 'gc-tty-'));
+let sshd: ReturnType<typeof spawn> | null = null;
+let port = 0;
+let consoleProc: RunningConsole | null = null;
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const p = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return p;
+}
+
+beforeAll(async () => {
+  if (!HAVE) return;
+  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'hostkey')]);
+  // One key per host: the console keeps a typed passphrase per key file, so a shared key would be asked once.
+  for (const t of ['builtin', 'openssh']) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', PASS, '-f', join(dir, `enc-${t}`)]);
+  writeFileSync(join(dir, 'authorized_keys'), ['builtin', 'openssh'].map((t) => readFileSync(join(dir, `enc-${t}.pub`), 'utf8')).join(''), { mode: 0o600 });
+  port = await freePort();
+  writeFileSync(
+    join(dir, 'sshd_config'),
+    [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(dir, 'hostkey')}`, `PidFile ${join(dir, 'sshd.pid')}`, `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`, 'StrictModes no', 'UsePAM no', 'PermitRootLogin prohibit-password', 'PasswordAuthentication no', 'KbdInteractiveAuthentication no', ''].join('\n'),
+  );
+  sshd = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: 'ignore' });
+  const hostPub = readFileSync(join(dir, 'hostkey.pub'), 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+  writeFileSync(join(dir, 'known_hosts'), `[127.0.0.1]:${port} ${hostPub}\n`);
+  const host = (label: string, transport: string) =>
+    `  - label: ${label}\n    ssh: { host: 127.0.0.1, port: ${port}, user: root, identityFile: ${join(dir, `enc-${transport}`)}, transport: ${transport} }\n    knownHostsFile: ${join(dir, 'known_hosts')}\n    services: []\n`;
+  writeFileSync(join(dir, 'config.yaml'), `hosts:\n${host('enc-builtin', 'builtin')}${host('enc-openssh', 'openssh')}`);
+  await new Promise((r) => setTimeout(r, 300));
+}, 30_000);
+
+afterAll(async () => {
+  await consoleProc?.stop();
+  sshd?.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs the CLI on a pty; types `answer` once the prompt shows. */
+function onTerminal(args: string[], answer: string): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const command = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let typed = false;
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (!typed && /Passphrase for .*: $/.test(out)) {
+        typed = true;
+        child.stdin!.write(`${answer}\r`);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+describe.skipIf(!HAVE)('gpu-console hosts connect on a terminal', () => {
+  it('asks for the passphrase without echo and connects, on either transport', async () => {
+    assertBuilt();
+    const dataDir = join(dir, 'data');
+    consoleProc = await startConsole(['--config', join(dir, 'config.yaml'), '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0']);
+    for (const label of ['enc-builtin', 'enc-openssh']) {
+      const r = await onTerminal(['hosts', 'connect', label, '--data-dir', dataDir], PASS);
+      expect(r.out).toMatch(new RegExp(`Passphrase for ${join(dir, label).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(host ${label}\\): `));
+      expect(r.out).toContain(`${label}: connected`);
+      // Typed, not shown: the terminal never printed it.
+      expect(r.out).not.toContain(PASS);
+      expect(r.code).toBe(0);
+    }
+    const status = await runCliProcess(['status', '--data-dir', dataDir]);
+    expect(status.stdout).toMatch(/^enc-builtin {2}connected .* via builtin$/m);
+    expect(status.stdout).toMatch(/^enc-openssh {2}connected .* via openssh$/m);
+  }, 60_000);
+
+  it('without a terminal nothing is asked (the console still holds what was typed above, in memory)', async () => {
+    const dataDir = join(dir, 'data');
+    await runCliProcess(['hosts', 'disconnect', 'enc-builtin', '--data-dir', dataDir]);
+    const r = await runCliProcess(['hosts', 'connect', 'enc-builtin', '--data-dir', dataDir]);
+    // The console still holds the passphrase typed above (memory only, until it exits): it connects.
+    expect(r.stdout).toMatch(/enc-builtin: (connected|connecting)/);
+    expect(`${r.stdout}${r.stderr}`).not.toMatch(/Passphrase for/);
+  }, 30_000);
+});
