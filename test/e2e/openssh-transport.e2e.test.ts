@@ -45,7 +45,7 @@ describe.skipIf(!HAVE_SSH)('the console on the openssh transport', () => {
 
   it('connects every demo host through ssh, with GPU figures and tunnels up', async () => {
     assertBuilt();
-    proc = await startConsole(['--demo', '--demo-traffic', 'off', '--demo-ssh-transport', 'openssh', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0']);
+    proc = await startConsole(['--demo', '--demo-traffic', 'off', '--demo-time-scale', '50', '--demo-ssh-transport', 'openssh', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0']);
     const ready = (h: Host) => h.state === 'connected' && h.gpus.length > 0 && h.services.every((s) => s.tunnel.state === 'up');
     await expect.poll(async () => (await hosts()).filter(ready).map((h) => h.label).sort(), { timeout: 30_000, interval: 250 }).toEqual(['l20-poc', 'strix', 'tri-gpu']);
     for (const h of await hosts()) {
@@ -69,6 +69,20 @@ describe.skipIf(!HAVE_SSH)('the console on the openssh transport', () => {
     const test = await bridgeCall<{ ok: boolean }>(proc!.ui, 'tunnels.test', { label: 'l20-poc', serviceId: 'qwen' });
     expect(test).toMatchObject({ ok: true, data: { ok: true } });
   }, 30_000);
+
+  it('a restart runs its SSH command through the ControlMaster and is verified', async () => {
+    const proposed = await bridgeCall<{ action: { id: string; nonce: string; steps: { kind: string; text: string }[] } }>(proc!.ui, 'actions.propose', { upstream: 'tri-gpu/embed', kind: 'restart' });
+    if (!proposed.ok) throw new Error(proposed.error.message);
+    const { action } = proposed.data;
+    expect(action.steps.find((s) => s.kind === 'ssh')?.text).toBe('sudo systemctl restart vllm-embed');
+    const approved = await bridgeCall(proc!.ui, 'actions.approve', { id: action.id, nonce: action.nonce, typedLabel: 'tri-gpu' });
+    expect(approved.ok).toBe(true);
+    const state = async () => {
+      const r = await bridgeCall<{ actions: { id: string; state: string }[] }>(proc!.ui, 'actions.list', {});
+      return r.ok ? r.data.actions.find((a) => a.id === action.id)?.state : undefined;
+    };
+    await expect.poll(state, { timeout: 30_000, interval: 250 }).toBe('verified');
+  }, 40_000);
 
   it('the host view names the transport and shows what ssh -G reports', async () => {
     browser = await launchChromium();
