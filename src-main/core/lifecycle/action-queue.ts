@@ -293,6 +293,8 @@ export class LifecycleService implements Disposable {
       });
     }
     const level = sleepLevel(this.deps.fleet, target);
+    // A router's models load and unload behind one awake server: its sleep state says nothing about them.
+    if (driver.name !== 'llama-router') assertApplicable(target.upstream, input.kind, level);
     const steps = driver.plan(input.kind, { sleepLevel: level });
     const now = this.deps.clock.now();
     const variant = variantOf(input.kind, target.sleepLevel, level);
@@ -452,3 +454,20 @@ export class LifecycleService implements Disposable {
 }
 
 export type { TimingVariant };
+
+/**
+ * A change that would do nothing is refused before it becomes a proposal (the
+ * UI offers only valid ones; the CLI, the API and policies are held to the
+ * same): wake needs a sleeping service, sleep an awake one, offload one not
+ * offloaded yet (level 1 may go on to level 2). An unknown state (host down,
+ * never read) does not refuse: the runner checks.
+ */
+function assertApplicable(upstream: string, kind: ActionKind, level: 0 | 1 | 2 | null): void {
+  if (level === null || kind === 'restart') return;
+  if (kind === 'wake' && level === 0) {
+    throw new AppError(LifecycleErrorCode.NOT_APPLICABLE, `${upstream} is awake: there is nothing to wake`, { details: { upstream, kind, sleepLevel: level } });
+  }
+  if ((kind === 'sleep' && level > 0) || (kind === 'offload' && level === 2)) {
+    throw new AppError(LifecycleErrorCode.NOT_APPLICABLE, `${upstream} is already asleep (level ${level}): there is nothing to ${kind}`, { details: { upstream, kind, sleepLevel: level } });
+  }
+}

@@ -82,6 +82,7 @@ describe('approval is the only way to change a server', () => {
     expect(code(() => service.approve({ id: action.id, nonce: action.nonce!, caller: 'test' }))).toBe('LIFECYCLE_NONCE_USED');
     expect(code(() => service.reject({ id: action.id, nonce: 'y'.repeat(24), reason: 'r', caller: 'test' }))).toBe('LIFECYCLE_ALREADY_DECIDED');
 
+    sleepState = 'asleep-1';
     const other = service.propose({ upstream: 'h1/qwen', kind: 'wake', proposer: 'test' }).action;
     clock.advance(16 * 60_000);
     expect(code(() => service.approve({ id: other.id, nonce: other.nonce!, caller: 'test' }))).toBe('LIFECYCLE_NONCE_USED');
@@ -218,8 +219,25 @@ describe('proposals are drafts until confirmed', () => {
   });
 });
 
+describe('a change that would do nothing', () => {
+  it('is refused before it becomes a proposal: wake when awake, sleep when asleep, offload when offloaded', () => {
+    sleepState = 'awake';
+    expect(code(() => service.propose({ upstream: 'h1/qwen', kind: 'wake', proposer: 'cli' }))).toBe('LIFECYCLE_NOT_APPLICABLE');
+    expect(code(() => service.preview({ upstream: 'h1/qwen', kind: 'wake' }))).toBe('LIFECYCLE_NOT_APPLICABLE');
+    sleepState = 'asleep-1';
+    expect(code(() => service.propose({ upstream: 'h1/qwen', kind: 'sleep', proposer: 'cli' }))).toBe('LIFECYCLE_NOT_APPLICABLE');
+    // Level 1 may still be offloaded to level 2, and a restart is always possible.
+    expect(service.preview({ upstream: 'h1/qwen', kind: 'offload' }).kind).toBe('offload');
+    expect(service.preview({ upstream: 'h1/qwen', kind: 'restart' }).kind).toBe('restart');
+    // Nothing was stored or audited by the refusals.
+    expect(service.list(50).actions).toEqual([]);
+    expect(store.audit.list({ limit: 50 }).filter((e) => e.type === 'lifecycle.proposed')).toEqual([]);
+  });
+});
+
 describe('gibberish probe', () => {
   it("the verify step names what the probe checks, not a result: a failed probe is never shown beside 'not gibberish'", () => {
+    sleepState = 'asleep-1';
     const verify = service.preview({ upstream: 'h1/qwen', kind: 'wake' }).steps.find((s) => s.kind === 'verify')!;
     expect(verify.text).toContain('completion probe: 8 tokens after "The capital of France is", failed if they read as gibberish');
     expect(verify.text).not.toMatch(/not gibberish|sensibly/);
