@@ -151,7 +151,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     const secrets = options.secretStore ? options.secretStore(store) : new FileSecretStore(join(options.dataDir, 'secrets.json'));
     const notifyLog = logger.child('notify');
     // config.yaml's channels and those added in the console (settings store); deliveries go to a bounded table.
-    const notifyRegistry = new NotifyChannelRegistry({
+    const notifyRegistry = await NotifyChannelRegistry.open({
       configChannels: () => config.current.notifications?.channels ?? [],
       settings: store.settings,
       secrets,

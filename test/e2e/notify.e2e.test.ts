@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -146,6 +146,11 @@ describe('notifications view', () => {
     const rows = await bridgeCall<unknown>(consoleProc.ui, 'notifications.deliveries', { limit: 10 });
     expect(JSON.stringify([list, rows])).not.toMatch(new RegExp(`${KEY}|qs-e2e-token`));
     expect(await page.content()).not.toContain(KEY);
+    for (const f of ['gpu-console.db', 'gpu-console.db-wal']) {
+      if (!existsSync(join(dataDir, f))) continue;
+      const db = readFileSync(join(dataDir, f)).toString('latin1');
+      for (const secret of [KEY, 'qs-e2e-token']) expect(db).not.toContain(secret);
+    }
 
     await page.screenshot({ path: 'test-results/e2e-notifications.png', fullPage: true });
     for (const theme of ['dark', 'light'] as const) {

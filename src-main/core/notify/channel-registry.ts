@@ -1,8 +1,10 @@
 // The outside channels in force: config.yaml's (the operator's file, read-only
 // here) merged with those added in the console (kept in the settings store,
-// key `notify.channels`); on an id clash config.yaml wins. Saving and removing
-// are audited with what changed, never the URL or a secret; a secret given with
-// a save goes to the secret store and never comes back out.
+// key `notify.channels`); on an id clash config.yaml wins. A console channel's
+// URL is kept in the secret store (`notify.<id>.url`: a Slack webhook's URL is
+// its credential), never in the database. Saving and removing are audited with
+// what changed, never the URL or a secret; a secret given with a save goes to
+// the secret store and never comes back out.
 import { z } from 'zod';
 import { AppError, operatorActor, type Logger } from '../base/index.js';
 import type { SecretStore } from '../ports.js';
@@ -21,8 +23,10 @@ export const CHANNELS_SETTING = 'notify.channels';
 /** Where channels made in the console keep their secrets: never another capability's key. */
 export const SECRET_PREFIX = 'notify.';
 
-/** A channel made in the console, and whether its secret was stored by the console (then removing it deletes the secret). */
-const StoredEntrySchema = z.object({ channel: z.unknown(), ownsSecret: z.boolean() }).strict();
+/** A channel made in the console (its URL apart), and whether its secret was stored by the console (then removing it deletes the secret). */
+const StoredEntrySchema = z.object({ channel: z.record(z.string(), z.unknown()), ownsSecret: z.boolean() }).strict();
+/** The secret-store entry holding a console channel's URL. */
+export const urlKey = (id: string): string => `${SECRET_PREFIX}${id}.url`;
 interface StoredEntry {
   channel: NotifyChannelConfig;
   ownsSecret: boolean;
@@ -40,10 +44,17 @@ export interface NotifyChannelRegistryDeps {
 }
 
 export class NotifyChannelRegistry {
-  private ui: StoredEntry[];
+  private ui: StoredEntry[] = [];
+  /** Stored entries that could not be read back (no URL in the secret store, or a schema change): kept as they are, not in force. */
+  private unreadable: unknown[] = [];
 
-  constructor(private readonly deps: NotifyChannelRegistryDeps) {
-    this.ui = this.load();
+  private constructor(private readonly deps: NotifyChannelRegistryDeps) {}
+
+  /** Reads the console's channels back (their URLs from the secret store). */
+  static async open(deps: NotifyChannelRegistryDeps): Promise<NotifyChannelRegistry> {
+    const reg = new NotifyChannelRegistry(deps);
+    await reg.load();
+    return reg;
   }
 
   /** Every channel in force: config.yaml's, then the console's whose id config.yaml does not use. */
@@ -73,8 +84,8 @@ export class NotifyChannelRegistry {
     if (draft.kind === 'slack' && secret !== undefined) throw invalid('secret', 'a Slack channel keeps its secret in the webhook URL: leave the secret empty');
     const needsRef = draft.kind === 'zulip' || draft.kind === 'webhook' || secret !== undefined;
     const secretRef = draft.secretRef ?? (needsRef ? (existing?.channel.secretRef ?? `${SECRET_PREFIX}${draft.id}`) : undefined);
-    if (secretRef !== undefined && !secretRef.startsWith(SECRET_PREFIX)) {
-      throw invalid('secretRef', `a channel made in the console keeps its secret under ${SECRET_PREFIX}…, not ${secretRef}`);
+    if (secretRef !== undefined && (!secretRef.startsWith(SECRET_PREFIX) || secretRef.endsWith('.url'))) {
+      throw invalid('secretRef', `a channel made in the console keeps its secret under ${SECRET_PREFIX}<name> (not ending in .url), not ${secretRef}`);
     }
     const parsed = NotifyChannelConfigSchema.safeParse(stripUndefined({ ...draft, url, secretRef }));
     if (!parsed.success) {
@@ -89,8 +100,9 @@ export class NotifyChannelRegistry {
         details: { field: 'secret', ref: channel.secretRef },
       });
     }
-    // The secret first: a channel must never be in force pointing at a secret that failed to store.
+    // Secrets first: a channel must never be in force pointing at a secret that failed to store.
     if (secret !== undefined && channel.secretRef) await this.deps.secrets.set(channel.secretRef, secret);
+    if (existing?.channel.url !== channel.url) await this.deps.secrets.set(urlKey(channel.id), channel.url);
     const ownsSecret = secret !== undefined || (existing?.ownsSecret === true && existing.channel.secretRef === channel.secretRef);
     const entry: StoredEntry = { channel, ownsSecret };
     const next = existing ? this.ui.map((e) => (e === existing ? entry : e)) : [...this.ui, entry];
@@ -127,6 +139,7 @@ export class NotifyChannelRegistry {
     const stillUsed = ref !== undefined && this.all().some((c) => c.secretRef === ref);
     const deleteSecret = ref !== undefined && existing.ownsSecret && !stillUsed;
     if (deleteSecret) await this.deps.secrets.delete(ref);
+    await this.deps.secrets.delete(urlKey(id));
     this.deps.audit.append({
       type: 'notifications.channel.removed',
       actor: operatorActor(caller),
@@ -154,29 +167,40 @@ export class NotifyChannelRegistry {
     };
   }
 
-  /** The stored console channels; an entry that no longer passes the schema is skipped (logged by id), not fatal. */
-  private load(): StoredEntry[] {
+  /**
+   * The stored console channels. An entry whose URL is not in the secret store (a store that does not
+   * persist) or that no longer passes the schema is kept as it is but not in force, and logged by id.
+   */
+  private async load(): Promise<void> {
     const raw = this.deps.settings.get<unknown>(CHANNELS_SETTING);
-    if (raw === undefined) return [];
+    if (raw === undefined) return;
     if (!Array.isArray(raw)) {
       this.deps.logger.warn('stored notification channels are not a list; ignored', { key: CHANNELS_SETTING });
-      return [];
+      return;
     }
-    const out: StoredEntry[] = [];
     for (const item of raw) {
       const entry = StoredEntrySchema.safeParse(item);
-      const channel = entry.success ? NotifyChannelConfigSchema.safeParse(entry.data.channel) : null;
+      const id = entry.success && typeof entry.data.channel.id === 'string' ? entry.data.channel.id : null;
+      const url = id === null ? null : await this.deps.secrets.get(urlKey(id));
+      const channel = entry.success && url !== null ? NotifyChannelConfigSchema.safeParse({ ...entry.data.channel, url }) : null;
       if (!entry.success || !channel?.success) {
-        this.deps.logger.warn('a stored notification channel does not pass its schema; skipped', { error: channel && !channel.success ? describeIssues(channel.error) : 'malformed entry' });
+        this.deps.logger.warn('a stored notification channel cannot be read back; not in force', {
+          id,
+          problem: url === null ? `no URL in the secret store under ${id === null ? '?' : urlKey(id)}` : channel && !channel.success ? describeIssues(channel.error) : 'malformed entry',
+        });
+        this.unreadable.push(item);
         continue;
       }
-      out.push({ channel: channel.data, ownsSecret: entry.data.ownsSecret });
+      this.ui.push({ channel: channel.data, ownsSecret: entry.data.ownsSecret });
     }
-    return out;
   }
 
   private persist(next: StoredEntry[]): void {
-    this.deps.settings.set(CHANNELS_SETTING, next.map((e) => stripUndefined({ channel: e.channel, ownsSecret: e.ownsSecret })));
+    const rows = next.map((e) => {
+      const { url: _url, ...rest } = e.channel;
+      return stripUndefined({ channel: rest, ownsSecret: e.ownsSecret });
+    });
+    this.deps.settings.set(CHANNELS_SETTING, [...rows, ...this.unreadable]);
     this.ui = next;
   }
 }

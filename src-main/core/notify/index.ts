@@ -19,6 +19,6 @@ export { DeliveryDispatcher, undiciSender, type DeliveryDispatcherOptions, type 
 export { buildRequest, signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER, type OutboundRequest } from './shapes.js';
 export { inQuietHours } from './quiet-hours.js';
 export { DeliveryLog, DEFAULT_MAX_DELIVERY_ROWS, splitError, type DeliverySubject } from './delivery-log.js';
-export { NotifyChannelRegistry, CHANNELS_SETTING, type NotifyChannelRegistryDeps, type NotifyChannelDraftParsed } from './channel-registry.js';
+export { NotifyChannelRegistry, CHANNELS_SETTING, urlKey, type NotifyChannelRegistryDeps, type NotifyChannelDraftParsed } from './channel-registry.js';
 export { maskUrl, MASK } from './mask-url.js';
 export { NotifyErrorCode } from './errors.js';

@@ -3,7 +3,7 @@
 // secrets in the secret store only, and audit rows without the URL's secret parts or the secret.
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock, silentLogger } from '../../../../src-main/core/base/index.js';
-import { DeliveryLog, MASK, NotifyChannelRegistry, maskUrl, splitError, CHANNELS_SETTING } from '../../../../src-main/core/notify/index.js';
+import { DeliveryLog, MASK, NotifyChannelRegistry, maskUrl, splitError, urlKey, CHANNELS_SETTING } from '../../../../src-main/core/notify/index.js';
 import { MemorySecretStore } from '../../../../src-main/core/secrets/index.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 import { NotifyChannelConfigSchema, NotifyChannelDraftSchema, type NotifyChannelConfig, type NotifyDelivery } from '../../../../src-preload/contract/notify.js';
@@ -66,11 +66,11 @@ describe('masked URLs', () => {
   });
 });
 
-function registry(configChannels: NotifyChannelConfig[] = []) {
+async function registry(configChannels: NotifyChannelConfig[] = []) {
   const store = memStore();
   const secrets = new MemorySecretStore();
   const deps = { configChannels: () => configChannels, settings: store.settings, secrets, audit: store.audit, logger: silentLogger };
-  return { reg: new NotifyChannelRegistry(deps), store, secrets, deps };
+  return { reg: await NotifyChannelRegistry.open(deps), store, secrets, deps };
 }
 
 const draft = (over: Record<string, unknown> = {}) =>
@@ -89,7 +89,7 @@ describe('channel registry', () => {
   const SECRET = 'whsec-ui-never-out-42';
 
   it('saves a console channel with its secret in the secret store only; the view and the audit row hold neither', async () => {
-    const { reg, store, secrets } = registry();
+    const { reg, store, secrets } = await registry();
     const out = await reg.save(draft({ quietHours: { from: '22:00', to: '07:00', tz: 'Europe/Berlin' } }), SECRET, 'test');
     expect(out.created).toBe(true);
     expect(out.channel).toMatchObject({ id: 'ops', source: 'ui', hasSecret: true, secretRef: 'notify.ops', quietHours: { from: '22:00', to: '07:00', tz: 'Europe/Berlin' } });
@@ -105,7 +105,7 @@ describe('channel registry', () => {
   });
 
   it('editing without a URL or secret keeps both; a new secret replaces the stored one; every save is audited', async () => {
-    const { reg, store, secrets } = registry();
+    const { reg, store, secrets } = await registry();
     await reg.save(draft(), SECRET, 'test');
     const { url: _omit, ...rest } = draft({ minSeverity: 'warning' });
     const edited = await reg.save(rest, undefined, 'test');
@@ -119,22 +119,32 @@ describe('channel registry', () => {
     expect(types.filter((t) => t.startsWith('notifications.channel.'))).toEqual(['notifications.channel.updated', 'notifications.channel.updated', 'notifications.channel.added']);
   });
 
-  it('survives a restart: the channels are read back from the settings store', async () => {
-    const { reg, deps } = registry();
+  it('survives a restart: the channels are read back, the URL from the secret store (never the settings table)', async () => {
+    const { reg, deps, store, secrets } = await registry();
     await reg.save(draft(), SECRET, 'test');
-    const again = new NotifyChannelRegistry(deps);
-    expect(again.all().map((c) => c.id)).toEqual(['ops']);
+    expect(JSON.stringify(store.settings.all())).not.toContain('hooks.example.org');
+    expect(await secrets.get(urlKey('ops'))).toBe(draft().url);
+    const again = await NotifyChannelRegistry.open(deps);
+    expect(again.all()).toEqual(reg.all());
   });
 
-  it('skips a stored entry that no longer passes the schema', () => {
-    const { store, deps } = registry();
-    store.settings.set(CHANNELS_SETTING, [{ channel: { id: 'BAD', kind: 'pager' }, ownsSecret: false }, { channel: NotifyChannelConfigSchema.parse({ id: 'ok', kind: 'slack', url: 'https://hooks.slack.com/services/a/b/c', events: ['other'] }), ownsSecret: false }]);
-    expect(new NotifyChannelRegistry(deps).all().map((c) => c.id)).toEqual(['ok']);
+  it('an entry that cannot be read back is not in force but is kept, not dropped, by the next save', async () => {
+    const { store, deps, secrets } = await registry();
+    const bad = { channel: { id: 'bad', kind: 'pager' }, ownsSecret: false };
+    const lost = { channel: { id: 'lost', kind: 'slack', events: ['other'] }, ownsSecret: false };
+    const ok = { channel: { id: 'ok', kind: 'slack', events: ['other'] }, ownsSecret: false };
+    await secrets.set(urlKey('bad'), 'https://x.example.org/h');
+    await secrets.set(urlKey('ok'), 'https://hooks.slack.com/services/a/b/c');
+    store.settings.set(CHANNELS_SETTING, [bad, lost, ok]);
+    const reg = await NotifyChannelRegistry.open(deps);
+    expect(reg.all().map((c) => c.id)).toEqual(['ok']);
+    await reg.save(draft(), SECRET, 'test');
+    expect((store.settings.get<{ channel: { id: string } }[]>(CHANNELS_SETTING) ?? []).map((e) => e.channel.id).sort()).toEqual(['bad', 'lost', 'ok', 'ops']);
   });
 
   it('config.yaml channels are listed first, read-only, and win an id clash', async () => {
     const pager = NotifyChannelConfigSchema.parse({ id: 'pager', kind: 'webhook', url: 'http://127.0.0.1:9/hook', events: ['host.down'], secretRef: 'notify.pager' });
-    const { reg } = registry([pager]);
+    const { reg } = await registry([pager]);
     expect(await rejects(reg.save(draft({ id: 'pager' }), SECRET, 'test'))).toMatchObject({ code: 'NOTIFY_CHANNEL_READ_ONLY', message: expect.stringContaining('config.yaml') });
     expect(await rejects(reg.remove('pager', 'test'))).toMatchObject({ code: 'NOTIFY_CHANNEL_READ_ONLY' });
     await reg.save(draft(), SECRET, 'test');
@@ -142,11 +152,12 @@ describe('channel registry', () => {
   });
 
   it('bad input gets an error naming the field', async () => {
-    const { reg } = registry();
+    const { reg } = await registry();
     const { url: _omit, ...noUrl } = draft();
     expect(await rejects(reg.save(noUrl, SECRET, 'test'))).toMatchObject({ code: 'NOTIFY_CHANNEL_INVALID', message: expect.stringMatching(/^channel\.url: /) });
     expect(await rejects(reg.save(draft(), undefined, 'test'))).toMatchObject({ code: 'NOTIFY_SECRET_MISSING', message: expect.stringMatching(/^secret: .*notify\.ops/) });
     expect(await rejects(reg.save(draft({ secretRef: 'proxy.upstream-key' }), SECRET, 'test'))).toMatchObject({ code: 'NOTIFY_CHANNEL_INVALID', message: expect.stringMatching(/^channel\.secretRef: /) });
+    expect(await rejects(reg.save(draft({ secretRef: 'notify.other.url' }), SECRET, 'test'))).toMatchObject({ code: 'NOTIFY_CHANNEL_INVALID', message: expect.stringMatching(/^channel\.secretRef: /) });
     expect(await rejects(reg.save(draft({ kind: 'slack' }), SECRET, 'test'))).toMatchObject({ code: 'NOTIFY_CHANNEL_INVALID', message: expect.stringMatching(/^channel\.secret: /) });
     expect(await rejects(reg.save(draft({ kind: 'zulip' }), SECRET, 'test'))).toMatchObject({ code: 'NOTIFY_CHANNEL_INVALID', message: expect.stringContaining('channel.zulip: ') });
     // The schema itself names fields the contract refuses before the registry sees them.
@@ -157,11 +168,12 @@ describe('channel registry', () => {
   });
 
   it('remove deletes the channel and the secret it stored (audited without it); unknown ids are refused', async () => {
-    const { reg, store, secrets } = registry();
+    const { reg, store, secrets } = await registry();
     await reg.save(draft(), SECRET, 'test');
     expect(await reg.remove('ops', 'test')).toEqual({ removed: true });
     expect(reg.all()).toEqual([]);
     expect(await secrets.get('notify.ops')).toBeNull();
+    expect(await secrets.get(urlKey('ops'))).toBeNull();
     expect(await rejects(reg.remove('ops', 'test'))).toMatchObject({ code: 'NOTIFY_CHANNEL_UNKNOWN' });
     const removed = store.audit.list({ limit: 50 }).find((e) => e.type === 'notifications.channel.removed');
     expect(removed?.payload).toMatchObject({ kind: 'webhook', host: 'hooks.example.org', ref: 'notify.ops', deletedStoredValue: true });
@@ -169,7 +181,7 @@ describe('channel registry', () => {
   });
 
   it('remove keeps a secret the console did not store (a key the operator put there)', async () => {
-    const { reg, secrets } = registry();
+    const { reg, secrets } = await registry();
     await secrets.set('notify.ops', 'operator-set');
     await reg.save(draft(), undefined, 'test');
     await reg.remove('ops', 'test');
