@@ -9,7 +9,8 @@ import { HostLabelSchema } from './primitives.js';
 export const MonthlyBudgetUsdSchema = z
   .number({ error: 'monthlyUsd must be a number' })
   .refine((v) => Number.isFinite(v), { error: 'monthlyUsd must be a finite number' })
-  .refine((v) => v > 0, { error: 'monthlyUsd must be more than 0' })
+  // A budget is money: at least a cent (a smaller positive number would divide spend into Infinity).
+  .refine((v) => v >= 0.01, { error: 'monthlyUsd must be at least 0.01' })
   .refine((v) => v <= 1e9, { error: 'monthlyUsd must be at most 1,000,000,000' });
 
 export const BudgetLineSchema = z

@@ -164,7 +164,7 @@ export class BudgetService implements Disposable {
       configUsd,
       spentUsd,
       runningHours: runningMs / 3_600_000,
-      pctUsed: monthlyUsd === null ? null : (spentUsd / monthlyUsd) * 100,
+      pctUsed: monthlyUsd === null || !(monthlyUsd > 0) ? null : Math.min(1e9, (spentUsd / monthlyUsd) * 100),
       hoursToGate: gate.value,
       crossed: crossedThresholds(spentUsd, monthlyUsd),
     };
