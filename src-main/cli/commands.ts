@@ -103,7 +103,11 @@ export async function hostsConnect(dataDir: string, label: string, connect: bool
     const question =
       ask.kind === 'prompt' ? `${label} asks: ${ask.text.trim()} ` : `${ask.reason === 'incorrect' ? 'Incorrect passphrase. ' : ''}Passphrase for ${ask.keyFile} (host ${label}): `;
     const passphrase = await prompt(question);
-    if (!passphrase) break;
+    if (!passphrase) {
+      // Ctrl-C / Ctrl-D at a host's own question: tell it no now, rather than let ssh wait for the timeout.
+      if (ask.kind === 'prompt') result = await callRunningConsole(dataDir, 'hosts.declinePrompt', { label });
+      break;
+    }
     result = await callRunningConsole(dataDir, 'hosts.passphrase', { label, passphrase });
   }
   if (output.json) output.out(JSON.stringify(result));

@@ -111,6 +111,8 @@ export const sshInvokeChannels = {
   },
   /** The passphrase of the host's encrypted key; kept in main memory only, never stored or echoed. */
   'hosts.passphrase': { input: z.object({ label: Label, passphrase: z.string().min(1).max(1024) }).strict(), output: HostState },
+  /** Decline the question the host asks right now (keyboard-interactive, openssh): the login fails saying so; audited. */
+  'hosts.declinePrompt': { input: z.object({ label: Label }).strict(), output: HostState },
   /** GET /v1/models then a 1-token chat through the tunnel; result and latency are shown and audited. */
   'tunnels.test': {
     input: z.object({ label: Label, serviceId: ServiceIdSchema }).strict(),

@@ -39,6 +39,7 @@ const EXCLUDED: Readonly<Record<string, string>> = {
   'secrets.set': 'stores a secret (the one planted here is set directly)',
   'secrets.delete': 'deletes a secret',
   'proxy.revokeToken': 'revokes a client token',
+  'hosts.declinePrompt': 'declines the question a host asks during login',
   'actions.propose': 'proposes a lifecycle action',
   'actions.approve': 'runs a lifecycle action on a model server',
   'actions.reject': 'decides a lifecycle action',

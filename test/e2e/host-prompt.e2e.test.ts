@@ -90,4 +90,19 @@ describe.skipIf(!HAVE_SSH)('a host asking for a one-time code, answered in the b
     expect(text).toContain('Verification code');
     expect(text).not.toContain(CODE);
   }, 60_000);
+
+  it('Decline tells the host no at once: the card says the login failed because the question was declined', async () => {
+    const page = browser!.contexts()[0]!.pages()[0]!;
+    const card = page.getByTestId('host-card-otp-host');
+    await bridgeCall(proc!.ui, 'hosts.disconnect', { label: 'otp-host' });
+    // hosts.connect answers when the login is done, and this login waits for the question: not awaited here.
+    const connecting = bridgeCall(proc!.ui, 'hosts.connect', { label: 'otp-host' });
+    await expect.poll(() => card.getByTestId('host-prompt-text').count(), { timeout: 20_000 }).toBe(1);
+    await card.getByTestId('prompt-decline').click();
+    await expect.poll(async () => (await card.getByTestId('host-state').textContent())?.toLowerCase(), { timeout: 10_000 }).toContain('failed');
+    await expect.poll(() => card.textContent(), { timeout: 5_000 }).toMatch(/declined to answer/);
+    await connecting;
+    const audit = await bridgeCall<{ events: { type: string }[] }>(proc!.ui, 'audit.list', { limit: 50 });
+    expect(JSON.stringify(audit)).toContain('ssh.prompt.declined');
+  }, 40_000);
 });

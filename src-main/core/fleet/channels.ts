@@ -19,6 +19,7 @@ export function fleetChannels(fleet: FleetService, hosts: HostService, imports: 
     'hosts.refuseTrust': async ({ label, fingerprint }, ctx) => ({ label, state: await hosts.refuse(label, fingerprint, ctx.caller) }),
     'hosts.forgetTrust': async ({ label, fingerprint, typedLabel }, ctx) => ({ label, state: await hosts.forgetTrust(label, fingerprint, typedLabel, ctx.caller) }),
     'hosts.passphrase': async ({ label, passphrase }, ctx) => ({ label, state: await hosts.passphrase(label, passphrase, ctx.caller) }),
+    'hosts.declinePrompt': async ({ label }, ctx) => ({ label, state: await hosts.declinePrompt(label, ctx.caller) }),
     'tunnels.test': ({ label, serviceId }, ctx) => hosts.testTunnel(label, serviceId, ctx.caller),
     'config.reload': async () => {
       const error = await hosts.reloadConfig();

@@ -235,6 +235,16 @@ export class FleetService implements Disposable {
     return host.session.state;
   }
 
+  /** Declines the question the host asks now; the attempt fails with that reason. */
+  async declinePrompt(label: string): Promise<HostConnectionState> {
+    const host = this.requireHost(label);
+    if (!host.session.cancelPrompt?.()) {
+      throw new AppError(SshErrorCode.NO_PROMPT, `${label} is not asking anything now`, { details: { label } });
+    }
+    await host.session.connect().catch(() => undefined);
+    return host.session.state;
+  }
+
   /** Keeps the passphrase of the host's key in memory (never on disk) and connects. */
   async providePassphrase(label: string, passphrase: string): Promise<HostConnectionState> {
     const host = this.requireHost(label);

@@ -186,6 +186,14 @@ export class HostService implements Disposable {
     return this.deps.fleet.reconnectNow(label);
   }
 
+  /** The operator will not answer the host's question: the login fails saying so (audited with the question). */
+  async declinePrompt(label: string, caller: string): Promise<HostConnectionState> {
+    const asked = this.deps.fleet.snapshot().hosts.find((h) => h.label === label)?.credentialPrompt;
+    const state = await this.deps.fleet.declinePrompt(label);
+    this.audit.append({ type: 'ssh.prompt.declined', actor: operatorActor(caller), target: label, payload: { prompt: asked?.kind === 'prompt' ? asked.text : null, stateAfter: state } });
+    return state;
+  }
+
   async passphrase(label: string, passphrase: string, caller: string): Promise<HostConnectionState> {
     const before = this.deps.fleet.snapshot().hosts.find((h) => h.label === label)?.credentialPrompt;
     const keyFile = this.deps.fleet.hostConfig(label).ssh.identityFile ?? null;

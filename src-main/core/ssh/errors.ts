@@ -22,6 +22,8 @@ export const SshErrorCode = {
   FINGERPRINT_MISMATCH: 'SSH_FINGERPRINT_MISMATCH',
   TRUST_REFUSED: 'SSH_TRUST_REFUSED',
   NOTHING_TO_TRUST: 'SSH_NOTHING_TO_TRUST',
+  /** An answer or a refusal for a host that is not asking anything now. */
+  NO_PROMPT: 'SSH_NO_PROMPT',
   /** Forgetting a console-trusted key needs its fingerprint and the host label typed; a mismatch names what was expected. */
   FORGET_MISMATCH: 'SSH_FORGET_MISMATCH',
   EXEC_FAILED: 'SSH_EXEC_FAILED',

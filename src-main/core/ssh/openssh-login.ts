@@ -40,6 +40,8 @@ export class LoginQuestions {
   private readonly prompts = new Map<string, number>();
   private prompt: { text: string; expiresAt: number; settle(answer: HelperAnswer): void } | null = null;
   private closed = false;
+  /** The operator said no: ssh's later asks in this attempt (it retries keyboard-interactive) get no too. */
+  private declined = false;
 
   constructor(private readonly ctx: LoginContext) {}
 
@@ -51,6 +53,16 @@ export class LoginQuestions {
     const p = this.prompt;
     if (!p) return false;
     p.settle({ secret: answer });
+    return true;
+  }
+
+  /** The operator declined to answer: ssh is told no, and the attempt fails saying so. */
+  cancelPrompt(): boolean {
+    const p = this.prompt;
+    if (!p) return false;
+    this.declined = true;
+    this.credentialError = new AppError(SshErrorCode.AUTH_FAILED, `${this.ctx.label}: the host asked "${p.text}" and the operator declined to answer`, { details: { prompt: p.text } });
+    p.settle({ cancel: 'declined' });
     return true;
   }
 
@@ -93,6 +105,7 @@ export class LoginQuestions {
   /** Keyboard-interactive: ssh waits while the operator answers in the console (or the question expires). */
   private askOperator(text: string): Promise<HelperAnswer> {
     const { clock, label } = this.ctx;
+    if (this.declined) return Promise.resolve({ cancel: 'declined' });
     this.prompt?.settle({ cancel: 'replaced' });
     return new Promise<HelperAnswer>((resolve) => {
       const waitMs = this.ctx.promptWaitMs;

@@ -117,6 +117,10 @@ export class OpenSshSession implements SshSession {
     return this.login?.answerPrompt(answer) ?? false;
   }
 
+  cancelPrompt(): boolean {
+    return this.login?.cancelPrompt() ?? false;
+  }
+
   get transport(): SshTransportInfo {
     return { kind: 'openssh', why: this.options.transportWhy ?? 'openssh', client: this._version, effective: this._effective };
   }

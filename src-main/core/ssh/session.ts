@@ -106,6 +106,8 @@ export interface SshSession extends Disposable {
   readonly pendingPrompt?: { text: string; expiresAt: number } | null;
   /** Answers the pending prompt; false when there is none (it expired, or was answered). */
   answerPrompt?(answer: string): boolean;
+  /** Declines the pending prompt: the login fails with that reason; false when there is none. */
+  cancelPrompt?(): boolean;
   /** The transport and why it was chosen (absent on test fakes). */
   readonly transport?: SshTransportInfo;
   trustFingerprint(fingerprint: string, actor?: string): Promise<void>;

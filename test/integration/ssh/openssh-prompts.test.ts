@@ -83,6 +83,19 @@ describe.skipIf(!HAVE_SSH)('openssh transport: a host that asks a question durin
     expect((await r.fleet.exec('otp', 'anything')).stdout).toBe('logged-in\n');
   }, 30_000);
 
+  it('a question the operator declines fails the login saying so, without waiting for the timeout', async () => {
+    const r = startFleet([target('otp-no')], { openssh: { controlDir: join(dir, 'c3') } });
+    fleets.push(r.fleet);
+    await waitHost(r.fleet, 'otp-no', (h) => h.credentialPrompt?.kind === 'prompt', 10_000);
+    const t0 = Date.now();
+    expect(await r.fleet.declinePrompt('otp-no')).toBe('failed');
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    const h = r.fleet.snapshot().hosts[0]!;
+    expect(h.lastError).toMatchObject({ code: 'SSH_AUTH_FAILED', message: expect.stringMatching(/Verification code:" and the operator declined to answer/) });
+    expect(h.credentialPrompt ?? null).toBeNull();
+    await expect(r.fleet.declinePrompt('otp-no')).rejects.toMatchObject({ code: 'SSH_NO_PROMPT' });
+  }, 30_000);
+
   it('an unanswered question expires with a clear error', async () => {
     const helper = new OpenSshHelperServer(join(dir, 'c2'));
     const cfg = ConfigSchema.parse({ hosts: [target('otp2')] }).hosts[0]!;

@@ -11,6 +11,7 @@ export function PassphrasePrompt({ label, prompt }: { readonly label: string; re
   const { store } = useServices();
   const [value, setValue] = useState('');
   const call = useCall('hosts.passphrase');
+  const decline = useCall('hosts.declinePrompt');
   const submit = (e: React.FormEvent): void => {
     e.preventDefault();
     if (!value) return;
@@ -47,12 +48,17 @@ export function PassphrasePrompt({ label, prompt }: { readonly label: string; re
       <button type="submit" className="button button--primary" disabled={call.pending || value === ''} data-testid="passphrase-submit">
         {prompt.kind === 'prompt' ? (call.pending ? 'Sending…' : 'Answer') : call.pending ? 'Unlocking…' : 'Unlock and connect'}
       </button>
+      {prompt.kind === 'prompt' ? (
+        <button type="button" className="button" disabled={decline.pending || call.pending} onClick={() => void decline.run({ label })} data-testid="prompt-decline">
+          Decline
+        </button>
+      ) : null}
       <span className="muted passphrase-prompt__note">
         {prompt.kind === 'prompt' ? 'ssh waits for this answer; it is passed on once and never stored' : 'kept in memory until the console exits; never stored'}
       </span>
-      {call.error ? (
+      {call.error || decline.error ? (
         <span className="inline-error" role="alert">
-          {call.error}
+          {call.error ?? decline.error}
         </span>
       ) : null}
     </form>
