@@ -23,9 +23,13 @@ import { ProxyService, proxyChannels } from './proxy/index.js';
 import { createConsoleReport, reportChannels, type ReportService } from './report/index.js';
 import { FileSecretStore, secretsChannels } from './secrets/index.js';
 import { KeyValueTrustStore, MemoryPassphraseCache } from './ssh/index.js';
-import { auditChannels, openStore, type Store } from './store/index.js';
+import { auditChannels, openStore, verifyAudit, type Store } from './store/index.js';
 import { TelemetryService, telemetryChannels } from './telemetry/index.js';
 import { BudgetService, budgetChannels } from './budget/index.js';
+
+/** When the console checks its audit chain by itself (besides every `audit verify`). */
+const AUDIT_FIRST_CHECK_MS = 30_000;
+const AUDIT_CHECK_INTERVAL_MS = 6 * 3_600_000;
 
 export interface AppOptions {
   mode: 'electron' | 'web';
@@ -189,6 +193,16 @@ export async function startApp(options: AppOptions): Promise<App> {
       },
       deliveries: deliveryLog,
     });
+    // The chain is checked on its own too: shortly after start, then every 6 hours; a break pages the on-call.
+    const checkAudit = () => {
+      try {
+        verifyAudit(store, notifications);
+      } catch (err) {
+        logger.warn('audit verification could not run', { message: (err as Error).message });
+      }
+    };
+    disposables.add(clock.setTimeout(checkAudit, AUDIT_FIRST_CHECK_MS));
+    disposables.add(clock.setInterval(checkAudit, AUDIT_CHECK_INTERVAL_MS));
     const hosts = disposables.add(new HostService({ fleet, config, store, trustStore, notices: notifications, emit, logger: logger.child('hosts'), demo: demo !== null }));
     const imports = new SshConfigImportService({
       config,
@@ -255,7 +269,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     const channels: HandlersFor<InvokeChannel> = {
       'app.info': () => info(),
-      ...auditChannels(store),
+      ...auditChannels(store, notifications),
       ...fleetChannels(fleet, hosts, imports),
       ...notifyChannels(notifications),
       ...secretsChannels(secrets, store.audit),

@@ -2,9 +2,9 @@
 // `dispatch` only enqueues. Each channel has its own bounded queue (overflow
 // drops the oldest), a per-minute rate limit, quiet hours (criticals pass:
 // a host down at 3 a.m. is why the channel exists) and retries with
-// exponential backoff. Every attempt is recorded, without URL or secret.
+// exponential backoff with jitter. Every attempt is recorded, without URL or secret.
 import { request } from 'undici';
-import type { Clock } from '../base/index.js';
+import { backoffDelayMs, type Clock } from '../base/index.js';
 import type { NotifyChannelConfig, NotifyDelivery } from '../../../src-preload/contract/notify.js';
 import type { ConsoleNotification, NotificationSeverity } from './router.js';
 import { buildRequest, type OutboundRequest } from './shapes.js';
@@ -39,6 +39,8 @@ export interface DeliveryDispatcherOptions {
   maxAttempts?: number;
   initialBackoffMs?: number;
   maxBackoffMs?: number;
+  /** Spread of each retry delay (±20 %), so channels that failed together do not retry in step; tests pin it. */
+  random?: () => number;
   timeoutMs?: number;
   queueBound?: number;
 }
@@ -154,7 +156,7 @@ export class DeliveryDispatcher {
       return;
     }
     this.rec(c, n, job.attempt, 'retrying', httpStatus, error, duration);
-    const delay = Math.min(this.o.maxBackoffMs ?? 60_000, (this.o.initialBackoffMs ?? 1_000) * 2 ** (job.attempt - 1));
+    const delay = backoffDelayMs(job.attempt - 1, { initialMs: this.o.initialBackoffMs ?? 1_000, maxMs: this.o.maxBackoffMs ?? 60_000, jitter: 0.2, random: this.o.random });
     const timer = this.o.clock.setTimeout(() => {
       this.timers.delete(timer);
       this.enqueue({ ...job, attempt: job.attempt + 1 });

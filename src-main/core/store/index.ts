@@ -17,4 +17,4 @@ export {
 } from './audit.js';
 export { canonicalJson } from './canonical-json.js';
 export { StoreErrorCode } from './errors.js';
-export { auditChannels } from './channels.js';
+export { auditChannels, verifyAudit } from './channels.js';

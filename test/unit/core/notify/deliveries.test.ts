@@ -64,9 +64,10 @@ describe('quiet hours', () => {
   });
 });
 
-function setup(channels: ReturnType<typeof ch>[], send: Sender, clock = new FakeClock()) {
+function setup(channels: ReturnType<typeof ch>[], send: Sender, clock = new FakeClock(), random = () => 0.5) {
   const rows: NotifyDelivery[] = [];
-  const d = new DeliveryDispatcher({ clock, channels: () => channels, secret: async () => 'sek', record: (r) => rows.push(r), send, initialBackoffMs: 1_000, maxBackoffMs: 4_000, maxAttempts: 4 });
+  // random 0.5: the middle of the ±20 % jitter, i.e. the plain exponential delays.
+  const d = new DeliveryDispatcher({ clock, channels: () => channels, secret: async () => 'sek', record: (r) => rows.push(r), send, initialBackoffMs: 1_000, maxBackoffMs: 4_000, maxAttempts: 4, random });
   return { d, rows, clock };
 }
 
@@ -82,6 +83,23 @@ describe('DeliveryDispatcher', () => {
     expect(calls.map((c) => c - t0)).toEqual([0, 1_000, 3_000, 7_000]);
     expect(rows.map((r) => `${r.attempt}:${r.status}:${r.error}`)).toEqual(['1:retrying:ECONNREFUSED', '2:retrying:ECONNREFUSED', '3:retrying:ECONNREFUSED', '4:failed:ECONNREFUSED']);
   });
+  it('spreads retries by ±20 % so channels that failed together do not retry in step', async () => {
+    for (const [r, expected] of [[0, 800], [1, 1_200]] as const) {
+      const calls: number[] = [];
+      const clock = new FakeClock();
+      const { d } = setup([ch()], async () => { calls.push(clock.now()); throw Object.assign(new Error('x'), { code: 'ECONNREFUSED' }); }, clock, () => r);
+      d.dispatch(n());
+      await flush();
+      clock.advance(expected - 1);
+      await flush();
+      expect(calls.length).toBe(1);
+      clock.advance(1);
+      await flush();
+      expect(calls.map((c) => c - calls[0]!)).toEqual([0, expected]);
+      await d.dispose();
+    }
+  });
+
   it('does not retry a 4xx other than 429', async () => {
     const { d, rows } = setup([ch()], async () => ({ status: 400 }));
     d.dispatch(n());
