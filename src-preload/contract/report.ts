@@ -94,6 +94,8 @@ export const InventoryHostSchema = z
     /** `user@host:port` as configured (no credentials). */
     address: z.string(),
     jumpHost: z.string().nullable(),
+    /** `builtin (ssh2)` or `openssh (OpenSSH_9.2p1 …)`, with why it was chosen; optional in older evidence. */
+    sshTransport: z.string().nullable().optional(),
     connection: z.string(),
     /** Why live facts are missing (host down during the checks); null when they were read. */
     liveError: z.string().nullable(),

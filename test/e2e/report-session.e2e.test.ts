@@ -162,6 +162,8 @@ describe('an evidence report of a scripted session', () => {
     const ev = app.store.audit.list({ limit: 1000, type: 'report.exported' })[0];
     expect(ev?.payload).toMatchObject({ evidenceSha256: exported.evidenceSha256, manifestSha256: exported.manifestSha256, signer: exported.signer });
     expect(readdirSync(exported.dir).sort()).toEqual(['allowed_signers', 'evidence.json', 'manifest.json', 'manifest.json.sig', 'report.html', 'report.md', 'report.pdf']);
+    // The inventory says what carried the SSH the evidence was read over.
+    expect(readFileSync(join(exported.dir, 'report.md'), 'utf8')).toMatch(/SSH transport\s*\|\s*builtin \(auto: builtin/);
   });
 
   it('is accepted by ssh-keygen -Y verify, and refused after one byte changes', () => {

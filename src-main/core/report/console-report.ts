@@ -13,6 +13,7 @@ import {
   type SeriesQuery,
   type SeriesRange,
   type SeriesResult,
+  type SshTransportView,
 } from '../../../src-preload/contract/index.js';
 import type { Clock, Logger, OffPremCounter } from '../base/index.js';
 import type { EventSink } from '../channel.js';
@@ -83,6 +84,7 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
       label,
       address: address(label),
       jumpHost: v?.jumpHost ?? null,
+      sshTransport: transportText(v?.transport),
       connection: v?.state ?? 'disconnected',
       liveError: null,
       hostKeyFingerprint: v?.hostKeyFingerprint ?? null,
@@ -149,6 +151,7 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
         apiKey: (serviceId) => apiKey(label, serviceId),
         hostKeyFingerprint: v?.hostKeyFingerprint ?? null,
         connection: v?.state ?? 'disconnected',
+        sshTransport: transportText(v?.transport),
         clock,
         offPrem: deps.offPrem,
       });
@@ -204,4 +207,11 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
     agentSocket: () => process.env.SSH_AUTH_SOCK,
     home: deps.home,
   });
+}
+
+/** `openssh (OpenSSH_9.2p1 …; configured: openssh)`: what carried the evidence's SSH, and why. */
+function transportText(t: SshTransportView | undefined): string | null {
+  if (!t) return null;
+  const client = t.kind === 'openssh' && t.client ? `${t.client.split(',')[0]}; ` : '';
+  return `${t.kind} (${client}${t.why})`;
 }

@@ -37,6 +37,8 @@ export interface LiveCheckDeps {
   hostKeyFingerprint: string | null;
   /** The host's SSH connection state (`connected`, `reconnecting`, …). */
   connection: string;
+  /** The SSH transport, as the evidence names it (null when unknown). */
+  sshTransport?: string | null;
   clock: Clock;
   /** Default: undici over a pool of its own, closed when the checks end. */
   httpGet?: LiveHttpGet;
@@ -511,6 +513,7 @@ function inventoryOf(host: HostConfig, deps: LiveCheckDeps, liveError: string | 
     label: host.label,
     address: address(host),
     jumpHost: host.ssh.jumpHost ?? null,
+    sshTransport: deps.sshTransport ?? null,
     connection: deps.connection,
     liveError,
     hostKeyFingerprint: deps.hostKeyFingerprint,

@@ -265,6 +265,7 @@ function inventorySection(hosts: NonNullable<Evidence['inventory']>): DocSection
     const facts: Cell[][] = [
       [['Address'], [h.address]],
       [['Jump host'], [orDash(h.jumpHost)]],
+      [['SSH transport'], [orDash(h.sshTransport)]],
       [['Connection'], [h.connection]],
       [['Host key'], h.hostKeyFingerprint ? [code(h.hostKeyFingerprint)] : ['not recorded']],
       [['Price per hour'], [h.pricePerHourUsd === null ? 'not configured' : `${numUpTo(h.pricePerHourUsd, 6)} USD/h`]],
