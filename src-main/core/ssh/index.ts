@@ -1,9 +1,10 @@
-// SSH sessions to GPU hosts over two transports (ssh2 in-process, or the
-// system OpenSSH client as a ControlMaster): host-key trust (known_hosts + the console's trust
-// store of operator-confirmed fingerprints), key-file, passphrase and agent
-// auth, one ProxyJump hop, keepalive and reconnect with backoff, `exec` with
-// deadline and output cap from shell-quoted templates, loopback-only local
-// port forwards, and the ~/.ssh/config import.
+// SSH sessions to GPU hosts over two transports, one face (SshSession):
+// builtin (ssh2 in-process: key file, passphrase, agent, one jump hop) and
+// openssh (the system client as a ControlMaster: also certificates, jump
+// chains, ProxyCommand, an OpenSSH config alias as written). Host-key trust
+// (known_hosts + the console's confirmations) is decided by the console on
+// both, before any credential; keepalive and reconnect with backoff; `exec`
+// with deadline and output cap; loopback-only tunnels; the ~/.ssh/config import.
 export { SshErrorCode } from './errors.js';
 export {
   SshConnection,
