@@ -10,19 +10,17 @@ import { homedir } from 'node:os';
 import { connect as netConnect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { AppError, Emitter, fireAndForget, silentLogger, systemClock, toAppError, type Clock, type Logger } from '../base/index.js';
+import { AppError, toAppError } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
 import type { ExecOptions, ExecResult } from './exec.js';
 import { checkCertificate, effectiveSettings, runCommand } from './openssh-commands.js';
-import { assertTrustable, refusalOf } from './host-key-check.js';
 import { knownHostsName } from './known-hosts.js';
 import { assertSocketPath, classifyStderr, controlStem, generatedConfig, lastLines, targetWhere } from './openssh-config.js';
 import type { OpenSshHelperServer } from './openssh-helper.js';
 import { LoginQuestions, PROMPT_WAIT_MS } from './openssh-login.js';
-import { RetryTimer } from './retry-timer.js';
-import { defaultSshServices, type HostKeyProblem, type SshConnectionOptions, type SshConnectionState, type SshHostTarget, type SshServices, type SshSession, type SshStateChange, type SshTransportInfo } from './session.js';
+import type { SshConnectionOptions, SshHostTarget, SshSession, SshTransportInfo } from './session.js';
 import type { OpenSshProbe } from './transport.js';
-import { AttemptWaiters, ConnectedWaiters } from './waiters.js';
+import { SessionCore } from './session-core.js';
 
 export interface OpenSshSessionOptions extends Omit<SshConnectionOptions, 'clientFactory'> {
   /** Control sockets, generated configs and the helper live here (mode 0700). */
@@ -38,25 +36,12 @@ export interface OpenSshSessionOptions extends Omit<SshConnectionOptions, 'clien
 const STDERR_CAP = 16 * 1024;
 
 
-export class OpenSshSession implements SshSession {
-  readonly label: string;
-  private readonly target: SshHostTarget;
-  private readonly clock: Clock;
-  private readonly logger: Logger;
-  private readonly options: OpenSshSessionOptions;
-  private readonly fallback = defaultSshServices();
-  private readonly stateEmitter = new Emitter<SshStateChange>();
-  readonly onDidChangeState = this.stateEmitter.on.bind(this.stateEmitter);
+export class OpenSshSession extends SessionCore implements SshSession {
+  declare protected readonly options: OpenSshSessionOptions;
   private readonly binary: string;
   private readonly stem: string;
   private readonly controlPath: string;
   private readonly configPath: string;
-
-  private _state: SshConnectionState = 'disconnected';
-  private _lastError: AppError | null = null;
-  private _nextRetryAt: number | null = null;
-  private _fingerprint: string | null = null;
-  private _problem: HostKeyProblem | null = null;
   private _effective: Record<string, string> | null = null;
   private _version: string | null = null;
   private alias = '';
@@ -68,40 +53,15 @@ export class OpenSshSession implements SshSession {
   /** Forwards added on the current master: `host:port` → the local socket path ssh listens on. */
   private forwards = new Map<string, Promise<string>>();
   private forwardCount = 0;
-  private generation = 0;
-  private readonly retry: RetryTimer;
-  private readonly attemptWaiters = new AttemptWaiters();
-  private readonly connectedWaiters = new ConnectedWaiters();
-  private disposed = false;
 
   constructor(target: SshHostTarget, options: OpenSshSessionOptions) {
-    this.target = target;
-    this.label = target.label;
-    this.options = options;
-    this.clock = options.clock ?? systemClock;
-    this.logger = (options.logger ?? silentLogger).child(`openssh:${target.label}`);
-    this.retry = new RetryTimer(this.clock, () => this.options.backoff ?? {});
+    super(target, options, 'openssh');
     this.binary = options.binary ?? 'ssh';
     this.stem = controlStem(target.label);
     this.controlPath = join(options.controlDir, `${this.stem}.ctl`);
     this.configPath = join(options.controlDir, `${this.stem}.conf`);
   }
 
-  get state(): SshConnectionState {
-    return this._state;
-  }
-  get lastError(): AppError | null {
-    return this._lastError;
-  }
-  get nextRetryAt(): number | null {
-    return this._nextRetryAt;
-  }
-  get hostKeyFingerprint(): string | null {
-    return this._fingerprint;
-  }
-  get hostKeyProblem(): HostKeyProblem | null {
-    return this._problem;
-  }
   get hasLiveClient(): boolean {
     return this.master !== null;
   }
@@ -125,64 +85,9 @@ export class OpenSshSession implements SshSession {
     return { kind: 'openssh', why: this.options.transportWhy ?? 'openssh', client: this._version, effective: this._effective };
   }
 
-  private service<K extends keyof SshServices>(name: K): SshServices[K] {
-    return this.options.services?.[name] ?? this.fallback[name];
-  }
-
-  connect(): Promise<void> {
-    if (this.disposed) return Promise.reject(new AppError(SshErrorCode.CANCELLED, 'the session is disposed'));
-    if (this._state === 'connected') return Promise.resolve();
-    const settled = this.attemptWaiters.next();
-    const inFlight = this._state === 'connecting' || (this._state === 'reconnecting' && !this.retry.pending);
-    if (!inFlight) {
-      this.retry.stop();
-      fireAndForget(this.attempt(this._state === 'reconnecting' ? 'reconnecting' : 'connecting'), this.logger, 'openssh connect attempt');
-    }
-    return settled;
-  }
-
-  async reconnectNow(reason?: AppError): Promise<void> {
-    if (this.disposed) throw new AppError(SshErrorCode.CANCELLED, 'the session is disposed');
-    if (this._state === 'connected' || this._state === 'connecting' || this._state === 'reconnecting') {
-      this.generation++;
-      this.retry.stop();
-      if (reason) this.setState({ state: 'reconnecting', error: reason });
-      await this.stopMaster();
-      const settled = this.attemptWaiters.next();
-      fireAndForget(this.attempt('reconnecting', reason), this.logger, 'openssh reconnect-now attempt');
-      return settled;
-    }
-    return this.connect();
-  }
-
   /** ssh's own ServerAliveInterval watches the link; the session has no byte clock of its own. */
   silentForMs(): number | null {
     return null;
-  }
-
-  async disconnect(): Promise<void> {
-    this.generation++;
-    this.retry.stop();
-    const cancelled = new AppError(SshErrorCode.CANCELLED, 'disconnected by request');
-    this.attemptWaiters.settle(cancelled);
-    this.connectedWaiters.rejectAll(cancelled);
-    await this.stopMaster();
-    if (this._state !== 'disconnected') this.setState({ state: 'disconnected' });
-  }
-
-  async trustFingerprint(fingerprint: string, actor = 'operator'): Promise<void> {
-    const problem = this._problem;
-    assertTrustable(problem, fingerprint);
-    const endpoint = problem?.endpoint ?? knownHostsName(this.target.ssh.host, this.target.ssh.port);
-    this.service('trustStore').add({ endpoint, keyType: problem?.keyType ?? 'unknown', fingerprint, confirmedAt: this.clock.now(), actor });
-    this._problem = null;
-    if (this._state === 'awaiting-trust' || this._state === 'disconnected') await this.connect();
-  }
-
-  async refuseTrust(fingerprint: string): Promise<void> {
-    const refused = refusalOf(this._problem, this._state, this.label, fingerprint);
-    this._problem = null;
-    this.setState({ state: 'failed', error: refused });
   }
 
   exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
@@ -224,48 +129,16 @@ export class OpenSshSession implements SshSession {
     });
   }
 
-  whenConnected(timeoutMs: number): Promise<void> {
-    if (this._state === 'connected') return Promise.resolve();
-    if (this._state === 'disconnected' || this._state === 'failed' || this._state === 'awaiting-trust' || this.disposed) {
-      return Promise.reject(this.notConnected());
-    }
-    return this.connectedWaiters.wait(
-      this.clock,
-      timeoutMs,
-      () =>
-        new AppError(SshErrorCode.NOT_CONNECTED, `${this.label}: SSH did not come back within ${timeoutMs} ms (${this._lastError?.message ?? this._state})`, {
-          retryable: true,
-          details: { timeoutMs, state: this._state },
-        }),
-    );
-  }
-
-  async dispose(): Promise<void> {
+  override async dispose(): Promise<void> {
     if (this.disposed) return;
-    await this.disconnect();
-    this.disposed = true;
+    await super.dispose();
     rmSync(this.configPath, { force: true });
-    this.stateEmitter.dispose();
   }
 
   // --- internals -----------------------------------------------------------
 
-  private notConnected(): AppError {
-    const why = this._lastError ? `: ${this._lastError.code} ${this._lastError.message}` : '';
-    return new AppError(SshErrorCode.NOT_CONNECTED, `${this.label}: SSH is ${this._state}${why}`, { retryable: this._state !== 'failed', details: { state: this._state } });
-  }
-
   private requireConnected(): void {
     if (this._state !== 'connected' || !this.master) throw this.notConnected();
-  }
-
-  private setState(change: SshStateChange): void {
-    this._state = change.state;
-    this._nextRetryAt = change.nextRetryAt ?? null;
-    if (change.error) this._lastError = change.error;
-    else if (change.state === 'connected') this._lastError = null;
-    this.logger.debug('state', { state: change.state, code: change.error?.code, nextRetryAt: change.nextRetryAt });
-    this.stateEmitter.fire(change);
   }
 
   private agentSock(): string | null {
@@ -284,7 +157,7 @@ export class OpenSshSession implements SshSession {
     return env;
   }
 
-  private async attempt(state: 'connecting' | 'reconnecting', reason?: AppError): Promise<void> {
+  protected async attempt(state: 'connecting' | 'reconnecting', reason?: AppError): Promise<void> {
     const gen = ++this.generation;
     this.setState({ state, ...(reason ? { error: reason } : {}) });
     const sessionId = `${this.stem}-${gen}`;
@@ -486,32 +359,12 @@ export class OpenSshSession implements SshSession {
 
   private adopt(gen: number): void {
     if (gen !== this.generation) return;
-    this.retry.reset();
-    this._problem = null;
     this.forwards = new Map();
-    this.setState({ state: 'connected' });
-    this.attemptWaiters.settle(null);
-    this.connectedWaiters.resolveAll();
+    this.becameConnected();
   }
 
-  private fail(err: AppError): void {
-    this.attemptWaiters.settle(err);
-    if (err.retryable) {
-      this.scheduleRetry(err);
-      return;
-    }
-    const state: SshConnectionState = err.code === SshErrorCode.HOST_KEY_UNKNOWN && this._problem ? 'awaiting-trust' : 'failed';
-    this.connectedWaiters.rejectAll(err);
-    this.setState({ state, error: err });
-  }
-
-  private scheduleRetry(err: AppError): void {
-    const gen = this.generation;
-    const nextRetryAt = this.retry.schedule(() => {
-      if (gen !== this.generation || this.disposed) return;
-      fireAndForget(this.attempt('reconnecting'), this.logger, 'openssh reconnect attempt');
-    });
-    this.setState({ state: 'reconnecting', error: err, nextRetryAt });
+  protected dropLink(): Promise<void> {
+    return this.stopMaster();
   }
 
   private async stopMaster(): Promise<void> {
