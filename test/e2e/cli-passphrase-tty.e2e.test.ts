@@ -1,10 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, CLI, runCliProcess, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { freePort } from '../helpers/ssh-tools.js';
 
 // `gpu-console hosts connect LABEL` at a terminal: a host whose key is
 // encrypted is unlocked by asking on the TTY (no echo) and handing the
@@ -20,14 +20,6 @@ const dir = mkdtempSync(join(tmpdir(), 'gc-tty-'));
 let sshd: ReturnType<typeof spawn> | null = null;
 let port = 0;
 let consoleProc: RunningConsole | null = null;
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const p = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return p;
-}
 
 beforeAll(async () => {
   if (!HAVE) return;

@@ -9,20 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/browser.js';
 import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../helpers/console-process.js';
 import { ROOT } from '../helpers/imports.js';
+import { HAVE_OPENSSH } from '../helpers/ssh-tools.js';
 
 // A host that asks for a one-time code at login, on the openssh transport,
 // seen in the browser: the question is on the host card while ssh waits, the
 // code typed there goes UI → bridge → core → askpass helper → ssh → server,
 // and the host connects. The audit row names the question, never the answer.
 
-const HAVE_SSH = (() => {
-  try {
-    execFileSync('ssh', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const CODE = '731904';
 const dir = mkdtempSync(join(tmpdir(), 'gc-e2e-otp-'));
@@ -31,7 +24,7 @@ let proc: RunningConsole | null = null;
 let browser: Browser | null = null;
 
 beforeAll(async () => {
-  if (!HAVE_SSH) return;
+  if (!HAVE_OPENSSH) return;
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'host')]);
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'client')]);
   server = new ssh2.Server({ hostKeys: [readFileSync(join(dir, 'host'))] }, (client) => {
@@ -68,7 +61,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(!HAVE_SSH)('a host asking for a one-time code, answered in the browser', () => {
+describe.skipIf(!HAVE_OPENSSH)('a host asking for a one-time code, answered in the browser', () => {
   it('shows the question on the card, and the code typed there logs the host in', async () => {
     assertBuilt();
     proc = await startConsole(['--config', join(dir, 'config.yaml'), '--data-dir', join(dir, 'data'), '--ui-port', '0', '--proxy-port', '0']);

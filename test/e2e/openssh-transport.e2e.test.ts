@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/browser.js';
 import { assertBuilt, bridgeCall, runCliProcess, startConsole, type RunningConsole } from '../helpers/console-process.js';
 import { ROOT } from '../helpers/imports.js';
+import { HAVE_OPENSSH } from '../helpers/ssh-tools.js';
 
 // The whole console on the openssh transport: `serve --demo
 // --demo-ssh-transport openssh` reaches the demo hosts through the system
@@ -16,18 +17,10 @@ import { ROOT } from '../helpers/imports.js';
 // end-to-end test, a chat through a tunnel, the host view's transport panel;
 // a clean stop leaves no ssh process and no socket behind.
 
-const HAVE_SSH = (() => {
-  try {
-    execFileSync('ssh', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 interface Host { label: string; state: string; transport?: { kind: string; client: string | null; effective: Record<string, string> | null }; gpus: unknown[]; services: { id: string; tunnel: { state: string; localUrl: string | null } }[] }
 
-describe.skipIf(!HAVE_SSH)('the console on the openssh transport', () => {
+describe.skipIf(!HAVE_OPENSSH)('the console on the openssh transport', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-os-'));
   let proc: RunningConsole | null = null;
   let browser: Browser | null = null;

@@ -3,11 +3,15 @@
 // of it on their outside channels (event audit.verify-failed).
 import type { AuditVerifyResult } from '../../../src-preload/contract/index.js';
 import type { HandlersFor } from '../channel.js';
-import type { Notices } from '../notify/index.js';
 import type { Store } from './database.js';
 
+/** Where a broken chain is reported (the notification service fits; declared here so the store does not import it). */
+export interface AuditAlarm {
+  notify(n: { key: string; severity: 'critical'; title: string; body: string; route: string; event: 'audit.verify-failed' }): void;
+}
+
 /** Runs the chain check; a broken chain is a critical notice (once per break point: the key folds repeats). */
-export function verifyAudit(store: Store, notices: Notices | null): AuditVerifyResult {
+export function verifyAudit(store: Store, notices: AuditAlarm | null): AuditVerifyResult {
   const result = store.audit.verify();
   if (!result.ok && notices) {
     notices.notify({
@@ -22,7 +26,7 @@ export function verifyAudit(store: Store, notices: Notices | null): AuditVerifyR
   return result;
 }
 
-export function auditChannels(store: Store, notices: Notices | null = null): HandlersFor<'audit.list' | 'audit.verify'> {
+export function auditChannels(store: Store, notices: AuditAlarm | null = null): HandlersFor<'audit.list' | 'audit.verify'> {
   return {
     'audit.list': ({ limit, beforeSeq }) => ({
       events: store.audit.list({ limit, beforeSeq }).map((e) => ({

@@ -9,6 +9,7 @@ import { ConfigSchema } from '../../../src-main/core/config/index.js';
 import type { FleetService } from '../../../src-main/core/fleet/index.js';
 import { MemoryTrustStore, OpenSshHelperServer, OpenSshProbe, OpenSshSession } from '../../../src-main/core/ssh/index.js';
 import { startFleet, waitHost } from './helpers.js';
+import { HAVE_OPENSSH } from '../../helpers/ssh-tools.js';
 
 // A host that asks a question during login (keyboard-interactive: a one-time
 // code) under the openssh transport: ssh waits, the question is shown on the
@@ -16,14 +17,6 @@ import { startFleet, waitHost } from './helpers.js';
 // through the askpass helper, and login goes on. Unanswered, it expires with
 // a clear error. The server is ssh2's, asking as sshd with PAM would.
 
-const HAVE_SSH = (() => {
-  try {
-    execFileSync('ssh', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const CODE = '424242';
 const dir = mkdtempSync(join(tmpdir(), 'gc-kbd-'));
@@ -34,7 +27,7 @@ const asked: string[] = [];
 const fleets: FleetService[] = [];
 
 beforeAll(async () => {
-  if (!HAVE_SSH) return;
+  if (!HAVE_OPENSSH) return;
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'host')]);
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'client')]);
   const hostKey = execFileSync('cat', [join(dir, 'host')]);
@@ -67,7 +60,7 @@ afterAll(async () => {
 const target = (label: string) =>
   ({ label, ssh: { host: '127.0.0.1', port, user: 'ops', identityFile: join(dir, 'client'), transport: 'openssh' as const }, knownHostsFile: join(dir, 'known_hosts'), services: [] });
 
-describe.skipIf(!HAVE_SSH)('openssh transport: a host that asks a question during login', () => {
+describe.skipIf(!HAVE_OPENSSH)('openssh transport: a host that asks a question during login', () => {
   it('shows the question on the host, and the answer typed in the console logs in', async () => {
     const r = startFleet([target('otp')], { openssh: { controlDir: join(dir, 'c1') } });
     fleets.push(r.fleet);

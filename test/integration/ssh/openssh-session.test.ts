@@ -1,6 +1,6 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect as netConnect, createServer, type AddressInfo } from 'node:net';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { ConfigSchema } from '../../../src-main/core/config/index.js';
 import { FleetService } from '../../../src-main/core/fleet/index.js';
 import { MasterForward, MemoryPassphraseCache, MemoryTrustStore, OpenSshHelperServer, OpenSshProbe, OpenSshSession } from '../../../src-main/core/ssh/index.js';
 import { request as undiciRequest } from 'undici';
+import { freePort } from '../../helpers/ssh-tools.js';
 
 // The openssh transport's session against a real OpenSSH sshd on loopback:
 // trust decided by the console before any credential, commands and forwards
@@ -45,14 +46,6 @@ function keygen(file: string, extra: string[] = []): void {
   rmSync(file, { force: true });
   rmSync(`${file}.pub`, { force: true });
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', file, ...extra]);
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const p = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return p;
 }
 
 beforeAll(async () => {
