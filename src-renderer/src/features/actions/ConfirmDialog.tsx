@@ -9,11 +9,12 @@
 // (proposed and approved at once); Cancel and Escape leave no trace. Opened on
 // a waiting proposal it decides it: approve, reject with a reason, or withdraw;
 // Close keeps it waiting.
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import type { ActionDraft, ActionView } from '../../../../src-preload/contract/index.js';
 import { useServices } from '../../app/app-context.js';
 import { toContractError } from '../../transport/transport.js';
 import { seconds } from './use-actions.js';
+import { useDialogDismiss } from '../../app/use-dialog.js';
 
 /** The approver's name as last typed on this machine (not a secret; shown in the audit log and evidence reports). */
 const APPROVER_KEY = 'gpu-console.approverName';
@@ -49,15 +50,7 @@ export function ConfirmDialog({ subject, onClose }: { subject: DialogSubject; on
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const cancelRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => cancelRef.current?.focus(), []);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') onClose();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [onClose]);
+  const cancelRef = useDialogDismiss(onClose);
 
   const nonce = isDraft ? null : subject.action.nonce;
   const labelOk = !facts.requiresTypedLabel || typed === facts.label;

@@ -1,23 +1,16 @@
 // Confirms removing a channel made in the console. Cancel has the focus and
 // Escape backs out; only the explicit Remove button calls removeChannel.
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import type { NotifyChannelView } from '../../../../src-preload/contract/index.js';
 import { useServices } from '../../app/app-context.js';
 import { toContractError } from '../../transport/transport.js';
+import { useDialogDismiss } from '../../app/use-dialog.js';
 
 export function RemoveDialog({ channel, onClose, onRemoved }: { channel: NotifyChannelView; onClose: () => void; onRemoved: () => void }): React.JSX.Element {
   const { transport } = useServices();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const cancelRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => cancelRef.current?.focus(), []);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') onClose();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [onClose]);
+  const cancelRef = useDialogDismiss(onClose);
   const remove = (): void => {
     setBusy(true);
     transport.invoke('notifications.removeChannel', { id: channel.id }).then(onRemoved, (err: unknown) => {
