@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, CLI, runCliProcess, startConsole, type RunningConsole } from '../helpers/console-process.js';
-import { freePort } from '../helpers/ssh-tools.js';
+import { freePort, sessionHomeLine } from '../helpers/ssh-tools.js';
 
 // `gpu-console hosts connect LABEL` at a terminal: a host whose key is
 // encrypted is unlocked by asking on the TTY (no echo) and handing the
@@ -31,7 +31,7 @@ beforeAll(async () => {
   port = await freePort();
   writeFileSync(
     join(dir, 'sshd_config'),
-    [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(dir, 'hostkey')}`, `PidFile ${join(dir, 'sshd.pid')}`, `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`, 'StrictModes no', 'UsePAM no', 'PermitRootLogin prohibit-password', 'PasswordAuthentication no', 'KbdInteractiveAuthentication no', ''].join('\n'),
+    [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(dir, 'hostkey')}`, `PidFile ${join(dir, 'sshd.pid')}`, `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`, 'StrictModes no', 'UsePAM no', 'PermitRootLogin prohibit-password', 'PasswordAuthentication no', 'KbdInteractiveAuthentication no', sessionHomeLine(dir), ''].join('\n'),
   );
   sshd = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: 'ignore' });
   const hostPub = readFileSync(join(dir, 'hostkey.pub'), 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ROOT } from './imports.js';
+import { sessionHomeLine } from './ssh-tools.js';
 
 export const NS_PREFIX = 'gcssh';
 const SSHD = existsSync('/usr/sbin/sshd') ? '/usr/sbin/sshd' : 'sshd';
@@ -282,6 +283,7 @@ export async function createNetnsHost(): Promise<NetnsHost> {
           'MaxStartups 200',
           'MaxSessions 50',
           `LogLevel ${options.logLevel ?? 'DEBUG1'}`,
+          sessionHomeLine(sdir),
           ...extraMatch,
           '',
         ].join('\n'),

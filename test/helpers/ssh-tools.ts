@@ -1,8 +1,11 @@
 // Small things the SSH tests share: whether this machine has the OpenSSH
-// client (tests that need it skip, saying so, where it is absent), and a free
-// loopback port for a server the test starts.
+// client (tests that need it skip, saying so, where it is absent), a free
+// loopback port for a server the test starts, and a home for the sessions of
+// a test sshd.
 import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 
 export const HAVE_OPENSSH = (() => {
   try {
@@ -20,4 +23,18 @@ export async function freePort(): Promise<number> {
   const p = (s.address() as AddressInfo).port;
   await new Promise((r) => s.close(r));
   return p;
+}
+
+/**
+ * The sshd_config line that gives the test sshd's sessions a home of their
+ * own under `parent`. The test sshds run as root on the test machine, so a
+ * session would otherwise source the machine's /root/.bashrc before every
+ * exec (on these machines: `pyenv init`, which waits up to 60 s on a lock
+ * another shell holds, and so turns a 10 ms command into an exec timeout).
+ * A GPU host's account has a home of its own; this gives the sessions one.
+ */
+export function sessionHomeLine(parent: string): string {
+  const home = join(parent, 'home');
+  mkdirSync(home, { recursive: true });
+  return `SetEnv HOME=${home}`;
 }

@@ -9,7 +9,7 @@ import { ConfigSchema } from '../../../src-main/core/config/index.js';
 import { FleetService } from '../../../src-main/core/fleet/index.js';
 import { MasterForward, MemoryPassphraseCache, MemoryTrustStore, OpenSshHelperServer, OpenSshProbe, OpenSshSession } from '../../../src-main/core/ssh/index.js';
 import { request as undiciRequest } from 'undici';
-import { freePort } from '../../helpers/ssh-tools.js';
+import { freePort, sessionHomeLine } from '../../helpers/ssh-tools.js';
 
 // The openssh transport's session against a real OpenSSH sshd on loopback:
 // trust decided by the console before any credential, commands and forwards
@@ -76,6 +76,7 @@ beforeAll(async () => {
       'KbdInteractiveAuthentication no',
       'AllowTcpForwarding yes',
       'LogLevel DEBUG1',
+      sessionHomeLine(dir),
       '',
     ].join('\n'),
   );

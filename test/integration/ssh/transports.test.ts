@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HostView } from '../../../src-preload/contract/index.js';
 import type { FleetService, FleetServiceOptions } from '../../../src-main/core/fleet/index.js';
 import { MemoryPassphraseCache } from '../../../src-main/core/ssh/index.js';
-import { createNetnsHost, fingerprintOf, keygen, knownHostsLine, preClean, type NetnsHost, type Sshd, type SshdOptions } from '../../helpers/netns-sshd.js';
+import { createNetnsHost, fingerprintOf, keygen, knownHostsLine, preClean, type NetnsHost, type Sshd } from '../../helpers/netns-sshd.js';
 import { certAuthorityLine, createCa, describeCertificate, signHostKey, signUserKey } from '../../helpers/ssh-pki.js';
 import { startFleet, waitHost } from './helpers.js';
 
@@ -43,26 +43,18 @@ describe.each(TRANSPORTS)('%s transport against OpenSSH sshd', (transport: Trans
   let kh: string;
   let hostCaKh: string;
   let controlDir: string;
-  let home: string;
   let userCert: { key: string; cert: string; expiredKey: string; expiredCert: string; otherKey: string; otherCert: string; rogueKey: string; rogueCert: string };
   const fleets: FleetService[] = [];
-
-  // The sshds run as root on the test machine, so a session would source the
-  // machine's /root/.bashrc (here: pyenv init, which can wait 60 s on a lock)
-  // before every exec. A GPU host has a home of its own; give the sessions one.
-  const startSshd = (options: SshdOptions = {}) => ns.startSshd({ ...options, extraConfig: [`SetEnv HOME=${home}`, ...(options.extraConfig ?? [])] });
 
   beforeAll(async () => {
     preClean();
     ns = await createNetnsHost();
-    home = join(ns.dir, 'home');
-    mkdirSync(home);
     // ControlPath is a unix socket (at most 107 bytes): keep the folder short.
     controlDir = mkdtempSync('/tmp/gcos-');
-    main = await startSshd({ logLevel: 'DEBUG1' });
-    jump1 = await startSshd({ port: 2201, extraConfig: ['PermitOpen 127.0.0.2:2202'] });
-    jump2 = await startSshd({ listen: '127.0.0.2', port: 2202, extraConfig: ['PermitOpen 127.0.0.3:2203'] });
-    target = await startSshd({ listen: '127.0.0.3', port: 2203 });
+    main = await ns.startSshd({ logLevel: 'DEBUG1' });
+    jump1 = await ns.startSshd({ port: 2201, extraConfig: ['PermitOpen 127.0.0.2:2202'] });
+    jump2 = await ns.startSshd({ listen: '127.0.0.2', port: 2202, extraConfig: ['PermitOpen 127.0.0.3:2203'] });
+    target = await ns.startSshd({ listen: '127.0.0.3', port: 2203 });
 
     const userCa = createCa(ns.dir, 'user_ca');
     const key = join(ns.dir, 'user_cert_key');
@@ -82,14 +74,14 @@ describe.each(TRANSPORTS)('%s transport against OpenSSH sshd', (transport: Trans
       rogueKey,
       rogueCert: signUserKey(rogueCa, `${rogueKey}.pub`, { identity: 'cert-rogue', principals: ['root'], validity: '+1h' }),
     };
-    certSshd = await startSshd({ port: 2204, logLevel: 'VERBOSE', extraConfig: [`TrustedUserCAKeys ${userCa.publicKeyFile}`, 'AuthorizedKeysFile none'] });
+    certSshd = await ns.startSshd({ port: 2204, logLevel: 'VERBOSE', extraConfig: [`TrustedUserCAKeys ${userCa.publicKeyFile}`, 'AuthorizedKeysFile none'] });
 
     const hostCa = createCa(ns.dir, 'host_ca');
     const hostKeyDir = join(ns.dir, 'host_cert_keys');
     mkdirSync(hostKeyDir);
     keygen(join(hostKeyDir, 'ssh_host_ed25519_key'), 'ed25519');
     const hostCert = signHostKey(hostCa, join(hostKeyDir, 'ssh_host_ed25519_key.pub'), { identity: 'gpu-host', principals: [ns.addr] });
-    hostCertSshd = await startSshd({ port: 2205, hostKeyDir, extraConfig: [`HostCertificate ${hostCert}`] });
+    hostCertSshd = await ns.startSshd({ port: 2205, hostKeyDir, extraConfig: [`HostCertificate ${hostCert}`] });
     hostCaKh = join(ns.dir, 'known_hosts_ca');
     // Only the CA: the host's own key is known to nobody.
     writeFileSync(hostCaKh, certAuthorityLine(hostCa, ns.addr, 2205));
@@ -353,13 +345,13 @@ describe.each(TRANSPORTS)('%s transport against OpenSSH sshd', (transport: Trans
   });
 
   it('9. changed host key (sshd reinstalled while the fleet runs): failed with SSH_HOST_KEY_CHANGED naming both keys, nothing sent, no retry', async () => {
-    const before = await startSshd({ port: 2206 });
+    const before = await ns.startSshd({ port: 2206 });
     const changedKh = join(ns.dir, 'known_hosts_2206');
     writeFileSync(changedKh, knownHostsLine(before));
     const { fleet } = fleetOf([host('changed', { port: 2206, identityFile: ns.clientKey }, { knownHostsFile: changedKh })]);
     await waitHost(fleet, 'changed', tunnelUp);
     await before.kill();
-    const after = await startSshd({ port: 2206 }); // fresh host keys: a reinstall
+    const after = await ns.startSshd({ port: 2206 }); // fresh host keys: a reinstall
     expect(after.fingerprint).not.toBe(before.fingerprint);
     const h = await waitHost(fleet, 'changed', (x) => x.state === 'failed', 15_000);
     expect(h.lastError!.code).toBe('SSH_HOST_KEY_CHANGED');
@@ -402,7 +394,7 @@ describe.each(TRANSPORTS)('%s transport against OpenSSH sshd', (transport: Trans
   }, 60_000);
 
   it('11. sshd restart (killed, started again with the same host keys): reconnecting, then connected with the tunnel up', async () => {
-    let sshd = await startSshd({ port: 2207 });
+    let sshd = await ns.startSshd({ port: 2207 });
     const restartKh = join(ns.dir, 'known_hosts_2207');
     writeFileSync(restartKh, knownHostsLine(sshd));
     const { fleet } = fleetOf([host('restart', { port: 2207, identityFile: ns.clientKey, keepaliveIntervalMs: 1_000 }, { knownHostsFile: restartKh })]);
@@ -411,7 +403,7 @@ describe.each(TRANSPORTS)('%s transport against OpenSSH sshd', (transport: Trans
     await sshd.kill();
     const down = await waitHost(fleet, 'restart', (x) => x.state === 'reconnecting', 5_000);
     expect(down.lastError).not.toBeNull();
-    sshd = await startSshd({ port: 2207, hostKeyDir: dirname(sshd.hostKeyFile) });
+    sshd = await ns.startSshd({ port: 2207, hostKeyDir: dirname(sshd.hostKeyFile) });
     const h = await waitHost(fleet, 'restart', (x) => x.state === 'connected' && tunnelUp(x), 10_000);
     expect(h).toMatchObject({ lastError: null, hostKeyFingerprint: sshd.fingerprint });
     expect(await expectTunnelAnswers(fleet, 'restart')).toBe(url);
