@@ -68,6 +68,7 @@ export interface DemoHostConfig {
   knownHostsFile: string;
   gpu: { model: string; count: number };
   pricePerHourUsd: number;
+  monthlyBudgetUsd?: number;
   services: DemoServiceConfig[];
 }
 
@@ -75,10 +76,14 @@ export interface DemoConfig {
   hosts: DemoHostConfig[];
   /** The built-in fleet's group alias (`chat`: the L20's Qwen, falling back to tri-gpu's Gemma). */
   proxy?: { groups: Record<string, string[]> };
+  /** The built-in fleet's monthly budget, so "hours to budget gate" and the budget alerts have something to count against. */
+  budget?: { monthlyUsd: number };
 }
 
 /** A group alias on the built-in fleet, so the proxy's fallback can be seen and tried (`"model": "chat"`). */
 const DEMO_GROUPS: Record<string, string[]> = { chat: ['Qwen3.6-27B-FP8', 'Gemma-3-27B-it'] };
+/** The built-in fleet's monthly budget: about 20 days of all three hosts (USD 8.36 an hour together). */
+const DEMO_FLEET_BUDGET_USD = 4000;
 
 export interface DemoHostHandle {
   label: string;
@@ -244,6 +249,7 @@ async function startHost(
     knownHostsFile: ctx.knownHostsFile,
     gpu: { model: profile.gpu.name, count: profile.gpuCount },
     pricePerHourUsd: profile.pricePerHourUsd,
+    ...(profile.monthlyBudgetUsd !== undefined ? { monthlyBudgetUsd: profile.monthlyBudgetUsd } : {}),
     services: profile.services.map((s) => ({
       id: s.id,
       kind: s.engine,
@@ -304,7 +310,7 @@ export async function startDemoFleet(options: DemoFleetOptions): Promise<DemoFle
   const hosts = started.map((s) => s.handle);
   return {
     hosts,
-    config: { hosts: started.map((s) => s.config), ...(profiles === DEMO_HOSTS ? { proxy: { groups: DEMO_GROUPS } } : {}) },
+    config: { hosts: started.map((s) => s.config), ...(profiles === DEMO_HOSTS ? { proxy: { groups: DEMO_GROUPS }, budget: { monthlyUsd: DEMO_FLEET_BUDGET_USD } } : {}) },
     clientKeyFile: clientKey.path,
     knownHostsFile,
     host(label) {

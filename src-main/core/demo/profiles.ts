@@ -158,6 +158,8 @@ export interface HostProfile {
   gpu: GpuProfile;
   gpuCount: number;
   pricePerHourUsd: number;
+  /** The host's monthly budget in the demo config (the proof of concept's USD 500 gate, field notes §1). */
+  monthlyBudgetUsd?: number;
   services: ServiceProfile[];
 }
 
@@ -232,6 +234,7 @@ export const DEMO_HOSTS: readonly HostProfile[] = [
     gpu: L20,
     gpuCount: 1,
     pricePerHourUsd: 2.641736,
+    monthlyBudgetUsd: 500,
     services: [
       {
         engine: 'vllm',

@@ -70,7 +70,7 @@ function BudgetFigures({ host, onChanged }: { readonly host: string; readonly on
           <dd className="num">{line.pctUsed === null ? '—' : `${line.pctUsed.toFixed(1)} %`}</dd>
         </div>
         <div className="host-cost__fig" data-testid="budget-hours-to-gate" data-value={line.hoursToGate ?? ''}>
-          <dt>Hours to gate (this month)</dt>
+          <dt>Hours to budget gate (this month)</dt>
           <dd className="num">{line.hoursToGate === null ? 'unavailable' : `${line.hoursToGate.toFixed(1)} h est.`}</dd>
         </div>
       </dl>
@@ -134,7 +134,7 @@ export function CostFigures({ cost, onBudgetChanged }: { readonly cost: HostCost
         <Figure label="Per 1M output tok (busy)" e={cost.perMillionOutputUsageBased} testId="cost-per-mtok-usage" />
         <Figure label="Per 1M output tok (all time)" e={cost.perMillionOutputReservationBased} testId="cost-per-mtok-reserved" />
         <Figure label="Budget buys" e={cost.budgetComputeHours} testId="cost-budget-compute-hours" />
-        <Figure label="Hours to budget gate" e={cost.hoursUntilBudgetGate} testId="cost-budget-hours" />
+        {/* Hours to the gate: in the budget figures below, from the budget service (what a change moves at once). */}
       </dl>
       <BudgetFigures host={cost.host} onChanged={changed} />
     </>

@@ -4,7 +4,7 @@
 // Data comes through props typed by the telemetry contract, so the view can be
 // connected to either transport; live ticks go to the charts without a render.
 import './host-view.css';
-import { useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type {
   Alert,
   CostSummary,
@@ -102,6 +102,9 @@ export function HostView({
     });
   }, [feed, label, subscribeTicks]);
 
+  // Bumped when the operator changes the host's budget: the cost figures that divide by it load again at once.
+  const [costVersion, setCostVersion] = useState(0);
+  const budgetChanged = useCallback(() => setCostVersion((n) => n + 1), []);
   useEffect(() => {
     if (loadCost === undefined) return undefined;
     let cancelled = false;
@@ -121,7 +124,7 @@ export function HostView({
       cancelled = true;
       clearInterval(timer);
     };
-  }, [loadCost, label, range]);
+  }, [loadCost, label, range, costVersion]);
 
   const hostCost = cost?.hosts.find((h) => h.host === label) ?? null;
   const hostAlerts = alerts.filter((a) => a.host === label);
@@ -139,7 +142,7 @@ export function HostView({
         ) : null}
       </header>
       <AlertList alerts={hostAlerts} />
-      {loadCost !== undefined ? <CostFigures cost={hostCost} /> : null}
+      {loadCost !== undefined ? <CostFigures cost={hostCost} onBudgetChanged={budgetChanged} /> : null}
       {details}
       <div className="host-view__grid">
         {HOST_PANELS.map((panel) => (
