@@ -209,6 +209,8 @@ export const SshTransportViewSchema = z
     client: z.string().nullable(),
     /** Effective settings from `ssh -G` (openssh), keyword → value. */
     effective: z.record(z.string(), z.string()).nullable(),
+    /** How remote commands run, in words (a channel each; one remote shell; an `ssh` process each, and why). */
+    commands: z.string().max(200).optional(),
   })
   .strict();
 export type SshTransportView = z.infer<typeof SshTransportViewSchema>;

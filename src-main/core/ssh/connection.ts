@@ -44,7 +44,7 @@ export class SshConnection extends SessionCore implements SshSession {
     return this.client !== null || this.jumpClient !== null || this.handshaking.size > 0;
   }
   get transport(): SshTransportInfo {
-    return { kind: 'builtin', why: this.options.transportWhy ?? 'builtin', client: 'ssh2', effective: null };
+    return { kind: 'builtin', why: this.options.transportWhy ?? 'builtin', client: 'ssh2', effective: null, commands: 'a channel each on the one SSH connection' };
   }
   get address(): string {
     return `${this.target.ssh.user}@${this.target.ssh.host}:${this.target.ssh.port}`;

@@ -18,6 +18,7 @@ import { knownHostsName } from './known-hosts.js';
 import { assertSocketPath, classifyStderr, controlStem, generatedConfig, lastLines, targetWhere } from './openssh-config.js';
 import type { OpenSshHelperServer } from './openssh-helper.js';
 import { LoginQuestions, PROMPT_WAIT_MS } from './openssh-login.js';
+import { CommandShell, type CommandShellState } from './openssh-shell.js';
 import type { SshConnectionOptions, SshHostTarget, SshSession, SshTransportInfo } from './session.js';
 import type { OpenSshProbe } from './transport.js';
 import { SessionCore } from './session-core.js';
@@ -31,6 +32,11 @@ export interface OpenSshSessionOptions extends Omit<SshConnectionOptions, 'clien
   probe: OpenSshProbe;
   /** How long a host's keyboard-interactive question waits for the operator; default 110 s (sshd allows 120). */
   promptWaitMs?: number;
+  /**
+   * Commands on one long-lived remote shell through the master when it is free (default true), instead of an
+   * `ssh` process per command; false: every command one-shot (the bench compares the two).
+   */
+  commandShell?: boolean;
 }
 
 const STDERR_CAP = 16 * 1024;
@@ -53,6 +59,8 @@ export class OpenSshSession extends SessionCore implements SshSession {
   /** Forwards added on the current master: `host:port` → the local socket path ssh listens on. */
   private forwards = new Map<string, Promise<string>>();
   private forwardCount = 0;
+  /** The command shell of the current master (one per master: it goes when the master goes). */
+  private shell: CommandShell | null = null;
 
   constructor(target: SshHostTarget, options: OpenSshSessionOptions) {
     super(target, options, 'openssh');
@@ -82,7 +90,7 @@ export class OpenSshSession extends SessionCore implements SshSession {
   }
 
   get transport(): SshTransportInfo {
-    return { kind: 'openssh', why: this.options.transportWhy ?? 'openssh', client: this._version, effective: this._effective };
+    return { kind: 'openssh', why: this.options.transportWhy ?? 'openssh', client: this._version, effective: this._effective, commands: this.commandsInWords() };
   }
 
   /** ssh's own ServerAliveInterval watches the link; the session has no byte clock of its own. */
@@ -92,9 +100,38 @@ export class OpenSshSession extends SessionCore implements SshSession {
 
   exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     this.requireConnected();
-    // Through the master only: were it gone, `ProxyCommand false` makes ssh fail rather than log in anew.
-    const args = ['-F', this.configPath, '-S', this.controlPath, '-o', 'ControlMaster=no', '-o', 'ProxyCommand=false', '-n', '-T', '--', this.alias, command];
-    return runCommand({ binary: this.binary, args, env: this.childEnv({}), clock: this.clock, label: this.label }, options);
+    const shell = this.commandShell();
+    if (shell?.available()) return shell.run(command, options);
+    return runCommand({ binary: this.binary, args: [...this.muxArgs(), '-n', '--', this.alias, command], env: this.childEnv({}), clock: this.clock, label: this.label }, options);
+  }
+
+  /** The command shell's state ('none' before the first command; 'unsupported' on a host that cannot keep one). */
+  get commandShellState(): CommandShellState {
+    return this.shell?.state ?? 'none';
+  }
+
+  private commandsInWords(): string {
+    if (this.options.commandShell === false) return 'an ssh process each';
+    switch (this.commandShellState) {
+      case 'ready':
+      case 'busy':
+        return 'on one remote shell through the master';
+      case 'unsupported':
+        return "an ssh process each (the host's account keeps no POSIX shell: a ForceCommand or a restricted shell)";
+      default:
+        return 'an ssh process each until the remote shell is up';
+    }
+  }
+
+  /** Through the master only: were it gone, `ProxyCommand false` makes ssh fail rather than log in anew. */
+  private muxArgs(): string[] {
+    return ['-F', this.configPath, '-S', this.controlPath, '-o', 'ControlMaster=no', '-o', 'ProxyCommand=false', '-T'];
+  }
+
+  private commandShell(): CommandShell | null {
+    if (this.options.commandShell === false || this.master === null) return null;
+    this.shell ??= new CommandShell({ binary: this.binary, args: [...this.muxArgs(), '--', this.alias], env: this.childEnv({}), clock: this.clock, label: this.label });
+    return this.shell;
   }
 
   /** A stream to `dstHost:dstPort` through the master: a Unix-socket forward added on it once per destination. */
@@ -261,7 +298,12 @@ export class OpenSshSession extends SessionCore implements SshSession {
       };
       void exited.then(({ code, signal }) => {
         this.options.helper.unregister(`${this.stem}-${gen}`);
-        if (this.master === child) this.master = null;
+        if (this.master === child) {
+          this.master = null;
+          // Its command shell went with it (a command on it fails); the next master gets a new one.
+          void this.shell?.dispose(new AppError(SshErrorCode.EXEC_FAILED, `${this.label}: the command did not finish: the SSH connection was lost`, { retryable: true }));
+          this.shell = null;
+        }
         if (!settled) {
           settle(this.attemptFailure(notes, stderr, code, signal));
           return;
@@ -369,6 +411,9 @@ export class OpenSshSession extends SessionCore implements SshSession {
 
   private async stopMaster(): Promise<void> {
     this.login?.close();
+    const shell = this.shell;
+    this.shell = null;
+    await shell?.dispose();
     const child = this.master;
     const exited = this.masterExited;
     this.master = null;

@@ -79,6 +79,8 @@ export interface SshTransportInfo {
   why: string;
   client: string | null;
   effective: Record<string, string> | null;
+  /** How remote commands run, in words (a channel each; one remote shell; an `ssh` process each, and why). */
+  commands?: string;
 }
 
 /** The part of a session the tunnels and pollers use; the fleet takes this so tests can fake it. */

@@ -161,6 +161,40 @@ describe.skipIf(!HAVE)('openssh transport: one host through the system ssh', () 
     expect(banner).toMatch(/^SSH-2\.0-OpenSSH/);
   });
 
+  it('commands run on one remote shell through the master once it is up: the same answers, no ssh process per command', async () => {
+    const s = session({}, { knownHosts: known() });
+    await s.connect();
+    // The first command runs one-shot and starts the shell for the ones after it.
+    const first = await s.exec('echo $PPID');
+    await expect.poll(() => s.commandShellState, { timeout: 5_000, interval: 20 }).toBe('ready');
+    expect(s.transport.commands).toBe('on one remote shell through the master');
+    const a = await s.exec('echo $PPID');
+    const b = await s.exec('echo $PPID');
+    // Both children of the one shell; the one-shot command had a session of its own.
+    expect(a.stdout).toBe(b.stdout);
+    expect(a.stdout).not.toBe(first.stdout);
+    const r = await s.exec('printf "%s" "$((6*7))"; echo oops >&2; exit 3');
+    expect(r).toMatchObject({ exitCode: 3, stdout: '42', truncated: false });
+    expect(r.stderr.split('\n').filter((l) => l && !l.startsWith('debug'))).toEqual(['oops']);
+    const big = await s.exec('head -c 300000 /dev/zero | tr "\\0" x', { maxOutputBytes: 1000 });
+    expect(big).toMatchObject({ truncated: true, exitCode: 0 });
+    expect(big.stdout).toBe('x'.repeat(1000));
+    // While one command holds the shell, another runs one-shot beside it.
+    const [slow, quick] = await Promise.all([s.exec('sleep 0.3; echo slow'), s.exec('echo quick')]);
+    expect([slow.stdout, quick.stdout]).toEqual(['slow\n', 'quick\n']);
+    // A deadline kills the shell (as it kills a one-shot ssh); the next commands bring a new one up.
+    await expect(s.exec('sleep 5', { timeoutMs: 300 })).rejects.toMatchObject({ code: 'SSH_EXEC_TIMEOUT' });
+    expect((await s.exec('echo after')).stdout).toBe('after\n');
+    await expect.poll(() => s.commandShellState, { timeout: 5_000, interval: 20 }).toBe('ready');
+    // The master dies under a command on the shell: it fails as not finished (retryable), not as cancelled.
+    const check = spawnSync('ssh', ['-S', s.transport.effective!['controlpath']!, '-O', 'check', 'x'], { encoding: 'utf8' });
+    const running = s.exec('sleep 5');
+    setTimeout(() => process.kill(Number(/pid=(\d+)/.exec(check.stderr)![1]), 'SIGKILL'), 100);
+    await expect(running).rejects.toMatchObject({ code: 'SSH_EXEC_FAILED', retryable: true });
+    await expect.poll(() => s.state, { timeout: 5_000, interval: 50 }).toBe('connected');
+    expect((await s.exec('echo back')).stdout).toBe('back\n');
+  });
+
   it('a master that dies is a lost link: reconnecting, then connected again', async () => {
     const s = session({}, { knownHosts: known() });
     await s.connect();

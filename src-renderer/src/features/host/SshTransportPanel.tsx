@@ -33,6 +33,11 @@ export function SshTransportPanel({ transport }: { transport: SshTransportView |
           {transport.client && transport.kind === 'openssh' ? ` · ${transport.client}` : ''}
         </span>
       </p>
+      {transport.commands ? (
+        <p className="muted small" data-testid="ssh-transport-commands">
+          Commands: {transport.commands}
+        </p>
+      ) : null}
       {effective.length > 0 ? (
         <details>
           <summary>Effective settings (ssh -G)</summary>
