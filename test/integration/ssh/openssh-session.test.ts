@@ -188,9 +188,13 @@ describe.skipIf(!HAVE)('openssh transport: one host through the system ssh', () 
     await expect.poll(() => s.commandShellState, { timeout: 5_000, interval: 20 }).toBe('ready');
     // The master dies under a command on the shell: it fails as not finished (retryable), not as cancelled.
     const check = spawnSync('ssh', ['-S', s.transport.effective!['controlpath']!, '-O', 'check', 'x'], { encoding: 'utf8' });
+    const states: string[] = [];
+    s.onDidChangeState((c) => states.push(c.state));
     const running = s.exec('sleep 5');
     setTimeout(() => process.kill(Number(/pid=(\d+)/.exec(check.stderr)![1]), 'SIGKILL'), 100);
     await expect(running).rejects.toMatchObject({ code: 'SSH_EXEC_FAILED', retryable: true });
+    // (the shell's client can go a moment before the session notices its master went)
+    await expect.poll(() => states, { timeout: 5_000, interval: 20 }).toContain('reconnecting');
     await expect.poll(() => s.state, { timeout: 5_000, interval: 50 }).toBe('connected');
     expect((await s.exec('echo back')).stdout).toBe('back\n');
   });
