@@ -109,6 +109,8 @@ describe('notifications view', () => {
     await page.getByTestId('notify-quiet-from').fill('22:00');
     await page.getByTestId('notify-quiet-to').fill('07:00');
     await page.getByTestId('notify-quiet-tz').fill('Europe/Berlin');
+    expect(await page.getByTestId('notify-rate').inputValue()).toBe('10');
+    await page.getByTestId('notify-rate').fill('30');
     expect(await page.getByTestId('notify-secret').getAttribute('type')).toBe('password');
     await page.getByTestId('notify-secret').fill(KEY);
     expect(await seriousViolations(page)).toEqual([]);
@@ -127,6 +129,7 @@ describe('notifications view', () => {
     expect(url).toBe(`http://127.0.0.1:${port}/hooks/gpu?token=•••`);
     expect(await row.textContent()).toMatch(/22:00–07:00\s*Europe\/Berlin/);
     expect(await row.textContent()).toMatch(/stored/);
+    expect(await row.getByTestId('notify-channel-rate').textContent()).toBe('≤ 30/min');
 
     await page.getByTestId('notify-test-oncall-hook').click();
     await expect.poll(() => page.getByTestId('notify-test-outcome-oncall-hook').textContent(), { timeout: 15_000 }).toMatch(/delivered · HTTP 204/);
@@ -172,8 +175,17 @@ describe('notifications view', () => {
     expect(await page.getByTestId('notify-url').inputValue()).toBe('');
     expect(await page.getByTestId('notify-secret').inputValue()).toBe('');
     await page.getByTestId('notify-severity').selectOption('critical');
+    // The rate limit shows what is stored and takes a new one; out of range is named, nothing saved.
+    expect(await page.getByTestId('notify-rate').inputValue()).toBe('30');
+    await page.getByTestId('notify-rate').fill('500');
+    await page.getByTestId('notify-save').click();
+    await expect.poll(() => page.getByTestId('notify-form-error').textContent()).toContain('Messages a minute: a whole number from 1 to 120.');
+    await page.getByTestId('notify-rate').fill('2');
     await page.getByTestId('notify-save').click();
     await expect.poll(() => page.getByTestId('notify-channel-oncall-hook').textContent()).toMatch(/critical/);
+    expect(await page.getByTestId('notify-channel-oncall-hook').getByTestId('notify-channel-rate').textContent()).toBe('≤ 2/min');
+    const saved = await bridgeCall<{ channels: { id: string; maxPerMinute: number }[] }>(consoleProc.ui, 'notifications.listChannels', {});
+    expect(saved.ok && saved.data.channels.find((c) => c.id === 'oncall-hook')?.maxPerMinute).toBe(2);
     await page.getByTestId('notify-test-oncall-hook').click();
     await expect.poll(() => page.getByTestId('notify-test-outcome-oncall-hook').textContent(), { timeout: 15_000 }).toMatch(/delivered/);
     expect(got).toHaveLength(2);

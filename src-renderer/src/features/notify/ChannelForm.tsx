@@ -91,6 +91,10 @@ export function ChannelForm({ editing, onDone, onCancel }: { editing: NotifyChan
             ))}
           </select>
         </label>
+        <label className="notify-field">
+          <span>Messages a minute (1–120; more wait)</span>
+          <input inputMode="numeric" value={f.maxPerMinute} onChange={(e) => set('maxPerMinute', e.target.value)} autoComplete="off" data-testid="notify-rate" />
+        </label>
       </div>
 
       <fieldset className="notify-fieldset">

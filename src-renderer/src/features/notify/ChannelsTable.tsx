@@ -29,7 +29,7 @@ export function ChannelsTable({ channels, tests, onTest, onEdit, onRemove }: Pro
             <th scope="col">Kind</th>
             <th scope="col">URL</th>
             <th scope="col">Events</th>
-            <th scope="col">Min severity</th>
+            <th scope="col">Min severity · rate</th>
             <th scope="col">Quiet hours</th>
             <th scope="col">Secret</th>
             <th scope="col">Actions</th>
@@ -62,7 +62,12 @@ export function ChannelsTable({ channels, tests, onTest, onEdit, onRemove }: Pro
                   </code>
                 </td>
                 <td className="notify-events-cell">{c.events.map(eventLabel).join(', ')}</td>
-                <td>{c.minSeverity}</td>
+                <td>
+                  {c.minSeverity}
+                  <div className="muted notify-nowrap" data-testid="notify-channel-rate">
+                    ≤ {c.maxPerMinute}/min
+                  </div>
+                </td>
                 <td>
                   {c.quietHours ? (
                     <>

@@ -40,6 +40,8 @@ export interface ChannelFormState {
   zulipStream: string;
   zulipTopic: string;
   secret: string;
+  /** At most this many messages a minute (1–120); the rest wait, recorded as rate-limited. Text, as typed. */
+  maxPerMinute: string;
   enabled: boolean;
 }
 
@@ -55,7 +57,7 @@ function localZone(): string {
 export function emptyForm(): ChannelFormState {
   return {
     id: '', kind: 'webhook', url: '', events: ['host.down', 'alert.critical', 'approval.waiting'], minSeverity: 'warning',
-    quietFrom: '', quietTo: '', quietTz: localZone(), zulipEmail: '', zulipStream: '', zulipTopic: 'GPU Console', secret: '', enabled: true,
+    quietFrom: '', quietTo: '', quietTz: localZone(), zulipEmail: '', zulipStream: '', zulipTopic: 'GPU Console', secret: '', maxPerMinute: '10', enabled: true,
   };
 }
 
@@ -63,7 +65,7 @@ export function formFromView(c: NotifyChannelView): ChannelFormState {
   return {
     id: c.id, kind: c.kind, url: '', events: [...c.events], minSeverity: c.minSeverity,
     quietFrom: c.quietHours?.from ?? '', quietTo: c.quietHours?.to ?? '', quietTz: c.quietHours?.tz ?? localZone(),
-    zulipEmail: c.zulip?.email ?? '', zulipStream: c.zulip?.stream ?? '', zulipTopic: c.zulip?.topic ?? 'GPU Console', secret: '', enabled: c.enabled,
+    zulipEmail: c.zulip?.email ?? '', zulipStream: c.zulip?.stream ?? '', zulipTopic: c.zulip?.topic ?? 'GPU Console', secret: '', maxPerMinute: String(c.maxPerMinute), enabled: c.enabled,
   };
 }
 
@@ -88,6 +90,7 @@ export function formProblems(f: ChannelFormState, editing: boolean): string[] {
   if (!editing && !f.url.trim()) out.push('URL: required.');
   if (f.events.length === 0) out.push('Events: choose at least one.');
   if ((f.quietFrom === '') !== (f.quietTo === '')) out.push('Quiet hours: give both "from" and "to", or neither.');
+  if (rateOf(f) === null) out.push('Messages a minute: a whole number from 1 to 120.');
   return out;
 }
 
@@ -105,11 +108,19 @@ export function saveInput(f: ChannelFormState, existing: NotifyChannelView | nul
       ...(f.kind === 'zulip' ? { zulip: { email: f.zulipEmail.trim(), stream: f.zulipStream.trim(), topic: f.zulipTopic.trim() || 'GPU Console' } } : {}),
       // Keep the name a stored secret already has; otherwise main picks notify.<id>.
       ...(existing?.secretRef && existing.kind === f.kind ? { secretRef: existing.secretRef } : {}),
-      maxPerMinute: existing?.maxPerMinute ?? 10,
+      maxPerMinute: rateOf(f) ?? existing?.maxPerMinute ?? 10,
       enabled: f.enabled,
     },
     ...(secret ? { secret } : {}),
   };
+}
+
+/** The rate limit as typed, or null when it is not a whole number from 1 to 120. */
+function rateOf(f: ChannelFormState): number | null {
+  const t = f.maxPerMinute.trim();
+  if (!/^\d{1,3}$/.test(t)) return null;
+  const n = Number(t);
+  return n >= 1 && n <= 120 ? n : null;
 }
 
 export function eventLabel(e: NotifyEventName): string {

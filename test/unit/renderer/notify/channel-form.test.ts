@@ -38,4 +38,15 @@ describe('channel form', () => {
       'Quiet hours: give both "from" and "to", or neither.',
     ]);
   });
+
+  it('the rate limit is edited as typed: a whole number from 1 to 120 is sent, anything else is named', () => {
+    const base = { ...emptyForm(), id: 'ops', url: 'https://h.example.org/hook' };
+    expect(saveInput({ ...base, maxPerMinute: ' 30 ' }, null).channel.maxPerMinute).toBe(30);
+    expect(saveInput(formFromView(view), view).channel.maxPerMinute).toBe(5);
+    expect(saveInput({ ...formFromView(view), maxPerMinute: '60' }, view).channel.maxPerMinute).toBe(60);
+    for (const bad of ['0', '121', '2.5', '-3', '', 'ten', '1e2']) {
+      expect(formProblems({ ...base, maxPerMinute: bad }, false), bad).toEqual(['Messages a minute: a whole number from 1 to 120.']);
+    }
+    expect(formProblems({ ...base, maxPerMinute: '120' }, false)).toEqual([]);
+  });
 });
