@@ -117,7 +117,7 @@ export class OpenSshSession extends SessionCore implements SshSession {
       case 'busy':
         return 'on one remote shell through the master';
       case 'unsupported':
-        return "an ssh process each (the host's account keeps no POSIX shell: a ForceCommand or a restricted shell)";
+        return 'an ssh process each (a remote shell would not start here: no POSIX shell, a ForceCommand or a restricted shell; tried again later)';
       default:
         return 'an ssh process each until the remote shell is up';
     }

@@ -3,8 +3,9 @@
 // process (fork and exec of the client, its mux handshake with the master: a
 // few milliseconds of CPU each, and the GPU poll runs one command per host per
 // second). The shell only ever helps: a host where it cannot start (a
-// restricted or non-POSIX shell, a ForceCommand) and a command that arrives
-// while another runs on it both take the one-shot path instead.
+// restricted or non-POSIX shell, a ForceCommand; tried again after a minute,
+// doubling to 30) and a command that arrives while another runs on it both
+// take the one-shot path instead.
 //
 // Each command runs as sshd would run it, `$SHELL -c 'command'`, with stdin
 // from /dev/null, then the shell writes an end line naming a marker drawn at
@@ -35,6 +36,9 @@ export interface CommandShellSpec {
 
 const EMPTY = Buffer.alloc(0);
 const STDERR_TAIL = 4096;
+/** After a shell that would not start, the next try waits this long, doubling up to 30 min (a slow login, a full MaxSessions). */
+const RETRY_FIRST_MS = 60_000;
+const RETRY_MAX_MS = 30 * 60_000;
 
 /**
  * One stream (stdout or stderr) of a command on the shell: bytes up to the
@@ -95,6 +99,9 @@ export class CommandShell implements Disposable {
   private running: Running | null = null;
   /** The last of what came on stderr (ssh's own words among it), for the error when the shell goes. */
   private stderrTail = '';
+  /** Starts that failed in a row, and when the next may be tried. */
+  private failedStarts = 0;
+  private retryAt = 0;
 
   constructor(private readonly spec: CommandShellSpec) {}
 
@@ -107,7 +114,7 @@ export class CommandShell implements Disposable {
    * it starts one for the commands after this one, and says no.
    */
   available(): boolean {
-    if (this._state === 'none') this.start();
+    if (this._state === 'none' || (this._state === 'unsupported' && this.spec.clock.now() >= this.retryAt)) this.start();
     return this._state === 'ready';
   }
 
@@ -183,10 +190,20 @@ export class CommandShell implements Disposable {
       settle: (err) => {
         void timer.dispose();
         this.running = null;
-        if (!err && this.child === child) this._state = 'ready';
+        if (!err && this.child === child) {
+          this._state = 'ready';
+          this.failedStarts = 0;
+        }
       },
     };
     child.stdin!.write(`printf '\\n%s 0\\n' ${mark}; printf '\\n%s\\n' ${mark} >&2\n`);
+  }
+
+  /** A shell that never answered its first line: commands go one-shot, and a new shell is tried later. */
+  private startFailed(): void {
+    this._state = 'unsupported';
+    this.retryAt = this.spec.clock.now() + Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** this.failedStarts);
+    this.failedStarts++;
   }
 
   private onData(which: 'out' | 'err', chunk: Buffer): void {
@@ -205,8 +222,8 @@ export class CommandShell implements Disposable {
       const child = this.child;
       this.child = null;
       child.kill('SIGKILL');
-      // A shell that never answered its first line will not: this host runs its commands one-shot.
-      this._state = wasStarting ? 'unsupported' : 'none';
+      if (wasStarting) this.startFailed();
+      else this._state = 'none';
     }
     r?.settle(err);
   }
@@ -214,8 +231,8 @@ export class CommandShell implements Disposable {
   private gone(child: ChildProcess, why: string): void {
     if (this.child !== child) return;
     this.child = null;
-    const wasStarting = this._state === 'starting';
-    if (this._state !== 'closed') this._state = wasStarting ? 'unsupported' : 'none';
+    if (this._state === 'starting') this.startFailed();
+    else if (this._state !== 'closed') this._state = 'none';
     const r = this.running;
     const said = lastLines(this.stderrTail.replace(/^GCSH[0-9a-f]{24}.*$/gm, ''));
     r?.settle(new AppError(SshErrorCode.EXEC_FAILED, `${this.spec.label}: ${why}${said ? `: ${said}` : ''}`, { retryable: true }));

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../../src-main/core/base/index.js';
 import { CappedBuffer } from '../../../../src-main/core/ssh/exec.js';
@@ -126,6 +127,35 @@ describe('CommandShell', () => {
     await expect.poll(() => silent.state, { timeout: 5_000, interval: 10 }).toBe('unsupported');
     expect(silent.available()).toBe(false);
     await expect(silent.run('echo x')).rejects.toMatchObject({ code: 'SSH_EXEC_FAILED' });
+  });
+
+  it('a shell that would not start is tried again after a minute, then after two (a slow login, a full MaxSessions)', async () => {
+    let shift = 0;
+    const clock = { ...systemClock, now: () => Date.now() + shift };
+    // The first two starts fail (the "remote" refuses), the third works.
+    const flag = `/tmp/gc-shell-tries-${process.pid}`;
+    const script = `n=$(cat ${flag} 2>/dev/null || echo 0); echo $((n+1)) > ${flag}; [ "$n" -ge 2 ] || exit 1; eval "$1"`;
+    const s = new CommandShell({ binary: '/bin/sh', args: ['-c', script, 'sh'], env: { ...process.env, SHELL: '/bin/sh' }, clock, label: 'local' });
+    shells.push(s);
+    try {
+      expect(s.available()).toBe(false);
+      await expect.poll(() => s.state, { timeout: 5_000, interval: 10 }).toBe('unsupported');
+      shift = 59_000;
+      expect(s.available()).toBe(false);
+      expect(s.state).toBe('unsupported'); // not yet tried again
+      shift = 61_000;
+      expect(s.available()).toBe(false); // tried again now: fails again
+      await expect.poll(() => s.state, { timeout: 5_000, interval: 10 }).toBe('unsupported');
+      shift = 61_000 + 119_000;
+      expect(s.available()).toBe(false);
+      expect(s.state).toBe('unsupported'); // the wait doubled
+      shift = 61_000 + 121_000;
+      s.available();
+      await expect.poll(() => s.state, { timeout: 5_000, interval: 10 }).toBe('ready');
+      expect((await s.run('echo up')).stdout).toBe('up\n');
+    } finally {
+      rmSync(flag, { force: true });
+    }
   });
 
   it('dispose fails the command in flight with the reason given', async () => {
