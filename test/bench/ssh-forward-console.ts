@@ -140,7 +140,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     const t = h.services[0]!.tunnel;
     const why = h.state === 'connected' ? '' : ` error=${JSON.stringify((h as { lastError?: { message?: string } | null }).lastError?.message ?? '')}`;
     process.stdout.write(
-      `status host=${h.state} tunnel=${t.state} probe=${t.lastProbe?.ok ? 'ok' : 'failing'} probeLatencyMs=${t.lastProbe?.latencyMs ?? '-'} cipher=${negotiated}${why}\n`,
+      `status host=${h.state} tunnel=${t.state} probe=${t.lastProbe?.ok ? 'ok' : 'failing'} probeLatencyMs=${t.lastProbe?.latencyMs ?? '-'} gpus=${h.gpus.length}${h.gpuStale ? ` (stale: ${h.gpuStaleReason ?? '?'})` : ''} cipher=${negotiated}${why}\n`,
     );
   } else if (cmd === 'trace') {
     const out = { ...trace, loopDelayP99Ms: loopDelay.percentile(99) / 1e6, loopDelayMaxMs: loopDelay.max / 1e6 };

@@ -11,6 +11,9 @@
 //   - bulk throughput (MB/s) of one large download;
 //   - ratios console / `ssh -L` beside the targets (latency: lower is better;
 //     throughput: higher).
+// The bench host answers the console's GPU query once a second (a stand-in
+// nvidia-smi, test/fixtures/ssh/fake-nvidia-smi.sh), so the console rows pay
+// for their own commands as on a GPU host; `status` says whether GPUs were read.
 // Every path is warmed first (untimed) so the figures are steady state, not
 // the JIT's first thousand requests. The paths take turns in blocks of 100 × c
 // requests, so outside load on the machine lands on all of them alike;
@@ -33,7 +36,7 @@
 // defaults are what the app runs. --prof DIR writes CPU profiles of the console
 // rows and the bare ssh2 forward. BENCH_BARE_FLAGS: node flags for the bare one.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -312,7 +315,16 @@ let bare: ChildProcess | null = null;
 const consoles: ConsoleProc[] = [];
 try {
   consoleEntry = await childEntry(new URL('./ssh-forward-console.ts', import.meta.url).href, false);
-  const sshd = await host.startSshd({ logLevel: 'INFO' });
+  // The host answers the console's 1 Hz GPU query, as a GPU host does (a stand-in nvidia-smi on its sessions'
+  // PATH): the console rows measure a console at work, its commands and their transport's cost included.
+  const gpuBin = join(host.dir, 'gpu-bin');
+  mkdirSync(gpuBin);
+  copyFileSync('test/fixtures/ssh/fake-nvidia-smi.sh', join(gpuBin, 'nvidia-smi'));
+  chmodSync(join(gpuBin, 'nvidia-smi'), 0o755);
+  // One SetEnv line (sshd keeps the first): the sessions' home of their own (see sessionHomeLine) and the PATH.
+  const home = join(host.dir, 'home');
+  mkdirSync(home, { recursive: true });
+  const sshd = await host.startSshd({ logLevel: 'INFO', extraConfig: [`SetEnv HOME=${home} PATH=${gpuBin}:/usr/local/bin:/usr/bin:/bin`] });
   await host.startModelServer(8000);
   // The direct baseline: a twin server on the namespace's veth address.
   spawn('ip', ['netns', 'exec', host.ns, process.execPath, 'test/fixtures/ssh/model-server.mjs', '8001', host.addr], { stdio: 'ignore' });

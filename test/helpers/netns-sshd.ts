@@ -283,6 +283,7 @@ export async function createNetnsHost(): Promise<NetnsHost> {
           'MaxStartups 200',
           'MaxSessions 50',
           `LogLevel ${options.logLevel ?? 'DEBUG1'}`,
+          // (an extraConfig SetEnv comes first and wins, sshd keeping the first: it must then set HOME itself)
           sessionHomeLine(sdir),
           ...extraMatch,
           '',
