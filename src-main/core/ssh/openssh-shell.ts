@@ -122,11 +122,18 @@ export class CommandShell implements Disposable {
   run(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     if (this._state !== 'ready' || !this.child) return Promise.reject(new AppError(SshErrorCode.EXEC_FAILED, `${this.spec.label}: the command shell is not ready`, { retryable: true }));
     if (options.signal?.aborted) return Promise.reject(new AppError(SshErrorCode.CANCELLED, 'exec was cancelled'));
+    const mark = newMark();
+    let line: string;
+    try {
+      line = shellLine(command, mark);
+    } catch (err) {
+      // A NUL byte cannot reach a shell (nor an argv): refused before the shell is touched.
+      return Promise.reject(new AppError(SshErrorCode.EXEC_FAILED, `${this.spec.label}: ${(err as Error).message}`, { cause: err }));
+    }
     const timeoutMs = options.timeoutMs ?? 10_000;
     const cap = options.maxOutputBytes ?? 1024 * 1024;
     this._state = 'busy';
     return new Promise<ExecResult>((resolve, reject) => {
-      const mark = newMark();
       const stdout = new CappedBuffer(cap);
       const stderr = new CappedBuffer(cap);
       const onAbort = () => this.fail(new AppError(SshErrorCode.CANCELLED, 'exec was cancelled'), true);
@@ -152,7 +159,7 @@ export class CommandShell implements Disposable {
           resolve({ exitCode: Number.isInteger(code) ? code : null, signal: null, stdout: stdout.text(), stderr: stderr.text(), truncated: stdout.truncated || stderr.truncated });
         },
       };
-      this.child!.stdin!.write(shellLine(command, mark));
+      this.child!.stdin!.write(line);
     });
   }
 

@@ -84,6 +84,8 @@ describe('CommandShell', () => {
     expect((await s.run('echo "${X:-unset}"')).stdout).toBe('unset\n');
     const multi = await s.run("printf '%s\\n' 'it'\"'\"'s'\nprintf '%s\\n' second");
     expect(multi.stdout).toBe("it's\nsecond\n");
+    // A NUL byte cannot be sent to a shell: refused, and the shell is still free.
+    await expect(s.run('echo a\0b')).rejects.toMatchObject({ code: 'SSH_EXEC_FAILED', message: expect.stringContaining('NUL') });
     expect(s.state).toBe('ready');
   });
 
