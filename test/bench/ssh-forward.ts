@@ -321,10 +321,7 @@ try {
   mkdirSync(gpuBin);
   copyFileSync('test/fixtures/ssh/fake-nvidia-smi.sh', join(gpuBin, 'nvidia-smi'));
   chmodSync(join(gpuBin, 'nvidia-smi'), 0o755);
-  // One SetEnv line (sshd keeps the first): the sessions' home of their own (see sessionHomeLine) and the PATH.
-  const home = join(host.dir, 'home');
-  mkdirSync(home, { recursive: true });
-  const sshd = await host.startSshd({ logLevel: 'INFO', extraConfig: [`SetEnv HOME=${home} PATH=${gpuBin}:/usr/local/bin:/usr/bin:/bin`] });
+  const sshd = await host.startSshd({ logLevel: 'INFO', sessionEnv: { PATH: `${gpuBin}:/usr/local/bin:/usr/bin:/bin` } });
   await host.startModelServer(8000);
   // The direct baseline: a twin server on the namespace's veth address.
   spawn('ip', ['netns', 'exec', host.ns, process.execPath, 'test/fixtures/ssh/model-server.mjs', '8001', host.addr], { stdio: 'ignore' });

@@ -115,6 +115,8 @@ export interface SshdOptions {
    * add to the defaults. A `Match` block (and all after it) goes after the defaults.
    */
   extraConfig?: string[];
+  /** Environment of the sessions beside their HOME (one SetEnv line: sshd keeps the first); not via extraConfig. */
+  sessionEnv?: Record<string, string>;
 }
 
 export interface Sshd {
@@ -283,8 +285,7 @@ export async function createNetnsHost(): Promise<NetnsHost> {
           'MaxStartups 200',
           'MaxSessions 50',
           `LogLevel ${options.logLevel ?? 'DEBUG1'}`,
-          // (an extraConfig SetEnv comes first and wins, sshd keeping the first: it must then set HOME itself)
-          sessionHomeLine(sdir),
+          sessionHomeLine(sdir, options.sessionEnv),
           ...extraMatch,
           '',
         ].join('\n'),

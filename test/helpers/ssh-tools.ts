@@ -32,9 +32,11 @@ export async function freePort(): Promise<number> {
  * exec (on these machines: `pyenv init`, which waits up to 60 s on a lock
  * another shell holds, and so turns a 10 ms command into an exec timeout).
  * A GPU host's account has a home of its own; this gives the sessions one.
+ * `env` adds variables to the same line: sshd keeps the first SetEnv line it
+ * reads, so every variable of a session goes on this one.
  */
-export function sessionHomeLine(parent: string): string {
+export function sessionHomeLine(parent: string, env: Record<string, string> = {}): string {
   const home = join(parent, 'home');
   mkdirSync(home, { recursive: true });
-  return `SetEnv HOME=${home}`;
+  return ['SetEnv', `HOME=${home}`, ...Object.entries(env).map(([k, v]) => `${k}=${v}`)].join(' ');
 }

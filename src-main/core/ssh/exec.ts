@@ -1,5 +1,5 @@
 import type { Client, ClientChannel } from 'ssh2';
-import { AppError, type Clock } from '../base/index.js';
+import { AppError, toDisposable, type Clock, type Disposable } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
 
 export interface ExecOptions {
@@ -40,17 +40,40 @@ export class CappedBuffer {
   }
 }
 
+/** The caller's cancel, as every way of running a command reports it. */
+export function execCancelled(): AppError {
+  return new AppError(SshErrorCode.CANCELLED, 'exec was cancelled');
+}
+
+/**
+ * What bounds one command, whatever runs it (an ssh2 channel, an `ssh`
+ * process, the openssh command shell): its deadline (SSH_EXEC_TIMEOUT) and the
+ * caller's signal (SSH_CANCELLED). `onLimit` is called with the first to come;
+ * dispose when the command ends.
+ */
+export function armExecLimits(clock: Clock, options: ExecOptions, onLimit: (err: AppError) => void): Disposable {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const onAbort = (): void => onLimit(execCancelled());
+  const timer = clock.setTimeout(
+    () => onLimit(new AppError(SshErrorCode.EXEC_TIMEOUT, `command did not finish within ${timeoutMs} ms`, { retryable: true, details: { timeoutMs } })),
+    timeoutMs,
+  );
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  return toDisposable(() => {
+    void timer.dispose();
+    options.signal?.removeEventListener('abort', onAbort);
+  });
+}
+
 /**
  * Runs one command on an open client. Output past the cap is drained, not
  * kept, so a chatty command still reports its exit code; the deadline bounds a
  * command that never ends.
  */
 export function execOnClient(client: Client, command: string, clock: Clock, options: ExecOptions = {}): Promise<ExecResult> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
   const stdout = new CappedBuffer(options.maxOutputBytes ?? 1024 * 1024);
   const stderr = new CappedBuffer(options.maxOutputBytes ?? 1024 * 1024);
-  const signal = options.signal;
-  if (signal?.aborted) return Promise.reject(new AppError(SshErrorCode.CANCELLED, 'exec was cancelled'));
+  if (options.signal?.aborted) return Promise.reject(execCancelled());
 
   return new Promise<ExecResult>((resolve, reject) => {
     let channel: ClientChannel | undefined;
@@ -60,8 +83,7 @@ export function execOnClient(client: Client, command: string, clock: Clock, opti
     const finish = (err: AppError | null): void => {
       if (settled) return;
       settled = true;
-      void timer.dispose();
-      signal?.removeEventListener('abort', onAbort);
+      void limits.dispose();
       if (err) {
         try {
           channel?.close();
@@ -73,18 +95,7 @@ export function execOnClient(client: Client, command: string, clock: Clock, opti
       }
       resolve({ exitCode, signal: exitSignal, stdout: stdout.text(), stderr: stderr.text(), truncated: stdout.truncated || stderr.truncated });
     };
-    const onAbort = (): void => finish(new AppError(SshErrorCode.CANCELLED, 'exec was cancelled'));
-    const timer = clock.setTimeout(
-      () =>
-        finish(
-          new AppError(SshErrorCode.EXEC_TIMEOUT, `command did not finish within ${timeoutMs} ms`, {
-            retryable: true,
-            details: { timeoutMs },
-          }),
-        ),
-      timeoutMs,
-    );
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const limits = armExecLimits(clock, options, finish);
 
     try {
       client.exec(command, (err, ch) => {

@@ -5,7 +5,7 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { AppError, type Clock } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
-import { CappedBuffer, type ExecOptions, type ExecResult } from './exec.js';
+import { armExecLimits, CappedBuffer, execCancelled, type ExecOptions, type ExecResult } from './exec.js';
 import { certificateProblem, lastLines, parseCertificateListing } from './openssh-config.js';
 
 /** Effective settings `ssh -G` reports that an operator checks first. */
@@ -21,9 +21,8 @@ export interface CommandRun {
 
 /** One `ssh … -- alias command` run: output past the cap is dropped (and said), the deadline kills it. */
 export function runCommand(run: CommandRun, options: ExecOptions = {}): Promise<ExecResult> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
   const cap = options.maxOutputBytes ?? 1024 * 1024;
-  if (options.signal?.aborted) return Promise.reject(new AppError(SshErrorCode.CANCELLED, 'exec was cancelled'));
+  if (options.signal?.aborted) return Promise.reject(execCancelled());
   return new Promise<ExecResult>((resolve, reject) => {
     const child = spawn(run.binary, run.args, { stdio: ['ignore', 'pipe', 'pipe'], env: run.env });
     const out = new CappedBuffer(cap);
@@ -34,19 +33,13 @@ export function runCommand(run: CommandRun, options: ExecOptions = {}): Promise<
     const finish = (e: AppError | null, result?: ExecResult) => {
       if (done) return;
       done = true;
-      void timer.dispose();
-      options.signal?.removeEventListener('abort', onAbort);
+      void limits.dispose();
       if (e) {
         child.kill('SIGKILL');
         reject(e);
       } else resolve(result!);
     };
-    const onAbort = () => finish(new AppError(SshErrorCode.CANCELLED, 'exec was cancelled'));
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = run.clock.setTimeout(
-      () => finish(new AppError(SshErrorCode.EXEC_TIMEOUT, `command did not finish within ${timeoutMs} ms`, { retryable: true, details: { timeoutMs } })),
-      timeoutMs,
-    );
+    const limits = armExecLimits(run.clock, options, (e) => finish(e));
     child.on('error', (e) => finish(new AppError(SshErrorCode.EXEC_FAILED, `could not run ${run.binary}: ${e.message}`, { retryable: true, cause: e })));
     child.on('close', (code, signal) => {
       const stderr = err.text();

@@ -17,7 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { AppError, type Clock, type Disposable } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
-import { CappedBuffer, type ExecOptions, type ExecResult } from './exec.js';
+import { armExecLimits, CappedBuffer, execCancelled, type ExecOptions, type ExecResult } from './exec.js';
 import { lastLines } from './openssh-config.js';
 import { shellQuote } from './shell-quote.js';
 
@@ -88,9 +88,14 @@ interface Running {
   settle(err: AppError | null): void;
 }
 
+/** The end lines: the marker and `status` on stdout, the marker on stderr, each after a newline. */
+function endLines(mark: string, status: string): string {
+  return `printf '\\n%s %s\\n' ${mark} ${status}; printf '\\n%s\\n' ${mark} >&2\n`;
+}
+
 /** The line the shell reads for one command. */
 export function shellLine(command: string, mark: string): string {
-  return `"\${SHELL:-/bin/sh}" -c ${shellQuote(command)} </dev/null; printf '\\n%s %s\\n' ${mark} "$?"; printf '\\n%s\\n' ${mark} >&2\n`;
+  return `"\${SHELL:-/bin/sh}" -c ${shellQuote(command)} </dev/null; ${endLines(mark, '"$?"')}`;
 }
 
 export class CommandShell implements Disposable {
@@ -121,7 +126,7 @@ export class CommandShell implements Disposable {
   /** Runs `command` on the shell; call only when available() said yes. */
   run(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     if (this._state !== 'ready' || !this.child) return Promise.reject(new AppError(SshErrorCode.EXEC_FAILED, `${this.spec.label}: the command shell is not ready`, { retryable: true }));
-    if (options.signal?.aborted) return Promise.reject(new AppError(SshErrorCode.CANCELLED, 'exec was cancelled'));
+    if (options.signal?.aborted) return Promise.reject(execCancelled());
     const mark = newMark();
     let line: string;
     try {
@@ -130,25 +135,19 @@ export class CommandShell implements Disposable {
       // A NUL byte cannot reach a shell (nor an argv): refused before the shell is touched.
       return Promise.reject(new AppError(SshErrorCode.EXEC_FAILED, `${this.spec.label}: ${(err as Error).message}`, { cause: err }));
     }
-    const timeoutMs = options.timeoutMs ?? 10_000;
     const cap = options.maxOutputBytes ?? 1024 * 1024;
     this._state = 'busy';
     return new Promise<ExecResult>((resolve, reject) => {
       const stdout = new CappedBuffer(cap);
       const stderr = new CappedBuffer(cap);
-      const onAbort = () => this.fail(new AppError(SshErrorCode.CANCELLED, 'exec was cancelled'), true);
-      const timer = this.spec.clock.setTimeout(
-        () => this.fail(new AppError(SshErrorCode.EXEC_TIMEOUT, `command did not finish within ${timeoutMs} ms`, { retryable: true, details: { timeoutMs } }), true),
-        timeoutMs,
-      );
-      options.signal?.addEventListener('abort', onAbort, { once: true });
+      // A deadline or a cancel kills the shell: what the command left running there is unknown.
+      const limits = armExecLimits(this.spec.clock, options, (err) => this.fail(err, true));
       const out = new MarkedStream(mark, stdout);
       this.running = {
         out,
         err: new MarkedStream(mark, stderr),
         settle: (err) => {
-          void timer.dispose();
-          options.signal?.removeEventListener('abort', onAbort);
+          void limits.dispose();
           this.running = null;
           if (err) {
             reject(err);
@@ -203,7 +202,7 @@ export class CommandShell implements Disposable {
         }
       },
     };
-    child.stdin!.write(`printf '\\n%s 0\\n' ${mark}; printf '\\n%s\\n' ${mark} >&2\n`);
+    child.stdin!.write(endLines(mark, '0'));
   }
 
   /** A shell that never answered its first line: commands go one-shot, and a new shell is tried later. */
