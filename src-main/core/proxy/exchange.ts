@@ -46,6 +46,8 @@ export function newRequestId(atMs: number): string {
 export class Exchange {
   readonly id: string;
   client = 'unauthenticated';
+  /** Who the client is for per-client state (the token's id: a name can be re-issued after a revocation). */
+  clientId = 'unauthenticated';
   cls: TrafficClass | null = null;
   endpoint: Endpoint = 'other';
   model: string | null = null;

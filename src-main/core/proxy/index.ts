@@ -6,7 +6,15 @@ export { ModelRegistry, type UpstreamSpec, type ModelEntry } from './registry.js
 export { PriorityPool, defaultCaps, validateCaps, type PoolLimits, type PoolPolicy, type Lease, type QueueTicket } from './pool.js';
 export { RequestLog, type RequestRecord, type RequestLogOptions } from './request-log.js';
 export { createTokenRepository, hashToken, TOKEN_PREFIX, VERSION_CHECK_MS, type TokenRepository, type TokenCheck } from './tokens.js';
-export { IdempotencyCache, fingerprintOf, type StoredAnswer } from './idempotency.js';
+export {
+  DEFAULT_IDEMPOTENCY_LIMITS,
+  IdempotencyCache,
+  MAX_STORED_BYTES,
+  fingerprintOf,
+  type IdempotencyLimits,
+  type IdempotencyUsage,
+  type StoredAnswer,
+} from './idempotency.js';
 export { SseRelay, usageFromBody, type Usage } from './sse.js';
 export { ClassStats, percentile } from './stats.js';
 export { CLASS_ORDER, CLASS_RANK, allows, isTrafficClass, parsePriorityHeader, type TrafficClass } from './classes.js';

@@ -14,7 +14,7 @@ import { renderFleetExposition } from '../telemetry/index.js';
 import { CLASS_ORDER, perClass } from './classes.js';
 import { ProxyErrorCode, errorBody } from './errors.js';
 import { Exchange, wire, writeError } from './exchange.js';
-import { IdempotencyCache, type StoredAnswer } from './idempotency.js';
+import { IdempotencyCache, type IdempotencyLimits, type IdempotencyUsage, type StoredAnswer } from './idempotency.js';
 import { LiveList } from './live-list.js';
 import { renderProxyMetrics } from './metrics-text.js';
 import { PriorityPool, validateCaps, type DrainInfo, type PoolPolicy } from './pool.js';
@@ -59,6 +59,8 @@ export interface ProxyServerOptions {
   fleetSnapshot?: () => FleetSnapshot;
   /** Counts (and refuses) upstream calls outside loopback and the tunnels; its counts go on /metrics. */
   offPrem?: OffPremCounter | null;
+  /** Byte and entry bounds of the idempotency cache (default DEFAULT_IDEMPOTENCY_LIMITS). */
+  idempotencyLimits?: Partial<IdempotencyLimits>;
 }
 
 export interface DrainResult {
@@ -105,7 +107,7 @@ export class ProxyServer implements Disposable {
     this.forwarder = new Forwarder(this.env, options.resolver, options.secrets ?? null, options.offPrem ?? null, this.logger);
     this.router = new ReplicaRouter(this.mono);
     this.chooser = { pools: this.pools, router: this.router, resolver: options.resolver, env: this.env };
-    this.idempotency = new IdempotencyCache(this.clock, options.settings.idempotencyTtlMs);
+    this.idempotency = new IdempotencyCache(this.clock, options.settings.idempotencyTtlMs, options.idempotencyLimits);
     this.syncPools();
     this.server = createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 0 }, (req, res) => this.handle(req, res));
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
@@ -143,6 +145,11 @@ export class ProxyServer implements Disposable {
 
   get answeredCount(): number {
     return this.answeredTotal;
+  }
+
+  /** What the idempotency cache holds against its bounds. */
+  idempotencyUsage(): IdempotencyUsage {
+    return this.idempotency.usage();
   }
 
   /** Config reloaded: new upstreams get pools, changed slot counts apply, removed ones stop admitting. */
@@ -392,7 +399,8 @@ export class ProxyServer implements Disposable {
       if (!begun.ok) return stop(ex, begun.error);
       complete = begun.value;
     }
-    let captured: StoredAnswer | null = null;
+    // null once served: relayed but too large to copy (the idempotency entry then keeps nothing).
+    let captured: StoredAnswer | null | undefined;
     let tried: Set<string> | null = null;
     try {
       for (;;) {
@@ -422,7 +430,7 @@ export class ProxyServer implements Disposable {
         target = chosen(ex, next).value;
       }
     } finally {
-      complete?.(captured ?? failedAnswer(ex));
+      complete?.(captured === undefined ? failedAnswer(ex) : captured);
     }
   }
 

@@ -29,7 +29,8 @@ interface TokenRow {
 }
 
 export type TokenCheck =
-  | { ok: true; name: string; maxClass: TrafficClass }
+  /** `id`: the token's own identity (its hash), unlike `name`, which a new token may take after a revocation. */
+  | { ok: true; id: string; name: string; maxClass: TrafficClass }
   | { ok: false; reason: 'unknown' | 'revoked'; name?: string };
 
 export interface TokenRepository {
@@ -127,12 +128,13 @@ export function createTokenRepository(db: Database.Database, clock: Clock): Toke
     check(token) {
       const hit = cached(token);
       if (hit) return hit;
-      const row = byHash.get(hashToken(token));
+      const tokenHash = hashToken(token);
+      const row = byHash.get(tokenHash);
       const result: TokenCheck = !row
         ? { ok: false, reason: 'unknown' }
         : row.revoked_at !== null
           ? { ok: false, reason: 'revoked', name: row.name }
-          : { ok: true, name: row.name, maxClass: row.max_class };
+          : { ok: true, id: tokenHash, name: row.name, maxClass: row.max_class };
       // Bounded: random unknown tokens must not grow it without limit.
       if (cache.size >= TOKEN_CACHE_MAX) cache.clear();
       cache.set(token, result);

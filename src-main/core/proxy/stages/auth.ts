@@ -22,6 +22,7 @@ export function authorize(
   const auth = authenticate(headers.authorization, anon, tokens);
   if (!auth.ok) return auth;
   ex.client = auth.value.name;
+  ex.clientId = auth.value.id;
   const maxClass = auth.value.maxClass;
   const wanted = parsePriorityHeader(headers['x-priority']);
   if (wanted === null) return fail(wire(400, 'invalid_priority', 'X-Priority must be one of: interactive, system, batch'));
@@ -37,15 +38,15 @@ function authenticate(
   header: string | undefined,
   anon: ProxyConfig['anonymousLoopback'],
   tokens: TokenRepository,
-): StageResult<{ name: string; maxClass: TrafficClass }> {
+): StageResult<{ id: string; name: string; maxClass: TrafficClass }> {
   if (header === undefined || header.trim() === '') {
-    if (anon.enabled) return ok({ name: 'anonymous', maxClass: anon.class });
+    if (anon.enabled) return ok({ id: 'anonymous', name: 'anonymous', maxClass: anon.class });
     return fail(wire(401, 'missing_token', 'send a token from `gpu-console tokens create NAME` as "Authorization: Bearer <token>"', { headers: NO_RETRY }));
   }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!m) return fail(wire(401, 'invalid_token', 'the Authorization header must be "Bearer <token>"', { headers: NO_RETRY }));
   const check = tokens.check(m[1]!);
-  if (check.ok) return ok({ name: check.name, maxClass: check.maxClass });
+  if (check.ok) return ok({ id: check.id, name: check.name, maxClass: check.maxClass });
   if (check.reason === 'revoked') return fail(wire(401, 'token_revoked', `the token "${check.name ?? ''}" was revoked`, { headers: NO_RETRY }));
   return fail(wire(401, 'invalid_token', 'unknown token', { headers: NO_RETRY }));
 }

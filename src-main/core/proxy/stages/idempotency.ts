@@ -10,8 +10,10 @@ import { DONE, fail, ok, type StageResult } from './stage.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** Completes the entry with this request's answer (called exactly once, whatever happened). */
-export type CompleteIdempotent = (answer: StoredAnswer) => void;
+/** Completes the entry with this request's answer, or null when it was relayed but not captured (called exactly once). */
+export type CompleteIdempotent = (answer: StoredAnswer | null) => void;
+
+const GONE = Symbol('client gone');
 
 /**
  * For a request that carries an Idempotency-Key: go on (the first), or DONE once a replay was
@@ -28,23 +30,29 @@ export async function beginIdempotent(
   if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
     return fail(wire(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1–255 visible ASCII characters'));
   }
-  const begun = cache.begin(ex.client, key, fingerprintOf(path, raw));
-  if (begun.kind === 'conflict') {
-    return fail(wire(409, 'idempotency_conflict', 'this Idempotency-Key was used with a different request', { headers: { 'x-should-retry': 'false' } }));
-  }
-  if (begun.kind === 'replay') {
-    replay(ex, begun.answer, 0);
-    return DONE;
-  }
-  if (begun.kind === 'wait') {
-    const waitStart = mono();
+  const fingerprint = fingerprintOf(path, raw);
+  const waitStart = mono();
+  let gone: Promise<typeof GONE> | null = null;
+  // Goes round again only when the first's answer was relayed but not kept (too large): this one runs it then.
+  for (;;) {
+    const begun = cache.begin(ex.clientId, key, fingerprint);
+    if (begun.kind === 'conflict') {
+      return fail(wire(409, 'idempotency_conflict', 'this Idempotency-Key was used with a different request', { headers: { 'x-should-retry': 'false' } }));
+    }
+    if (begun.kind === 'replay') {
+      replay(ex, begun.answer, 0);
+      return DONE;
+    }
+    if (begun.kind === 'first') return ok(begun.complete);
     ex.abort = () => begun.cancel();
-    const answer = await Promise.race([begun.answer, untilGone(ex)]);
+    const answer = await Promise.race([begun.answer, (gone ??= untilGone(ex))]);
     ex.abort = null;
-    if (answer !== null) replay(ex, answer, mono() - waitStart);
-    return DONE;
+    if (answer === GONE) return DONE;
+    if (answer !== null) {
+      replay(ex, answer, mono() - waitStart);
+      return DONE;
+    }
   }
-  return ok(begun.complete);
 }
 
 /** What waiting repeats get when the first request ended without an answer worth replaying. */
@@ -61,9 +69,9 @@ export function failedAnswer(ex: Exchange): StoredAnswer {
   };
 }
 
-function untilGone(ex: Exchange): Promise<null> {
+function untilGone(ex: Exchange): Promise<typeof GONE> {
   return new Promise((resolve) => {
-    if (ex.clientGone) resolve(null);
-    ex.res.once('close', () => resolve(null));
+    if (ex.clientGone) resolve(GONE);
+    ex.res.once('close', () => resolve(GONE));
   });
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../../src-main/core/base/index.js';
-import { VERSION_CHECK_MS, createTokenRepository } from '../../../../src-main/core/proxy/index.js';
+import { VERSION_CHECK_MS, createTokenRepository, hashToken } from '../../../../src-main/core/proxy/index.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 
 // Checks are cached; a revocation must still be refused promptly: at once through
@@ -32,7 +32,7 @@ describe('token checks', () => {
     const { console } = twoConnections();
     const tokens = createTokenRepository(console.db, clock);
     const { token } = tokens.create('app', 'batch');
-    expect(tokens.check(token)).toEqual({ ok: true, name: 'app', maxClass: 'batch' });
+    expect(tokens.check(token)).toEqual({ ok: true, id: hashToken(token), name: 'app', maxClass: 'batch' });
     tokens.revoke('app');
     expect(tokens.check(token)).toEqual({ ok: false, reason: 'revoked', name: 'app' });
   });
@@ -69,7 +69,7 @@ describe('token checks', () => {
     const tokens = createTokenRepository(console.db, clock);
     expect(tokens.check('gcp_nope')).toEqual({ ok: false, reason: 'unknown' });
     const { token } = createTokenRepository(cli.db, clock).create('later', 'system');
-    expect(tokens.check(token)).toEqual({ ok: true, name: 'later', maxClass: 'system' });
+    expect(tokens.check(token)).toEqual({ ok: true, id: hashToken(token), name: 'later', maxClass: 'system' });
     expect(tokens.check('gcp_nope')).toEqual({ ok: false, reason: 'unknown' });
   });
 });
