@@ -4,7 +4,12 @@
 // for the same key means it was wrong), and keyboard-interactive questions (a
 // one-time code), which wait for the operator while ssh waits. What it learnt
 // (the refused key, the credential problem) becomes the attempt's error.
-import { AppError, type Clock, type Logger } from '../base/index.js';
+//
+// A host can ask anything through keyboard-interactive, in any words, and ssh
+// hands its questions to the same askpass program as its own. So a passphrase
+// is given only to ssh's own question naming the host's identityFile, matched
+// whole; every other question is the operator's to answer, shown as asked.
+import { AppError, escapeControls, type Clock, type Logger } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
 import { hostKeyRefusal, judgeHostKey, loadKnownHosts } from './host-key-check.js';
 import type { HelperAnswer, HelperQuestion } from './openssh-helper.js';
@@ -75,23 +80,27 @@ export class LoginQuestions {
   answer(q: HelperQuestion): Promise<HelperAnswer> {
     if (this.closed) return Promise.resolve({ cancel: 'superseded' });
     if (q.kind === 'hostkey') return this.answerHostKey(q);
-    const prompt = q.prompt.trim();
-    // A FIDO2 key asks the user to touch it: ssh only shows this, it wants no answer.
-    if (/Confirm user presence|touch your/i.test(prompt)) return Promise.resolve({ lines: [] });
-    const keyFile = /passphrase for (?:key )?'?(.+?)'?:?\s*$/i.exec(prompt)?.[1];
-    if (keyFile) return Promise.resolve(this.answerPassphrase(keyFile));
-    return this.askOperator(prompt.slice(0, 200));
+    const asked = classifyPrompt(q.prompt, this.ctx.identityFile ? [this.ctx.identityFile] : []);
+    switch (asked.kind) {
+      case 'presence':
+        return Promise.resolve({ lines: [] });
+      case 'passphrase':
+        return Promise.resolve(this.answerPassphrase(asked.keyFile));
+      case 'other-key':
+        return Promise.resolve(this.refuseOtherKey(asked.keyFile));
+      case 'operator':
+        return this.askOperator(asked.text);
+    }
   }
 
   private answerPassphrase(keyFile: string): HelperAnswer {
-    const { label, identityFile } = this.ctx;
+    const { label } = this.ctx;
     const seen = (this.prompts.get(keyFile) ?? 0) + 1;
     this.prompts.set(keyFile, seen);
     const passphrases = this.ctx.passphrases();
-    const given = passphrases.get(keyFile) ?? (identityFile ? passphrases.get(identityFile) : undefined);
+    const given = passphrases.get(keyFile);
     if (seen > 1 && given !== undefined) {
       passphrases.forget(keyFile);
-      if (identityFile) passphrases.forget(identityFile);
       this.credentialError = new AppError(SshErrorCode.PASSPHRASE_INCORRECT, `${label}: the passphrase for ${keyFile} is incorrect`, { details: { keyFile } });
       return { cancel: 'incorrect passphrase' };
     }
@@ -100,6 +109,19 @@ export class LoginQuestions {
       return { cancel: 'no passphrase given' };
     }
     return { secret: given };
+  }
+
+  /** ssh wants a key the inventory does not name (an OpenSSH config's): the console holds no passphrase for it and gives none. */
+  private refuseOtherKey(keyFile: string): HelperAnswer {
+    const { label, identityFile } = this.ctx;
+    // Not PASSPHRASE_REQUIRED: that has the console ask for the identityFile's passphrase, another key's.
+    this.credentialError = new AppError(
+      SshErrorCode.AUTH_FAILED,
+      `${label}: ssh asked for the passphrase of ${keyFile}, which is not the host's identityFile${identityFile ? ` (${identityFile})` : ''}; ` +
+        `the console gives a passphrase only for that file: set identityFile: ${keyFile} on the host, or load the key into ssh-agent`,
+      { details: { keyFile, identityFile } },
+    );
+    return { cancel: 'not the configured key' };
   }
 
   /** Keyboard-interactive: ssh waits while the operator answers in the console (or the question expires). */
@@ -150,4 +172,38 @@ export class LoginQuestions {
     }
     return { lines: [] };
   }
+}
+
+/** What an askpass prompt is, and so who may answer it. */
+export type AskpassPrompt =
+  | { kind: 'passphrase'; keyFile: string }
+  | { kind: 'other-key'; keyFile: string }
+  | { kind: 'presence' }
+  | { kind: 'operator'; text: string };
+
+/** ssh's own question for a key's passphrase (sshconnect2.c); it keeps the first 100 bytes of the path. */
+const KEY_PROMPT = /^Enter passphrase for key '([\s\S]*)':$/;
+/** ssh asking for a touch of a FIDO key: shown only, no answer wanted. */
+const PRESENCE_PROMPT = /^Confirm user presence for key [\w@.-]+ (?:SHA256|MD5):[\w+/=:]+$/;
+const PROMPT_SHOWN_CHARS = 200;
+
+function sshKeyName(keyFile: string): string {
+  return Buffer.from(keyFile, 'utf8').subarray(0, 100).toString('utf8');
+}
+
+/**
+ * Sorts a prompt by who may answer it. Only ssh's own passphrase question, whole, for a key in `keyFiles`
+ * gets a stored passphrase. Since OpenSSH 8.4 (the transport needs 8.5) a host's keyboard-interactive
+ * question reaches askpass as `(user@host) <the host's words>`, so it never matches a pattern anchored at
+ * the start, whatever words the host chose: it goes to the operator, as the host asked it.
+ */
+export function classifyPrompt(prompt: string, keyFiles: readonly string[]): AskpassPrompt {
+  const whole = prompt.replace(/\s+$/, '');
+  if (PRESENCE_PROMPT.test(whole)) return { kind: 'presence' };
+  const named = KEY_PROMPT.exec(whole)?.[1];
+  if (named !== undefined) {
+    const keyFile = keyFiles.find((k) => sshKeyName(k) === named);
+    return keyFile !== undefined ? { kind: 'passphrase', keyFile } : { kind: 'other-key', keyFile: escapeControls(named) };
+  }
+  return { kind: 'operator', text: escapeControls(whole.trim()).slice(0, PROMPT_SHOWN_CHARS) };
 }
