@@ -93,6 +93,16 @@ export class AlertEngine implements Disposable {
     return b;
   }
 
+  /**
+   * A baseline read back from the store: it keeps the time it was set (the
+   * operator or benchmark that set it then, not this start of the console).
+   */
+  restoreBaseline(stored: Baseline): Baseline {
+    const b: Baseline = { model: stored.model, tokPerS: stored.tokPerS, source: stored.source, setAt: stored.setAt };
+    this.baselines.set(b.model, b);
+    return b;
+  }
+
   clearBaseline(model: string): void {
     this.baselines.delete(model);
   }

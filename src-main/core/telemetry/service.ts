@@ -6,7 +6,7 @@
 // output tokens from generation rates. Cost summaries integrate the series
 // (all traffic, proxy or not); per model and per client they come from the
 // proxy's request rows. Baselines (manual or from a benchmark) are audited.
-import type { CostSummary, CostSummaryQuery, FleetSnapshot, HostView, ProxyStats, TelemetryTick } from '../../../src-preload/contract/index.js';
+import { BaselineSchema, type CostSummary, type CostSummaryQuery, type FleetSnapshot, type HostView, type ProxyStats, type TelemetryTick } from '../../../src-preload/contract/index.js';
 import { AlertEngine, alertTickFromValues, type AlertThresholds } from '../alerts/index.js';
 import { DisposableStore, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { EventSink } from '../channel.js';
@@ -76,12 +76,31 @@ function staleReasonOf(host: HostView): string | null {
   return stale ? `${stale.id}: ${stale.staleReason ?? 'scrape failed'}` : null;
 }
 
+/**
+ * The baselines as stored, each keeping the time it was set. A row that cannot
+ * be read is logged and handed back, so the next write keeps it as it was.
+ */
+function restoreBaselines(alerts: AlertEngine, store: Store, logger: Logger): unknown[] {
+  const rows = store.settings.get<unknown>(BASELINES_SETTING) ?? [];
+  const unreadable: unknown[] = [];
+  for (const row of Array.isArray(rows) ? rows : []) {
+    const b = BaselineSchema.safeParse(row);
+    if (b.success) alerts.restoreBaseline(b.data);
+    else {
+      unreadable.push(row);
+      logger.warn('kept an unreadable stored baseline aside', { setting: BASELINES_SETTING, issue: b.error.issues[0]?.message ?? 'invalid' });
+    }
+  }
+  return unreadable;
+}
+
 export class TelemetryService implements Disposable {
   readonly series: SeriesStore;
   readonly alerts: AlertEngine;
   private readonly disposables = new DisposableStore();
   private readonly rolling = new Map<string, RollingCost>();
   readonly costSummary: (query: CostSummaryQuery) => CostSummary;
+  private readonly unreadableBaselines: unknown[];
 
   constructor(private readonly deps: TelemetryServiceDeps) {
     const { store, clock, config } = deps;
@@ -91,9 +110,7 @@ export class TelemetryService implements Disposable {
     this.disposables.add(series);
     const alerts = (this.alerts = new AlertEngine(clock, deps.alertThresholds));
     this.disposables.add(alerts);
-    for (const b of store.settings.get<{ model: string; tokPerS: number; source: 'manual' | 'benchmark' }[]>(BASELINES_SETTING) ?? []) {
-      alerts.setBaseline(b.model, b.tokPerS, b.source);
-    }
+    this.unreadableBaselines = restoreBaselines(alerts, store, deps.logger);
     this.disposables.add(
       alerts.onDidChange((event) => {
         const { alert } = event;
@@ -222,7 +239,7 @@ export class TelemetryService implements Disposable {
     // Audited first: a change the log cannot record is not made.
     this.deps.store.audit.append({ type: 'alerts.baseline.set', actor, target: model, payload: { tokPerS, source } });
     const baseline = this.alerts.setBaseline(model, tokPerS, source);
-    this.deps.store.settings.set(BASELINES_SETTING, this.alerts.listBaselines());
+    this.deps.store.settings.set(BASELINES_SETTING, [...this.alerts.listBaselines(), ...this.unreadableBaselines]);
     return baseline;
   }
 
