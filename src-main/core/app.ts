@@ -157,6 +157,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     // config.yaml's channels and those added in the console (settings store); deliveries go to a bounded table.
     const notifyRegistry = await NotifyChannelRegistry.open({
       configChannels: () => config.current.notifications?.channels ?? [],
+      allowLoopback: () => config.current.notifications?.allowLoopback === true,
       settings: store.settings,
       secrets,
       audit: store.audit,
@@ -167,7 +168,9 @@ export async function startApp(options: AppOptions): Promise<App> {
       new DeliveryDispatcher({
         clock,
         channels: () => notifyRegistry.all(),
-        secret: (ref) => secrets.get(ref),
+        // The registry decides which secret a channel may send, and where (channel-registry.ts).
+        secret: (c) => notifyRegistry.secretFor(c),
+        destination: (c) => notifyRegistry.destinationRule(c),
         // Rows carry no URL or secret (dispatcher.ts, delivery-log.ts).
         record: (d, n) => {
           deliveryLog.record(d, n);

@@ -72,8 +72,17 @@ const NotifyChannelFields = {
   quietHours: NotifyQuietHoursSchema.optional(),
   /** Zulip: the bot's e-mail (the API key is the secret), stream and topic. */
   zulip: z.object({ email: z.string().email(), stream: z.string().min(1).max(60), topic: z.string().min(1).max(60).default('GPU Console') }).strict().optional(),
-  /** Key in the secret store: Slack webhook path is in `url`; Zulip API key; ntfy bearer token (optional); webhook HMAC key. */
-  secretRef: z.string().min(1).max(100).optional(),
+  /**
+   * Key in the secret store: Zulip API key; ntfy bearer token (optional); webhook HMAC key (a Slack webhook's secret is its
+   * `url`). Always `notify.<name>`, one segment: a channel never names another capability's secret (an SSH passphrase, an
+   * upstream API key) nor a console channel's stored URL (`notify.<id>.url`). A channel made in the console uses only its own,
+   * `notify.<its id>`, bound when it is made.
+   */
+  secretRef: z
+    .string()
+    .max(100)
+    .regex(/^notify\.[A-Za-z0-9_-]{1,64}$/, 'a notification secret is named notify.<name> (letters, digits, - and _), never another capability\'s secret')
+    .optional(),
   maxPerMinute: z.number().int().min(1).max(120).default(10),
   enabled: z.boolean().default(true),
 };
@@ -91,6 +100,20 @@ function channelRules(c: { kind: string; zulip?: unknown; secretRef?: string }, 
 export const NotifyChannelConfigSchema = z.object(NotifyChannelFields).strict().superRefine(channelRules);
 export type NotifyChannelConfig = z.infer<typeof NotifyChannelConfigSchema>;
 export type NotifyChannelConfigInput = z.input<typeof NotifyChannelConfigSchema>;
+
+/** config.yaml's `notifications` section: the operator's channels, and the switch that lets channels made in the console send to loopback. */
+export const NotifyConfigSchema = z
+  .object({
+    channels: z.array(NotifyChannelConfigSchema).default([]),
+    /**
+     * Channels made in the console (through the UI, CLI or web bridge) may send to 127.0.0.0/8 and ::1. Off by default: a
+     * caller of the bridge could otherwise use "Send test" to probe local ports. For tests and single-machine receivers;
+     * config.yaml's own channels may always name any address.
+     */
+    allowLoopback: z.boolean().default(false),
+  })
+  .strict();
+export type NotifyConfig = z.infer<typeof NotifyConfigSchema>;
 
 /** One delivery attempt as recorded: no URL, no header, no secret. */
 export const NotifyDeliverySchema = z
@@ -135,7 +158,8 @@ export type NotifyChannelView = z.infer<typeof NotifyChannelViewSchema>;
 
 /**
  * What the Add / Edit form sends: a channel, where `url` may be left out when editing a channel
- * made in the console (its stored URL is kept: the UI never sees it whole).
+ * made in the console (its stored URL is kept: the UI never sees it whole). `secretRef` may be left
+ * out (main names the secret `notify.<id>`); given, it must be exactly that name.
  */
 export const NotifyChannelDraftSchema = z
   .object({ ...NotifyChannelFields, url: NotifyUrlSchema.optional() })
@@ -172,7 +196,10 @@ const notifyChannelInvokeChannels = {
   },
   /**
    * Add or replace a channel made in the console (config.yaml's are read-only here); `secret`, when
-   * given, is stored under the channel's `secretRef` and never answered back. Audited without URL or secret.
+   * given, is stored under the channel's own `notify.<id>` and never answered back. A stored secret goes
+   * only to the kind and URL origin it was given for: changing either needs the secret again. A URL on a
+   * loopback, link-local or unspecified address is refused (loopback: unless config.yaml sets
+   * `notifications.allowLoopback`). Audited without URL or secret.
    */
   'notifications.saveChannel': {
     input: z.object({ channel: NotifyChannelDraftSchema, secret: z.string().min(1).max(4096).optional() }).strict(),

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,11 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, setTheme } from '../helpers/browser.js';
 import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../helpers/console-process.js';
 
-// The Notifications view on the demo console: a webhook channel added through
-// the form, pointing at a loopback receiver in this test; Send test arrives
-// signed with the key typed into the password field; the Deliveries table shows
-// the row; editing and removing (with its confirmation) work; the key never
-// comes back through the contract.
+// The Notifications view: a webhook channel added through the form, pointing
+// at a loopback receiver in this test (the console's config.yaml sets
+// notifications.allowLoopback, which channels made in the console need for
+// that); Send test arrives signed with the key typed into the password field;
+// the Deliveries table shows the row; editing and removing (with its
+// confirmation) work; the key never comes back through the contract. Without
+// the switch, the form names the refused URL.
 
 const KEY = 'e2e-hmac-key-never-shown-5c1';
 const AXE = readFileSync(join(process.cwd(), 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
@@ -52,6 +54,7 @@ describe('notifications view', () => {
   let port: number;
   const got: { headers: IncomingMessage['headers']; body: string }[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-notify-view-'));
+  const configFile = join(dataDir, 'config.yaml');
 
   beforeAll(async () => {
     assertBuilt();
@@ -65,7 +68,8 @@ describe('notifications view', () => {
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     port = (receiver.address() as AddressInfo).port;
-    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir]);
+    writeFileSync(configFile, 'hosts: []\nnotifications:\n  allowLoopback: true\n');
+    consoleProc = await startConsole(['--config', configFile, '--data-dir', dataDir]);
     browser = await launchChromium();
     // bypassCSP lets the test inject axe-core; the console's own CSP stays as it is.
     page = await browser.newPage({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
@@ -201,4 +205,19 @@ describe('notifications view', () => {
     // Past deliveries stay.
     expect(await page.locator('[data-testid="notify-delivery"][data-channel="oncall-hook"]').count()).toBe(2);
   }, 40_000);
+
+  it('without notifications.allowLoopback, a URL on this machine is refused and named in the form; nothing is sent', async () => {
+    writeFileSync(configFile, 'hosts: []\n');
+    const reloaded = await bridgeCall<{ ok: boolean }>(consoleProc.ui, 'config.reload', {});
+    expect(reloaded.ok && reloaded.data.ok).toBe(true);
+    await page.getByTestId('notify-add').click();
+    await page.getByTestId('notify-id').fill('probe');
+    await page.getByTestId('notify-kind').selectOption('ntfy');
+    await page.getByTestId('notify-url').fill(`http://127.0.0.1:${port}/scan`);
+    await page.getByTestId('notify-save').click();
+    await expect.poll(() => page.getByTestId('notify-form-error').textContent()).toMatch(/channel\.url: 127\.0\.0\.1:\d+ is a loopback address/);
+    await page.getByTestId('notify-cancel').click();
+    await page.getByTestId('notify-channels-empty').waitFor();
+    expect(got).toHaveLength(2);
+  }, 30_000);
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotifyChannelConfigSchema } from '../../../src-preload/contract/notify.js';
+import { NotifyConfigSchema } from '../../../src-preload/contract/notify.js';
 
 // Every object is strict: an unknown key is an error, because a misspelt key
 // silently ignored is a setting the operator believes in and does not have.
@@ -385,7 +385,7 @@ export const ConfigSchema = z
       .strict()
       .optional(),
     /** Outside channels (Slack, Zulip, ntfy, signed webhook); secrets by reference into the secret store. */
-    notifications: z.object({ channels: z.array(NotifyChannelConfigSchema).default([]) }).strict().optional(),
+    notifications: NotifyConfigSchema.optional(),
   })
   .strict()
   .superRefine((config, ctx) => {

@@ -3,38 +3,31 @@
 // drops the oldest), a per-minute rate limit, quiet hours (criticals pass:
 // a host down at 3 a.m. is why the channel exists) and retries with
 // exponential backoff with jitter. Every attempt is recorded, without URL or secret.
-import { request } from 'undici';
+// The secret and the destination rule are asked per attempt from the channel's
+// owner (the registry), which decides whose secret may go where.
 import { backoffDelayMs, type Clock } from '../base/index.js';
 import type { NotifyChannelConfig, NotifyDelivery } from '../../../src-preload/contract/notify.js';
+import { UndiciSender, type DestinationRule, type Sender } from './destination.js';
+import { NotifyErrorCode } from './errors.js';
 import type { ConsoleNotification, NotificationSeverity } from './router.js';
-import { buildRequest, type OutboundRequest } from './shapes.js';
+import { buildRequest } from './shapes.js';
 import { inQuietHours } from './quiet-hours.js';
 
-export interface SendResult {
-  status: number;
-}
-/** One HTTP attempt; rejects on network error or timeout. */
-export type Sender = (req: OutboundRequest, timeoutMs: number) => Promise<SendResult>;
+export type { Sender, SendResult } from './destination.js';
 
-export const undiciSender: Sender = async (req, timeoutMs) => {
-  const res = await request(req.url, {
-    method: req.method,
-    headers: req.headers,
-    body: req.body,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  await res.body.dump();
-  return { status: res.statusCode };
-};
+/** Failures a retry cannot mend: the same refusal would come back. */
+const FINAL_CODES: ReadonlySet<string> = new Set([NotifyErrorCode.DESTINATION_REFUSED, NotifyErrorCode.SECRET_REF_FORBIDDEN, NotifyErrorCode.CHANNEL_CHANGED]);
 
 export interface DeliveryDispatcherOptions {
   clock: Clock;
   channels: () => NotifyChannelConfig[];
-  secret: (ref: string) => Promise<string | null>;
+  /** The channel's secret, or null when it has none; rejects (coded) when the channel may not use the secret it names. */
+  secret: (channel: NotifyChannelConfig) => Promise<string | null>;
+  /** Where the channel may send: null = any address (config.yaml's channels); default: no loopback, link-local or metadata address. */
+  destination?: (channel: NotifyChannelConfig) => DestinationRule | null;
   /** Every attempt, with the notice it was for (its severity and title are stored beside it). */
   record: (d: NotifyDelivery, n: ConsoleNotification) => void;
+  /** Default: undici, guarded by `destination` (its agents are closed on dispose). */
   send?: Sender;
   maxAttempts?: number;
   initialBackoffMs?: number;
@@ -60,8 +53,13 @@ export class DeliveryDispatcher {
   private readonly sentAt = new Map<string, number[]>();
   private readonly timers = new Set<{ dispose(): void }>();
   private disposed = false;
+  private readonly ownSender: UndiciSender | null;
+  private readonly send: Sender;
 
-  constructor(private readonly o: DeliveryDispatcherOptions) {}
+  constructor(private readonly o: DeliveryDispatcherOptions) {
+    this.ownSender = o.send ? null : new UndiciSender();
+    this.send = o.send ?? this.ownSender!.send;
+  }
 
   /** Route a notice to every enabled channel that takes its event and severity. Never awaits. */
   dispatch(n: ConsoleNotification): void {
@@ -85,11 +83,12 @@ export class DeliveryDispatcher {
     return new Promise((resolve) => this.enqueue({ channel, n, attempt: 1, resolve }));
   }
 
-  dispose(): void {
+  async dispose(): Promise<void> {
     this.disposed = true;
     for (const t of this.timers) t.dispose();
     this.timers.clear();
     this.queues.clear();
+    await this.ownSender?.dispose();
   }
 
   private takeToken(c: NotifyChannelConfig, now: number): boolean {
@@ -133,10 +132,12 @@ export class DeliveryDispatcher {
     const started = this.o.clock.now();
     let httpStatus: number | null = null;
     let error: string | null = null;
+    let final = false;
     try {
-      const secret = c.secretRef ? await this.o.secret(c.secretRef) : null;
+      const secret = await this.o.secret(c);
       if (c.secretRef && secret === null && c.kind !== 'ntfy') throw new Error(`secret ${c.secretRef} is not in the secret store`);
-      const res = await (this.o.send ?? undiciSender)(buildRequest(c, n, secret, started), this.o.timeoutMs ?? 10_000);
+      const rule = this.o.destination ? this.o.destination(c) : { allowLoopback: false };
+      const res = await this.send(buildRequest(c, n, secret, started), this.o.timeoutMs ?? 10_000, rule);
       httpStatus = res.status;
       if (res.status >= 200 && res.status < 300) {
         const d = this.rec(c, n, job.attempt, 'delivered', httpStatus, null, this.o.clock.now() - started);
@@ -146,9 +147,10 @@ export class DeliveryDispatcher {
       error = `HTTP ${res.status}`;
     } catch (e) {
       error = describe(e);
+      final = FINAL_CODES.has(error);
     }
     const duration = this.o.clock.now() - started;
-    const retryable = httpStatus === null || httpStatus === 429 || httpStatus >= 500;
+    const retryable = !final && (httpStatus === null || httpStatus === 429 || httpStatus >= 500);
     const max = this.o.maxAttempts ?? 5;
     if (!retryable || job.attempt >= max || this.disposed) {
       const d = this.rec(c, n, job.attempt, 'failed', httpStatus, error, duration);

@@ -1,7 +1,10 @@
 // The request each kind of outside channel expects for one notice. Pure: the
 // caller supplies the secret and the time; nothing here touches the network.
+// A notice's title and body are outside text (markup.ts makes them inert in
+// each channel's markup); only the wording written here may use markup.
 import { createHmac } from 'node:crypto';
 import type { NotifyChannelConfig } from '../../../src-preload/contract/notify.js';
+import { headerText, plainText, slackText, zulipLine, zulipText } from './markup.js';
 import type { ConsoleNotification } from './router.js';
 
 export interface OutboundRequest {
@@ -22,13 +25,14 @@ export function signWebhook(secret: string, timestamp: string, body: string): st
 const NTFY_PRIORITY = { info: '3', warning: '4', critical: '5' } as const;
 
 export function buildRequest(channel: NotifyChannelConfig, n: ConsoleNotification, secret: string | null, nowMs: number): OutboundRequest {
-  const text = `${n.title}${n.body ? ` — ${n.body}` : ''}`;
   switch (channel.kind) {
-    case 'slack':
-      return { url: channel.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: `[${n.severity}] ${text}` }) };
+    case 'slack': {
+      const text = `[${n.severity}] ${slackText(n.title)}${n.body ? ` — ${slackText(n.body)}` : ''}`;
+      return { url: channel.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) };
+    }
     case 'zulip': {
       const z = channel.zulip!;
-      const form = new URLSearchParams({ type: 'stream', to: z.stream, topic: z.topic, content: `**${n.title}** (${n.severity})\n${n.body}` });
+      const form = new URLSearchParams({ type: 'stream', to: z.stream, topic: z.topic, content: `**${zulipLine(n.title)}** (${n.severity})\n${zulipText(n.body)}` });
       const auth = Buffer.from(`${z.email}:${secret ?? ''}`).toString('base64');
       return {
         url: new URL('/api/v1/messages', channel.url).toString(),
@@ -40,12 +44,12 @@ export function buildRequest(channel: NotifyChannelConfig, n: ConsoleNotificatio
     case 'ntfy': {
       const headers: Record<string, string> = {
         'content-type': 'text/plain; charset=utf-8',
-        title: asciiHeader(n.title),
+        title: headerText(n.title),
         priority: NTFY_PRIORITY[n.severity],
         tags: [n.severity === 'critical' ? 'rotating_light' : n.severity === 'warning' ? 'warning' : 'information_source', n.event ?? 'other'].join(','),
       };
       if (secret) headers.authorization = `Bearer ${secret}`;
-      return { url: channel.url, method: 'POST', headers, body: n.body || n.title };
+      return { url: channel.url, method: 'POST', headers, body: plainText(n.body || n.title) };
     }
     case 'webhook': {
       const body = JSON.stringify({ id: n.id, key: n.key, event: n.event ?? 'other', severity: n.severity, title: n.title, body: n.body, route: n.route, at: n.at });
@@ -58,9 +62,4 @@ export function buildRequest(channel: NotifyChannelConfig, n: ConsoleNotificatio
       };
     }
   }
-}
-
-/** HTTP header values must be Latin-1; ntfy titles are kept readable ASCII. */
-function asciiHeader(s: string): string {
-  return s.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
 }

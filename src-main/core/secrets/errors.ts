@@ -4,4 +4,6 @@ export const SecretsErrorCode = {
   INSECURE_FILE: 'SECRETS_INSECURE_FILE',
   ENCRYPTION_FAILED: 'SECRETS_ENCRYPTION_FAILED',
   INVALID_KEY: 'SECRETS_INVALID_KEY',
+  /** The name is one a capability keeps for itself (a notification channel's URL): not writable through secrets.*. */
+  NAME_RESERVED: 'SECRETS_NAME_RESERVED',
 } as const;

@@ -52,7 +52,8 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as AddressInfo).port;
   dir = mkdtempSync(join(tmpdir(), 'gc-notify-save-'));
-  writeFileSync(join(dir, 'config.yaml'), `hosts: []\nnotifications:\n  channels:\n    - id: pager\n      kind: ntfy\n      url: http://127.0.0.1:${port}/gpu-topic\n      events: [host.down]\n`);
+  // allowLoopback: the receiver of this test is on loopback, which console channels may not name otherwise.
+  writeFileSync(join(dir, 'config.yaml'), `hosts: []\nnotifications:\n  allowLoopback: true\n  channels:\n    - id: pager\n      kind: ntfy\n      url: http://127.0.0.1:${port}/gpu-topic\n      events: [host.down]\n`);
   await start();
 });
 

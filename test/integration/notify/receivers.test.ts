@@ -38,13 +38,15 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-const SECRETS: Record<string, string> = { 'notify:hook': 'hmac-key-123', 'notify:zulip': 'zulip-api-key', 'notify:ntfy': 'ntfy-token' };
+const SECRETS: Record<string, string> = { 'notify.hook': 'hmac-key-123', 'notify.zulip': 'zulip-api-key', 'notify.ntfy': 'ntfy-token' };
 const notice: ConsoleNotification = { id: 7, key: 'host:l20', severity: 'critical', title: 'Host l20 down', body: 'no answer', route: 'fleet/l20', event: 'host.down', at: 1, outcome: 'sent' };
 
 function dispatcher(channels: unknown[], extra: { timeoutMs?: number } = {}) {
   const rows: NotifyDelivery[] = [];
   const d = new DeliveryDispatcher({
-    clock: systemClock, channels: () => channels.map((c) => NotifyChannelConfigSchema.parse(c)), secret: async (ref) => SECRETS[ref] ?? null,
+    clock: systemClock, channels: () => channels.map((c) => NotifyChannelConfigSchema.parse(c)), secret: async (c) => SECRETS[c.secretRef ?? ''] ?? null,
+    // The receivers are on loopback, as a config.yaml channel may be (no destination rule).
+    destination: () => null,
     record: (r) => rows.push(r), initialBackoffMs: 20, maxBackoffMs: 80, maxAttempts: 3, timeoutMs: extra.timeoutMs ?? 2_000,
   });
   dispatchers.push(d);
@@ -61,9 +63,9 @@ describe('deliveries to real receivers', () => {
     const events = ['host.down'];
     const { d, rows } = dispatcher([
       { id: 'slack', kind: 'slack', url: `${slack.base}/services/T/B/X`, events },
-      { id: 'zulip', kind: 'zulip', url: zulip.base, events, secretRef: 'notify:zulip', zulip: { email: 'bot@example.org', stream: 'ops' } },
-      { id: 'ntfy', kind: 'ntfy', url: `${ntfy.base}/gpu-alerts`, events, secretRef: 'notify:ntfy' },
-      { id: 'hook', kind: 'webhook', url: `${hook.base}/in`, events, secretRef: 'notify:hook' },
+      { id: 'zulip', kind: 'zulip', url: zulip.base, events, secretRef: 'notify.zulip', zulip: { email: 'bot@example.org', stream: 'ops' } },
+      { id: 'ntfy', kind: 'ntfy', url: `${ntfy.base}/gpu-alerts`, events, secretRef: 'notify.ntfy' },
+      { id: 'hook', kind: 'webhook', url: `${hook.base}/in`, events, secretRef: 'notify.hook' },
     ]);
     d.dispatch(notice);
     await until(() => rows.filter((r) => r.status === 'delivered').length === 4);
@@ -94,7 +96,7 @@ describe('deliveries to real receivers', () => {
 
   it('a slow receiver: the attempt times out and is retried', async () => {
     const slow = await receiver({ delayMs: 1_000 });
-    const { d, rows } = dispatcher([{ id: 'slow', kind: 'webhook', url: `${slow.base}/in`, events: ['host.down'], secretRef: 'notify:hook' }], { timeoutMs: 150 });
+    const { d, rows } = dispatcher([{ id: 'slow', kind: 'webhook', url: `${slow.base}/in`, events: ['host.down'], secretRef: 'notify.hook' }], { timeoutMs: 150 });
     d.dispatch(notice);
     await until(() => rows.some((r) => r.status === 'failed'));
     expect(rows).toHaveLength(3);

@@ -152,7 +152,13 @@ export function ChannelForm({ editing, onDone, onCancel }: { editing: NotifyChan
             <span>
               {secretName}
               <span className="muted">
-                {editing?.hasSecret ? ' (stored; leave empty to keep it)' : ' (kept in the secret store; never shown again)'}
+                {!editing?.hasSecret
+                  ? ' (kept in the secret store; never shown again)'
+                  : f.kind !== editing.kind
+                    ? ' (give it again: the stored one was given for another kind)'
+                    : f.url.trim()
+                      ? ' (stored; give it again if the host changes: a secret goes only where it was given for)'
+                      : ' (stored; leave empty to keep it)'}
               </span>
             </span>
             <input type="password" value={f.secret} onChange={(e) => set('secret', e.target.value)} autoComplete="new-password" data-testid="notify-secret" />

@@ -1,6 +1,8 @@
 // The Add / Edit form's state and what it sends. The form never holds a stored
 // URL or secret: editing starts with both empty, and empty means "keep what is
-// stored" (main keeps it); main validates and names any bad field.
+// stored" (main keeps it); main validates and names any bad field. The form
+// never names a secret: main keeps a channel's secret under its own name, and
+// asks for it again when the kind or the URL's host changes.
 import type { ChannelInput, NotifyChannelView } from '../../../../src-preload/contract/index.js';
 
 export type ChannelKind = NotifyChannelView['kind'];
@@ -106,8 +108,6 @@ export function saveInput(f: ChannelFormState, existing: NotifyChannelView | nul
       minSeverity: f.minSeverity,
       ...(f.quietFrom && f.quietTo ? { quietHours: { from: f.quietFrom, to: f.quietTo, tz: f.quietTz.trim() || 'UTC' } } : {}),
       ...(f.kind === 'zulip' ? { zulip: { email: f.zulipEmail.trim(), stream: f.zulipStream.trim(), topic: f.zulipTopic.trim() || 'GPU Console' } } : {}),
-      // Keep the name a stored secret already has; otherwise main picks notify.<id>.
-      ...(existing?.secretRef && existing.kind === f.kind ? { secretRef: existing.secretRef } : {}),
       maxPerMinute: rateOf(f) ?? existing?.maxPerMinute ?? 10,
       enabled: f.enabled,
     },

@@ -66,10 +66,10 @@ describe('masked URLs', () => {
   });
 });
 
-async function registry(configChannels: NotifyChannelConfig[] = []) {
-  const store = memStore();
-  const secrets = new MemorySecretStore();
-  const deps = { configChannels: () => configChannels, settings: store.settings, secrets, audit: store.audit, logger: silentLogger };
+async function registry(configChannels: NotifyChannelConfig[] = [], opts: { allowLoopback?: boolean; store?: Store; secrets?: MemorySecretStore } = {}) {
+  const store = opts.store ?? memStore();
+  const secrets = opts.secrets ?? new MemorySecretStore();
+  const deps = { configChannels: () => configChannels, allowLoopback: () => opts.allowLoopback === true, settings: store.settings, secrets, audit: store.audit, logger: silentLogger };
   return { reg: await NotifyChannelRegistry.open(deps), store, secrets, deps };
 }
 
@@ -156,8 +156,9 @@ describe('channel registry', () => {
     const { url: _omit, ...noUrl } = draft();
     expect(await rejects(reg.save(noUrl, SECRET, 'test'))).toMatchObject({ code: 'NOTIFY_CHANNEL_INVALID', message: expect.stringMatching(/^channel\.url: /) });
     expect(await rejects(reg.save(draft(), undefined, 'test'))).toMatchObject({ code: 'NOTIFY_SECRET_MISSING', message: expect.stringMatching(/^secret: .*notify\.ops/) });
-    expect(await rejects(reg.save(draft({ secretRef: 'proxy.upstream-key' }), SECRET, 'test'))).toMatchObject({ code: 'NOTIFY_CHANNEL_INVALID', message: expect.stringMatching(/^channel\.secretRef: /) });
-    expect(await rejects(reg.save(draft({ secretRef: 'notify.other.url' }), SECRET, 'test'))).toMatchObject({ code: 'NOTIFY_CHANNEL_INVALID', message: expect.stringMatching(/^channel\.secretRef: /) });
+    expect(await rejects(reg.save(draft({ secretRef: 'notify.other' }), SECRET, 'test'))).toMatchObject({ code: 'NOTIFY_SECRET_REF_FORBIDDEN', message: expect.stringMatching(/^channel\.secretRef: notify\.other /) });
+    // Another capability's secret or a channel's stored URL is not even a notification secret name.
+    for (const ref of ['proxy.upstream-key', 'notify.other.url']) expect(NotifyChannelDraftSchema.safeParse({ ...draft(), secretRef: ref }).error?.issues[0]?.path, ref).toEqual(['secretRef']);
     expect(await rejects(reg.save(draft({ kind: 'slack' }), SECRET, 'test'))).toMatchObject({ code: 'NOTIFY_CHANNEL_INVALID', message: expect.stringMatching(/^channel\.secret: /) });
     expect(await rejects(reg.save(draft({ kind: 'zulip' }), SECRET, 'test'))).toMatchObject({ code: 'NOTIFY_CHANNEL_INVALID', message: expect.stringContaining('channel.zulip: ') });
     // The schema itself names fields the contract refuses before the registry sees them.
@@ -180,11 +181,11 @@ describe('channel registry', () => {
     expect(JSON.stringify(store.audit.list({ limit: 50 }))).not.toContain(SECRET);
   });
 
-  it('remove keeps a secret the console did not store (a key the operator put there)', async () => {
+  it('a value stored under notify.<id> by other means is not picked up by a new channel, and is left as it is', async () => {
     const { reg, secrets } = await registry();
-    await secrets.set('notify.ops', 'operator-set');
-    await reg.save(draft(), undefined, 'test');
-    await reg.remove('ops', 'test');
-    expect(await secrets.get('notify.ops')).toBe('operator-set');
+    await secrets.set('notify.ops', 'left-by-a-removed-config-channel');
+    expect(await rejects(reg.save(draft(), undefined, 'test'))).toMatchObject({ code: 'NOTIFY_SECRET_MISSING', message: expect.stringMatching(/^secret: /) });
+    expect(reg.all()).toEqual([]);
+    expect(await secrets.get('notify.ops')).toBe('left-by-a-removed-config-channel');
   });
 });

@@ -8,7 +8,7 @@ import { NotifyChannelConfigSchema, type NotifyDelivery } from '../../../../src-
 const n = (over: Partial<ConsoleNotification> = {}): ConsoleNotification => ({
   id: 1, key: 'host:a', severity: 'critical', title: 'Host a down', body: 'no answer for 30 s', route: 'fleet/a', event: 'host.down', at: 1, outcome: 'sent', ...over,
 });
-const ch = (over: Record<string, unknown> = {}) => NotifyChannelConfigSchema.parse({ id: 'c1', kind: 'webhook', url: 'http://127.0.0.1:9/hook', events: ['host.down', 'alert.warning'], secretRef: 'notify:c1', ...over });
+const ch = (over: Record<string, unknown> = {}) => NotifyChannelConfigSchema.parse({ id: 'c1', kind: 'webhook', url: 'http://127.0.0.1:9/hook', events: ['host.down', 'alert.warning'], secretRef: 'notify.c1', ...over });
 const flush = () => new Promise<void>((r) => setImmediate(r));
 
 describe('message shapes', () => {
@@ -44,11 +44,18 @@ describe('message shapes', () => {
 
 describe('channel config', () => {
   it('names the bad field', () => {
-    const bad = (over: Record<string, unknown>) => NotifyChannelConfigSchema.safeParse({ id: 'c1', kind: 'webhook', url: 'http://x/h', events: ['host.down'], secretRef: 'r', ...over });
+    const bad = (over: Record<string, unknown>) => NotifyChannelConfigSchema.safeParse({ id: 'c1', kind: 'webhook', url: 'http://x/h', events: ['host.down'], secretRef: 'notify.r', ...over });
     expect(bad({ url: 'not a url' }).error?.issues[0]?.path).toEqual(['url']);
     expect(bad({ kind: 'pager' }).error?.issues[0]?.path).toEqual(['kind']);
     expect(bad({ secretRef: undefined }).error?.issues[0]?.path).toEqual(['secretRef']);
     expect(bad({ url: 'ftp://x/h' }).error?.issues[0]?.path).toEqual(['url']);
+  });
+  it('a secretRef is one notify.<name>: never another capability\'s secret nor a console channel\'s stored URL', () => {
+    const ref = (secretRef: string) => NotifyChannelConfigSchema.safeParse({ id: 'c1', kind: 'webhook', url: 'http://x/h', events: ['host.down'], secretRef });
+    for (const bad of ['ssh.passphrase.l20-poc', 'upstream.apikey.qwen', 'notify.other.url', 'notify.', 'notify:c1', 'NOTIFY.c1', 'proxy.token']) {
+      expect(ref(bad).error?.issues[0]?.path, bad).toEqual(['secretRef']);
+    }
+    for (const ok of ['notify.zulip', 'notify.ops-hook', 'notify.Pager_2']) expect(ref(ok).success, ok).toBe(true);
   });
 });
 
@@ -67,7 +74,7 @@ describe('quiet hours', () => {
 function setup(channels: ReturnType<typeof ch>[], send: Sender, clock = new FakeClock(), random = () => 0.5) {
   const rows: NotifyDelivery[] = [];
   // random 0.5: the middle of the ±20 % jitter, i.e. the plain exponential delays.
-  const d = new DeliveryDispatcher({ clock, channels: () => channels, secret: async () => 'sek', record: (r) => rows.push(r), send, initialBackoffMs: 1_000, maxBackoffMs: 4_000, maxAttempts: 4, random });
+  const d = new DeliveryDispatcher({ clock, channels: () => channels, secret: async () => 'sek', destination: () => null, record: (r) => rows.push(r), send, initialBackoffMs: 1_000, maxBackoffMs: 4_000, maxAttempts: 4, random });
   return { d, rows, clock };
 }
 
@@ -131,6 +138,41 @@ describe('DeliveryDispatcher', () => {
     d.dispatch(n());
     await flush();
     expect(rows.map((r) => `${r.event}:${r.status}`).sort()).toEqual(['alert.warning:skipped-quiet', 'host.down:delivered']);
+  });
+  it('asks the secret and the destination rule for the channel being sent; with no rule given, loopback is refused', async () => {
+    const seen: unknown[] = [];
+    const asked: string[] = [];
+    const c = ch();
+    const send: Sender = async (_req, _t, rule) => { seen.push(rule); return { status: 204 }; };
+    const rows: NotifyDelivery[] = [];
+    const d = new DeliveryDispatcher({ clock: new FakeClock(), channels: () => [c], secret: async (x) => { asked.push(x.id); return 'k'; }, record: (r) => rows.push(r), send });
+    d.dispatch(n());
+    await flush();
+    expect(asked).toEqual(['c1']);
+    expect(seen).toEqual([{ allowLoopback: false }]);
+    const d2 = new DeliveryDispatcher({ clock: new FakeClock(), channels: () => [c], secret: async () => 'k', destination: () => ({ allowLoopback: true }), record: () => undefined, send });
+    d2.dispatch(n());
+    await flush();
+    expect(seen.at(-1)).toEqual({ allowLoopback: true });
+  });
+  it('a refused destination, a forbidden secret or a channel changed under the notice fails at once: no retry would mend it', async () => {
+    for (const code of ['NOTIFY_DESTINATION_REFUSED', 'NOTIFY_SECRET_REF_FORBIDDEN', 'NOTIFY_CHANNEL_CHANGED']) {
+      const clock = new FakeClock();
+      let calls = 0;
+      const refusing = code === 'NOTIFY_DESTINATION_REFUSED';
+      const rows: NotifyDelivery[] = [];
+      const d = new DeliveryDispatcher({
+        clock, channels: () => [ch()], record: (r) => rows.push(r), initialBackoffMs: 10,
+        secret: async () => { if (!refusing) throw Object.assign(new Error('no'), { code }); return 'k'; },
+        send: async () => { calls += 1; throw Object.assign(new Error('no'), { code }); },
+      });
+      d.dispatch(n());
+      await flush();
+      clock.advance(60_000);
+      await flush();
+      expect(rows.map((r) => `${r.attempt}:${r.status}:${r.error}`), code).toEqual([`1:failed:${code}`]);
+      expect(calls, code).toBe(refusing ? 1 : 0);
+    }
   });
   it('dispatch returns at once while a send hangs', () => {
     const { d } = setup([ch()], () => new Promise(() => {}));

@@ -1,5 +1,6 @@
 // The Add / Edit form's input to notifications.saveChannel: an edit never resends a URL or secret it
-// was not given (main keeps the stored ones); Slack sends no secret; quiet hours are both-or-neither.
+// was not given (main keeps the stored ones) and never names a secret; Slack sends no secret; quiet
+// hours are both-or-neither.
 import { describe, expect, it } from 'vitest';
 import { emptyForm, formFromView, formProblems, saveInput } from '../../../../src-renderer/src/features/notify/channel-form.js';
 import type { NotifyChannelView } from '../../../../src-preload/contract/index.js';
@@ -18,14 +19,15 @@ describe('channel form', () => {
     });
   });
 
-  it('an edit starts with no URL or secret and sends neither unless typed; it keeps the secret name and rate', () => {
+  it('an edit starts with no URL or secret and sends neither unless typed, nor ever a secret name (main binds it); it keeps the rate', () => {
     const f = formFromView(view);
     expect(f.url).toBe('');
     expect(f.secret).toBe('');
     const input = saveInput(f, view);
     expect(input).not.toHaveProperty('secret');
     expect(input.channel).not.toHaveProperty('url');
-    expect(input.channel).toMatchObject({ secretRef: 'notify.ops', maxPerMinute: 5 });
+    expect(input.channel).not.toHaveProperty('secretRef');
+    expect(input.channel).toMatchObject({ maxPerMinute: 5 });
     expect(formProblems(f, true)).toEqual([]);
   });
 
