@@ -80,7 +80,7 @@ export function ChannelsTable({ channels, tests, onTest, onEdit, onRemove }: Pro
                     <span className="muted">none</span>
                   )}
                 </td>
-                <td>{c.secretRef ? c.hasSecret ? <Badge tone="ok">stored</Badge> : <Badge tone="error" title={`Nothing stored under ${c.secretRef}`}>missing</Badge> : <span className="muted">none</span>}</td>
+                <td>{c.secretRef ? c.hasSecret ? <Badge tone="ok">stored</Badge> : <Badge tone="error" title={c.source === 'ui' ? `Not given for this channel's kind and host: edit it and give the secret (kept under ${c.secretRef})` : `Nothing this channel may send is stored under ${c.secretRef}`}>missing</Badge> : <span className="muted">none</span>}</td>
                 <td className="notify-actions-cell">
                   <div className="notify-row-actions">
                     <button type="button" className="button button--small" onClick={() => onTest(c.id)} disabled={t?.pending} aria-label={`Send test to ${c.id}`} data-testid={`notify-test-${c.id}`}>
