@@ -140,6 +140,9 @@ export class ActionRunner {
         deadlineAt: Math.max(deadlineAt, stepsEndedAt + 2_000),
         pollMs: this.deps.pollMs,
         vramMinDeltaMiB: this.deps.vramMinDeltaMiB,
+        // A few fleet polls: a GPU reading taken after the server passed its checks is due by then.
+        memoryWaitMs: this.deps.engineMaxAgeMs,
+        onProgress: (text) => journal.progress(rec, text),
         signal: abort.signal,
       });
       const durationMs = clock.now() - stepsStart;

@@ -27,6 +27,13 @@ export interface VerifyContext {
   vramMinDeltaMiB: number;
   /** How long after the calls the old state may still be seen (see CheckTiming.settleMs). Default 2 s. */
   settleMs?: number;
+  /**
+   * A restart: how long to wait, once the server passed its checks, for a GPU reading taken
+   * after that (a few fleet polls). Default 5 s.
+   */
+  memoryWaitMs?: number;
+  /** What verification waits for now (the first check not yet holding), each time it changes. */
+  onProgress?: (text: string) => void;
   signal?: AbortSignal;
 }
 
@@ -39,6 +46,7 @@ export interface VerifyResult {
 
 export interface HostMemory {
   usedMiB: number;
+  /** When the GPU reading was taken (the reading's own time, not the poll's end). */
   at: number;
   /** GTT (system memory the GPU maps, AMD APUs above all) is counted in `usedMiB`. */
   withGtt: boolean;
@@ -46,12 +54,15 @@ export interface HostMemory {
 
 /**
  * Host-wide GPU memory in use (MiB) from the fleet's last GPU reading, with the
- * time it was polled: VRAM, plus GTT where the host reports it (on an APU the
- * model lives there, not in the BIOS carve-out).
+ * time that reading was taken: VRAM, plus GTT where the host reports it (on an
+ * APU the model lives there, not in the BIOS carve-out). The host's `updatedAt`
+ * is only a fallback for snapshots without a GPU source: it moves with every
+ * poll that read a service, even when the GPU figures are older.
  */
 export function hostVram(fleet: LifecycleFleet, label: string): HostMemory | null {
   const host = fleet.snapshot().hosts.find((h) => h.label === label);
-  if (!host || host.gpuStale || host.gpus.length === 0 || host.updatedAt === null) return null;
+  const at = host?.gpuSource ? host.gpuSource.atMs : (host?.updatedAt ?? null);
+  if (!host || host.gpuStale || host.gpus.length === 0 || at === null) return null;
   let used = 0;
   let withGtt = false;
   for (const g of host.gpus) {
@@ -62,11 +73,13 @@ export function hostVram(fleet: LifecycleFleet, label: string): HostMemory | nul
       withGtt = true;
     }
   }
-  return { usedMiB: used, at: host.updatedAt, withGtt };
+  return { usedMiB: used, at, withGtt };
 }
 
 const CALL_TIMEOUT_MS = 5_000;
 const DEFAULT_SETTLE_MS = 2_000;
+const DEFAULT_MEMORY_WAIT_MS = 5_000;
+const PROGRESS_EVERY_MS = 2_000;
 
 /** The checks of `kind` with `driver`: its own, or sleep state, /health and a completion probe. */
 export function verificationChecks(driver: LifecycleDriver, kind: ActionKind, target: LifecycleTargetConfig): DriverCheck[] {
@@ -82,10 +95,22 @@ export function verificationText(driver: LifecycleDriver, kind: ActionKind, targ
 }
 
 export async function verifyAction(v: VerifyContext): Promise<VerifyResult> {
-  const all = [...(v.checks ?? verificationChecks(v.driver, v.kind, v.target)), vramCheck(v)];
+  const checks = v.checks ?? verificationChecks(v.driver, v.kind, v.target);
+  // A restart's memory is not compared, only recorded: read once the server passed its checks (memoryAfterRestart).
+  if (v.kind !== 'restart') return untilChecksHold(v, [...checks, vramCheck(v)]);
+  const held = await untilChecksHold(v, checks);
+  if (!held.ok) return { ...held, observed: [...held.observed, 'GPU memory: not read after the restart (the server did not pass its checks)'] };
+  v.onProgress?.('checks passed; waiting for a GPU reading taken after them');
+  return { ...held, observed: [...held.observed, await memoryAfterRestart(v, v.clock.now())] };
+}
+
+/** Runs `all` until every one holds, one says waiting is pointless, or the deadline passes. */
+async function untilChecksHold(v: VerifyContext, all: readonly DriverCheck[]): Promise<VerifyResult> {
   const seen = new Map<string, CheckOutcome>();
   const callTimeout = () => Math.max(500, Math.min(CALL_TIMEOUT_MS, v.deadlineAt - v.clock.now()));
   const settleMs = v.settleMs ?? DEFAULT_SETTLE_MS;
+  // Progress is saved and published: told when the check waited for changes, else at most every PROGRESS_EVERY_MS.
+  const told = { name: '', at: Number.NEGATIVE_INFINITY };
 
   for (;;) {
     // One pass in order: a check whose `after` checks now hold is tried in the same pass.
@@ -98,9 +123,45 @@ export async function verifyAction(v: VerifyContext): Promise<VerifyResult> {
     }
     if (all.every((c) => seen.get(c.name)?.ok)) return { ok: true, observed: all.map((c) => seen.get(c.name)!.line), error: null };
     if (v.clock.now() >= v.deadlineAt || v.signal?.aborted) return { ok: false, observed: lines(all, seen), error: null };
+    // "health: HTTP 503 Loading model …" while a llama-server loads: the action's progress says so.
+    const waiting = all.find((c) => seen.get(c.name)?.ok === false);
+    const now = v.clock.now();
+    if (waiting && v.onProgress && (told.name !== waiting.name || now - told.at >= PROGRESS_EVERY_MS)) {
+      Object.assign(told, { name: waiting.name, at: now });
+      v.onProgress(`verifying: ${seen.get(waiting.name)!.line}`);
+    }
     await pause(v.clock, v.pollMs, v.signal);
   }
 }
+
+/**
+ * The host's GPU memory after a restart, from a reading taken after the server
+ * passed its checks (`heldAt`): one taken while the model was still loading
+ * would put a mid-load figure into the evidence (137 MiB on an APU whose 18 GiB
+ * were back seconds later). No such reading within the wait: the line says the
+ * figure was not read, and gives none. A reading's time is when its command
+ * answered; the checks end with a completion probe, so a GPU command answering
+ * after them started after /health turned 200 unless it ran longer than the probe.
+ */
+async function memoryAfterRestart(v: VerifyContext, heldAt: number): Promise<string> {
+  const label = v.target.label;
+  if (v.vramBeforeMiB === null && hostVram(v.fleet, label) === null) return `GPU memory: not measured (no GPU reading of ${label})`;
+  const waitMs = v.memoryWaitMs ?? DEFAULT_MEMORY_WAIT_MS;
+  const until = heldAt + waitMs;
+  for (;;) {
+    const now = hostVram(v.fleet, label);
+    if (now !== null && now.at > heldAt) {
+      const what = now.withGtt ? 'GPU memory (VRAM + GTT)' : 'VRAM';
+      return `${what}: ${now.usedMiB} MiB in use on ${label}, read ${seconds(now.at - heldAt)} after the server passed its checks (not compared for a restart)`;
+    }
+    if (v.clock.now() >= until || v.signal?.aborted) {
+      return `GPU memory: not read after the restart (no GPU reading of ${label} within ${seconds(waitMs)} after the server passed its checks; not compared for a restart)`;
+    }
+    await pause(v.clock, Math.min(v.pollMs, Math.max(1, until - v.clock.now())), v.signal);
+  }
+}
+
+const seconds = (ms: number): string => `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
 
 /** Waits `ms`, or less if `signal` aborts; the abort listener goes with the wait (one per poll would pile up). */
 function pause(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -168,13 +229,11 @@ function defaultChecks(driver: LifecycleDriver, kind: ActionKind, target: Lifecy
   return checks;
 }
 
+/** Sleep, offload, wake: memory must fall or rise by the threshold, in a GPU reading taken after the calls. */
 function vramCheck(v: VerifyContext): DriverCheck {
   const run = (): CheckOutcome => {
     const now = hostVram(v.fleet, v.target.label);
     const what = now?.withGtt ? 'GPU memory (VRAM + GTT)' : 'VRAM';
-    if (v.kind === 'restart') {
-      return { ok: true, line: now ? `${what}: ${now.usedMiB} MiB in use on ${v.target.label} (not compared for a restart)` : 'VRAM: not measured' };
-    }
     if (v.vramBeforeMiB === null) return { ok: true, line: 'VRAM: not measured before the action (no GPU reading); not compared' };
     if (!now || now.at <= v.stepsEndedAt) {
       return { ok: false, line: `${what}: no GPU reading since the action yet (before: ${v.vramBeforeMiB} MiB)` };
