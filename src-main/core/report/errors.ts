@@ -4,10 +4,14 @@ import { AppError } from '../base/index.js';
 export const ReportErrorCode = {
   /** The output folder cannot be created or written (permissions, read-only disk, a file in the way). */
   OUTPUT_UNWRITABLE: 'REPORT_OUTPUT_UNWRITABLE',
+  /** An output folder that does not exist, with missing parents outside the home and data folders: not created there. */
+  OUTPUT_DIR_REFUSED: 'REPORT_OUTPUT_DIR_REFUSED',
   SIGNING_KEY_UNREADABLE: 'REPORT_SIGNING_KEY_UNREADABLE',
   SIGNING_KEY_ENCRYPTED: 'REPORT_SIGNING_KEY_ENCRYPTED',
   SIGNING_KEY_PASSPHRASE_INCORRECT: 'REPORT_SIGNING_KEY_PASSPHRASE_INCORRECT',
   SIGNING_KEY_UNSUPPORTED: 'REPORT_SIGNING_KEY_UNSUPPORTED',
+  /** A key file that is not the operator's own signing key: a host or system key, another user's, or readable by others. */
+  SIGNING_KEY_REFUSED: 'REPORT_SIGNING_KEY_REFUSED',
   /** No SSH_AUTH_SOCK, or the agent does not answer or refuses to sign. */
   SIGNING_AGENT_UNAVAILABLE: 'REPORT_SIGNING_AGENT_UNAVAILABLE',
   SIGNING_KEY_NOT_IN_AGENT: 'REPORT_SIGNING_KEY_NOT_IN_AGENT',

@@ -8,8 +8,8 @@
 // gone, signing error) never leaves a folder that looks like a finished export.
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { access, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, parse as parsePath, relative, resolve, sep } from 'node:path';
 import {
   EVIDENCE_SIGNATURE_NAMESPACE,
   MANIFEST_SCHEMA_VERSION,
@@ -54,14 +54,62 @@ export interface WriteExportOptions {
 
 export const sha256Hex = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 
-/** Fails early, before any slow work, when the parent folder cannot take the export. */
-export async function ensureWritableDir(dir: string): Promise<void> {
+/** The nearest folder above `dir` (or `dir` itself) that exists, and how many levels below it are missing. */
+async function nearestExisting(dir: string): Promise<{ existing: string; missing: number }> {
+  let at = dir;
+  let missing = 0;
+  for (;;) {
+    try {
+      await stat(at);
+      return { existing: at, missing };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || at === parsePath(at).root) throw err;
+    }
+    at = dirname(at);
+    missing += 1;
+  }
+}
+
+async function realOr(path: string): Promise<string> {
+  return realpath(path).catch(() => resolve(path));
+}
+
+/** Whether `target` (below the existing folder `existing`) lies in one of `roots`, on real paths. */
+async function isWithin(target: string, existing: string, roots: readonly string[]): Promise<boolean> {
+  const real = join(await realOr(existing), relative(existing, target));
+  for (const root of roots) {
+    const r = await realOr(root);
+    // A home of "/" would let everything in.
+    if (r === parsePath(r).root) continue;
+    const rel = relative(r, real);
+    if (rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))) return true;
+  }
+  return false;
+}
+
+/**
+ * Fails early, before any slow work, when `dir` cannot take the export. The rule, as `mkdir` and ssh-keygen
+ * would have it: an existing folder is used wherever it is (if writable); a missing one is created when its
+ * parent exists; a chain of missing folders only inside one of `createWithin` (the operator's home, the
+ * console's data folder), judged on real paths, so a typo never grows a tree of folders elsewhere.
+ */
+export async function ensureWritableDir(dir: string, createWithin: readonly string[] = []): Promise<void> {
+  const target = resolve(dir);
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const s = await stat(dir);
+    const { existing, missing } = await nearestExisting(target);
+    if (missing > 1 && !(await isWithin(target, existing, createWithin))) {
+      throw new AppError(
+        ReportErrorCode.OUTPUT_DIR_REFUSED,
+        `${target} does not exist, nor does ${dirname(target)}; the console creates a chain of folders only inside ${createWithin.join(' or ') || 'no folder'}: create ${dirname(target)} first, or choose an existing folder`,
+        { details: { dir: target, missingLevels: missing } },
+      );
+    }
+    if (missing > 0) await mkdir(target, { recursive: true, mode: 0o700 });
+    const s = await stat(target);
     if (!s.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-    await access(dir, constants.W_OK);
+    await access(target, constants.W_OK);
   } catch (err) {
+    if (err instanceof AppError) throw err;
     const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
     throw new AppError(ReportErrorCode.OUTPUT_UNWRITABLE, `cannot write reports into ${dir} (${code})`, { details: { dir, reason: code }, cause: err });
   }

@@ -79,7 +79,8 @@ export class ReportService {
       // Cheap checks first: a bad folder or key fails before anything slow runs.
       const parentDir = input.outDir ? expandTilde(input.outDir, this.o.home) : this.o.defaultDir;
       progress('checking the output folder');
-      await ensureWritableDir(parentDir);
+      // A missing folder with missing parents is created only in the operator's home or the reports folder.
+      await ensureWritableDir(parentDir, [this.o.home, this.o.defaultDir]);
       const sign = input.sign;
       const signer = !sign ? null : 'agent' in sign ? await agentSigner(this.o.agentSocket(), sign.key) : await loadSigner(expandTilde(sign.keyFile, this.o.home), sign.passphrase);
       stopIfCancelled(input.signal);

@@ -14,6 +14,7 @@ import { AppError, assert, isAppError } from '../base/index.js';
 import ssh2, { type ParsedKey } from 'ssh2';
 import { loadKeyFile, sha256Fingerprint, SshErrorCode } from '../ssh/index.js';
 import { ReportErrorCode } from './errors.js';
+import { checkSigningKeyComment, checkSigningKeyFile, consoleUser, type SigningKeyOwner } from './signing-key.js';
 
 export interface SshSigner {
   /** `ssh-ed25519`, `ecdsa-sha2-nistp256`, `ssh-rsa`, … */
@@ -55,16 +56,20 @@ const isEcdsaType = (t: string): t is EcdsaType => Object.hasOwn(CURVES, t);
 
 /**
  * Reads a private key for signing. Errors name the file, never the passphrase
- * or key bytes: SIGNING_KEY_UNREADABLE, SIGNING_KEY_ENCRYPTED (no passphrase
- * given), SIGNING_KEY_PASSPHRASE_INCORRECT, SIGNING_KEY_UNSUPPORTED (DSA).
+ * or key bytes: SIGNING_KEY_REFUSED (a host key, another user's, readable by
+ * others: checked before a byte is read), SIGNING_KEY_UNREADABLE (also a FIFO,
+ * a device, over 64 KiB), SIGNING_KEY_ENCRYPTED (no passphrase given),
+ * SIGNING_KEY_PASSPHRASE_INCORRECT, SIGNING_KEY_UNSUPPORTED (DSA).
  */
-export async function loadSigner(keyFile: string, passphrase?: string): Promise<FileSigner> {
+export async function loadSigner(keyFile: string, passphrase?: string, owner: SigningKeyOwner = consoleUser()): Promise<FileSigner> {
+  await checkSigningKeyFile(keyFile, owner);
   let parsed;
   try {
     parsed = (await loadKeyFile(keyFile, passphrase)).key;
   } catch (err) {
     throw signingKeyError(err, keyFile);
   }
+  checkSigningKeyComment(keyFile, parsed.comment);
   const keyType = parsed.type;
   if (keyType !== 'ssh-ed25519' && keyType !== 'ssh-rsa' && !isEcdsaType(keyType)) {
     throw new AppError(ReportErrorCode.SIGNING_KEY_UNSUPPORTED, `signing key ${keyFile} is a ${keyType} key; use ed25519, ECDSA or RSA`, {

@@ -3,6 +3,10 @@
 
 export const SshErrorCode = {
   KEY_UNREADABLE: 'SSH_KEY_UNREADABLE',
+  /** A key or certificate path that names no regular file (a FIFO, a device, a folder, a socket). */
+  KEY_NOT_A_FILE: 'SSH_KEY_NOT_A_FILE',
+  /** A key or certificate file larger than any key is (MAX_KEY_FILE_BYTES): not read. */
+  KEY_TOO_LARGE: 'SSH_KEY_TOO_LARGE',
   PASSPHRASE_REQUIRED: 'SSH_PASSPHRASE_REQUIRED',
   PASSPHRASE_INCORRECT: 'SSH_PASSPHRASE_INCORRECT',
   NO_AUTH_METHOD: 'SSH_NO_AUTH_METHOD',

@@ -32,7 +32,7 @@ export { MasterForward, canMasterListen, type MasterListener } from './master-fo
 export type { TunnelListener } from './tunnel-listener.js';
 export { KnownHosts, knownHostsName, hostMatches, type HostKeyVerdict, type KnownHostEntry } from './known-hosts.js';
 export { sha256Fingerprint, isSha256Fingerprint } from './fingerprint.js';
-export { loadPrivateKey, loadKeyFile } from './keys.js';
+export { loadPrivateKey, loadKeyFile, checkKeyFile, readKeyFile, MAX_KEY_FILE_BYTES } from './keys.js';
 export { shellQuote, shellJoin } from './shell-quote.js';
 export { mergeHostsIntoYaml, hostEntry, expandTilde, readConfigText, writeFileAtomically, type MergeResult } from './inventory.js';
 export { OpenSshSession, type OpenSshSessionOptions } from './openssh-session.js';

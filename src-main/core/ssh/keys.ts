@@ -1,5 +1,6 @@
 import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import ssh2 from 'ssh2';
 import type { ParsedKey } from 'ssh2';
 import { AppError } from '../base/index.js';
@@ -18,18 +19,89 @@ export async function loadPrivateKey(path: string, passphrase?: string): Promise
   return (await loadKeyFile(path, passphrase)).data;
 }
 
+/**
+ * The most a key or certificate file may hold. The largest key ssh-keygen makes (RSA 16384 bits) is about
+ * 12.5 KiB in OpenSSH form, a certificate with many principals a few KiB; 64 KiB is far above any real one
+ * and still nothing to read, so a wrong path (/dev/zero, a log file) is refused instead of filling memory.
+ */
+export const MAX_KEY_FILE_BYTES = 64 * 1024;
+
+function kindOf(st: Stats): string {
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isDirectory()) return 'a folder';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a plain file';
+}
+
+function checkKeyStats(st: Stats, path: string, what: string): void {
+  if (!st.isFile()) {
+    const kind = kindOf(st);
+    throw new AppError(SshErrorCode.KEY_NOT_A_FILE, `${what} ${path} is not a regular file (${kind})`, { details: { path, reason: `not a regular file: ${kind}` } });
+  }
+  if (st.size > MAX_KEY_FILE_BYTES) tooLarge(path, what);
+}
+
+function tooLarge(path: string, what: string): never {
+  throw new AppError(SshErrorCode.KEY_TOO_LARGE, `${what} ${path} is larger than ${MAX_KEY_FILE_BYTES / 1024} KiB: no key is that large`, {
+    details: { path, reason: `larger than ${MAX_KEY_FILE_BYTES} bytes` },
+  });
+}
+
+function unreadable(err: unknown, path: string, what: string): AppError {
+  const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+  return new AppError(SshErrorCode.KEY_UNREADABLE, `cannot read ${what} ${path} (${code})`, { details: { path, reason: code }, cause: err });
+}
+
+/**
+ * Checks, without reading it, that `path` (or the file a symlink there points to) is a regular file no
+ * larger than MAX_KEY_FILE_BYTES: for files another program reads (a certificate ssh-keygen lists).
+ */
+export async function checkKeyFile(path: string, what = 'private key'): Promise<void> {
+  let st: Stats;
+  try {
+    st = await stat(path);
+  } catch (err) {
+    throw unreadable(err, path, what);
+  }
+  checkKeyStats(st, path, what);
+}
+
+/**
+ * Reads a key file the operator named, once checkKeyFile passes. It is opened non-blocking, so a FIFO
+ * swapped in after the check cannot block the console, checked again on the open descriptor, and read
+ * no further than the cap, so a file that grows meanwhile is still refused.
+ */
+export async function readKeyFile(path: string, what = 'private key'): Promise<Buffer> {
+  await checkKeyFile(path, what);
+  let fh;
+  try {
+    fh = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0));
+  } catch (err) {
+    throw unreadable(err, path, what);
+  }
+  try {
+    checkKeyStats(await fh.stat(), path, what);
+    const buf = Buffer.alloc(MAX_KEY_FILE_BYTES + 1);
+    let total = 0;
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, total, buf.length - total, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > MAX_KEY_FILE_BYTES) tooLarge(path, what);
+    }
+    return buf.subarray(0, total);
+  } catch (err) {
+    throw err instanceof AppError ? err : unreadable(err, path, what);
+  } finally {
+    await fh.close();
+  }
+}
+
 /** The file's bytes and the parsed key (ssh2 takes the parsed key as-is, so an encrypted key is decrypted once). */
 export async function loadKeyFile(path: string, passphrase?: string): Promise<{ data: Buffer; key: ParsedKey }> {
-  let data: Buffer;
-  try {
-    data = await readFile(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
-    throw new AppError(SshErrorCode.KEY_UNREADABLE, `cannot read private key ${path} (${code})`, {
-      details: { path, reason: code },
-      cause: err,
-    });
-  }
+  let data = await readKeyFile(path);
   if (PKCS8.test(data.toString('latin1', 0, 64))) data = pkcs8ToSsh2(data, path, passphrase);
   const parsed = ssh2.utils.parseKey(data, passphrase);
   if (parsed instanceof Error) {

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { AppError, type Clock } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
 import { armExecLimits, CappedBuffer, execCancelled, type ExecOptions, type ExecResult } from './exec.js';
+import { checkKeyFile } from './keys.js';
 import { certificateProblem, lastLines, parseCertificateListing } from './openssh-config.js';
 
 /** Effective settings `ssh -G` reports that an operator checks first. */
@@ -84,6 +85,8 @@ export function effectiveSettings(binary: string, configPath: string, alias: str
 export async function checkCertificate(file: string | undefined, user: string, label: string, now: number): Promise<void> {
   if (!file) return;
   if (!existsSync(file)) throw new AppError(SshErrorCode.KEY_UNREADABLE, `${label}: certificate ${file} does not exist`, { details: { file } });
+  // A FIFO would hold ssh-keygen (and then ssh) until their deadlines; a huge file is no certificate.
+  await checkKeyFile(file, `${label}: certificate`);
   const listing = await new Promise<string | null>((resolve) => {
     execFile('ssh-keygen', ['-L', '-f', file], { timeout: 5_000 }, (err, stdout) => resolve(err ? null : stdout));
   });

@@ -250,7 +250,7 @@ describe('loadSigner errors', () => {
     const missing = join(dir, 'nope');
     await expect(loadSigner(missing)).rejects.toMatchObject({ code: ReportErrorCode.SIGNING_KEY_UNREADABLE, details: { path: missing, reason: 'ENOENT' } });
     const junk = join(dir, 'junk');
-    writeFileSync(junk, randomBytes(64));
+    writeFileSync(junk, randomBytes(64), { mode: 0o600 });
     await expect(loadSigner(junk)).rejects.toMatchObject({ code: ReportErrorCode.SIGNING_KEY_UNREADABLE, message: expect.stringContaining(junk) });
   });
 });
