@@ -17,9 +17,14 @@ export function sleepLevelIn(snapshot: FleetSnapshot, target: LifecycleTargetCon
   return sleepLevelOf(host?.services.find((s) => s.id === target.serviceId)?.sleep);
 }
 
-/** What the audit rows record as before/after. */
+/**
+ * What the audit rows record as before/after. The GPU figure carries the time
+ * its reading was taken: the last one may predate the moment recorded (a
+ * restart's "after" can be a reading from while the model loaded).
+ */
 export function observe(fleet: LifecycleFleet, target: LifecycleTargetConfig): Record<string, unknown> {
   const host = fleet.snapshot().hosts.find((h) => h.label === target.label);
   const svc = host?.services.find((s) => s.id === target.serviceId);
-  return { sleep: svc?.sleep ?? 'unknown', health: svc?.health ?? 'unknown', vramUsedMiB: hostVram(fleet, target.label)?.usedMiB ?? null, host: host?.state ?? 'unknown' };
+  const memory = hostVram(fleet, target.label);
+  return { sleep: svc?.sleep ?? 'unknown', health: svc?.health ?? 'unknown', vramUsedMiB: memory?.usedMiB ?? null, vramReadAt: memory?.at ?? null, host: host?.state ?? 'unknown' };
 }

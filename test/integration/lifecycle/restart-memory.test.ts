@@ -73,5 +73,7 @@ describe('a llama-server restart on an APU', () => {
     // The same line is what the audit chain signs.
     const verified = app.store.audit.list({ limit: 200 }).find((e) => e.type === 'lifecycle.verified' && e.payload.actionId === action.id)!;
     expect(JSON.stringify(verified.payload)).toContain(line);
+    // Its "after" figure says when that reading was taken.
+    expect(verified.payload.after).toMatchObject({ vramUsedMiB: expect.any(Number), vramReadAt: expect.any(Number) });
   }, 30_000);
 });
