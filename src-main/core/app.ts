@@ -246,6 +246,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       fleet,
       secrets,
       series: telemetry.series,
+      cost: telemetry,
       bench,
       actions: lifecycle.service,
       pdf: options.pdfPrinter ?? null,

@@ -29,8 +29,17 @@ export const PlannedStepSchema = z
   .strict();
 export type PlannedStep = z.infer<typeof PlannedStepSchema>;
 
+/** A person who decided on a proposal: their name as typed (default the OS user), the OS user and the transport. */
 export const ApproverSchema = z.object({ osUser: z.string(), displayName: z.string(), via: z.string() }).strict();
 export type Approver = z.infer<typeof ApproverSchema>;
+
+/**
+ * How a proposal was decided; null while it waits. `approved` covers every
+ * action that went on to run (approved, running, verified, failed), by a
+ * person or a standing approval; `expired` had no decision in time.
+ */
+export const DecisionKindSchema = z.enum(['approved', 'rejected', 'withdrawn', 'expired']);
+export type DecisionKind = z.infer<typeof DecisionKindSchema>;
 
 /**
  * What is running on a service, from both sides. The proxy counts only what
@@ -112,9 +121,17 @@ export const ActionViewSchema = z
     createdAt: z.number(),
     expiresAt: z.number(),
     decidedAt: z.number().nullable(),
+    /** The kind of decision (null while waiting); the one field that says which of the deciders below is set. */
+    decision: DecisionKindSchema.nullable(),
+    /** Who approved it (only on approved actions; a standing approval names its grant). */
     approver: ApproverSchema.nullable(),
     standingApprovalId: z.string().nullable(),
+    /** Who rejected it and why (only on rejected actions). */
+    rejectedBy: ApproverSchema.nullable(),
     rejectReason: z.string().nullable(),
+    /** Who took it back and why (only on withdrawn actions). */
+    withdrawnBy: ApproverSchema.nullable(),
+    withdrawReason: z.string().nullable(),
     startedAt: z.number().nullable(),
     finishedAt: z.number().nullable(),
     /** Live progress while running (the step being done). */
@@ -255,3 +272,54 @@ export const lifecycleEventChannels = {
   /** A standing approval was granted, used, revoked or expired. */
   'action.standing': StandingApprovalViewSchema,
 } as const;
+
+/**
+ * Who decided an action and why, for every place that words it (Actions
+ * view, CLI, evidence reports), so a rejection can never read as an approval.
+ * `by`: `Dana Ortiz (dana, via web)` or `standing approval sa_… granted by operator:dana@web`.
+ */
+export interface DecisionFacts {
+  kind: DecisionKind | null;
+  by: string | null;
+  reason: string | null;
+  at: number | null;
+}
+
+type DecisionFields = Pick<ActionView, 'decision' | 'decidedAt' | 'approver' | 'standingApprovalId' | 'rejectedBy' | 'rejectReason' | 'withdrawnBy' | 'withdrawReason'>;
+
+export const personText = (p: Approver): string => `${p.displayName} (${p.osUser}, via ${p.via})`;
+
+export function decisionFacts(a: DecisionFields): DecisionFacts {
+  const at = a.decidedAt;
+  switch (a.decision) {
+    case 'approved': {
+      const by = a.standingApprovalId !== null ? `standing approval ${a.standingApprovalId}${a.approver ? ` granted by ${a.approver.osUser}` : ''}` : a.approver ? personText(a.approver) : null;
+      return { kind: 'approved', by, reason: null, at };
+    }
+    case 'rejected':
+      return { kind: 'rejected', by: a.rejectedBy ? personText(a.rejectedBy) : null, reason: a.rejectReason, at };
+    case 'withdrawn':
+      return { kind: 'withdrawn', by: a.withdrawnBy ? personText(a.withdrawnBy) : null, reason: a.withdrawReason, at };
+    case 'expired':
+      return { kind: 'expired', by: null, reason: null, at };
+    default:
+      return { kind: null, by: null, reason: null, at: null };
+  }
+}
+
+/** `approved by …`, `rejected by … because …`, `withdrawn by …`, `expired without a decision`, `waiting for a decision`. */
+export function decisionSentence(f: DecisionFacts): string {
+  const who = f.by ?? 'an unrecorded person';
+  switch (f.kind) {
+    case 'approved':
+      return `approved by ${who}`;
+    case 'rejected':
+      return `rejected by ${who}${f.reason ? ` because ${f.reason}` : ''}`;
+    case 'withdrawn':
+      return `withdrawn by ${who}${f.reason ? ` because ${f.reason}` : ''}`;
+    case 'expired':
+      return 'expired without a decision';
+    default:
+      return 'waiting for a decision';
+  }
+}

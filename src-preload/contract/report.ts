@@ -1,17 +1,23 @@
 import { z } from 'zod';
 import { HostLabelSchema } from './primitives.js';
 import { BenchRunSchema, EvaluationSchema } from './bench.js';
-import { EstimateSchema } from './telemetry.js';
+import { DecisionKindSchema } from './lifecycle.js';
+import { CostWindowFiguresSchema, EstimateSchema } from './telemetry.js';
 
 // Contract channels of the report capability, merged into the channel table in
 // channels.ts, and the evidence model every report format is rendered from.
 //
-// The evidence JSON is a published format (`gpu-console.evidence/1`): other
+// The evidence JSON is a published format (`gpu-console.evidence/2`): other
 // tools read it and signatures cover it. Changing its shape means a new schema
 // version; test/unit/contract/published-schemas.test.ts pins the JSON Schema (resources/schemas/) so a
-// change cannot slip in unnoticed.
+// change cannot slip in unnoticed. Version 2: each action says its decision and
+// who made it (approver, rejecter, withdrawer apart), the counts add withdrawn,
+// expired and pending; cost rows cover only the time the console observed each
+// host (coverage stated) and unknown output tokens are null, not 0.
 
-export const EVIDENCE_SCHEMA_VERSION = 'gpu-console.evidence/1' as const;
+export const EVIDENCE_SCHEMA_VERSION = 'gpu-console.evidence/2' as const;
+/** Versions verification still reads (exports signed before a change are still checked). */
+export const EVIDENCE_SCHEMA_VERSIONS_READ = ['gpu-console.evidence/1', EVIDENCE_SCHEMA_VERSION] as const;
 export const MANIFEST_SCHEMA_VERSION = 'gpu-console.evidence-manifest/1' as const;
 /** SSHSIG namespace of every signature the console makes (`ssh-keygen -Y verify -n …`). */
 export const EVIDENCE_SIGNATURE_NAMESPACE = 'gpu-console-evidence' as const;
@@ -153,18 +159,19 @@ export type EvidenceRun = z.infer<typeof EvidenceRunSchema>;
 
 // ── cost ──────────────────────────────────────────────────────────────────
 
-export const EvidenceCostSchema = z
-  .object({
-    host: z.string(),
-    pricePerHourUsd: z.number().nullable(),
-    /** Reservation: price × hours of the window. */
-    reservationUsd: EstimateSchema,
-    /** Output tokens the proxy served from this host in the window. */
-    outputTokens: z.number(),
-    perMillionOutputUsageBased: EstimateSchema,
-    perMillionOutputReservationBased: EstimateSchema,
-  })
-  .strict();
+/**
+ * One host's cost over the report's window: the host view's figures for that
+ * window (`cost.summary`, one function): the window cut at the build time,
+ * the time the console observed the host in it and the coverage, output
+ * tokens (null when unknown), the price of the observed time and the cost per
+ * 1M output tokens over busy and over observed time.
+ */
+export const EvidenceCostSchema = CostWindowFiguresSchema.extend({
+  host: z.string(),
+  pricePerHourUsd: z.number().nullable(),
+  perMillionOutputUsageBased: EstimateSchema,
+  perMillionOutputReservationBased: EstimateSchema,
+}).strict();
 export type EvidenceCost = z.infer<typeof EvidenceCostSchema>;
 
 // ── lifecycle and alerts ──────────────────────────────────────────────────
@@ -178,13 +185,22 @@ export const EvidenceActionSchema = z
     proposer: z.string(),
     reason: z.string(),
     proposedAt: z.number(),
-    /** `display name (os user, via)` or the standing approval that covered it. */
+    /** How it was decided; null while it waits. */
+    decision: DecisionKindSchema.nullable(),
+    /** `display name (os user, via …)` or the standing approval that covered it; only on approved actions. */
     approvedBy: z.string().nullable(),
+    /** Who rejected it; only on rejected actions. */
+    rejectedBy: z.string().nullable(),
+    /** Who took it back; only on withdrawn actions. */
+    withdrawnBy: z.string().nullable(),
+    /** Why it was rejected or withdrawn, as given. */
+    decisionReason: z.string().nullable(),
     decidedAt: z.number().nullable(),
     finishedAt: z.number().nullable(),
     drained: z.number().int().nullable(),
     aborted: z.number().int().nullable(),
     observed: z.array(z.string()),
+    /** What went wrong while it ran (failed actions). */
     error: z.string().nullable(),
   })
   .strict();
@@ -283,9 +299,14 @@ export const EvidenceSchema = z
     lifecycle: z
       .object({
         actions: z.array(EvidenceActionSchema),
+        /** Actions proposed in the window, by their decision: proposed = approved + rejected + withdrawn + expired + pending. */
         proposed: z.number().int(),
         approved: z.number().int(),
         rejected: z.number().int(),
+        withdrawn: z.number().int(),
+        expired: z.number().int(),
+        /** Still waiting for a decision when the report was built. */
+        pending: z.number().int(),
         verified: z.number().int(),
         failed: z.number().int(),
         drained: z.number().int(),

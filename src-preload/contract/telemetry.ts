@@ -121,9 +121,41 @@ export const CostWindowSchema = z.enum(['1h', '24h', '7d', '30d']);
 export type CostWindow = z.infer<typeof CostWindowSchema>;
 
 export const CostSummaryQuerySchema = z
-  .object({ window: CostWindowSchema.default('24h'), host: Label.optional(), monthlyBudgetUsd: z.number().positive().optional() })
+  .object({
+    window: CostWindowSchema.default('24h'),
+    host: Label.optional(),
+    monthlyBudgetUsd: z.number().positive().optional(),
+    /** Where the window ends (ms epoch; default now, later ends are cut at now): the same figures as a report over that window. */
+    endMs: z.number().int().positive().optional(),
+  })
   .strict();
 export type CostSummaryQuery = z.infer<typeof CostSummaryQuerySchema>;
+
+/**
+ * What a cost window holds for one host, by the one rule the UI and evidence
+ * reports share: the window cut at now, and within it only the time the
+ * console holds readings of the host's generation (observed); tokens no
+ * reading measured are unknown (null), never 0.
+ */
+export const CostWindowFiguresSchema = z
+  .object({
+    fromMs: z.number(),
+    /** The end as used: never later than when the figures were computed. */
+    toMs: z.number(),
+    windowSeconds: z.number().nonnegative(),
+    /** Seconds of the window with a reading of the host's generation rate (0: never observed). */
+    observedSeconds: z.number().nonnegative(),
+    /** observed ÷ window × 100; null when the window has no length yet. */
+    coveragePct: z.number().nullable(),
+    /** Output tokens generated in the observed time (or, without telemetry, the proxy's counts); null when unknown. */
+    outputTokens: z.number().nullable(),
+    /** Where the token count comes from and what it leaves out, in words. */
+    outputTokensBasis: z.string(),
+    /** price per hour × observed hours. */
+    observedUsd: EstimateSchema,
+  })
+  .strict();
+export type CostWindowFigures = z.infer<typeof CostWindowFiguresSchema>;
 
 export const HostCostSchema = z
   .object({
@@ -136,6 +168,8 @@ export const HostCostSchema = z
     /** Compute hours a monthly budget buys, and hours left this month before the gate. */
     budgetComputeHours: EstimateSchema,
     hoursUntilBudgetGate: EstimateSchema,
+    /** The window the per-1M figures were computed over. */
+    window: CostWindowFiguresSchema,
   })
   .strict();
 export type HostCost = z.infer<typeof HostCostSchema>;
@@ -144,7 +178,10 @@ export const CostShareSchema = z
   .object({
     key: z.string(),
     requests: z.number().int(),
-    completionTokens: z.number(),
+    /** Sum of the counts the requests reported; null when none did (unknown, not 0). */
+    completionTokens: z.number().nullable(),
+    /** Requests of the group that reported no completion token count (left out of the sum). */
+    requestsWithoutTokens: z.number().int().optional(),
     gpuSeconds: z.number(),
     cost: EstimateSchema,
     perMillionOutput: EstimateSchema,

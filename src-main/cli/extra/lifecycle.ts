@@ -2,7 +2,7 @@
 // reached through its web bridge, with the same rules as the UI — approval
 // needs the proposal's nonce, and restart / offload the host label typed.
 import { parseArgs } from 'node:util';
-import { ActionKindSchema, UpstreamKeySchema, type ActionView } from '../../../src-preload/contract/index.js';
+import { ActionKindSchema, UpstreamKeySchema, decisionFacts, decisionSentence, type ActionView } from '../../../src-preload/contract/index.js';
 import { callRunningConsole } from '../bridge-client.js';
 import { resolveDataDir } from '../options.js';
 import { EXIT, UsageError, type Output } from '../output.js';
@@ -17,7 +17,8 @@ function parse(args: string[], extra: Record<string, { type: 'string' | 'boolean
 }
 
 function line(a: ActionView): string {
-  const who = a.approver ? `  by ${a.approver.displayName} (${a.approver.osUser})` : '';
+  // The decision in the same words as the Actions view and reports (a rejection never reads "by <approver>").
+  const who = a.decision ? `  ${decisionSentence(decisionFacts(a))}` : '';
   return `${a.id}  ${a.state.padEnd(9)} ${a.kind.padEnd(8)} ${a.upstream.padEnd(20)} ${a.proposer}${who}${a.error ? `  — ${a.error}` : ''}`;
 }
 

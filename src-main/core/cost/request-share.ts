@@ -79,15 +79,15 @@ export function costShares(
   window?: { fromMs: number; toMs: number },
 ): CostShare[] {
   const { gpuSeconds } = shareGpuTime(spans, window);
-  const groups = new Map<string, { requests: number; tokens: number; tokensKnown: boolean; secs: number; usd: number; priced: boolean }>();
+  const groups = new Map<string, { requests: number; tokens: number; tokensKnown: boolean; missing: number; secs: number; usd: number; priced: boolean }>();
   spans.forEach((s, i) => {
     const key = keyOf(s);
-    const g = groups.get(key) ?? { requests: 0, tokens: 0, tokensKnown: false, secs: 0, usd: 0, priced: true };
+    const g = groups.get(key) ?? { requests: 0, tokens: 0, tokensKnown: false, missing: 0, secs: 0, usd: 0, priced: true };
     g.requests++;
     if (s.completionTokens !== null) {
       g.tokens += s.completionTokens;
       g.tokensKnown = true;
-    }
+    } else g.missing++;
     const secs = gpuSeconds[i]!;
     g.secs += secs;
     const price = priceOf(s.host);
@@ -106,7 +106,7 @@ export function costShares(
           : !g.tokensKnown || g.tokens <= 0
             ? unavailable('USD/1M tok', 'no completion tokens recorded')
             : estimate((cost.value / g.tokens) * 1e6, 'USD/1M tok', 'shared GPU cost ÷ completion tokens × 10⁶');
-      return { key, requests: g.requests, completionTokens: g.tokens, gpuSeconds: g.secs, cost, perMillionOutput };
+      return { key, requests: g.requests, completionTokens: g.tokensKnown ? g.tokens : null, requestsWithoutTokens: g.missing, gpuSeconds: g.secs, cost, perMillionOutput };
     })
     .sort((a, b) => (b.cost.value ?? -1) - (a.cost.value ?? -1) || a.key.localeCompare(b.key));
 }

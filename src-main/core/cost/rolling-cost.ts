@@ -81,29 +81,3 @@ export class RollingCost {
     return { usageBasedUsdPerMTok: per(busy, tokens), reservationBasedUsdPerMTok: per(seconds, tokens), perService };
   }
 }
-
-/**
- * Output tokens, busy and observed seconds of a host over a window, from its
- * series buckets (`host.gen_tok_s` and `host.busy_pct` means per step).
- * Null where the series hold no data in the window.
- */
-export function usageFromBuckets(
-  stepMs: number,
-  genTokPerS: readonly (number | null)[],
-  busyPct: readonly (number | null)[],
-): { outputTokens: number | null; busySeconds: number | null; reservedSeconds: number | null } {
-  const step = stepMs / 1000;
-  let tokens = 0;
-  let busy = 0;
-  let observed = 0;
-  for (let i = 0; i < genTokPerS.length; i++) {
-    const g = genTokPerS[i];
-    if (g === null || g === undefined) continue;
-    observed += step;
-    tokens += g * step;
-    const b = busyPct[i];
-    busy += ((b ?? (g > 0 ? 100 : 0)) / 100) * step;
-  }
-  if (observed === 0) return { outputTokens: null, busySeconds: null, reservedSeconds: null };
-  return { outputTokens: tokens, busySeconds: busy, reservedSeconds: observed };
-}

@@ -315,7 +315,7 @@ export class LifecycleService implements Disposable {
     const rec = this.decidable(input.id, input.nonce);
     const target = this.deps.targets().find((t) => t.upstream === rec.view.upstream);
     if (!target) {
-      this.journal.finish(rec, 'expired', { error: 'the service is no longer configured' }, 'system');
+      this.journal.finish(rec, 'expired', { decision: 'expired', error: 'the service is no longer configured' }, 'system');
       throw new AppError(LifecycleErrorCode.TARGET_GONE, `${rec.view.upstream} is no longer configured; the proposal was closed`, {
         details: { id: rec.view.id, upstream: rec.view.upstream },
       });
@@ -329,8 +329,9 @@ export class LifecycleService implements Disposable {
     this.assertLive();
     const rec = this.decidable(input.id, input.nonce);
     const osUser = osUserOf(this.deps.osUser);
-    rec.view = { ...rec.view, rejectReason: input.reason, approver: { osUser, displayName: osUser, via: input.caller } };
-    this.journal.finish(rec, 'rejected', {}, actorFor(osUser, input.caller), { reason: input.reason });
+    // The decider is the rejecter, never the approver: reports count approvals from `decision`.
+    const rejectedBy = { osUser, displayName: osUser, via: input.caller };
+    this.journal.finish(rec, 'rejected', { decision: 'rejected', rejectedBy, rejectReason: input.reason }, actorFor(osUser, input.caller), { reason: input.reason });
     return rec.view;
   }
 
@@ -342,9 +343,9 @@ export class LifecycleService implements Disposable {
     this.assertLive();
     const rec = this.decidable(input.id, input.nonce);
     const osUser = osUserOf(this.deps.osUser);
-    const reason = input.reason ?? 'withdrawn by the operator';
-    rec.view = { ...rec.view, rejectReason: reason, approver: { osUser, displayName: osUser, via: input.caller } };
-    this.journal.finish(rec, 'withdrawn', {}, actorFor(osUser, input.caller), { reason });
+    const withdrawnBy = { osUser, displayName: osUser, via: input.caller };
+    const reason = input.reason ?? null;
+    this.journal.finish(rec, 'withdrawn', { decision: 'withdrawn', withdrawnBy, withdrawReason: reason }, actorFor(osUser, input.caller), { reason });
     return rec.view;
   }
 
@@ -407,7 +408,7 @@ export class LifecycleService implements Disposable {
       });
     }
     const now = this.deps.clock.now();
-    rec.view = { ...rec.view, state: 'approved', nonce: null, decidedAt: now, approver, standingApprovalId: standing?.id ?? null };
+    rec.view = { ...rec.view, state: 'approved', decision: 'approved', nonce: null, decidedAt: now, approver, standingApprovalId: standing?.id ?? null };
     this.repo.save(rec);
     this.active.set(target.upstream, rec.view.id);
     const actor = standing ? `standing:${standing.id}` : actorFor(approver.osUser, approver.via);
@@ -447,7 +448,7 @@ export class LifecycleService implements Disposable {
   private sweep(): void {
     const now = this.deps.clock.now();
     for (const rec of this.repo.inStates(['proposed'])) {
-      if (rec.view.expiresAt <= now) this.journal.finish(rec, 'expired', {}, 'system', { reason: 'no decision before the proposal expired' });
+      if (rec.view.expiresAt <= now) this.journal.finish(rec, 'expired', { decision: 'expired' }, 'system', { reason: 'no decision before the proposal expired' });
     }
     this.standing.announceExpired(now, this.opts.sweepIntervalMs * 2);
   }

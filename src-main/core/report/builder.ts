@@ -8,6 +8,7 @@ import {
   type ActionView,
   type AuditCoverage,
   type BenchRun,
+  type DecisionKind,
   type Evaluation,
   type Evidence,
   type EvidenceAction,
@@ -15,14 +16,15 @@ import {
   type EvidenceChart,
   type EvidenceCost,
   type EvidenceRun,
+  type HostCost,
   type HostHealth,
   type HostSecurity,
   type InventoryHost,
   type ReportRequest,
   type SeriesResult,
+  decisionFacts,
 } from '../../../src-preload/contract/index.js';
 import { AppError } from '../base/index.js';
-import { costPerMillionBoth, estimate, unavailable, usageFromBuckets } from '../cost/index.js';
 import type { AuditEvent } from '../store/index.js';
 import { ReportErrorCode, stopIfCancelled } from './errors.js';
 import { autoGates, manualGates, type OnPremFacts } from './gates.js';
@@ -49,6 +51,8 @@ export interface ReportSources {
   benchRuns(fromMs: number, toMs: number): { run: BenchRun; evaluation: Evaluation }[];
   trafficEvaluation(fromMs: number, toMs: number): Evaluation;
   actions(fromMs: number, toMs: number): ActionView[];
+  /** The host view's cost figures of `host` over [fromMs, toMs) (`cost.summary`'s function). */
+  hostCost(host: string, fromMs: number, toMs: number): HostCost;
   /** Series of a host covering the window (the finest stored range that spans it). */
   series(host: string, fromMs: number, toMs: number, metrics: string[]): SeriesResult | null;
   gateMarks(): ReadonlyMap<string, GateMark>;
@@ -60,7 +64,6 @@ export interface ReportSources {
   signal?: AbortSignal;
 }
 
-const HOUR_MS = 3_600_000;
 /** Gaps in telemetry at least this long are listed as stale periods. */
 const STALE_GAP_MS = 60_000;
 const MAX_CHART_POINTS = 400;
@@ -173,60 +176,17 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
 
   let cost: EvidenceCost[] | null = null;
   if (want.has('cost')) {
-    const reservedHours = (Math.min(toMs, generatedAt) - fromMs) / HOUR_MS;
-    cost = hosts.map((h) => {
-      const s = seriesOf(h.label);
-      const col = (m: string) => s?.series.find((c) => c.metric === m)?.avg ?? [];
-      const usage = s ? usageFromBuckets(s.stepMs, col('host.gen_tok_s'), col('host.busy_pct')) : { outputTokens: null, busySeconds: null, reservedSeconds: null };
-      const both = costPerMillionBoth(h.pricePerHourUsd, { ...usage, reservedSeconds: reservedHours > 0 ? reservedHours * 3600 : null });
-      return {
-        host: h.label,
-        pricePerHourUsd: h.pricePerHourUsd,
-        reservationUsd:
-          h.pricePerHourUsd === null
-            ? unavailable('USD', 'no price configured')
-            : reservedHours <= 0
-              ? unavailable('USD', 'the window has not started yet')
-              : estimate(h.pricePerHourUsd * reservedHours, 'USD', `price per hour × ${reservedHours.toFixed(2)} h of the window`),
-        outputTokens: Math.round(usage.outputTokens ?? 0),
-        perMillionOutputUsageBased: both.usageBased,
-        perMillionOutputReservationBased: both.reservationBased,
-      };
-    });
+    // The host view's own figures for this window (one cost function), cut at the build time.
+    cost = hosts.map((h) => costRow(h, src.hostCost(h.label, fromMs, Math.min(toMs, generatedAt))));
+    const unseen = cost.filter((c) => c.windowSeconds > 0 && c.observedSeconds === 0).map((c) => c.host);
+    if (unseen.length) notes.push(`The console holds no reading of ${unseen.join(', ')} in the window: ${unseen.length === 1 ? 'its' : 'their'} cost figures are unavailable, not zero.`);
   }
 
   let lifecycle: Evidence['lifecycle'] = null;
   if (want.has('lifecycle')) {
     const actions = src.actions(fromMs, toMs).filter((a) => labels.includes(a.label));
-    const list: EvidenceAction[] = actions.map((a) => ({
-      id: a.id,
-      kind: a.kind,
-      upstream: a.upstream,
-      state: a.state,
-      proposer: a.proposer,
-      reason: a.reason,
-      proposedAt: a.createdAt,
-      approvedBy: a.approver
-        ? `${a.approver.displayName} (${a.approver.osUser}, via ${a.approver.via})${a.standingApprovalId ? ` under standing approval ${a.standingApprovalId}` : ''}`
-        : null,
-      decidedAt: a.decidedAt,
-      finishedAt: a.finishedAt,
-      drained: a.drained,
-      aborted: a.aborted,
-      observed: a.observed,
-      error: a.error ?? a.rejectReason,
-    }));
-    const count = (states: string[]) => actions.filter((a) => states.includes(a.state)).length;
-    lifecycle = {
-      actions: list,
-      proposed: actions.length,
-      approved: actions.filter((a) => a.approver !== null).length,
-      rejected: count(['rejected']),
-      verified: count(['verified']),
-      failed: count(['failed']),
-      drained: actions.reduce((n, a) => n + (a.drained ?? 0), 0),
-      aborted: actions.reduce((n, a) => n + (a.aborted ?? 0), 0),
-    };
+    lifecycle = lifecycleFacts(actions);
+    notes.push(...decisionMismatches(actions, src.auditEvents(fromMs, generatedAt + 1, ['lifecycle.'])));
   }
 
   let alerts: EvidenceAlert[] | null = null;
@@ -278,6 +238,85 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
 }
 
 const REPORT_ORDER = ['inventory', 'security', 'health', 'benchmarks', 'cost', 'lifecycle', 'alerts', 'gates'] as const;
+
+function costRow(h: ReportHost, c: HostCost): EvidenceCost {
+  return {
+    host: h.label,
+    pricePerHourUsd: h.pricePerHourUsd,
+    ...c.window,
+    perMillionOutputUsageBased: c.perMillionOutputUsageBased,
+    perMillionOutputReservationBased: c.perMillionOutputReservationBased,
+  };
+}
+
+/** Each action with its decision worded by who made it; the counts from the final states. */
+function lifecycleFacts(actions: readonly ActionView[]): NonNullable<Evidence['lifecycle']> {
+  const list: EvidenceAction[] = actions.map((a) => {
+    const d = decisionFacts(a);
+    return {
+      id: a.id,
+      kind: a.kind,
+      upstream: a.upstream,
+      state: a.state,
+      proposer: a.proposer,
+      reason: a.reason,
+      proposedAt: a.createdAt,
+      decision: d.kind,
+      approvedBy: d.kind === 'approved' ? d.by : null,
+      rejectedBy: d.kind === 'rejected' ? d.by : null,
+      withdrawnBy: d.kind === 'withdrawn' ? d.by : null,
+      decisionReason: d.reason,
+      decidedAt: a.decidedAt,
+      finishedAt: a.finishedAt,
+      drained: a.drained,
+      aborted: a.aborted,
+      observed: a.observed,
+      error: a.error,
+    };
+  });
+  const decided = (kind: EvidenceAction['decision']) => list.filter((a) => a.decision === kind).length;
+  const inState = (state: string) => actions.filter((a) => a.state === state).length;
+  return {
+    actions: list,
+    proposed: actions.length,
+    approved: decided('approved'),
+    rejected: decided('rejected'),
+    withdrawn: decided('withdrawn'),
+    expired: decided('expired'),
+    pending: decided(null),
+    verified: inState('verified'),
+    failed: inState('failed'),
+    drained: actions.reduce((n, a) => n + (a.drained ?? 0), 0),
+    aborted: actions.reduce((n, a) => n + (a.aborted ?? 0), 0),
+  };
+}
+
+const DECISION_EVENTS: Readonly<Record<string, DecisionKind>> = {
+  'lifecycle.approved': 'approved',
+  'lifecycle.rejected': 'rejected',
+  'lifecycle.withdrawn': 'withdrawn',
+  'lifecycle.expired': 'expired',
+};
+
+/**
+ * The audit log's decision event of each action against the action's own
+ * record: any difference is named in the notes (a report never settles it
+ * silently either way).
+ */
+function decisionMismatches(actions: readonly ActionView[], events: readonly AuditEvent[]): string[] {
+  const logged = new Map<string, DecisionKind>();
+  for (const e of events) {
+    const kind = DECISION_EVENTS[e.type];
+    const id = e.payload.actionId;
+    if (kind !== undefined && typeof id === 'string' && !logged.has(id)) logged.set(id, kind);
+  }
+  const out: string[] = [];
+  for (const a of actions) {
+    const audit = logged.get(a.id) ?? null;
+    if (audit !== a.decision) out.push(`Action ${a.id}: the audit log records ${audit ?? 'no decision'}, the action record says ${a.decision ?? 'no decision'}.`);
+  }
+  return out;
+}
 
 function hostHealth(label: string, s: SeriesResult | null, events: AuditEvent[], fromMs: number, toMs: number): HostHealth {
   const mine = events.filter((e) => e.target === label || e.target?.startsWith(`${label}/`));

@@ -9,6 +9,7 @@ import {
   type AuditCoverage,
   type BenchRun,
   type Evaluation,
+  type HostCost,
   type InventoryHost,
   type SeriesQuery,
   type SeriesRange,
@@ -29,10 +30,12 @@ import { ReportService } from './service.js';
 export interface ConsoleReportDeps {
   store: Store;
   config: ConfigService;
-  fleet: FleetService;
+  fleet: Pick<FleetService, 'snapshot' | 'exec' | 'tunnelUrl'>;
   secrets: SecretStore;
   series: { query(q: SeriesQuery): SeriesResult };
   bench: { repo: { getRun(id: string): BenchRun }; evaluateRun(id: string): Evaluation; evaluateWindow(fromMs: number, toMs: number): Evaluation };
+  /** The host view's cost function (TelemetryService): a report's cost rows are its figures for the report's window. */
+  cost: { hostCostOver(host: string, fromMs: number, toMs: number): HostCost };
   actions: { proposedBetween(fromMs: number, toMs: number): ActionView[] };
   pdf: PdfPrinter | null;
   emit: EventSink;
@@ -177,6 +180,7 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
     trafficEvaluation: (fromMs, toMs) => deps.bench.evaluateWindow(fromMs, toMs),
     actions: (fromMs, toMs) => deps.actions.proposedBetween(fromMs, toMs),
     series,
+    hostCost: (label, fromMs, toMs) => deps.cost.hostCostOver(label, fromMs, toMs),
     gateMarks: () => repo.gateMarks(),
     onPrem: (labels) => ({
       routers: config.current.hosts

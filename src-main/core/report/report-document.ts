@@ -204,7 +204,11 @@ function summarySection(e: Evidence): DocSection {
   if (e.benchmarks !== null) facts.push([`Benchmark runs in the window: ${e.benchmarks.length}.`]);
   if (e.lifecycle !== null) {
     const l = e.lifecycle;
-    facts.push([`Lifecycle actions: ${l.proposed} proposed, ${l.approved} approved, ${l.rejected} rejected, ${l.verified} verified, ${l.failed} failed.`]);
+    facts.push([
+      l.proposed === 0
+        ? 'Lifecycle actions: none proposed in the window.'
+        : `Lifecycle actions: ${l.proposed} proposed — ${decisionCounts(l)}; ${l.verified} verified, ${l.failed} failed.`,
+    ]);
   }
   if (e.alerts !== null) facts.push([`Alerts raised in the window: ${e.alerts.filter((a) => a.event === 'raised').length}.`]);
   facts.push(
@@ -474,12 +478,22 @@ function benchmarksSection(runs: readonly EvidenceRun[] | null, traffic: Evaluat
   return { id: 'benchmarks', title: 'Benchmarks and evaluation', pageBreak: true, blocks };
 }
 
+type CostRow = NonNullable<Evidence['cost']>[number];
+
+/** "2 h 10 min of 24 h (9.0 %)", "never observed (0 % of 24 h)", "the window has not started". */
+function observedText(c: CostRow): string {
+  if (c.windowSeconds <= 0 || c.coveragePct === null) return 'the window has not started';
+  const of = duration(c.windowSeconds * 1000);
+  if (c.observedSeconds <= 0) return `never observed (0 % of ${of})`;
+  return `${duration(c.observedSeconds * 1000)} of ${of} (${num(c.coveragePct, 1)} %)`;
+}
+
 function costSection(rows: NonNullable<Evidence['cost']>): DocSection {
   if (!rows.length) return { id: 'cost', title: 'Cost (estimates)', pageBreak: false, blocks: [{ kind: 'p', content: ['No hosts to cost.'] }] };
-  const figures: Array<[string, (c: (typeof rows)[number]) => Estimate]> = [
-    ['Reservation for the window', (c) => c.reservationUsd],
-    ['Per 1M output tokens, usage-based', (c) => c.perMillionOutputUsageBased],
-    ['Per 1M output tokens, reservation-based', (c) => c.perMillionOutputReservationBased],
+  const figures: Array<[string, (c: CostRow) => Estimate]> = [
+    ['Price of the observed time', (c) => c.observedUsd],
+    ['Per 1M output tokens, busy time', (c) => c.perMillionOutputUsageBased],
+    ['Per 1M output tokens, observed time', (c) => c.perMillionOutputReservationBased],
   ];
   return {
     id: 'cost',
@@ -488,12 +502,21 @@ function costSection(rows: NonNullable<Evidence['cost']>): DocSection {
     blocks: [
       {
         kind: 'p',
-        content: [strong('Every cost figure here is an estimate'), ' computed from the configured price per hour; the basis column says how. Unavailable figures are not zero.'],
+        content: [
+          strong('Every cost figure here is an estimate'),
+          " computed from the configured price per hour over the time the console observed each host within the window — the host view's figures for the same window. The basis column says how. Unavailable figures are not zero; an unknown token count is shown as —.",
+        ],
       },
       {
         kind: 'table',
-        columns: [{ label: 'Host' }, { label: 'Price per hour', align: 'right' }, { label: 'Output tokens served', align: 'right' }],
-        rows: rows.map((c) => [[c.host], [c.pricePerHourUsd === null ? 'not configured' : `${numUpTo(c.pricePerHourUsd, 6)} USD/h`], [num(c.outputTokens)]]),
+        columns: [{ label: 'Host' }, { label: 'Price per hour', align: 'right' }, { label: 'Observed in the window', align: 'right' }, { label: 'Output tokens', align: 'right' }, { label: 'Tokens from' }],
+        rows: rows.map((c) => [
+          [c.host],
+          [c.pricePerHourUsd === null ? 'not configured' : `${numUpTo(c.pricePerHourUsd, 6)} USD/h`],
+          [observedText(c)],
+          [c.outputTokens === null ? dash : num(c.outputTokens)],
+          [orDash(c.outputTokensBasis)],
+        ]),
       },
       {
         kind: 'table',
@@ -504,24 +527,41 @@ function costSection(rows: NonNullable<Evidence['cost']>): DocSection {
   };
 }
 
+/** Who decided, in words that match the action's final state: approved by / rejected by … because … / withdrawn by / expired. */
+function decisionCell(a: EvidenceAction): Cell {
+  const at = a.decidedAt === null ? [] : ['\n', `at ${isoUtc(a.decidedAt)}`];
+  const because = a.decisionReason ? ['\n', `because ${a.decisionReason}`] : [];
+  switch (a.decision) {
+    case 'approved':
+      return ['approved by ', strong(a.approvedBy ?? 'an unrecorded person'), ...at];
+    case 'rejected':
+      return ['rejected by ', strong(a.rejectedBy ?? 'an unrecorded person'), ...at, ...because];
+    case 'withdrawn':
+      return ['withdrawn by ', strong(a.withdrawnBy ?? 'an unrecorded person'), ...at, ...because];
+    case 'expired':
+      return ['expired without a decision', ...at];
+    default:
+      return ['waiting for a decision'];
+  }
+}
+
 function actionRow(a: EvidenceAction): Cell[] {
-  let decision: Cell;
-  if (a.approvedBy !== null) decision = ['approved by ', strong(a.approvedBy), '\n', `at ${isoUtc(a.decidedAt)}`];
-  else if (a.state === 'rejected') decision = ['rejected', '\n', `at ${isoUtc(a.decidedAt)}`];
-  else if (a.state === 'withdrawn') decision = ['withdrawn', '\n', `at ${isoUtc(a.decidedAt)}`];
-  else if (a.state === 'expired') decision = ['expired without a decision'];
-  else decision = ['not approved'];
   const outcome: Cell = [strong(a.state)];
   if (a.finishedAt !== null) outcome.push('\n', `finished ${isoUtc(a.finishedAt)}`);
   if (a.error !== null) outcome.push('\n', 'error: ', a.error);
   return [
     [strong(a.kind), ' ', a.upstream, '\n', code(a.id)],
     [`by ${a.proposer}`, '\n', `at ${isoUtc(a.proposedAt)}`, '\n', `reason: ${orDash(a.reason)}`],
-    decision,
+    decisionCell(a),
     outcome,
     [`${a.drained === null ? dash : a.drained} / ${a.aborted === null ? dash : a.aborted}`],
     [a.observed.length ? a.observed.join('\n') : dash],
   ];
+}
+
+/** The decision counts, in the order the done-criterion reads them: "approved 1 · rejected 1 · withdrawn 1". */
+function decisionCounts(l: NonNullable<Evidence['lifecycle']>): string {
+  return `approved ${l.approved} · rejected ${l.rejected} · withdrawn ${l.withdrawn} · expired ${l.expired} · waiting ${l.pending}`;
 }
 
 function lifecycleSection(l: NonNullable<Evidence['lifecycle']>): DocSection {
@@ -533,7 +573,9 @@ function lifecycleSection(l: NonNullable<Evidence['lifecycle']>): DocSection {
       {
         kind: 'p',
         content: [
-          `Proposed ${l.proposed} · approved ${l.approved} · rejected ${l.rejected} · verified ${l.verified} · failed ${l.failed} · requests drained ${l.drained} · requests aborted ${l.aborted}.`,
+          l.proposed === 0
+            ? 'No lifecycle action was proposed in the window.'
+            : `Proposed ${l.proposed} · ${decisionCounts(l)} · verified ${l.verified} · failed ${l.failed} · requests drained ${l.drained} · requests aborted ${l.aborted}.`,
         ],
       },
       l.actions.length

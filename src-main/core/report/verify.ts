@@ -10,8 +10,11 @@ import { createReadStream } from 'node:fs';
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
+import { z } from 'zod';
 import {
+  AuditCoverageSchema,
   EVIDENCE_SCHEMA_VERSION,
+  EVIDENCE_SCHEMA_VERSIONS_READ,
   EVIDENCE_SIGNATURE_NAMESPACE,
   EvidenceSchema,
   MANIFEST_SCHEMA_VERSION,
@@ -209,7 +212,7 @@ async function checkEvidence(dir: string, manifest: Manifest): Promise<Finding |
     problems.push(`${EVIDENCE_FILE} is not JSON: ${(err as Error).message}`);
     return { check: 'evidence', ok: false, detail: problems.join('; ') };
   }
-  const parsed = EvidenceSchema.safeParse(json);
+  const parsed = parseEvidence(json);
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`);
     problems.push(`${EVIDENCE_FILE} does not match ${EVIDENCE_SCHEMA_VERSION}: ${issues.join('; ')}`);
@@ -224,6 +227,20 @@ async function checkEvidence(dir: string, manifest: Manifest): Promise<Finding |
   return problems.length === 0
     ? { check: 'evidence', ok: true, detail: `${EVIDENCE_FILE} matches evidenceSha256 ${sha256}, the evidence id and the audit block` }
     : { check: 'evidence', ok: false, detail: problems.join('; ') };
+}
+
+/**
+ * evidence.json of this version in full; one written under an older version
+ * (signed before a change of the format) only as far as verification needs:
+ * its version, id and audit block.
+ */
+const OlderEvidenceSchema = z
+  .object({ schema: z.enum(EVIDENCE_SCHEMA_VERSIONS_READ.filter((v) => v !== EVIDENCE_SCHEMA_VERSION) as [string, ...string[]]), id: z.string(), audit: AuditCoverageSchema })
+  .passthrough();
+
+function parseEvidence(json: unknown): ReturnType<typeof OlderEvidenceSchema.safeParse> | ReturnType<typeof EvidenceSchema.safeParse> {
+  const older = OlderEvidenceSchema.safeParse(json);
+  return older.success ? older : EvidenceSchema.safeParse(json);
 }
 
 /** What the export says about the chain when it was built. */

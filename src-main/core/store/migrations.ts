@@ -323,6 +323,42 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX notify_deliveries_channel ON notify_deliveries (channel_id, id);
     `,
   },
+  {
+    version: 11,
+    // Decisions get their own fields (lifecycle/action-queue.ts): reject() and withdraw() used to store
+    // the person who decided in `approver`, and reports counted and worded them as approvals. Each row's
+    // state is its final decision (the audit log's lifecycle.rejected / .withdrawn / .expired / .approved
+    // row for that action says the same): the decider moves to rejectedBy / withdrawnBy, `decision` is set,
+    // and a withdrawal's reason moves out of rejectReason (the old default sentence is no reason).
+    name: 'actions_decision_fields',
+    up: `
+      UPDATE actions SET view = json_set(view,
+          '$.view.decision', 'rejected',
+          '$.view.rejectedBy', json(json_extract(view, '$.view.approver')),
+          '$.view.approver', NULL,
+          '$.view.withdrawnBy', NULL,
+          '$.view.withdrawReason', NULL)
+        WHERE state = 'rejected';
+      UPDATE actions SET view = json_set(view,
+          '$.view.decision', 'withdrawn',
+          '$.view.withdrawnBy', json(json_extract(view, '$.view.approver')),
+          '$.view.withdrawReason', CASE WHEN json_extract(view, '$.view.rejectReason') = 'withdrawn by the operator' THEN NULL
+                                        ELSE json_extract(view, '$.view.rejectReason') END,
+          '$.view.approver', NULL,
+          '$.view.rejectedBy', NULL,
+          '$.view.rejectReason', NULL)
+        WHERE state = 'withdrawn';
+      UPDATE actions SET view = json_set(view,
+          '$.view.decision', CASE WHEN state = 'expired' THEN 'expired'
+                                  WHEN state = 'proposed' THEN NULL
+                                  WHEN json_type(view, '$.view.approver') = 'object' THEN 'approved'
+                                  ELSE NULL END,
+          '$.view.rejectedBy', NULL,
+          '$.view.withdrawnBy', NULL,
+          '$.view.withdrawReason', NULL)
+        WHERE state NOT IN ('rejected', 'withdrawn');
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

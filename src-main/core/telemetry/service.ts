@@ -6,12 +6,12 @@
 // output tokens from generation rates. Cost summaries integrate the series
 // (all traffic, proxy or not); per model and per client they come from the
 // proxy's request rows. Baselines (manual or from a benchmark) are audited.
-import { BaselineSchema, type CostSummary, type CostSummaryQuery, type FleetSnapshot, type HostView, type ProxyStats, type TelemetryTick } from '../../../src-preload/contract/index.js';
+import { BaselineSchema, type CostSummary, type CostSummaryQuery, type FleetSnapshot, type HostCost, type HostView, type ProxyStats, type TelemetryTick } from '../../../src-preload/contract/index.js';
 import { AlertEngine, alertTickFromValues, type AlertThresholds } from '../alerts/index.js';
 import { DisposableStore, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
-import { RollingCost, costShares, hostCost, shareGpuTime, spanFromRequestRow, usageFromBuckets, type RequestSpan, type UsageWindow } from '../cost/index.js';
+import { RollingCost, costShares, hostCost, spanFromRequestRow, windowUsage, type RequestSpan, type WindowCostSources } from '../cost/index.js';
 import type { Notices } from '../notify/index.js';
 import type { Store } from '../store/index.js';
 import type { ServiceFigures } from './derive.js';
@@ -41,8 +41,8 @@ export interface TelemetryServiceDeps {
   emit: EventSink;
   clock: Clock;
   logger: Logger;
-  /** When the console started (reserved time of a host never counts before it). */
-  startedAt: number;
+  /** When the console started. Not read any more: cost windows count only the time the readings cover. */
+  startedAt?: number;
   alertThresholds?: Partial<AlertThresholds>;
   /** Monthly budgets and spend this month (BudgetService satisfies it); without one the gate reads the query's budget only. */
   budget?: { monthlyUsdFor(host: string): number | null; spentThisMonthUsd(host: string): number | null };
@@ -64,9 +64,6 @@ export function proxyValues(host: string, stats: ProxyStats, out: HostValues = {
   }
   return out;
 }
-
-/** Chunks of at most 7 days (the longest series range) covering a window, newest first. */
-const SEVEN_DAYS_MS = 7 * 86_400_000;
 
 /** A host's telemetry is stale when its SSH session is not up or a scrape failed this tick. */
 function staleReasonOf(host: HostView): string | null {
@@ -100,11 +97,12 @@ export class TelemetryService implements Disposable {
   private readonly disposables = new DisposableStore();
   private readonly rolling = new Map<string, RollingCost>();
   readonly costSummary: (query: CostSummaryQuery) => CostSummary;
+  /** Every cost figure of `host` over [fromMs, toMs) cut at now: what `cost.summary` answers for that window (reports read it). */
+  readonly hostCostOver: (host: string, fromMs: number, toMs: number) => HostCost;
   private readonly unreadableBaselines: unknown[];
 
   constructor(private readonly deps: TelemetryServiceDeps) {
     const { store, clock, config } = deps;
-    const ctx = { startedAt: deps.startedAt };
     const series = (this.series = new SeriesStore({ db: store.db, clock, logger: deps.logger.child('series') }));
     series.start();
     this.disposables.add(series);
@@ -135,65 +133,38 @@ export class TelemetryService implements Disposable {
     );
     this.disposables.add(deps.fleet.onDidTick((snapshot) => this.onTick(snapshot)));
 
-    const requestRows = store.db.prepare<[number], { ts: number; total_ms: number; model: string | null; client: string; tokens_out: number | null; upstream: string | null }>(
-      'SELECT ts, total_ms, model, client, tokens_out, upstream FROM requests WHERE ts >= ? AND status < 400',
+    const requestRows = store.db.prepare<[number, number], { ts: number; total_ms: number; model: string | null; client: string; tokens_out: number | null; upstream: string | null }>(
+      'SELECT ts, total_ms, model, client, tokens_out, upstream FROM requests WHERE ts >= ? AND ts < ? AND status < 400',
     );
-
-    function usageFromSeries(host: string, fromMs: number, toMs: number): UsageWindow {
-      const range = toMs - fromMs <= 3_600_000 ? '1h' : toMs - fromMs <= 86_400_000 ? '24h' : '7d';
-      let total: UsageWindow = { outputTokens: null, busySeconds: null, reservedSeconds: null };
-      for (let end = toMs; end > fromMs; end -= SEVEN_DAYS_MS) {
-        const r = series.query({ host, range, metrics: ['host.gen_tok_s', 'host.busy_pct'], endMs: end });
-        const col = (m: string) => r.series.find((c) => c.metric === m)?.avg ?? [];
-        // only buckets inside the window (and not counted by the previous chunk)
-        const keep = r.t.map((t) => t >= fromMs && t > end - SEVEN_DAYS_MS);
-        const gen = col('host.gen_tok_s').map((v, i) => (keep[i] ? v : null));
-        const u = usageFromBuckets(r.stepMs, gen, col('host.busy_pct'));
-        if (u.outputTokens === null) continue;
-        total = {
-          outputTokens: (total.outputTokens ?? 0) + u.outputTokens,
-          busySeconds: (total.busySeconds ?? 0) + (u.busySeconds ?? 0),
-          reservedSeconds: (total.reservedSeconds ?? 0) + (u.reservedSeconds ?? 0),
-        };
-      }
-      return total;
-    }
+    const spansBetween = (fromMs: number, toMs: number): RequestSpan[] =>
+      requestRows.all(fromMs, toMs).map(spanFromRequestRow).filter((s): s is RequestSpan => s !== null);
+    const costSources: WindowCostSources = { series: (q) => series.query(q), requestSpans: spansBetween, now: () => clock.now(), pollIntervalMs: () => config.current.telemetry?.pollIntervalMs ?? 1000 };
+    const priceOf = (label: string) => config.current.hosts.find((h) => h.label === label)?.pricePerHourUsd ?? null;
+    // One function for the host view and evidence reports: the same window gives the same figures.
+    const costOver = (host: string, fromMs: number, toMs: number, budget: { monthlyUsd: number | null; spentUsd: number | null }): HostCost =>
+      hostCost({ host, pricePerHourUsd: priceOf(host), usage: windowUsage(costSources, host, fromMs, toMs), monthlyBudgetUsd: budget.monthlyUsd, spentThisMonthUsd: budget.spentUsd });
+    this.hostCostOver = (host, fromMs, toMs) => costOver(host, fromMs, toMs, { monthlyUsd: null, spentUsd: null });
 
     function costSummary(query: CostSummaryQuery): CostSummary {
       const now = clock.now();
-      const fromMs = now - WINDOW_MS[query.window];
-      const window = { fromMs, toMs: now };
-      const spans = requestRows.all(fromMs).map(spanFromRequestRow).filter((s): s is RequestSpan => s !== null);
-      const { busySecondsByHost } = shareGpuTime(spans, window);
+      const toMs = Math.min(query.endMs ?? now, now);
+      const fromMs = toMs - WINDOW_MS[query.window];
+      const window = { fromMs, toMs };
+      const spans = spansBetween(fromMs, toMs);
       const hosts = config.current.hosts.filter((h) => !query.host || h.label === query.host);
-      const fromProxyRows = (label: string): UsageWindow => {
-        const hostSpans = spans.filter((s) => s.host === label);
-        return {
-          outputTokens: hostSpans.length ? hostSpans.reduce((n, s) => n + (s.completionTokens ?? 0), 0) : null,
-          busySeconds: busySecondsByHost.get(label) ?? (hostSpans.length ? 0 : null),
-          reservedSeconds: (now - Math.max(fromMs, ctx.startedAt)) / 1000,
-        };
-      };
-      const priceOf = (label: string) => config.current.hosts.find((h) => h.label === label)?.pricePerHourUsd ?? null;
       return {
         at: now,
         window: query.window,
-        hosts: hosts.map((h) => {
-          // Telemetry sees all traffic (also what bypasses the proxy); the proxy rows are the fallback.
-          const usage = usageFromSeries(h.label, fromMs, now);
-          return hostCost({
-            host: h.label,
-            pricePerHourUsd: h.pricePerHourUsd ?? null,
-            ...(usage.outputTokens !== null ? usage : fromProxyRows(h.label)),
-            monthlyBudgetUsd: query.monthlyBudgetUsd ?? deps.budget?.monthlyUsdFor(h.label) ?? null,
-            spentThisMonthUsd: deps.budget?.spentThisMonthUsd(h.label) ?? null,
-          });
-        }),
+        hosts: hosts.map((h) =>
+          costOver(h.label, fromMs, toMs, {
+            monthlyUsd: query.monthlyBudgetUsd ?? deps.budget?.monthlyUsdFor(h.label) ?? null,
+            spentUsd: deps.budget?.spentThisMonthUsd(h.label) ?? null,
+          }),
+        ),
         byModel: costShares(spans, (s) => s.model ?? 'unknown', priceOf, window),
         byClient: costShares(spans, (s) => s.client, priceOf, window),
       };
     }
-
 
     this.costSummary = costSummary;
   }

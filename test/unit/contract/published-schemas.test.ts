@@ -19,8 +19,14 @@ describe('published JSON Schemas', () => {
     });
   }
 
+  it('keeps the gpu-console.evidence/1 schema published beside version 2 (exports signed before the change still name it)', () => {
+    const v1 = JSON.parse(readFileSync(join(dir, 'gpu-console.evidence-1.schema.json'), 'utf8')) as { title: string };
+    expect(v1.title).toBe('gpu-console.evidence/1');
+    expect(publishedSchemas().map((s) => s.version)).toContain('gpu-console.evidence/2');
+  });
+
   it('a real evidence object validates against the published evidence schema, and a broken one does not', () => {
-    const schema = JSON.parse(readFileSync(join(dir, 'gpu-console.evidence-1.schema.json'), 'utf8')) as object;
+    const schema = JSON.parse(readFileSync(join(dir, 'gpu-console.evidence-2.schema.json'), 'utf8')) as object;
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     const validate = ajv.compile(schema);
     const e = sampleEvidence();

@@ -4,7 +4,7 @@
 // live progress, history with outcomes, standing approvals, and the audit
 // chain check. Nothing here changes a server without the dialog's approval.
 import { useMemo, useState } from 'react';
-import type { ActionDraft, ActionKind, ActionView, AuditVerifyResult } from '../../../../src-preload/contract/index.js';
+import { decisionFacts, decisionSentence, type ActionDraft, type ActionKind, type ActionView, type AuditVerifyResult } from '../../../../src-preload/contract/index.js';
 import { useAppStore, useServices } from '../../app/app-context.js';
 import { toContractError } from '../../transport/transport.js';
 import { sleepView } from '../fleet/service-facts.js';
@@ -244,9 +244,12 @@ function HistoryRow({ a }: { a: ActionView }): React.JSX.Element {
       <td>
         <span className={`badge actions-state--${a.state}`}>{a.state}</span>
       </td>
-      <td>{a.approver ? `${a.approver.displayName} (${a.approver.osUser} via ${a.approver.via})` : a.proposer}</td>
+      <td data-testid="history-decision" data-decision={a.decision ?? 'none'}>
+        {decisionSentence(decisionFacts(a))}
+        <div className="muted">proposed by {a.proposer}</div>
+      </td>
       <td>
-        {a.rejectReason ?? a.error ?? a.observed.join(' · ')}
+        {a.error ?? a.observed.join(' · ')}
         {a.drained !== null ? <span className="muted"> · drained {a.drained}, cut {a.aborted}</span> : null}
         {a.directAtDrain ? (
           <span className="muted" data-testid="history-direct">

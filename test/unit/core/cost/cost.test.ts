@@ -59,8 +59,10 @@ describe('cost math against the field notes', () => {
     expect(idle.reservationBased.value).toBeNull();
     expect(budgetComputeHours(null, PRICE).value).toBeNull();
     expect(runRate(hostPricePerHour({})).perDay.value).toBeNull();
-    const c = hostCost({ host: 'h', outputTokens: null, busySeconds: null, reservedSeconds: null });
+    const usage = { fromMs: 0, toMs: 3_600_000, windowSeconds: 3600, observedSeconds: 0, outputTokens: null, busySeconds: null, tokensOverSeconds: null, tokensBasis: 'unknown' };
+    const c = hostCost({ host: 'h', usage });
     expect(Object.values(c).filter((v) => typeof v === 'object' && v !== null && 'value' in v && v.value === 0)).toEqual([]);
+    expect(c.window).toMatchObject({ outputTokens: null, observedUsd: { value: null } });
   });
 });
 

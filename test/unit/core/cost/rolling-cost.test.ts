@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RollingCost, usageFromBuckets } from '../../../../src-main/core/cost/index.js';
+import { RollingCost } from '../../../../src-main/core/cost/index.js';
 
 const PRICE = 2.641736;
 
@@ -39,13 +39,5 @@ describe('live cost per 1M output tokens from telemetry', () => {
     const later = r.push(20_000, PRICE, [{ id: 'a', genTokPerS: 0, running: 0 }]);
     expect(later.usageBasedUsdPerMTok).toBeNull();
     expect(later.perService.get('a')).toBeNull();
-  });
-
-  it('series buckets → tokens, busy and observed seconds; no data → null', () => {
-    const u = usageFromBuckets(10_000, [72.47, 0, null, 36.235], [100, 0, null, 50]);
-    expect(u.outputTokens).toBeCloseTo(724.7 + 362.35, 6);
-    expect(u.busySeconds).toBe(15);
-    expect(u.reservedSeconds).toBe(30);
-    expect(usageFromBuckets(10_000, [null, null], [null, null])).toEqual({ outputTokens: null, busySeconds: null, reservedSeconds: null });
   });
 });

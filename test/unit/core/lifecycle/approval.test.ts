@@ -207,7 +207,8 @@ describe('proposals are drafts until confirmed', () => {
     const { action } = service.propose({ upstream: 'h1/qwen', kind: 'sleep', proposer: 'test' });
     expect(code(() => service.withdraw({ id: action.id, nonce: 'y'.repeat(24), caller: 'test' }))).toBe('LIFECYCLE_BAD_NONCE');
     const done = service.withdraw({ id: action.id, nonce: action.nonce!, reason: 'pressed by mistake', caller: 'test' });
-    expect(done).toMatchObject({ state: 'withdrawn', nonce: null, rejectReason: 'pressed by mistake' });
+    expect(done).toMatchObject({ state: 'withdrawn', nonce: null, decision: 'withdrawn', withdrawReason: 'pressed by mistake', rejectReason: null, approver: null, rejectedBy: null });
+    expect(done.withdrawnBy).toMatchObject({ via: 'test' });
     expect(done.decidedAt).not.toBeNull();
     expect(service.pendingCount()).toBe(0);
     expect(touched).toEqual([]);

@@ -11,6 +11,7 @@ import {
   type SeriesResult,
 } from '../../../../src-preload/contract/index.js';
 import { createOffPremCounter } from '../../../../src-main/core/base/index.js';
+import { hostCost, windowUsage, type WindowCostSources } from '../../../../src-main/core/cost/index.js';
 import { buildEvidence, type ReportSources } from '../../../../src-main/core/report/builder.js';
 import { renderHtml } from '../../../../src-main/core/report/render-html.js';
 import { renderMarkdown } from '../../../../src-main/core/report/render-markdown.js';
@@ -125,9 +126,13 @@ function action(over: Partial<ActionView>): ActionView {
     createdAt: T0 + 30 * 60_000,
     expiresAt: T0 + 40 * 60_000,
     decidedAt: T0 + 31 * 60_000,
+    decision: 'approved',
     approver: { osUser: 'alice', displayName: 'Alice Ops', via: 'web' },
     standingApprovalId: null,
+    rejectedBy: null,
     rejectReason: null,
+    withdrawnBy: null,
+    withdrawReason: null,
     startedAt: T0 + 31 * 60_000,
     finishedAt: T0 + 32 * 60_000,
     progress: null,
@@ -152,6 +157,8 @@ function sources(over: Partial<ReportSources> = {}): ReportSources & { liveCalls
     audit(4, T0 + 40 * 60_000, 'alert.raised', 'l20/vllm', { kind: 'kv_cache', severity: 'critical', message: 'KV cache 97 %' }),
     audit(5, T0 + 45 * 60_000, 'alert.cleared', 'l20/vllm', { kind: 'kv_cache', severity: 'critical', message: 'KV cache 60 %' }),
     audit(6, T0 + 50 * 60_000, 'alert.raised', 'other/llama', { kind: 'throughput', severity: 'warning', message: 'slow' }),
+    audit(7, T0 + 31 * 60_000, 'lifecycle.approved', 'l20/vllm', { actionId: 'a1', kind: 'sleep' }),
+    audit(8, T0 + 51 * 60_000, 'lifecycle.approved', 'l20/vllm', { actionId: 'a2', kind: 'wake' }),
   ];
   // Telemetry every 10 s with a 5-minute hole from 0:05 to 0:10.
   const t: number[] = [];
@@ -200,6 +207,11 @@ function sources(over: Partial<ReportSources> = {}): ReportSources & { liveCalls
     trafficEvaluation: () => evaluation('proxy traffic'),
     actions: () => [action({}), action({ id: 'a2', kind: 'wake', createdAt: T0 + 50 * 60_000 }), action({ id: 'a3', upstream: 'other/llama', label: 'other', serviceId: 'llama' })],
     series: (host) => (host === 'l20' ? series : null),
+    // The host view's cost function over the same readings.
+    hostCost: (label, from, to) => {
+      const readings: WindowCostSources = { series: (q) => (label === 'l20' ? series : { ...series, host: q.host, t: [], series: [] }), requestSpans: () => [], now: () => T0 + HOUR };
+      return hostCost({ host: label, pricePerHourUsd: label === 'l20' ? 2.641736 : null, usage: windowUsage(readings, label, from, to) });
+    },
     gateMarks: () => new Map([['order.matches', { id: 'order.matches', status: 'pass' as const, note: 'L20 ×1 as ordered', markedBy: 'operator:alice@web', markedAt: T0 }]]),
   };
   return Object.assign({ ...base, ...over }, { liveCalls });
@@ -231,11 +243,15 @@ describe('buildEvidence', () => {
     expect(h.stalePeriods).toEqual([{ fromMs: T0 + 5 * 60_000, toMs: T0 + 10 * 60_000, reason: 'no telemetry' }]);
     expect(h.telemetryCoveragePct).toBeCloseTo((330 / 360) * 100, 5);
     expect(h.reconnects).toBe(1);
-    // Cost: 1 h reserved at 2.641736 USD/h; usage-based per 1M output tokens at 72.47 tok/s busy = 10.13 (field notes).
+    // Cost: 55 of the window's 60 min observed at 2.641736 USD/h (the 5-minute hole is not priced);
+    // usage-based per 1M output tokens at 72.47 tok/s busy = 10.13 (field notes).
     const c = e.cost![0]!;
-    expect(c.reservationUsd.value).toBeCloseTo(2.641736, 6);
+    expect(c).toMatchObject({ windowSeconds: 3600, observedSeconds: 3300 });
+    expect(c.coveragePct).toBeCloseTo((330 / 360) * 100, 5);
+    expect(c.observedUsd.value).toBeCloseTo(2.641736 * (3300 / 3600), 6);
     expect(c.perMillionOutputUsageBased.value).toBeCloseTo(10.13, 2);
-    expect(c.outputTokens).toBe(Math.round(72.47 * 10 * 330));
+    expect(c.perMillionOutputReservationBased.value).toBeCloseTo(10.13, 2); // busy the whole observed time
+    expect(c.outputTokens).toBeCloseTo(72.47 * 3300, 6);
     // Charts: tok/s and VRAM lines, and the sweep's bars.
     expect(e.charts.map((x) => x.id).sort()).toEqual(['bench-run1', 'tok-l20', 'vram-l20']);
   });
@@ -294,7 +310,9 @@ describe('buildEvidence', () => {
     expect(g['auto.lifecycle.verified']).toBe('unverified');
     expect(g['auto.cost.baseline']).toBe('unverified'); // no price on "other"
     expect(e.health![0]).toMatchObject({ telemetryCoveragePct: null, stalePeriods: [{ reason: 'no telemetry recorded' }] });
-    expect(e.cost![0]!.reservationUsd).toMatchObject({ value: null, unavailableReason: 'no price configured' });
+    expect(e.cost![0]!.observedUsd).toMatchObject({ value: null, unavailableReason: 'no price configured' });
+    expect(e.cost![0]).toMatchObject({ observedSeconds: 0, coveragePct: 0, outputTokens: null });
+    expect(e.notes.join(' ')).toContain('The console holds no reading of other in the window');
   });
 
   it('a host down during live checks is named in the notes and its checks stay unverified', async () => {

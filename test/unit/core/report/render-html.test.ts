@@ -124,9 +124,10 @@ describe('renderHtml', () => {
       '0.226 s / 0.605 s',
       'completion tokens ÷ wall time',
       'price per hour ÷ (3600 × output tok/s over the whole window) × 10⁶',
-      '≈ 5.28 USD (estimate)',
+      '≈ 5.11 USD (estimate)',
       'unavailable (estimate): no price configured',
-      '2.641736 USD/h × 2.00 h of the window',
+      "price per hour × 1.93 h observed of the window's 2.00 h (96.7 %)",
+      '1 h 56 min of 2 h 0 min (96.7 %)',
       'approved by Dana Ortiz (dana, electron)\nat 2025-06-02T08:39:20Z',
       '2 / 0',
       'no telemetry from homelab-3090 for 36 s',
@@ -135,7 +136,7 @@ describe('renderHtml', () => {
       'seq 1391',
       SAMPLE_HEAD_HASH,
       'homelab-3090 has no price configured: its cost figures are unavailable.',
-      'Evidence id ev_01JX4Q8Z7K2M5N9P3R6T8V1W4Y · schema gpu-console.evidence/1 · evidence SHA-256 ' + SHA,
+      'Evidence id ev_01JX4Q8Z7K2M5N9P3R6T8V1W4Y · schema gpu-console.evidence/2 · evidence SHA-256 ' + SHA,
       'The digests of every file are in manifest.json.',
     ]) {
       expect(t, fact).toContain(fact);

@@ -138,7 +138,8 @@ describe('renderMarkdown', () => {
 
     const cost = section(md, 'Cost (estimates)');
     expect(cost).toContain('Every cost figure here is an estimate');
-    expect(cost).toContain('≈ 5.28 USD (estimate) | 2.641736 USD/h × 2.00 h of the window');
+    expect(cost).toContain("≈ 5.11 USD (estimate) | price per hour × 1.93 h observed of the window's 2.00 h (96.7 %)");
+    expect(cost).toContain('| l20-poc | 2.641736 USD/h | 1 h 56 min of 2 h 0 min (96.7 %) | 412,380 |');
     expect(cost).toContain('unavailable (estimate): no price configured');
     expect(cost).toContain('412,380');
     // A cost figure is never shown without the word estimate.
@@ -170,7 +171,7 @@ describe('renderMarkdown', () => {
     const md = render();
     const footer = md.slice(md.lastIndexOf('\n---\n'));
     expect(footer).toContain('`ev_01JX4Q8Z7K2M5N9P3R6T8V1W4Y`');
-    expect(footer).toContain('`gpu-console.evidence/1`');
+    expect(footer).toContain('`gpu-console.evidence/2`');
     expect(footer).toContain(`\`${SHA}\``);
     expect(footer).toContain('The digests of every file are in manifest.json.');
   });

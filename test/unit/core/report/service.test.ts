@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ReportRequestSchema, type ReportProgress } from '../../../../src-preload/contract/index.js';
 import { FakeClock, silentLogger } from '../../../../src-main/core/base/index.js';
+import { hostCost, windowUsage } from '../../../../src-main/core/cost/index.js';
 import { ReportRepository, ReportService, type ReportSources } from '../../../../src-main/core/report/index.js';
 import type { PdfPrinter } from '../../../../src-main/core/ports.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
@@ -42,6 +43,8 @@ function sources(): ReportSources {
     trafficEvaluation: () => ({ source: 'proxy traffic', fromMs: T0, toMs: T0 + 1, figures: [] }),
     actions: () => [],
     series: () => null,
+    hostCost: (host, fromMs, toMs) =>
+      hostCost({ host, pricePerHourUsd: 1, usage: windowUsage({ series: (q) => ({ host, range: q.range, fromMs, toMs, stepMs: 10_000, t: [], series: [], tiers: [] }), requestSpans: () => [], now: () => clock.now() }, host, fromMs, toMs) }),
     gateMarks: () => new Map(),
   };
 }

@@ -43,7 +43,7 @@ let coverage: AuditCoverage;
 
 function evidenceFor(audit: AuditCoverage, id = 'ev-0001'): Evidence {
   return {
-    schema: 'gpu-console.evidence/1',
+    schema: 'gpu-console.evidence/2',
     id,
     title: 'Acceptance evidence',
     generatedAt: 1_700_000_100_000,
@@ -166,6 +166,25 @@ describe('verifyExport: a sound export', () => {
     expect(finding(result, 'file:report.md')!.detail).toContain(manifest.files[0]!.sha256);
     expect(finding(result, 'allowed-signers')!.detail).toContain('alice@example.com');
     expect(finding(result, 'audit')!.detail).toContain(coverage.headHash!);
+  });
+
+  it('still verifies an export written under gpu-console.evidence/1 (before decisions and observed-time cost)', async () => {
+    const v2 = evidenceFor(coverage, 'ev-old-1');
+    const v1 = {
+      ...v2,
+      schema: 'gpu-console.evidence/1',
+      sections: ['cost', 'lifecycle'],
+      cost: [{ host: 'gpu-a', pricePerHourUsd: 2, reservationUsd: { value: 4, unit: 'USD', estimate: true, unavailableReason: null, basis: 'price × 2.00 h' }, outputTokens: 0, perMillionOutputUsageBased: { value: null, unit: 'USD/1M tok', estimate: true, unavailableReason: 'x', basis: '' }, perMillionOutputReservationBased: { value: null, unit: 'USD/1M tok', estimate: true, unavailableReason: 'x', basis: '' } }],
+      lifecycle: { actions: [], proposed: 0, approved: 0, rejected: 0, verified: 0, failed: 0, drained: 0, aborted: 0 },
+    } as unknown as Evidence;
+    writeExport({ evidence: v1 });
+    const result = await verify(exportDir, `${allowedSignersLine('alice@example.com', signer.publicKeyLine)}\n`);
+    expect(failed(result)).toEqual([]);
+    // A file claiming an unknown version, or v2 with v1's cost rows, is not let through.
+    writeExport({ evidence: { ...v1, schema: 'gpu-console.evidence/9' } as unknown as Evidence });
+    expect(finding(await verify(exportDir), 'evidence')).toMatchObject({ ok: false });
+    writeExport({ evidence: { ...v1, schema: 'gpu-console.evidence/2' } as unknown as Evidence });
+    expect(finding(await verify(exportDir), 'evidence')!.detail).toContain('does not match gpu-console.evidence/2');
   });
 
   it('accepts a file inside the folder as the path', async () => {
