@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApi } from '../core/api.js';
 import { startApp } from '../core/app.js';
 import { AppError, createLogger, type LogLevel } from '../core/base/index.js';
 import { syntheticProfiles } from '../core/demo/index.js';
-import { findRunningConsole, readyFilePath, removeReadyFile, writeReadyFile, type ReadyInfo } from '../core/instance/index.js';
+import { findRunningConsole, prepareDataDir, readyFilePath, removeReadyFile, writeReadyFile, type ReadyInfo } from '../core/instance/index.js';
 import { startWebBridge } from '../web/index.js';
 import { EXIT, type Output } from './output.js';
 import { VERSION } from './version.js';
@@ -65,7 +65,7 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
     output.err(`gpu-console: another console (pid ${running.pid}) already uses data dir ${options.dataDir}; its UI: ${running.ui.split('#')[0]}`);
     return EXIT.FAILED;
   }
-  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  prepareDataDir(options.dataDir, logger);
   const rendererDir = findRendererDir();
 
   const app = await startApp({

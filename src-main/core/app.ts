@@ -3,7 +3,6 @@
 // channels they implement into one table, and disposes everything in reverse
 // (pollers and policies, proxy, tunnels and sessions, demo fleet, database).
 // No behaviour lives here: rules, audit rows and events belong to the services.
-import { mkdirSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +14,7 @@ import type { EventSink, HandlersFor } from './channel.js';
 import { ConfigSchema, ConfigService, type Config } from './config/index.js';
 import { demoTrafficTokens, startDemoFleet, type DemoFleet, type HostProfile } from './demo/index.js';
 import { FleetService, HostService, SshConfigImportService, fleetChannels } from './fleet/index.js';
-import { recordConsoleStarted, recordConsoleStopped } from './instance/index.js';
+import { prepareDataDir, recordConsoleStarted, recordConsoleStopped } from './instance/index.js';
 import { ConsoleLifecycle, StoredWakeEstimates, lifecycleChannels, lifecycleTargets, policySettings } from './lifecycle/index.js';
 import { DeliveryDispatcher, DeliveryLog, NotificationService, NotifyChannelRegistry, notifyChannels } from './notify/index.js';
 import type { FilePicker, Notifier, PdfPrinter, SecretStore } from './ports.js';
@@ -109,7 +108,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   disposables.add(events);
   const emit: EventSink = (channel, payload) => events.fire({ channel, payload } as AppEvent);
 
-  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  prepareDataDir(options.dataDir, logger);
   const startedAt = clock.now();
 
   try {
