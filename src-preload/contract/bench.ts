@@ -140,7 +140,10 @@ export type LevelResult = z.infer<typeof LevelResultSchema>;
 
 export const PeaksSchema = z
   .object({
+    /** Device memory (on an AMD APU only the BIOS carve-out: the model lives in GTT). */
     vramMiB: z.number().nullable(),
+    /** AMD GTT, system memory the GPU maps (where an APU's model lives); null where the host reports none (NVIDIA) or did not say; absent in runs stored before it was kept. */
+    gttMiB: z.number().nullable().optional(),
     gpuUtilPct: z.number().nullable(),
     powerW: z.number().nullable(),
     kvCachePct: z.number().nullable(),
@@ -171,6 +174,19 @@ export const BenchRunSchema = z
   })
   .strict();
 export type BenchRun = z.infer<typeof BenchRunSchema>;
+
+/** A stored run that no longer reads as one (shown as such, with what failed, so it can be deleted). */
+export const DamagedRunSchema = z
+  .object({
+    id: z.string(),
+    name: z.string().nullable(),
+    startedAt: z.number().nullable(),
+    host: z.string().nullable(),
+    /** The first field that failed and why, e.g. `levels.0.completionTokens: Invalid input: expected number, received null`. */
+    problem: z.string(),
+  })
+  .strict();
+export type DamagedRun = z.infer<typeof DamagedRunSchema>;
 
 export const BenchRequestSchema = z
   .object({
@@ -286,7 +302,8 @@ export const benchInvokeChannels = {
   'bench.cancel': { input: RunRef, output: z.object({ runId: z.string(), cancelled: z.boolean() }).strict() },
   'bench.listRuns': {
     input: z.object({ limit: z.number().int().min(1).max(500).default(50) }).strict(),
-    output: z.object({ runs: z.array(BenchRunSchema) }).strict(),
+    /** `damaged`: rows that no longer read as runs (deletable with bench.deleteRun); bench.getRun answers BENCH_RUN_DAMAGED for them. */
+    output: z.object({ runs: z.array(BenchRunSchema), damaged: z.array(DamagedRunSchema) }).strict(),
   },
   'bench.getRun': { input: RunRef, output: z.object({ run: BenchRunSchema, requests: z.array(BenchRequestSchema) }).strict() },
   'bench.deleteRun': { input: RunRef, output: z.object({ runId: z.string() }).strict() },

@@ -31,10 +31,10 @@ export function benchChannels(bench: ConsoleBench): HandlersFor<keyof typeof ben
       return { runId: await bench.start(s, ctx.caller) };
     },
     'bench.cancel': ({ runId }) => ({ runId, cancelled: bench.service.cancel(runId) }),
-    'bench.listRuns': ({ limit }) => ({ runs: repo.listRuns(limit) }),
+    'bench.listRuns': ({ limit }) => repo.listRuns(limit),
     'bench.getRun': ({ runId }) => ({ run: repo.getRun(runId), requests: repo.requests(runId) }),
-    'bench.deleteRun': ({ runId }) => {
-      repo.deleteRun(runId);
+    'bench.deleteRun': ({ runId }, ctx) => {
+      bench.deleteRun(runId, ctx.caller);
       return { runId };
     },
     'bench.setBaseline': ({ runId }, ctx) => bench.setBaseline(runId, ctx.caller),

@@ -4,6 +4,7 @@
 // proxy traffic, GuideLLM imports and baselines, each operator change audited.
 // A run through the proxy gets its own token of the scenario's class, revoked
 // when the run ends, so the proxy's accounting shows it under that client.
+import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { BenchRun, BenchScenario, Evaluation } from '../../../src-preload/contract/index.js';
 import { AppError, DisposableStore, operatorActor, toAppError, type Clock, type Disposable, type Logger } from '../base/index.js';
@@ -14,6 +15,7 @@ import type { FleetService } from '../fleet/index.js';
 import type { Store } from '../store/index.js';
 import { BenchErrorCode } from './errors.js';
 import { importGuidellm } from './guidellm.js';
+import { NO_PEAKS, peakReadingOf } from './peaks.js';
 import { BenchRepository } from './repository.js';
 import { BenchService, type Prepared, type ResolvedTarget } from './service.js';
 
@@ -72,15 +74,8 @@ export class ConsoleBench implements Disposable {
         watchPeaks: (host, serviceId, onReading) =>
           fleet.onDidTick((snapshot) => {
             const h = snapshot.hosts.find((x) => x.label === host);
-            if (!h || h.gpuStale) return;
-            const sum = (vals: (number | null)[]) => (vals.some((v) => v !== null) ? vals.reduce<number>((a, v) => a + (v ?? 0), 0) : null);
-            const util = h.gpus.map((g) => g.utilizationPct).filter((v): v is number => v !== null);
-            onReading({
-              vramMiB: sum(h.gpus.map((g) => g.memoryUsedMiB)),
-              gpuUtilPct: util.length ? Math.max(...util) : null,
-              powerW: sum(h.gpus.map((g) => g.powerW)),
-              kvCachePct: h.services.find((s) => s.id === serviceId)?.kvCachePct ?? null,
-            });
+            const reading = h ? peakReadingOf(h, serviceId) : null;
+            if (reading) onReading(reading);
           }),
       }),
     );
@@ -139,7 +134,8 @@ export class ConsoleBench implements Disposable {
   importGuidellm(text: string, name: string | undefined, caller: string): { runId: string; levels: number; notes: string[] } {
     const { clock, store } = this.deps;
     const imported = importGuidellm(text);
-    const id = `gl${Math.floor(clock.now()).toString(36)}`;
+    // Time for order, random bits so two imports in one millisecond do not collide.
+    const id = `gl${Math.floor(clock.now()).toString(36)}${randomBytes(3).toString('hex')}`;
     const run: BenchRun = {
       id,
       name: name ?? `GuideLLM import${imported.model ? ` (${imported.model})` : ''}`,
@@ -153,7 +149,7 @@ export class ConsoleBench implements Disposable {
       startedAt: clock.now(),
       finishedAt: clock.now(),
       levels: imported.levels,
-      peaks: { vramMiB: null, gpuUtilPct: null, powerW: null, kvCachePct: null, samples: 0 },
+      peaks: { ...NO_PEAKS },
       baseline: false,
       error: null,
       note: imported.notes.join('; '),
@@ -161,6 +157,14 @@ export class ConsoleBench implements Disposable {
     this.repo.insertRun(run);
     store.audit.append({ type: 'bench.run.imported', actor: operatorActor(caller), target: id, payload: { levels: run.levels.length } });
     return { runId: id, levels: run.levels.length, notes: imported.notes };
+  }
+
+  /** Deletes a run, a damaged one too (it cannot be read, so what it was is audited from its row's id and the damage). */
+  deleteRun(runId: string, caller: string): void {
+    const read = this.repo.readRun(runId);
+    this.repo.deleteRun(runId);
+    const payload = read.ok ? { runId, name: read.run.name } : { runId, damaged: read.damaged.problem };
+    this.deps.store.audit.append({ type: 'bench.run.deleted', actor: operatorActor(caller), target: runId, payload });
   }
 
   /**

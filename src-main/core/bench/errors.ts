@@ -15,6 +15,12 @@ export const BenchErrorCode = {
   ALREADY_RUNNING: 'BENCH_ALREADY_RUNNING',
   NO_BASELINE_FIGURE: 'BENCH_NO_BASELINE_FIGURE',
   IMPORT_INVALID: 'BENCH_IMPORT_INVALID',
+  /** A figure of an imported report outside what any server measures (1e308, a negative latency). */
+  IMPORT_OUT_OF_RANGE: 'BENCH_IMPORT_OUT_OF_RANGE',
+  /** A run about to be stored would not read back (a non-finite or fractional count): refused, nothing written. */
+  RUN_INVALID: 'BENCH_RUN_INVALID',
+  /** A stored run that no longer reads as a run; shown as damaged, and it can be deleted. */
+  RUN_DAMAGED: 'BENCH_RUN_DAMAGED',
 } as const;
 
 /** Per-request error codes recorded in a run (not thrown). */

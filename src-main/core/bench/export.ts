@@ -39,6 +39,7 @@ export function markdownTable(run: BenchRun): string {
   if (p.samples > 0) {
     const parts = [
       p.vramMiB !== null ? `Peak ${Math.round(p.vramMiB).toLocaleString('en-US')} MiB VRAM` : null,
+      p.gttMiB !== null && p.gttMiB !== undefined ? `${Math.round(p.gttMiB).toLocaleString('en-US')} MiB GTT` : null,
       p.gpuUtilPct !== null ? `${Math.round(p.gpuUtilPct)}% utilisation` : null,
       p.powerW !== null ? `${Math.round(p.powerW)} W` : null,
       p.kvCachePct !== null ? `KV cache ${Math.round(p.kvCachePct)}%` : null,

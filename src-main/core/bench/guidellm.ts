@@ -6,31 +6,43 @@
 // request_latency (seconds), inter_token_latency_ms, and the means of
 // output_tokens_per_second and requests_per_second; request counts from
 // `request_totals`. Not mapped: per-request rows (GuideLLM samples them), GPU
-// peaks (it does not measure them), schema checks.
+// peaks (it does not measure them), schema checks. A figure outside its range
+// is refused with its field named (BENCH_IMPORT_OUT_OF_RANGE): nothing is stored.
 import { z } from 'zod';
 import type { LevelResult } from '../../../src-preload/contract/index.js';
 import { AppError } from '../base/index.js';
 import { BenchErrorCode } from './errors.js';
 
-const Dist = z.looseObject({
-  median: z.number().nullish(),
-  mean: z.number().nullish(),
-  percentiles: z.looseObject({ p50: z.number().nullish(), p95: z.number().nullish() }).nullish(),
-});
-const Metric = z.looseObject({ successful: Dist.nullish() }).nullish();
-const Strategy = z.looseObject({ type_: z.string().nullish(), type: z.string().nullish(), streams: z.number().nullish(), rate: z.number().nullish() }).nullish();
+// Every mapped number has a range: a value outside it (1e308, a negative latency) is refused with its
+// field named, rather than stored as Infinity, which JSON writes as null and every later read refuses.
+/** Far above any measured figure; products of two (tok/s × duration) stay whole numbers the store can hold. */
+const MAX = { ms: 1e9, seconds: 1e6, tokPerS: 1e7, reqPerS: 1e6, count: 1e9, durationS: 1e7, streams: 1e6, rate: 1e6 } as const;
+const inRange = (max: number) => z.number().min(0).max(max).nullish();
+const count = z.number().int().min(0).max(MAX.count).nullish();
+
+const dist = (max: number) =>
+  z.looseObject({
+    median: inRange(max),
+    mean: inRange(max),
+    percentiles: z.looseObject({ p50: inRange(max), p95: inRange(max) }).nullish(),
+  });
+const metric = (max: number) => z.looseObject({ successful: dist(max).nullish() }).nullish();
+type Dist = z.infer<ReturnType<typeof dist>>;
+const Strategy = z
+  .looseObject({ type_: z.string().nullish(), type: z.string().nullish(), streams: z.number().positive().max(MAX.streams).nullish(), rate: z.number().positive().max(MAX.rate).nullish() })
+  .nullish();
 const Benchmark = z.looseObject({
   args: z.looseObject({ strategy: Strategy }).nullish(),
   config: z.looseObject({ strategy: Strategy }).nullish(),
   scheduler: z.looseObject({ strategy: Strategy }).nullish(),
-  duration: z.number().nullish(),
-  request_totals: z.looseObject({ successful: z.number().nullish(), errored: z.number().nullish(), incomplete: z.number().nullish() }).nullish(),
+  duration: inRange(MAX.durationS),
+  request_totals: z.looseObject({ successful: count, errored: count, incomplete: count }).nullish(),
   metrics: z.looseObject({
-    time_to_first_token_ms: Metric,
-    request_latency: Metric,
-    inter_token_latency_ms: Metric,
-    output_tokens_per_second: Metric,
-    requests_per_second: Metric,
+    time_to_first_token_ms: metric(MAX.ms),
+    request_latency: metric(MAX.seconds),
+    inter_token_latency_ms: metric(MAX.ms),
+    output_tokens_per_second: metric(MAX.tokPerS),
+    requests_per_second: metric(MAX.reqPerS),
   }),
 });
 const Report = z.looseObject({ benchmarks: z.array(Benchmark).min(1) });
@@ -49,13 +61,10 @@ export function importGuidellm(text: string): ImportedLevels {
     throw new AppError(BenchErrorCode.IMPORT_INVALID, `not JSON: ${(err as Error).message}`);
   }
   const parsed = Report.safeParse(raw);
-  if (!parsed.success) {
-    const i = parsed.error.issues[0];
-    throw new AppError(BenchErrorCode.IMPORT_INVALID, `not a GuideLLM report: ${i ? `${i.path.join('.')}: ${i.message}` : 'unexpected shape'}`);
-  }
+  if (!parsed.success) throw importError(parsed.error.issues[0], raw);
   const notes = new Set<string>(['per-request rows, GPU peaks and schema checks are not in GuideLLM reports']);
-  const p50 = (d: z.infer<typeof Dist> | null | undefined) => d?.percentiles?.p50 ?? d?.median ?? null;
-  const p95 = (d: z.infer<typeof Dist> | null | undefined) => d?.percentiles?.p95 ?? null;
+  const p50 = (d: Dist | null | undefined) => d?.percentiles?.p50 ?? d?.median ?? null;
+  const p95 = (d: Dist | null | undefined) => d?.percentiles?.p95 ?? null;
   const levels = parsed.data.benchmarks.map((b): LevelResult => {
     const strategy = b.args?.strategy ?? b.config?.strategy ?? b.scheduler?.strategy ?? null;
     const type = strategy?.type_ ?? strategy?.type ?? 'unknown';
@@ -101,6 +110,20 @@ export function importGuidellm(text: string): ImportedLevels {
   });
   const model = findModel(raw);
   return { levels, notes: [...notes], model };
+}
+
+/** The field and value a zod issue is about, in the words of the report's own keys. */
+function importError(issue: z.core.$ZodIssue | undefined, raw: unknown): AppError {
+  if (!issue) return new AppError(BenchErrorCode.IMPORT_INVALID, 'not a GuideLLM report: unexpected shape');
+  const field = issue.path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`)).join('').replace(/^\./, '');
+  if (issue.code === 'too_big' || issue.code === 'too_small') {
+    const value = issue.path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), raw);
+    const range = issue.code === 'too_big' ? `at most ${String(issue.maximum)}` : `at least ${String(issue.minimum)}`;
+    return new AppError(BenchErrorCode.IMPORT_OUT_OF_RANGE, `${field} is ${String(value)}, out of range (${range}); nothing was imported`, {
+      details: { field, value: typeof value === 'number' ? value : null },
+    });
+  }
+  return new AppError(BenchErrorCode.IMPORT_INVALID, `not a GuideLLM report: ${field}: ${issue.message}`, { details: { field } });
 }
 
 function findModel(raw: unknown): string | null {

@@ -8,8 +8,9 @@ export { compileSchema, resolvePointer, type CompiledSchema, type SchemaCheck } 
 export { runRequest, type RequestOutcome, type RequestSpec } from './http-request.js';
 export { levelResult, isCompleted, type RecordedRequest } from './aggregate.js';
 export { runBenchmark, buildBody, plannedRequests, type Endpoint, type RunnerOptions, type RunnerProgress, type RunnerResult } from './runner.js';
-export { BenchRepository } from './repository.js';
-export { BenchService, type BenchServiceOptions, type Prepared, type ResolvedTarget, type PeakReading } from './service.js';
+export { BenchRepository, type ReadRun } from './repository.js';
+export { BenchService, type BenchServiceOptions, type Prepared, type ResolvedTarget } from './service.js';
+export { NO_PEAKS, peakReadingOf, raisePeaks, type PeakReading } from './peaks.js';
 export { exportJson, markdownTable, workloadLabel, EXPORT_SCHEMA } from './export.js';
 export { compareRuns } from './compare.js';
 export { importGuidellm, type ImportedLevels } from './guidellm.js';

@@ -3,12 +3,12 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import {
+  BenchRunSchema,
   BenchScenarioSchema,
-  LevelResultSchema,
-  PeaksSchema,
   type BenchRequest,
   type BenchRun,
   type BenchScenario,
+  type DamagedRun,
   type SavedScenario,
 } from '../../../src-preload/contract/index.js';
 import { AppError, type Clock } from '../base/index.js';
@@ -53,9 +53,30 @@ interface RequestRowDb {
   schema_error: string | null;
 }
 
-function toRun(row: RunRow): BenchRun {
-  const scenario = row.scenario === null ? null : BenchScenarioSchema.safeParse(JSON.parse(row.scenario));
-  return {
+export type ReadRun = { ok: true; run: BenchRun } | { ok: false; damaged: DamagedRun };
+
+/**
+ * A row as a run, or as damaged with what failed: one bad row (an old import's non-finite figure read
+ * back as null, a hand edit) must not take the list, the report or its own deletion down with it.
+ */
+function readRun(row: RunRow): ReadRun {
+  const damaged = (problem: string): ReadRun => ({
+    ok: false,
+    damaged: { id: row.id, name: typeof row.name === 'string' ? row.name : null, startedAt: typeof row.started_at === 'number' ? row.started_at : null, host: row.host, problem },
+  });
+  const json: Record<'levels' | 'peaks' | 'error' | 'scenario', unknown> = { levels: null, peaks: null, error: null, scenario: null };
+  for (const column of ['levels', 'peaks', 'error', 'scenario'] as const) {
+    const text = row[column];
+    if (text === null) continue;
+    try {
+      json[column] = JSON.parse(text);
+    } catch (err) {
+      return damaged(`${column}: not JSON (${(err as Error).message})`);
+    }
+  }
+  // A scenario that no longer parses (an older shape) is dropped, not fatal: the figures stand alone.
+  const scenario = json.scenario === null ? null : BenchScenarioSchema.safeParse(json.scenario);
+  const parsed = BenchRunSchema.safeParse({
     id: row.id,
     name: row.name,
     state: row.state,
@@ -67,12 +88,29 @@ function toRun(row: RunRow): BenchRun {
     slots: row.slots,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
-    levels: LevelResultSchema.array().parse(JSON.parse(row.levels)),
-    peaks: PeaksSchema.parse(JSON.parse(row.peaks)),
+    levels: json.levels,
+    peaks: json.peaks,
     baseline: row.baseline === 1,
-    error: row.error === null ? null : (JSON.parse(row.error) as BenchRun['error']),
+    error: json.error,
     note: row.note,
-  };
+  });
+  return parsed.success ? { ok: true, run: parsed.data } : damaged(issueText(parsed.error.issues[0]));
+}
+
+function issueText(issue: { path: PropertyKey[]; message: string } | undefined): string {
+  return issue ? `${issue.path.map(String).join('.') || '(run)'}: ${issue.message}` : 'unreadable';
+}
+
+function damagedError(d: DamagedRun): AppError {
+  return new AppError(BenchErrorCode.RUN_DAMAGED, `benchmark run ${d.id} is damaged (${d.problem}); it can only be deleted`, { details: { id: d.id, problem: d.problem } });
+}
+
+/** Refuses a run that would not read back (JSON writes Infinity and NaN as null), naming the field. */
+function checkWritable(run: BenchRun): void {
+  const parsed = BenchRunSchema.safeParse(run);
+  if (parsed.success) return;
+  const problem = issueText(parsed.error.issues[0]);
+  throw new AppError(BenchErrorCode.RUN_INVALID, `benchmark run ${run.id} cannot be stored: ${problem}`, { details: { id: run.id, problem } });
 }
 
 const bool = (v: boolean | null) => (v === null ? null : v ? 1 : 0);
@@ -117,6 +155,7 @@ export class BenchRepository {
   }
 
   insertRun(run: BenchRun): void {
+    checkWritable(run);
     this.db
       .prepare(
         `INSERT INTO bench_runs (id, name, state, source, scenario, upstream, host, model, slots, started_at, finished_at, levels, peaks, baseline, error, note)
@@ -127,6 +166,7 @@ export class BenchRepository {
 
   /** Final write of a run: its figures and every request, in one transaction. */
   finishRun(run: BenchRun, requests: readonly RecordedRequest[]): void {
+    checkWritable(run);
     const update = this.db.prepare(
       `UPDATE bench_runs SET state = @state, finished_at = @finished_at, levels = @levels, peaks = @peaks, error = @error, note = @note WHERE id = @id`,
     );
@@ -160,14 +200,29 @@ export class BenchRepository {
     })();
   }
 
+  /** The run, or BENCH_RUN_NOT_FOUND, or BENCH_RUN_DAMAGED naming what failed. */
   getRun(id: string): BenchRun {
-    const row = this.db.prepare<[string], RunRow>('SELECT * FROM bench_runs WHERE id = ?').get(id);
-    if (!row) throw new AppError(BenchErrorCode.RUN_NOT_FOUND, `no benchmark run ${id}`, { details: { id } });
-    return toRun(row);
+    const read = this.readRun(id);
+    if (!read.ok) throw damagedError(read.damaged);
+    return read.run;
   }
 
-  listRuns(limit: number): BenchRun[] {
-    return this.db.prepare<[number], RunRow>('SELECT * FROM bench_runs ORDER BY started_at DESC LIMIT ?').all(limit).map(toRun);
+  /** The run or what is damaged in it (BENCH_RUN_NOT_FOUND when there is no such row). */
+  readRun(id: string): ReadRun {
+    const row = this.db.prepare<[string], RunRow>('SELECT * FROM bench_runs WHERE id = ?').get(id);
+    if (!row) throw new AppError(BenchErrorCode.RUN_NOT_FOUND, `no benchmark run ${id}`, { details: { id } });
+    return readRun(row);
+  }
+
+  /** The newest runs; rows that no longer read as runs come apart, with what failed, never failing the list. */
+  listRuns(limit: number): { runs: BenchRun[]; damaged: DamagedRun[] } {
+    const out: { runs: BenchRun[]; damaged: DamagedRun[] } = { runs: [], damaged: [] };
+    for (const row of this.db.prepare<[number], RunRow>('SELECT * FROM bench_runs ORDER BY started_at DESC LIMIT ?').all(limit)) {
+      const read = readRun(row);
+      if (read.ok) out.runs.push(read.run);
+      else out.damaged.push(read.damaged);
+    }
+    return out;
   }
 
   requests(id: string): BenchRequest[] {
@@ -194,9 +249,10 @@ export class BenchRepository {
       }));
   }
 
+  /** Deletes a run, damaged or not (its requests go with it); BENCH_RUN_NOT_FOUND when there is none. */
   deleteRun(id: string): void {
-    this.getRun(id);
-    this.db.prepare('DELETE FROM bench_runs WHERE id = ?').run(id);
+    const gone = this.db.prepare('DELETE FROM bench_runs WHERE id = ?').run(id);
+    if (gone.changes === 0) throw new AppError(BenchErrorCode.RUN_NOT_FOUND, `no benchmark run ${id}`, { details: { id } });
   }
 
   /** One baseline per model (and host): the others of that model lose the mark. */

@@ -10,6 +10,7 @@ import type { BenchProgress, BenchRun, BenchScenario, Peaks } from '../../../src
 import { AppError, DisposableStore, fireAndForget, toAppError, type Clock, type Disposable, type Logger } from '../base/index.js';
 import { createKeepAliveAgent } from '../upstream-dispatch.js';
 import { BenchErrorCode } from './errors.js';
+import { NO_PEAKS, raisePeaks, type PeakReading } from './peaks.js';
 import { loadPrompts, type BenchPrompt } from './prompts.js';
 import type { BenchRepository } from './repository.js';
 import { plannedRequests, runBenchmark, type Endpoint } from './runner.js';
@@ -25,13 +26,6 @@ export interface ResolvedTarget {
   slots: number | null;
   /** Undo what resolving did (a per-run proxy token is revoked). */
   release(): void;
-}
-
-export interface PeakReading {
-  vramMiB: number | null;
-  gpuUtilPct: number | null;
-  powerW: number | null;
-  kvCachePct: number | null;
 }
 
 export interface BenchServiceOptions {
@@ -97,7 +91,7 @@ export class BenchService implements Disposable {
       startedAt: this.o.clock.now(),
       finishedAt: null,
       levels: [],
-      peaks: { vramMiB: null, gpuUtilPct: null, powerW: null, kvCachePct: null, samples: 0 },
+      peaks: { ...NO_PEAKS },
       baseline: false,
       error: null,
       note: null,
@@ -133,17 +127,7 @@ export class BenchService implements Disposable {
 
   private async execute(run: BenchRun, p: Prepared, controller: AbortController): Promise<void> {
     const peaks: Peaks = { ...run.peaks };
-    const maxOf = (a: number | null, b: number | null) => (b === null ? a : a === null ? b : Math.max(a, b));
-    const watch =
-      p.target.host && this.o.watchPeaks
-        ? this.o.watchPeaks(p.target.host, p.target.serviceId, (r) => {
-            peaks.vramMiB = maxOf(peaks.vramMiB, r.vramMiB);
-            peaks.gpuUtilPct = maxOf(peaks.gpuUtilPct, r.gpuUtilPct);
-            peaks.powerW = maxOf(peaks.powerW, r.powerW);
-            peaks.kvCachePct = maxOf(peaks.kvCachePct, r.kvCachePct);
-            peaks.samples++;
-          })
-        : null;
+    const watch = p.target.host && this.o.watchPeaks ? this.o.watchPeaks(p.target.host, p.target.serviceId, (r) => raisePeaks(peaks, r)) : null;
     const maxLevel = Math.max(...p.scenario.levels, p.scenario.stability?.concurrency ?? 1);
     // Keep-alive, as clients of a model server are (pipelining 0 sent Connection: close and paid a
     // connect — through a tunnel an SSH channel open — on every measured request).

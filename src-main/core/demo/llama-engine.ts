@@ -181,7 +181,8 @@ export class LlamaEngine implements Disposable {
       const processed = now >= t.prefillEndMs || span <= 0 ? evaluated : Math.floor((evaluated * (now - t.scheduledMs)) / span);
       return {
         idTask: t.idTask,
-        promptTokens: t.spec.promptTokens,
+        // n_prompt_tokens is the slot's sequence, prompt and generated tokens (b10573's prompt.tokens.size())
+        promptTokens: t.spec.promptTokens + t.decoded,
         promptTokensProcessed: processed,
         cachedTokens: t.cachedTokens,
         params: t.spec.params,

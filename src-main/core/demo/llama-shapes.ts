@@ -167,6 +167,7 @@ export function modelsBody(profile: LlamaServiceProfile, state: { loaded: boolea
 /** What a busy slot shows of its task. */
 export interface SlotTaskView {
   idTask: number;
+  /** `n_prompt_tokens`: the slot's whole sequence, the prompt and the tokens generated so far. */
   promptTokens: number;
   promptTokensProcessed: number;
   cachedTokens: number;

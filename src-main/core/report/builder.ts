@@ -8,6 +8,7 @@ import {
   type ActionView,
   type AuditCoverage,
   type BenchRun,
+  type DamagedRun,
   type DecisionKind,
   type Evaluation,
   type Evidence,
@@ -49,6 +50,8 @@ export interface ReportSources {
   auditEvents(fromMs: number, toMs: number, typePrefixes?: readonly string[]): AuditEvent[];
   auditCoverage(fromMs: number, toMs: number): AuditCoverage;
   benchRuns(fromMs: number, toMs: number): { run: BenchRun; evaluation: Evaluation }[];
+  /** Stored runs in the window that no longer read as runs (left out of the report, and said so). */
+  damagedBenchRuns?(fromMs: number, toMs: number): DamagedRun[];
   trafficEvaluation(fromMs: number, toMs: number): Evaluation;
   actions(fromMs: number, toMs: number): ActionView[];
   /** The host view's cost figures of `host` over [fromMs, toMs) (`cost.summary`'s function). */
@@ -171,6 +174,9 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
       }
     }
     if (benchmarks.length === 0) notes.push('No benchmark run falls in the window.');
+    for (const d of src.damagedBenchRuns?.(fromMs, toMs) ?? []) {
+      if (d.host === null || labels.includes(d.host)) notes.push(`Benchmark run ${d.id}${d.name ? ` (${d.name})` : ''} is damaged and left out: ${d.problem}.`);
+    }
   }
   const trafficEvaluation = want.has('benchmarks') ? src.trafficEvaluation(fromMs, toMs) : null;
 

@@ -8,6 +8,7 @@ import {
   type ActionView,
   type AuditCoverage,
   type BenchRun,
+  type DamagedRun,
   type Evaluation,
   type HostCost,
   type InventoryHost,
@@ -33,7 +34,12 @@ export interface ConsoleReportDeps {
   fleet: Pick<FleetService, 'snapshot' | 'exec' | 'tunnelUrl'>;
   secrets: SecretStore;
   series: { query(q: SeriesQuery): SeriesResult };
-  bench: { repo: { getRun(id: string): BenchRun }; evaluateRun(id: string): Evaluation; evaluateWindow(fromMs: number, toMs: number): Evaluation };
+  bench: {
+    /** A run, or what is damaged in a row that no longer reads as one. */
+    repo: { readRun(id: string): { ok: true; run: BenchRun } | { ok: false; damaged: DamagedRun } };
+    evaluateRun(id: string): Evaluation;
+    evaluateWindow(fromMs: number, toMs: number): Evaluation;
+  };
   /** The host view's cost function (TelemetryService): a report's cost rows are its figures for the report's window. */
   cost: { hostCostOver(host: string, fromMs: number, toMs: number): HostCost };
   actions: { proposedBetween(fromMs: number, toMs: number): ActionView[] };
@@ -72,6 +78,7 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
   const runIds = store.db.prepare<[number, number], { id: string }>(
     'SELECT id FROM bench_runs WHERE started_at < ? AND COALESCE(finished_at, started_at) >= ? ORDER BY started_at',
   );
+  const runsIn = (fromMs: number, toMs: number) => runIds.all(toMs, fromMs).map(({ id }) => deps.bench.repo.readRun(id));
 
   const hostConfig = (label: string) => config.current.hosts.find((h) => h.label === label);
   const hostView = (label: string) => fleet.snapshot().hosts.find((h) => h.label === label);
@@ -175,8 +182,8 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
       return out;
     },
     auditCoverage,
-    benchRuns: (fromMs, toMs) =>
-      runIds.all(toMs, fromMs).map(({ id }) => ({ run: deps.bench.repo.getRun(id), evaluation: deps.bench.evaluateRun(id) })),
+    benchRuns: (fromMs, toMs) => runsIn(fromMs, toMs).flatMap((r) => (r.ok ? [{ run: r.run, evaluation: deps.bench.evaluateRun(r.run.id) }] : [])),
+    damagedBenchRuns: (fromMs, toMs) => runsIn(fromMs, toMs).flatMap((r) => (r.ok ? [] : [r.damaged])),
     trafficEvaluation: (fromMs, toMs) => deps.bench.evaluateWindow(fromMs, toMs),
     actions: (fromMs, toMs) => deps.actions.proposedBetween(fromMs, toMs),
     series,

@@ -457,8 +457,10 @@ function runBlocks(r: EvidenceRun): Block[] {
       : { kind: 'p', content: ['No level finished.'] },
   );
   const p = r.peaks;
+  // VRAM and GTT side by side: on an AMD APU the model lives in GTT and VRAM is only the carve-out.
+  const mib = (v: number | null | undefined) => (v === null || v === undefined ? dash : `${num(v)} MiB`);
   const peaks = [
-    p.vramMiB !== null ? `VRAM ${num(p.vramMiB)} MiB` : null,
+    `VRAM ${mib(p.vramMiB)}, GTT ${mib(p.gttMiB)}`,
     p.gpuUtilPct !== null ? `GPU utilisation ${num(p.gpuUtilPct)} %` : null,
     p.powerW !== null ? `power ${num(p.powerW)} W` : null,
     p.kvCachePct !== null ? `KV cache ${num(p.kvCachePct, 1)} %` : null,

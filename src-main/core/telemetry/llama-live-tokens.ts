@@ -1,18 +1,32 @@
 import type { LlamaSlot } from './llama-server-endpoints.js';
 
-// llama-server moves its token counters (tokens_predicted_total,
-// prompt_tokens_total) only when a request finishes, so a rate of them reads
-// 0 for as long as a long request generates. /slots shows the progress of the
-// running ones (next_token.n_decoded, n_prompt_tokens_processed). This counter
-// adds both: each scrape it credits what the processing slots did since the
-// last one, plus what the finished counters grew beyond what the slots had
-// already shown of the requests that finished meanwhile (their tails).
+// Token totals of a llama-server that move while requests run, so a rate of
+// them shows what is generated now (llama.cpp b10573, server-context.cpp):
 //
-// The two endpoints are read at slightly different moments: a request that
-// finishes between the two GETs may be credited twice in one interval and
-// missed in the next, which the clamp at zero turns into a small overcount,
-// never into a negative rate. Without /metrics the tails are lost (the rate
-// undercounts by the last interval of each request); the rate still moves.
+// - tokens_predicted_total grows by a request's whole output when its slot is
+//   released (metrics_on_prediction), so on its own a rate of it reads 0 while
+//   long requests generate and jumps when they end. The output so far of the
+//   requests still running is /slots next_token.n_decoded, and a released
+//   slot shows is_processing false. Generated = the counter + Σ n_decoded of
+//   the processing slots: a function of one reading, so an error in one
+//   reading cannot pile up over the next ones. (It replaces a running credit
+//   of per-task deltas plus "counter growth beyond what the slots had shown",
+//   whose correction for a request seen both running and finished was lost
+//   whenever it would have gone below zero, so the excess stayed for good.)
+// - prompt_tokens_total (and _cached_total) grow while a prompt is evaluated
+//   (per decode batch in b10573, at the first token before that), never at
+//   the end of a request: they are live already and nothing is added to them.
+//
+// /slots and /metrics are two GETs the server answers at slightly different
+// moments; a request that ends between them shows in both or in neither. The
+// error is at most that request's output and lasts one reading. A total never
+// goes back for it (it holds until the counters catch up); it goes back only
+// when the server's own counter did (a restart), and a rate skips that interval.
+//
+// Without /metrics (a server started without --metrics) the running requests'
+// progress is all there is: each reading credits what the processing slots
+// did since the last one. What a request does after the last reading that
+// saw it is lost, so that rate reads a little low.
 
 interface SlotTask {
   task: number | null;
@@ -22,84 +36,70 @@ interface SlotTask {
 
 export interface LiveTotals {
   generated: number;
-  prompt: number;
+  /** Null when the server has no prompt counter. */
+  prompt: number | null;
+}
+
+/** Σ n_decoded over the processing slots: the output of the running requests so far. */
+export function runningDecoded(slots: readonly LlamaSlot[]): number {
+  let n = 0;
+  for (const s of slots) if (s.isProcessing) n += Math.max(0, s.decodedTokens ?? 0);
+  return n;
 }
 
 export class LiveTokenCounter {
-  private tasks = new Map<number, SlotTask>();
-  private finished: { gen: number | null; prompt: number | null } | null = null;
-  private totals: LiveTotals = { generated: 0, prompt: 0 };
+  private last: { finishedGen: number; generated: number } | null = null;
+  private readonly slotsOnly = new SlotProgress();
 
   /** Forget everything (the server restarted or the link dropped). */
   reset(): void {
-    this.tasks.clear();
-    this.finished = null;
-    this.totals = { generated: 0, prompt: 0 };
+    this.last = null;
+    this.slotsOnly.reset();
   }
 
   /**
-   * One scrape: the slots (null when /slots could not be read this time) and
-   * the finished-request counters (null when /metrics is off or failed).
+   * One reading with both /slots and the server's counters (/metrics): the
+   * finished-request output plus the running requests' progress; the prompt
+   * counter as it is.
    */
-  push(slots: readonly LlamaSlot[] | null, finishedGen: number | null, finishedPrompt: number | null): LiveTotals {
-    const prevFinished = this.finished;
-    // A counter that went back: the server restarted; nothing before it carries over.
-    if (prevFinished && ((finishedGen !== null && prevFinished.gen !== null && finishedGen < prevFinished.gen) || (finishedPrompt !== null && prevFinished.prompt !== null && finishedPrompt < prevFinished.prompt))) {
-      this.tasks.clear();
-    }
-    // The first reading starts from the finished counters (so the total reads like the server's own).
-    const dGen = prevFinished === null || prevFinished.gen === null ? finishedGen : delta(prevFinished.gen, finishedGen);
-    const dPrompt = prevFinished === null || prevFinished.prompt === null ? finishedPrompt : delta(prevFinished.prompt, finishedPrompt);
-    this.finished = { gen: finishedGen, prompt: finishedPrompt };
+  push(slots: readonly LlamaSlot[], finishedGen: number, finishedPrompt: number | null): LiveTotals {
+    const raw = finishedGen + runningDecoded(slots);
+    const prev = this.last;
+    // A counter that went back: the server restarted, and the total may go back with it.
+    const generated = prev !== null && finishedGen >= prev.finishedGen ? Math.max(prev.generated, raw) : raw;
+    this.last = { finishedGen, generated };
+    return { generated, prompt: finishedPrompt };
+  }
 
-    if (slots === null) {
-      // No progress this time: credit the finished counters whole and start the slots afresh.
-      this.tasks.clear();
-      this.totals.generated += dGen ?? 0;
-      this.totals.prompt += dPrompt ?? 0;
-      return { ...this.totals };
-    }
-
-    let liveGen = 0;
-    let livePrompt = 0;
-    let shownOfFinishedGen = 0;
-    let shownOfFinishedPrompt = 0;
-    const next = new Map<number, SlotTask>();
-    for (const s of slots) {
-      const before = this.tasks.get(s.id);
-      if (!s.isProcessing) {
-        if (before) {
-          shownOfFinishedGen += before.decoded;
-          shownOfFinishedPrompt += before.prompt;
-        }
-        continue;
-      }
-      const decoded = Math.max(0, s.decodedTokens ?? 0);
-      const prompt = Math.max(0, s.promptTokensProcessed ?? (decoded > 0 ? (s.promptTokens ?? 0) : 0));
-      const sameTask = before !== undefined && (s.taskId !== null ? before.task === s.taskId : decoded >= before.decoded);
-      if (before && !sameTask) {
-        shownOfFinishedGen += before.decoded;
-        shownOfFinishedPrompt += before.prompt;
-      }
-      liveGen += sameTask ? Math.max(0, decoded - before.decoded) : decoded;
-      livePrompt += sameTask ? Math.max(0, prompt - before.prompt) : prompt;
-      next.set(s.id, { task: s.taskId, decoded, prompt });
-    }
-    // Slots that vanished from the list (a different answer size) count as finished.
-    for (const [id, t] of this.tasks) {
-      if (!slots.some((s) => s.id === id)) {
-        shownOfFinishedGen += t.decoded;
-        shownOfFinishedPrompt += t.prompt;
-      }
-    }
-    this.tasks = next;
-    this.totals.generated += liveGen + (dGen === null ? 0 : Math.max(0, dGen - shownOfFinishedGen));
-    this.totals.prompt += livePrompt + (dPrompt === null ? 0 : Math.max(0, dPrompt - shownOfFinishedPrompt));
-    return { ...this.totals };
+  /** One reading of a server without /metrics: the running requests' progress, credited per task. */
+  pushSlotsOnly(slots: readonly LlamaSlot[]): LiveTotals {
+    return this.slotsOnly.push(slots);
   }
 }
 
-function delta(before: number | null, now: number | null): number | null {
-  if (before === null || now === null) return null;
-  return now >= before ? now - before : now;
+/** Progress of the running requests since the last reading, added up (what a server without counters allows). */
+class SlotProgress {
+  private tasks = new Map<number, SlotTask>();
+  private totals = { generated: 0, prompt: 0 };
+
+  reset(): void {
+    this.tasks.clear();
+    this.totals = { generated: 0, prompt: 0 };
+  }
+
+  push(slots: readonly LlamaSlot[]): LiveTotals {
+    const next = new Map<number, SlotTask>();
+    for (const s of slots) {
+      if (!s.isProcessing) continue;
+      const before = this.tasks.get(s.id);
+      const decoded = Math.max(0, s.decodedTokens ?? 0);
+      const prompt = Math.max(0, s.promptTokensProcessed ?? 0);
+      const sameTask = before !== undefined && (s.taskId !== null ? before.task === s.taskId : decoded >= before.decoded);
+      this.totals.generated += sameTask ? Math.max(0, decoded - before.decoded) : decoded;
+      this.totals.prompt += sameTask ? Math.max(0, prompt - before.prompt) : prompt;
+      next.set(s.id, { task: s.taskId, decoded, prompt });
+    }
+    this.tasks = next;
+    return { ...this.totals };
+  }
 }

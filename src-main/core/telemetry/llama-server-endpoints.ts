@@ -29,6 +29,7 @@ export interface LlamaSlot {
   isProcessing: boolean;
   /** The task the slot runs (or ran last); null on builds / idle slots without it. */
   taskId: number | null;
+  /** The slot's sequence: prompt plus the tokens generated so far (not the prompt alone). */
   promptTokens: number | null;
   /** Prompt tokens evaluated so far (newer builds). */
   promptTokensProcessed: number | null;
@@ -75,14 +76,20 @@ export function parseLlamaSlots(text: string): LlamaSlots | null {
   return { slots, unreadable };
 }
 
-/** Tokens held by busy slots (prompt + decoded); null when no busy slot reports both. */
+/**
+ * Tokens the busy slots hold. `n_prompt_tokens` is the slot's whole sequence, the prompt AND what it
+ * generated so far (llama.cpp's `prompt.tokens.size()`: a sampled token joins it; b10573 showed 92 with
+ * 20 prompt tokens and n_decoded 72), so n_decoded is not added to it; builds without the field show
+ * n_decoded only (a lower bound). Null when no busy slot reports either.
+ */
 export function llamaSlotsTokensInUse(slots: readonly LlamaSlot[]): number | null {
   let total = 0;
   let known = false;
   for (const s of slots) {
     if (!s.isProcessing) continue;
-    if (s.promptTokens === null && s.decodedTokens === null) continue;
-    total += (s.promptTokens ?? 0) + (s.decodedTokens ?? 0);
+    const held = s.promptTokens ?? s.decodedTokens;
+    if (held === null) continue;
+    total += held;
     known = true;
   }
   if (!known && slots.length > 0 && slots.every((s) => !s.isProcessing)) return 0;

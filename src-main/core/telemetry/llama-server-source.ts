@@ -72,11 +72,18 @@ export class LlamaServerHttpSource implements TelemetrySource {
       this.slotsMissing = false;
     }
     const q = this.router && this.options.model ? `?model=${encodeURIComponent(this.options.model)}` : '';
+    // The reading is as of when /slots and /metrics answered (what rates divide by), not when the slowest GET did.
+    let countersAt: number | null = null;
+    const stamp = (p: Promise<HttpText | null>) =>
+      p.then((v) => {
+        if (v !== null) countersAt = Math.max(countersAt ?? 0, clock.now());
+        return v;
+      });
     const [health, slots, props, metrics, models] = await Promise.allSettled([
       get('/health', { maxBytes: SMALL, signal }),
-      this.slotsMissing ? Promise.resolve(null) : settle(get(`/slots${q}`, { maxBytes: SMALL, signal })),
+      this.slotsMissing ? Promise.resolve(null) : stamp(settle(get(`/slots${q}`, { maxBytes: SMALL, signal }))),
       settle(get(`/props${q}`, { maxBytes: SMALL, signal })),
-      this.metricsMissing ? Promise.resolve(null) : settle(get(`/metrics${q}`, { maxBytes, signal })),
+      this.metricsMissing ? Promise.resolve(null) : stamp(settle(get(`/metrics${q}`, { maxBytes, signal }))),
       refreshFacts || this.router ? settle(get('/models', { maxBytes: SMALL, signal })) : Promise.resolve(null),
     ]);
     const at = clock.now();
@@ -164,21 +171,27 @@ export class LlamaServerHttpSource implements TelemetrySource {
         service.specAcceptedTokensTotal = m.specAcceptedTokensTotal;
       }
     }
-    if (slotList !== null) {
+    if (slotList !== null && finishedGen !== null) {
       const totals = this.live.push(slotList, finishedGen, finishedPrompt);
       service.generationTokensTotal = totals.generated;
       service.promptTokensTotal = totals.prompt;
       service.countersIncludeLive = true;
-    } else {
-      this.live.reset();
+    } else if (slotList !== null && this.metricsMissing) {
+      const totals = this.live.pushSlotsOnly(slotList);
+      service.generationTokensTotal = totals.generated;
+      service.promptTokensTotal = totals.prompt;
+      service.countersIncludeLive = true;
+    } else if (slotList === null && this.slotsMissing) {
       service.generationTokensTotal = finishedGen;
       service.promptTokensTotal = finishedPrompt;
     }
+    // Otherwise one of the two failed this time: the totals are unknown for this reading rather than
+    // on another basis (counters alone read lower than counters + progress: a rate would see a restart, then a spike).
     if (service.kvTokensInUse !== null && service.kvCapacityTokens !== null && service.kvCapacityTokens > 0) {
       service.kvCacheUsage = Math.min(1, service.kvTokensInUse / service.kvCapacityTokens);
       service.kvEstimated = true;
     }
-    return { ok: true, atMs: at, service, unreadable, issues: notes };
+    return { ok: true, atMs: countersAt ?? at, service, unreadable, issues: notes };
   }
 }
 
@@ -199,9 +212,12 @@ function promptCacheReuse(slots: readonly LlamaSlot[]): number | null {
   let cached = 0;
   let prompt = 0;
   for (const s of slots) {
-    if (!s.isProcessing || s.promptTokensCached === null || s.promptTokens === null || s.promptTokens <= 0) continue;
-    cached += Math.min(s.promptTokensCached, s.promptTokens);
-    prompt += s.promptTokens;
+    if (!s.isProcessing || s.promptTokensCached === null || s.promptTokens === null) continue;
+    // n_prompt_tokens counts the generated tokens too (see llamaSlotsTokensInUse).
+    const promptOnly = s.promptTokens - Math.max(0, s.decodedTokens ?? 0);
+    if (promptOnly <= 0) continue;
+    cached += Math.min(s.promptTokensCached, promptOnly);
+    prompt += promptOnly;
   }
   return prompt > 0 ? cached / prompt : null;
 }

@@ -182,7 +182,7 @@ describe('bench against the demo fleet', () => {
       });
     });
     expect(await start(base)).toMatchObject({ ok: false, error: { code: 'BENCH_TARGET_ASLEEP' } });
-    expect(app.bench.repo.listRuns(100).filter((r) => r.name === 'bad')).toHaveLength(0);
+    expect(app.bench.repo.listRuns(100).runs.filter((r) => r.name === 'bad')).toHaveLength(0);
     await app.demo!.host('l20-poc').simulator('qwen').wakeUp();
   }, 20_000);
 });

@@ -40,7 +40,8 @@ describe('llama-server slots', () => {
     const views = engine.slotViews();
     expect(views.map((v) => v?.idTask)).toEqual([0, 1]);
     const first = views[0]!;
-    expect(first.promptTokens).toBe(100);
+    // n_prompt_tokens is the slot's sequence (prompt + generated so far), as b10573 shows it
+    expect(first.promptTokens).toBe(100 + first.decoded);
     expect(first.promptTokensProcessed).toBe(100);
     expect(first.decoded).toBeGreaterThan(5);
     expect(first.remaining).toBe(50 - first.decoded);

@@ -22,7 +22,9 @@ describe('the console parsers on the recorded llama-server answers', () => {
     expect(llamaSlotsTokensInUse(idle.slots)).toBe(0);
     const busy = parseLlamaSlots(fixtureText('slots-busy.json'))!;
     expect(busy.slots.map((s) => [s.isProcessing, s.promptTokens, s.decodedTokens])).toEqual(Array(4).fill([true, 92, 72]));
-    expect(llamaSlotsTokensInUse(busy.slots)).toBe(4 * (92 + 72));
+    // n_prompt_tokens (92) is the slot's sequence: 20 prompt tokens (processed + cache) and the 72 decoded
+    expect(busy.slots.map((s) => (s.promptTokensProcessed ?? 0) + (s.promptTokensCached ?? 0) + (s.decodedTokens ?? 0))).toEqual(Array(4).fill(92));
+    expect(llamaSlotsTokensInUse(busy.slots)).toBe(4 * 92);
   });
 
   it('reads /props, /health and the loading 503', () => {

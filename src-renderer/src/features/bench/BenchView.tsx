@@ -6,13 +6,14 @@
 // time window of proxy traffic, and the comparison of two runs with deltas and
 // charts.
 import { useCallback, useEffect, useState } from 'react';
-import type { BenchProgress, BenchRun, CompareRow, Evaluation, SavedScenario } from '../../../../src-preload/contract/index.js';
+import type { BenchProgress, BenchRun, CompareRow, DamagedRun, Evaluation, SavedScenario } from '../../../../src-preload/contract/index.js';
 import { useAppStore, useServices, useStoreChange } from '../../app/app-context.js';
 import type { RootState } from '../../store/types.js';
 import { toContractError } from '../../transport/transport.js';
 import { CompareCharts } from './CompareCharts.js';
+import { RunList } from './RunList.js';
 import { RunTable } from './RunTable.js';
-import { figureText, num } from './bench-format.js';
+import { figureText, num, peaksText } from './bench-format.js';
 import { DEFAULT_FORM, formFromScenario, scenarioFromForm, windowOf, WINDOWS, type ScenarioForm } from './scenario-form.js';
 import { formatTime } from '../../format/format.js';
 
@@ -39,6 +40,7 @@ export function BenchView(): React.JSX.Element {
   const [windowEval, setWindowEval] = useState<{ label: string; evaluation: Evaluation } | null>(null);
   const progress = useAppStore(selectProgress);
   const [runs, setRuns] = useState<BenchRun[]>([]);
+  const [damaged, setDamaged] = useState<DamagedRun[]>([]);
   const [selected, setSelected] = useState<string | null>(null);
   const [other, setOther] = useState<string | null>(null);
   const [evaluation, setEvaluation] = useState<Evaluation | null>(null);
@@ -50,6 +52,7 @@ export function BenchView(): React.JSX.Element {
     transport.invoke('bench.listRuns', {}).then(
       (out) => {
         setRuns(out.runs);
+        setDamaged(out.damaged);
         setSelected((s) => s ?? out.runs.find((r) => r.state !== 'running')?.id ?? null);
       },
       (err: unknown) => setError(toContractError(err).message),
@@ -383,56 +386,17 @@ export function BenchView(): React.JSX.Element {
           Import a GuideLLM report (benchmarks.json){' '}
           <input type="file" accept=".json,application/json" onChange={(e) => importGuidellm(e.currentTarget)} data-testid="bench-import-guidellm" />
         </label>
-        <table className="data-table" data-testid="bench-runs">
-          <thead>
-            <tr>
-              <th>show</th>
-              <th>compare with</th>
-              <th>name</th>
-              <th>model</th>
-              <th>state</th>
-              <th>started</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {runs.length === 0 ? (
-              <tr className="empty-row">
-                <td colSpan={7} className="muted">
-                  No runs yet: start one with the form above.
-                </td>
-              </tr>
-            ) : null}
-            {runs.map((r) => (
-              <tr key={r.id}>
-                <td>
-                  <input type="radio" name="bench-run" checked={selected === r.id} onChange={() => setSelected(r.id)} aria-label={`show ${r.name}`} />
-                </td>
-                <td>
-                  <input type="radio" name="bench-other" checked={other === r.id} onChange={() => setOther(r.id)} aria-label={`compare with ${r.name}`} data-testid="bench-compare-with" />
-                </td>
-                <td>
-                  {r.name}
-                  {r.baseline ? ' ★ baseline' : ''}
-                </td>
-                <td>{r.model ?? '—'}</td>
-                <td>{r.state}</td>
-                <td>{formatTime(r.startedAt)}</td>
-                <td>
-                  <button type="button" className="button button--ghost" onClick={() => void act(transport.invoke('bench.setBaseline', { runId: r.id }), `${r.name} is the baseline of ${r.model ?? 'its model'}`)}>
-                    Baseline
-                  </button>
-                  <button type="button" className="button button--ghost" onClick={() => download(r.id, 'json')}>
-                    JSON
-                  </button>
-                  <button type="button" className="button button--ghost" onClick={() => download(r.id, 'markdown')}>
-                    Markdown
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <RunList
+          runs={runs}
+          damaged={damaged}
+          selected={selected}
+          other={other}
+          onSelect={setSelected}
+          onCompareWith={setOther}
+          onBaseline={(r) => void act(transport.invoke('bench.setBaseline', { runId: r.id }), `${r.name} is the baseline of ${r.model ?? 'its model'}`)}
+          onDownload={download}
+          onDelete={(id) => void act(transport.invoke('bench.deleteRun', { runId: id }), `run ${id} deleted`)}
+        />
       </div>
       {run ? (
         <div className="panel">
@@ -441,8 +405,8 @@ export function BenchView(): React.JSX.Element {
             {run.note ? ` (${run.note})` : ''}
           </h3>
           <RunTable run={run} />
-          <p className="muted">
-            Peaks while running: VRAM {num(run.peaks.vramMiB, 0)} MiB · GPU {num(run.peaks.gpuUtilPct, 0)}% · power {num(run.peaks.powerW, 0)} W · KV {num(run.peaks.kvCachePct, 1)}%
+          <p className="muted" data-testid="bench-peaks">
+            Peaks while running: {peaksText(run.peaks)}
           </p>
           {evaluation ? <EvalFigures evaluation={evaluation} testId="bench-eval" /> : null}
         </div>

@@ -45,11 +45,8 @@ function simulate(seconds: number, tokPerS: number, withMetrics: boolean) {
   const stepsPerS = 20;
   for (let t = 0; t <= seconds * stepsPerS; t++) {
     if (t % stepsPerS === 0) {
-      const totals = counter.push(
-        running.map((r) => slot(r.slot, r)),
-        withMetrics ? finishedGen : null,
-        null,
-      );
+      const slots = running.map((r) => slot(r.slot, r));
+      const totals = withMetrics ? counter.push(slots, finishedGen, null) : counter.pushSlotsOnly(slots);
       if (t === 0) credited0 = totals.generated;
       samples.push(rate.push(totals.generated, t * 50));
     }
@@ -64,7 +61,8 @@ function simulate(seconds: number, tokPerS: number, withMetrics: boolean) {
       }
     }
   }
-  const last = counter.push(running.map((r) => slot(r.slot, r)), withMetrics ? finishedGen : null, null);
+  const lastSlots = running.map((r) => slot(r.slot, r));
+  const last = withMetrics ? counter.push(lastSlots, finishedGen, null) : counter.pushSlotsOnly(lastSlots);
   return { samples: samples.slice(1), credited: last.generated - credited0, trueGen };
 }
 
@@ -103,12 +101,27 @@ describe('LiveTokenCounter', () => {
     expect(zeros).toHaveLength(10);
   });
 
-  it('a counter that goes back (server restarted) starts afresh without a negative rate', () => {
+  it('a counter that goes back (server restarted): the total goes back with it, so a rate skips that interval, never negative', () => {
     const c = new LiveTokenCounter();
+    const rate = new CounterRate();
     const a = c.push([slot(0, { task: 1, slot: 0, prompt: 10, length: 100, decoded: 50 })], 5000, 900);
+    rate.push(a.generated, 0);
     const b = c.push([slot(0, { task: 1, slot: 0, prompt: 10, length: 100, decoded: 5 })], 0, 0);
-    expect(b.generated).toBeGreaterThanOrEqual(a.generated);
+    expect(b.generated).toBe(5);
+    expect(rate.push(b.generated, 1000)).toBeNull();
     const d = c.push([slot(0, { task: 1, slot: 0, prompt: 10, length: 100, decoded: 25 })], 0, 0);
-    expect(d.generated - b.generated).toBe(20);
+    expect(rate.push(d.generated, 2000)).toBe(20);
+  });
+
+  it('a request that ends between the /slots and /metrics answers (in both, then in neither) never makes the total go back, and leaves no excess', () => {
+    const c = new LiveTokenCounter();
+    const run = (task: number, decoded: number) => slot(0, { task, slot: 0, prompt: 10, length: 100, decoded });
+    expect(c.push([run(1, 40), run(2, 10)], 1000, 0).generated).toBe(1050);
+    // task 1 ended with 60 tokens; /slots was answered before it ended, /metrics after: counted twice
+    expect(c.push([run(1, 60), run(2, 20)], 1060, 0).generated).toBe(1140);
+    // held, not gone back: 1060 + 20 (task 2) is below what was shown
+    expect(c.push([run(2, 30)], 1060, 0).generated).toBe(1140);
+    // caught up: the double count is gone, nothing was credited twice for good
+    expect(c.push([run(2, 100)], 1060, 0).generated).toBe(1160);
   });
 });

@@ -66,12 +66,14 @@ describe('LlamaServerHttpSource', () => {
       health: 'ok',
       running: 2,
       waiting: 5,
-      kvTokensInUse: 1800,
+      // n_prompt_tokens is each slot's whole sequence (prompt and generated): n_decoded is in it already
+      kvTokensInUse: 1500,
       kvCapacityTokens: 4 * 8192,
       maxModelLen: 8192,
       sleepState: 'awake',
-      // finished-request counters plus the progress of the two running requests
-      promptTokensTotal: 12000 + 1500,
+      // the prompt counter moves while prompts are evaluated (live already); the generation counter
+      // only when a request ends, so the running requests' n_decoded is added to it
+      promptTokensTotal: 12000,
       generationTokensTotal: 3400 + 300,
       countersIncludeLive: true,
       kvEstimated: true,
@@ -79,7 +81,7 @@ describe('LlamaServerHttpSource', () => {
       version: 'b6123-abcdef0',
       modelName: 'qwen-coder',
     });
-    expect(r.service!.kvCacheUsage).toBeCloseTo(1800 / 32768, 10);
+    expect(r.service!.kvCacheUsage).toBeCloseTo(1500 / 32768, 10);
   });
 
   it('503 "Loading model" is stale with TELEMETRY_SERVER_LOADING; a refused connection keeps its code', async () => {
@@ -102,5 +104,44 @@ describe('LlamaServerHttpSource', () => {
     expect(r.ok && r.service!.running).toBe(2);
     expect(r.ok && r.service!.waiting).toBeNull();
     expect(get.asked.filter((p) => p === '/metrics')).toHaveLength(1);
+  });
+});
+
+describe('LlamaServerHttpSource: the token totals and their time', () => {
+  const ok = { status: 200, text: '{"status":"ok"}' };
+  const busySlots = (decoded: number) =>
+    JSON.stringify([{ id: 0, n_ctx: 1024, is_processing: true, id_task: 7, n_prompt_tokens: 20 + decoded, n_prompt_tokens_processed: 20, n_prompt_tokens_cache: 0, next_token: [{ n_decoded: decoded }] }]);
+  const metrics = (gen: number) => `llamacpp:prompt_tokens_total 500\nllamacpp:tokens_predicted_total ${gen}\n`;
+
+  it('a /slots that fails once leaves the totals unknown for that reading, not the finished counters alone (a drop, then a spike)', async () => {
+    let slots: { status: number; text: string } | Error = { status: 200, text: busySlots(100) };
+    const { src } = make({ '/health': ok, '/slots': () => slots, '/metrics': { status: 200, text: metrics(1000) } });
+    const a = await src.scrape();
+    expect(a.ok && a.service!.generationTokensTotal).toBe(1100);
+    slots = refused();
+    const b = await src.scrape();
+    expect(b.ok && b.service!.generationTokensTotal).toBeNull();
+    expect(b.ok && b.service!.promptTokensTotal).toBeNull();
+    slots = { status: 200, text: busySlots(150) };
+    const c = await src.scrape();
+    expect(c.ok && c.service!.generationTokensTotal).toBe(1150);
+  });
+
+  it('is stamped when /slots and /metrics answered, not when the slowest other GET did', async () => {
+    const clock = new FakeClock(0);
+    let releaseProps: () => void = () => {};
+    const get = fakeGet({ '/health': ok, '/slots': { status: 200, text: busySlots(10) }, '/metrics': { status: 200, text: metrics(0) } });
+    const slowProps: typeof get = Object.assign(
+      (path: string, o?: Parameters<typeof get>[1]) =>
+        path === '/props' ? new Promise<{ status: number; text: string }>((resolve) => (releaseProps = () => resolve({ status: 200, text: PROPS }))) : get(path, o),
+      { asked: get.asked },
+    );
+    const src = new LlamaServerHttpSource({ id: 'h/l', get: slowProps, clock });
+    const reading = src.scrape();
+    await new Promise((r) => setImmediate(r));
+    clock.advance(800);
+    releaseProps();
+    const r = await reading;
+    expect(r.atMs).toBe(0);
   });
 });
