@@ -53,6 +53,20 @@ function fig(key: string, label: string, unit: string, formula: string, value: n
   };
 }
 
+/** From the first request sent to the last one finished, within the window; null without traffic. */
+function trafficSpan(samples: readonly EvalSample[], fromMs: number, toMs: number): { fromMs: number; toMs: number } | null {
+  let first = Infinity;
+  let last = -Infinity;
+  for (const s of samples) {
+    first = Math.min(first, s.startMs);
+    last = Math.max(last, s.startMs + (s.totalMs ?? 0));
+  }
+  if (!Number.isFinite(first)) return null;
+  const a = Math.max(fromMs, first);
+  const b = Math.min(toMs, last);
+  return b >= a ? { fromMs: a, toMs: b } : null;
+}
+
 export function evaluate(input: EvalInput): Evaluation {
   const { samples } = input;
   const settled = samples.length;
@@ -62,9 +76,6 @@ export function evaluate(input: EvalInput): Evaluation {
   const ttft = done.map((s) => s.ttftMs).filter((v): v is number => v !== null);
   const latency = done.map((s) => s.totalMs!);
   const checked = samples.filter((s) => s.jsonOk !== null);
-  const tokensKnown = done.some((s) => s.completionTokens !== null);
-  const tokens = done.reduce((n, s) => n + (s.completionTokens ?? 0), 0);
-  const wallS = (input.toMs - input.fromMs) / 1000;
   const none = 'no completed requests';
   const figures: Figure[] = [];
 
@@ -94,45 +105,79 @@ export function evaluate(input: EvalInput): Evaluation {
     fig('jsonRate', 'First-pass JSON rate', '%', 'responses that parse, first attempt ÷ attempts that got a response', checked.length ? (checked.filter((s) => s.jsonOk).length / checked.length) * 100 : null, checked.length, noSchema),
     fig('schemaRate', 'First-pass schema rate', '%', 'responses that validate against the schema, first attempt ÷ attempts that got a response', checked.length ? (checked.filter((s) => s.schemaOk).length / checked.length) * 100 : null, checked.length, noSchema),
   );
-  figures.push(
-    fig('outputTokPerS', 'Aggregate output tok/s', 'tok/s', 'completion tokens ÷ wall time', tokensKnown && wallS > 0 ? tokens / wallS : null, done.length, tokensKnown ? 'empty window' : 'no completion tokens recorded'),
+  const rate = throughput(done, trafficSpan(samples, input.fromMs, input.toMs));
+  figures.push(rate.figure, ...costFigures(input, done, rate));
+  return { source: input.source, fromMs: input.fromMs, toMs: input.toMs, figures };
+}
+
+interface Throughput {
+  figure: Figure;
+  /** Completion tokens of the requests that reported a count; null when none did. */
+  tokens: number | null;
+  /** Seconds of the span that had traffic; null without traffic. */
+  spanSeconds: number | null;
+}
+
+/**
+ * A rate over the time that had traffic: a window of an hour with six minutes
+ * of requests is not an hour of work (issue #27 finding 3). Requests without a
+ * token count are left out, and the formula says how many.
+ */
+function throughput(done: readonly EvalSample[], span: { fromMs: number; toMs: number } | null): Throughput {
+  const counted = done.filter((s) => s.completionTokens !== null);
+  const tokens = counted.length ? counted.reduce((n, s) => n + s.completionTokens!, 0) : null;
+  const spanSeconds = span === null ? null : (span.toMs - span.fromMs) / 1000;
+  const uncounted = done.length - counted.length;
+  const spanText = spanSeconds === null ? 'no traffic' : `${(spanSeconds / 60).toFixed(1)} min from the first request sent to the last one finished`;
+  const left = uncounted ? `; ${uncounted} of ${done.length} completed requests reported no token count and are not in it` : '';
+  const figure = fig(
+    'outputTokPerS',
+    'Aggregate output tok/s',
+    'tok/s',
+    `completion tokens ÷ the span that had traffic (${spanText}), not the whole window${left}`,
+    tokens !== null && spanSeconds !== null && spanSeconds > 0 ? tokens / spanSeconds : null,
+    counted.length,
+    tokens === null ? 'no completion tokens recorded' : 'the traffic took no measurable time',
   );
+  return { figure, tokens, spanSeconds };
+}
 
-  // Cost: GPU time shared among concurrent requests per host (never counted twice) × price.
+const BUSY_FORMULA = 'price per hour ÷ (3600 × output tok/s over busy time) × 10⁶';
+const SPAN_FORMULA = 'price per hour ÷ (3600 × output tok/s over the span that had traffic, idle gaps between requests included) × 10⁶';
+
+/** GPU time shared among concurrent requests per host (never counted twice) × price; per 1M over busy time and over the traffic span. */
+function costFigures(input: EvalInput, done: readonly EvalSample[], rate: Throughput): Figure[] {
   const spans: RequestSpan[] = [];
-  done.forEach((s) => {
-    if (s.host === null) return;
-    spans.push({ startMs: s.startMs, endMs: s.startMs + s.totalMs!, model: null, client: '', completionTokens: s.completionTokens, host: s.host });
-
-  });
+  for (const s of done) {
+    if (s.host !== null) spans.push({ startMs: s.startMs, endMs: s.startMs + s.totalMs!, model: null, client: '', completionTokens: s.completionTokens, host: s.host });
+  }
   const { gpuSeconds, busySecondsByHost } = shareGpuTime(spans, { fromMs: input.fromMs, toMs: input.toMs });
   const hosts = [...new Set(spans.map((s) => s.host))];
   const prices = hosts.map((h) => input.priceOf(h));
   const priced = hosts.length > 0 && prices.every((p) => p !== null && p > 0);
   let reason: string | null = null;
-  if (done.length === 0) reason = none;
+  if (done.length === 0) reason = 'no completed requests';
   else if (hosts.length === 0) reason = 'the serving host is not known (not a console target)';
   else if (!priced) reason = 'no price configured for the host';
   let usd = 0;
   if (priced) spans.forEach((s, i) => (usd += ((input.priceOf(s.host) ?? 0) * gpuSeconds[i]!) / 3600));
-  figures.push(
+  const out = [
     fig('costPerRequest', 'GPU cost per request', 'USD', 'price per hour × the request’s share of GPU time ÷ 3600 (time shared among concurrent requests), averaged', priced && spans.length ? usd / spans.length : null, spans.length, reason, { estimate: true }),
-  );
+  ];
   if (hosts.length === 1 && priced) {
     const busy = busySecondsByHost.get(hosts[0]!) ?? null;
-    const both = costPerMillionBoth(prices[0]!, { outputTokens: tokensKnown ? tokens : null, busySeconds: busy, reservedSeconds: wallS });
-    const toFig = (key: string, label: string, e: typeof both.usageBased, formula: string) =>
-      fig(key, label, 'USD/1M tok', formula, e.value, done.length, e.unavailableReason, { estimate: true });
-    figures.push(
-      toFig('costPerMillionBusy', 'Cost per 1M output tokens (busy time)', both.usageBased, 'price per hour ÷ (3600 × output tok/s over busy time) × 10⁶'),
-      toFig('costPerMillionReserved', 'Cost per 1M output tokens (all reserved time)', both.reservationBased, 'price per hour ÷ (3600 × output tok/s over the whole window) × 10⁶'),
+    const both = costPerMillionBoth(prices[0]!, { outputTokens: rate.tokens, busySeconds: busy, reservedSeconds: rate.spanSeconds });
+    const toFig = (key: string, label: string, e: typeof both.usageBased, formula: string) => fig(key, label, 'USD/1M tok', formula, e.value, done.length, e.unavailableReason, { estimate: true });
+    out.push(
+      toFig('costPerMillionBusy', 'Cost per 1M output tokens (busy time)', both.usageBased, BUSY_FORMULA),
+      toFig('costPerMillionReserved', 'Cost per 1M output tokens (span with traffic)', both.reservationBased, SPAN_FORMULA),
     );
   } else {
-    const why = hosts.length > 1 ? 'requests were served by several hosts; see per-host cost' : reason ?? 'not computable';
-    figures.push(
-      fig('costPerMillionBusy', 'Cost per 1M output tokens (busy time)', 'USD/1M tok', 'price per hour ÷ (3600 × output tok/s over busy time) × 10⁶', null, done.length, why, { estimate: true }),
-      fig('costPerMillionReserved', 'Cost per 1M output tokens (all reserved time)', 'USD/1M tok', 'price per hour ÷ (3600 × output tok/s over the whole window) × 10⁶', null, done.length, why, { estimate: true }),
+    const why = hosts.length > 1 ? 'requests were served by several hosts; see per-host cost' : (reason ?? 'not computable');
+    out.push(
+      fig('costPerMillionBusy', 'Cost per 1M output tokens (busy time)', 'USD/1M tok', BUSY_FORMULA, null, done.length, why, { estimate: true }),
+      fig('costPerMillionReserved', 'Cost per 1M output tokens (span with traffic)', 'USD/1M tok', SPAN_FORMULA, null, done.length, why, { estimate: true }),
     );
   }
-  return { source: input.source, fromMs: input.fromMs, toMs: input.toMs, figures };
+  return out;
 }

@@ -35,4 +35,26 @@ describe('evaluation figures (field-notes §5)', () => {
     expect(f.jsonRate).toBeCloseTo(66.67, 1);
     expect(f.schemaRate).toBeCloseTo(33.33, 1);
   });
+
+  it('divides rates by the span that had traffic, not the requested window, and says so (issue #27 finding 3)', () => {
+    // "Last 1 h" with 6 minutes of traffic: 36 requests of 10 s each, back to back, 600 tokens each.
+    const MIN = 60_000;
+    const samples = Array.from({ length: 36 }, (_, i) => s(30 * MIN + i * 10_000, 10_000, { completionTokens: 600 }));
+    const ev = evaluate({ source: 'proxy traffic', fromMs: 0, toMs: 60 * MIN, samples, priceOf: () => 3.6 });
+    const f = Object.fromEntries(ev.figures.map((x) => [x.key, x]));
+    expect(f.outputTokPerS!.value).toBeCloseTo((36 * 600) / 360, 9); // 60 tok/s, not 6 tok/s over the hour
+    expect(f.outputTokPerS!.formula).toContain('the span that had traffic (6.0 min from the first request sent to the last one finished)');
+    // Busy the whole span: per 1M tokens over the span equals the busy-time figure.
+    expect(f.costPerMillionReserved!.value).toBeCloseTo(f.costPerMillionBusy!.value!, 9);
+    expect(f.costPerMillionReserved!.label).toBe('Cost per 1M output tokens (span with traffic)');
+  });
+  it('leaves requests without a token count out of the rate and names how many', () => {
+    const samples = [s(0, 1000, { completionTokens: 100 }), s(1000, 1000, { completionTokens: null }), s(2000, 1000, { completionTokens: 200 })];
+    const f = evaluate({ source: 't', fromMs: 0, toMs: 60_000, samples, priceOf: () => 1 }).figures.find((x) => x.key === 'outputTokPerS')!;
+    expect(f.value).toBeCloseTo(100, 9); // 300 counted tokens over the 3 s with traffic
+    expect(f.samples).toBe(2);
+    expect(f.formula).toContain('1 of 3 completed requests reported no token count and are not in it');
+    const none = evaluate({ source: 't', fromMs: 0, toMs: 60_000, samples: [s(0, 1000, { completionTokens: null })], priceOf: () => 1 }).figures.find((x) => x.key === 'outputTokPerS')!;
+    expect(none).toMatchObject({ value: null, unavailableReason: 'no completion tokens recorded' });
+  });
 });
