@@ -1,10 +1,12 @@
 // Stage: forward. An admitted request goes to where its upstream is now (the
 // tunnel may have moved or dropped while it waited), with the upstream's API
-// key when it has one, over one keep-alive undici pool per origin; its slot is
-// released when it ends. Owns those pools, the key cache, and the list of
-// requests being forwarded per upstream (what a drain waits for or cuts).
+// key when it has one, over one keep-alive undici pool per upstream (for the
+// origin it has now: a tunnel opened again has a new private name, and the old
+// pool is closed rather than kept); its slot is released when it ends. Owns
+// those pools, the key cache, and the list of requests being forwarded per
+// upstream (what a drain waits for or cuts).
 import type { Pool } from 'undici';
-import { describeUrlTarget, silentLogger, type Logger, type OnPremGuard } from '../../base/index.js';
+import { describeUrlTarget, fireAndForget, silentLogger, type Logger, type OnPremGuard } from '../../base/index.js';
 import { createUpstreamPool } from '../../upstream-dispatch.js';
 import { wire, type Exchange } from '../exchange.js';
 import { forward } from '../forward.js';
@@ -20,7 +22,8 @@ import type { WireError } from '../errors.js';
 import type { Target, UpstreamBody } from './upstream.js';
 
 export class Forwarder {
-  private readonly dispatchers = new Map<string, Pool>();
+  /** By upstream key: one pool each, for its current origin. */
+  private readonly dispatchers = new Map<string, { origin: string; pool: Pool }>();
   private readonly apiKeys = new Map<string, string>();
   private readonly running = new Map<string, LiveList<Exchange>>();
   private readonly onPremOrigins = new Set<string>();
@@ -81,7 +84,7 @@ export class Forwarder {
       if (ex.clientGone) return DONE_OUTCOME;
       const { settings, mono } = this.env;
       const result = await forward(ex, {
-        dispatcher: this.dispatcherFor(avail.url),
+        dispatcher: this.dispatcherFor(spec.key, avail.url),
         origin: avail.url,
         path,
         body: out.body,
@@ -124,7 +127,7 @@ export class Forwarder {
 
   /** Closes every upstream connection now. */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.dispatchers.values()].map((d) => d.destroy()));
+    await Promise.allSettled([...this.dispatchers.values()].map((d) => d.pool.destroy()));
     this.dispatchers.clear();
   }
 
@@ -139,13 +142,15 @@ export class Forwarder {
     return value;
   }
 
-  private dispatcherFor(origin: string): Pool {
-    let pool = this.dispatchers.get(origin);
-    if (!pool) {
-      // Keep-alive below the upstream's own limits (core/upstream-dispatch.ts).
-      pool = createUpstreamPool(origin, 256);
-      this.dispatchers.set(origin, pool);
-    }
+  private dispatcherFor(key: string, origin: string): Pool {
+    const held = this.dispatchers.get(key);
+    if (held?.origin === origin) return held.pool;
+    // Each reconnect gives the tunnel a new name: a pool per origin grew by one per reconnect, forever.
+    // The old one finishes what it carries, then closes.
+    if (held) fireAndForget(held.pool.close(), this.logger, `closing the pool of ${key}'s previous tunnel`);
+    // Keep-alive below the upstream's own limits (core/upstream-dispatch.ts).
+    const pool = createUpstreamPool(origin, 256);
+    this.dispatchers.set(key, { origin, pool });
     return pool;
   }
 
