@@ -10,6 +10,12 @@ export interface Usage {
 }
 
 const SEPARATOR = /\r?\n\r?\n/;
+/**
+ * Longest partial event held while waiting for its end (characters). An upstream that never ends an
+ * event would otherwise grow the held text without limit; past this, it is passed on as it came,
+ * unread (a real event — a chunk, the usage line — is a few kilobytes).
+ */
+export const MAX_PENDING_EVENT_CHARS = 1 << 20;
 
 export class SseRelay {
   private readonly decoder = new StringDecoder('utf8');
@@ -20,6 +26,8 @@ export class SseRelay {
   sawDone = false;
   /** The upstream ended its answer with an error event (llama-server: `data: {"error":{…}}`, no [DONE]): its message. */
   errorEvent: string | null = null;
+  /** Times a partial event outgrew MAX_PENDING_EVENT_CHARS and was passed on unread. */
+  oversized = 0;
 
   constructor(private readonly stripUsage: boolean) {}
 
@@ -37,7 +45,17 @@ export class SseRelay {
       start += m.index + m[0].length;
     }
     this.pending = text.slice(start);
+    if (this.pending.length > MAX_PENDING_EVENT_CHARS) {
+      out += this.pending;
+      this.pending = '';
+      this.oversized++;
+    }
     return out;
+  }
+
+  /** Characters of a partial event held (at most MAX_PENDING_EVENT_CHARS). */
+  get pendingChars(): number {
+    return this.pending.length;
   }
 
   /** Whatever is left at the end of the body. */
