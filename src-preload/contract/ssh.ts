@@ -37,6 +37,8 @@ export const ImportedHostSchema = z
     openssh: z.array(z.string()),
     configHost: z.string().nullable(),
     notes: z.array(z.string()),
+    /** The ids of the preview's `commands` that apply to this host: the apply needs each acknowledged. */
+    commands: z.array(z.string()),
     /** A host with this label is already in the config: applying skips it. */
     exists: z.boolean(),
   })
@@ -44,6 +46,30 @@ export const ImportedHostSchema = z
 export type ImportedHostView = z.infer<typeof ImportedHostSchema>;
 
 const SkippedSchema = z.object({ alias: z.string(), reason: z.string() }).strict();
+
+const CommandId = z.string().regex(/^cmd-\d{1,6}$/, { error: 'must be the id of a command line of the preview (cmd-N)' });
+
+/**
+ * A line of the file that makes ssh run something on this computer (ProxyCommand, Match exec, LocalCommand,
+ * PermitLocalCommand, KnownHostsCommand, PKCS11Provider, SecurityKeyProvider), shown as written: the
+ * operator acknowledges each before its hosts are added. Never run or evaluated by the preview.
+ */
+export const SshConfigCommandSchema = z
+  .object({
+    id: CommandId,
+    directive: z.string(),
+    /** The line's value as written (control characters as visible escapes). */
+    text: z.string(),
+    /** The included file it is in; null for the file read first. */
+    file: z.string().nullable(),
+    line: z.number().int(),
+    /** Labels of the previewed hosts it applies to. */
+    hosts: z.array(z.string()),
+    /** Whether ssh will run it once these hosts are added, and why (not), in words. */
+    effect: z.string(),
+  })
+  .strict();
+export type SshConfigCommand = z.infer<typeof SshConfigCommandSchema>;
 
 export const SshConfigPreviewSchema = z
   .object({
@@ -54,8 +80,10 @@ export const SshConfigPreviewSchema = z
     /** Every file read (the config and its Includes); empty for uploaded content. */
     files: z.array(z.string()),
     hosts: z.array(ImportedHostSchema),
+    /** Hosts of the file that are not offered, each with why (a value not of the config's grammar names its field and line). */
     skipped: z.array(SkippedSchema),
     issues: z.array(SshConfigIssueSchema),
+    commands: z.array(SshConfigCommandSchema),
     /** The YAML config file applying would write to. */
     configFile: z.string(),
   })
@@ -123,9 +151,18 @@ export const sshInvokeChannels = {
    * closed the file dialog without choosing.
    */
   'hosts.importPreview': { input: z.object({ source: SshConfigSourceSchema }).strict(), output: SshConfigPreviewSchema.nullable() },
-  /** Add the chosen hosts of a preview to the YAML config file and reload it (audited). */
+  /**
+   * Add the chosen hosts of a preview to the YAML config file and reload it (audited). Every command line of
+   * the preview that applies to a chosen host must be in `acknowledgedCommands`, or nothing is written.
+   */
   'hosts.importApply': {
-    input: z.object({ previewId: PreviewId, labels: z.array(z.string().min(1).max(64)).min(1).max(500) }).strict(),
+    input: z
+      .object({
+        previewId: PreviewId,
+        labels: z.array(z.string().min(1).max(64)).min(1).max(500),
+        acknowledgedCommands: z.array(CommandId).max(10_000).optional(),
+      })
+      .strict(),
     output: SshConfigApplyResultSchema,
   },
 } as const;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { aliasProblem, hostProblem, jumpHostProblem, pathProblem, unbracketHost, userProblem } from './ssh-grammar.js';
 import { NotifyConfigSchema } from '../../../src-preload/contract/notify.js';
 
 // Every object is strict: an unknown key is an error, because a misspelt key
@@ -6,8 +7,6 @@ import { NotifyConfigSchema } from '../../../src-preload/contract/notify.js';
 
 const LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 const SERVICE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
-// [user@]host[:port], host may be a bracketed IPv6 address (as OpenSSH's -J).
-const JUMP_HOST = /^(?:[A-Za-z0-9._-]+@)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/;
 
 function intRange(min: number, max: number) {
   const message = `must be between ${min} and ${max}`;
@@ -18,50 +17,48 @@ function intRange(min: number, max: number) {
     .max(max, { error: message });
 }
 
-const nonEmpty = (what: string) =>
-  z
-    .string()
-    .trim()
-    .min(1, { error: `${what} must not be empty` })
-    .refine((s) => !/\s/.test(s), { error: `${what} must not contain spaces` });
-
 export const PortSchema = intRange(1, 65535);
 const ListenPortSchema = intRange(0, 65535);
 
 export const SshTransportSchema = z.enum(['auto', 'builtin', 'openssh'], { error: 'must be one of: auto, builtin, openssh' });
 
+/** A string checked by one of the ssh grammar's rules (null: fine; else why not), as a config issue; names are trimmed first. */
+function grammar(check: (s: string) => string | null, trim = true) {
+  return (trim ? z.string().trim() : z.string()).superRefine((s, ctx) => {
+    const problem = check(s);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+}
+
+/** A file path: one line, no control characters (it is written into an ssh config, quoted). */
+const pathField = () => grammar(pathProblem, false);
+
 export const SshConfigSchema = z
   .object({
-    host: nonEmpty('host'),
+    /** A host name or an IP address (`[v6]` is taken and stored without its brackets, as ssh's HostName wants it). */
+    host: grammar(hostProblem).transform(unbracketHost),
     port: PortSchema.default(22),
-    user: nonEmpty('user'),
-    identityFile: z.string().min(1, { error: 'identityFile must not be empty' }).optional(),
+    user: grammar(userProblem),
+    identityFile: pathField().optional(),
     agent: z.boolean().optional(),
-    /** One hop, or a chain `a,b,c` as OpenSSH's ProxyJump (the builtin transport takes one hop). */
-    jumpHost: z
-      .string()
-      .refine((s) => s.split(',').every((hop) => JUMP_HOST.test(hop)), { error: 'must look like user@host:port (several hops: separated by commas)' })
-      .refine((s) => s.split(',').every((hop) => {
-        const port = JUMP_HOST.exec(hop)?.[1];
-        return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
-      }), { error: 'jump host port must be between 1 and 65535' })
-      .optional(),
+    /** One hop `[user@]host[:port]`, or a chain `a,b,c` as OpenSSH's ProxyJump (the builtin transport takes one hop). */
+    jumpHost: grammar(jumpHostProblem).optional(),
     keepaliveIntervalMs: intRange(1000, 600_000).optional(),
     /** builtin: ssh2 in the console; openssh: the system `ssh` (ControlMaster); auto: see the README. Default: the fleet's `ssh.transport`. */
     transport: SshTransportSchema.optional(),
     /** An OpenSSH user certificate for identityFile (openssh transport). */
-    certificateFile: z.string().min(1, { error: 'certificateFile must not be empty' }).optional(),
+    certificateFile: pathField().optional(),
     /** An agent socket other than SSH_AUTH_SOCK (OpenSSH's IdentityAgent). */
-    identityAgent: z.string().min(1, { error: 'identityAgent must not be empty' }).optional(),
+    identityAgent: pathField().optional(),
     /** OpenSSH's ProxyCommand, run by ssh (openssh transport); `%h`, `%p` and `%r` as ssh expands them. */
     proxyCommand: z.string().trim().min(1, { error: 'proxyCommand must not be empty' }).max(2000, { error: 'proxyCommand must be at most 2000 characters' }).optional(),
     /**
      * The `Host` alias of an OpenSSH config this host was written for: the openssh transport connects to
      * the alias, so Include, Match, ProxyCommand and the rest apply as written.
      */
-    configHost: nonEmpty('configHost').optional(),
+    configHost: grammar(aliasProblem).optional(),
     /** The OpenSSH config configHost is read from; default ~/.ssh/config. */
-    configFile: z.string().min(1, { error: 'configFile must not be empty' }).optional(),
+    configFile: pathField().optional(),
   })
   .strict()
   .refine((ssh) => ssh.identityFile !== undefined || ssh.agent === true || ssh.identityAgent !== undefined || ssh.configHost !== undefined, {
@@ -174,7 +171,8 @@ export const ServiceConfigSchema = z
       error: 'must start with a letter or digit and use only letters, digits, "_" and "-" (at most 63)',
     }),
     kind: z.enum(['vllm', 'llama-server'], { error: 'must be one of: vllm, llama-server' }),
-    remoteHost: nonEmpty('remoteHost').default('127.0.0.1'),
+    /** Where the tunnel leads on the host: a host name or an IP address, as `host`. */
+    remoteHost: grammar(hostProblem).transform(unbracketHost).default('127.0.0.1'),
     remotePort: PortSchema,
     localPort: PortSchema.optional(),
     model: z.string().trim().min(1, { error: 'model must not be empty' }),
@@ -251,7 +249,7 @@ export const HostConfigSchema = z
     }),
     ssh: SshConfigSchema,
     /** `~/` is expanded by parseConfig; the default is the user's own known_hosts. */
-    knownHostsFile: z.string().min(1, { error: 'knownHostsFile must not be empty' }).default('~/.ssh/known_hosts'),
+    knownHostsFile: pathField().default('~/.ssh/known_hosts'),
     gpu: GpuConfigSchema.optional(),
     pricePerHourUsd: z.number().min(0, { error: 'must be 0 or more' }).optional(),
     /** This host's monthly budget (USD); the UI may override it. */

@@ -26,6 +26,6 @@ export function fleetChannels(fleet: FleetService, hosts: HostService, imports: 
       return { ok: error === null, error: error ? { code: error.code, message: error.message, retryable: error.retryable, details: toAppError(error).details } : null };
     },
     'hosts.importPreview': ({ source }, ctx) => imports.preview(source, ctx.caller, ctx.signal),
-    'hosts.importApply': ({ previewId, labels }, ctx) => imports.apply(previewId, labels, ctx.caller),
+    'hosts.importApply': ({ previewId, labels, acknowledgedCommands }, ctx) => imports.apply(previewId, labels, acknowledgedCommands ?? [], ctx.caller),
   };
 }

@@ -3,21 +3,25 @@
 // the desktop shell's dialog, or content the browser uploaded: no path comes
 // from the renderer. A preview is kept for its apply, so the apply writes
 // exactly what the operator saw. Imported hosts are written into the YAML
-// config file (the one inventory) and reloaded.
-import { randomBytes } from 'node:crypto';
+// config file (the one inventory) and reloaded. The file's lines that make
+// ssh run a command are shown in the preview, never run there, and the apply
+// adds a host they apply to only when the operator acknowledged each of them.
+import { createHash, randomBytes } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import type { SshConfigApplyResult, SshConfigPreview, SshConfigSource } from '../../../src-preload/contract/index.js';
+import type { SshConfigApplyResult, SshConfigCommand, SshConfigPreview, SshConfigSource } from '../../../src-preload/contract/index.js';
 import { AppError, operatorActor, type Clock } from '../base/index.js';
 import type { ConfigService } from '../config/index.js';
 import type { FilePicker } from '../ports.js';
 import {
   SshErrorCode,
+  commandEffect,
   importSshConfig,
   loadSshConfigTree,
   mergeHostsIntoYaml,
   readConfigText,
   writeFileAtomically,
+  type CommandDirective,
   type ImportedHost,
   type SshConfigIssue,
   type SshConfigLine,
@@ -56,9 +60,47 @@ interface Read {
   issues: SshConfigIssue[];
 }
 
+interface HeldPreview {
+  at: number;
+  file: string;
+  sourcePath: string | null;
+  hosts: ImportedHost[];
+  commands: SshConfigCommand[];
+}
+
+/** The preview's command lines with their hosts by label and what applying means for each. */
+function commandViews(commands: readonly CommandDirective[], hosts: readonly ImportedHost[], uploaded: boolean): SshConfigCommand[] {
+  return commands.map((c) => {
+    const of = hosts.filter((h) => c.aliases.includes(h.alias));
+    // Only a host connected through the operator's file (its alias, and the file kept on disk) has ssh read the line.
+    const readBy = uploaded ? [] : of.filter((h) => h.configHost !== null).map((h) => h.label);
+    return { id: c.id, directive: c.directive, text: c.text, file: c.file, line: c.line, hosts: of.map((h) => h.label), effect: commandEffect(c, readBy, uploaded) };
+  });
+}
+
+/** The acknowledgement an apply needs: every command line of every host it adds; unknown ids are refused. */
+function assertAcknowledged(p: HeldPreview, adding: readonly ImportedHost[], acknowledged: readonly string[]): SshConfigCommand[] {
+  const unknown = acknowledged.filter((id) => !p.commands.some((c) => c.id === id));
+  if (unknown.length > 0) {
+    throw new AppError(SshErrorCode.CONFIG_UNSUPPORTED, `no command line ${unknown.join(', ')} in this preview of ${p.file}`, { details: { unknown } });
+  }
+  const ack = new Set(acknowledged);
+  const missing = adding.flatMap((h) => h.commands.filter((id) => !ack.has(id)).map((id) => ({ host: h.label, command: p.commands.find((c) => c.id === id)! })));
+  if (missing.length > 0) {
+    const list = missing.map((m) => `${m.host}: ${m.command.directive} (line ${m.command.line}${m.command.file ? ` of ${m.command.file}` : ''})`);
+    throw new AppError(
+      SshErrorCode.IMPORT_COMMAND_NOT_ACKNOWLEDGED,
+      `nothing written: ${[...new Set(list)].join('; ')} make${missing.length === 1 ? 's' : ''} ssh run a command; acknowledge each (tick it) to add these hosts`,
+      { details: { hosts: [...new Set(missing.map((m) => m.host))], commands: [...new Set(missing.map((m) => m.command.id))] } },
+    );
+  }
+  const needed = new Set(adding.flatMap((h) => h.commands));
+  return p.commands.filter((c) => needed.has(c.id));
+}
+
 export class SshConfigImportService {
   /** Bounded; the oldest goes first. */
-  private readonly previews = new Map<string, { at: number; file: string; sourcePath: string | null; hosts: ImportedHost[] }>();
+  private readonly previews = new Map<string, HeldPreview>();
 
   constructor(private readonly deps: SshConfigImportDeps) {}
 
@@ -100,7 +142,8 @@ export class SshConfigImportService {
     for (const [id, p] of this.previews) if (now - p.at > PREVIEW_TTL_MS) this.previews.delete(id);
     while (this.previews.size >= PREVIEWS_KEPT) this.previews.delete(this.previews.keys().next().value!);
     const previewId = randomBytes(12).toString('base64url');
-    this.previews.set(previewId, { at: now, file: got.file, sourcePath: got.sourcePath, hosts: result.hosts });
+    const commands = commandViews(result.commands, result.hosts, got.sourcePath === null);
+    this.previews.set(previewId, { at: now, file: got.file, sourcePath: got.sourcePath, hosts: result.hosts, commands });
     if (got.sourcePath === null) {
       for (const h of result.hosts) {
         if (h.configHost) h.notes.push('uploaded: the openssh transport reads the file from disk; add ssh.configHost and ssh.configFile by hand, or import the file by path');
@@ -110,14 +153,15 @@ export class SshConfigImportService {
       previewId,
       file: got.file,
       files: got.files,
-      hosts: result.hosts.map((h) => ({ ...h, notes: [...h.notes], exists: existing.has(h.label.toLowerCase()) })),
+      hosts: result.hosts.map((h) => ({ ...h, notes: [...h.notes], commands: [...h.commands], exists: existing.has(h.label.toLowerCase()) })),
       skipped: result.skipped,
       issues: result.issues,
+      commands,
       configFile: config.path,
     };
   }
 
-  async apply(previewId: string, labels: readonly string[], caller: string): Promise<SshConfigApplyResult> {
+  async apply(previewId: string, labels: readonly string[], acknowledged: readonly string[], caller: string): Promise<SshConfigApplyResult> {
     const { config } = this.deps;
     const p = this.previews.get(previewId);
     if (!p || this.deps.clock.now() - p.at > PREVIEW_TTL_MS) {
@@ -133,6 +177,8 @@ export class SshConfigImportService {
     const chosen = p.hosts.filter((h) => wanted.has(h.label.toLowerCase()));
     const existing = await readConfigText(config.path);
     const merged = mergeHostsIntoYaml(existing, chosen, { file: config.path, home: this.deps.home, sshConfigFile: p.sourcePath });
+    // Hosts the file already has are not added, so only the added ones need their command lines acknowledged.
+    const ran = assertAcknowledged(p, chosen.filter((h) => merged.added.includes(h.label)), acknowledged);
     if (merged.added.length > 0) await writeFileAtomically(config.path, merged.text);
     let reloaded = false;
     let note: string | null = null;
@@ -149,7 +195,14 @@ export class SshConfigImportService {
       type: 'hosts.imported',
       actor: operatorActor(caller),
       target: config.path,
-      payload: { source: p.file, added: merged.added, skipped: merged.skipped.map((s) => s.alias), reloaded },
+      // The command lines the operator acknowledged, by place and digest: their text may hold what an audit row must not.
+      payload: {
+        source: p.file,
+        added: merged.added,
+        skipped: merged.skipped.map((s) => s.alias),
+        reloaded,
+        acknowledgedCommands: ran.map((c) => ({ directive: c.directive, file: c.file, line: c.line, hosts: c.hosts, sha256: createHash('sha256').update(c.text).digest('hex') })),
+      },
     });
     return { configFile: config.path, added: merged.added, skipped: merged.skipped, reloaded, note };
   }

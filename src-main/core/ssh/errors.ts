@@ -56,6 +56,8 @@ export const SshErrorCode = {
   IMPORT_SOURCE_UNAVAILABLE: 'SSH_IMPORT_SOURCE_UNAVAILABLE',
   /** An apply named a preview this console no longer holds (expired, or another start). */
   IMPORT_PREVIEW_UNKNOWN: 'SSH_IMPORT_PREVIEW_UNKNOWN',
+  /** An apply chose a host that a command line of the file applies to (ProxyCommand, Match exec, …) without acknowledging that line. */
+  IMPORT_COMMAND_NOT_ACKNOWLEDGED: 'SSH_IMPORT_COMMAND_NOT_ACKNOWLEDGED',
 } as const;
 
 export type SshErrorCode = (typeof SshErrorCode)[keyof typeof SshErrorCode];

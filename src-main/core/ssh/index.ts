@@ -25,6 +25,7 @@ export { MemoryPassphraseCache, type PassphraseProvider } from './passphrases.js
 export { parseJumpHost, type JumpSpec } from './jump.js';
 export { renderCommand, templateParameters } from './command-template.js';
 export { loadSshConfigTree, type LoadedSshConfig } from './ssh-config-files.js';
+export { commandEffect, type CommandDirective } from './ssh-config-commands.js';
 export { importSshConfig, splitConfigLines, type SshConfigLine, type ImportedHost, type SkippedHost, type SshConfigIssue, type SshConfigImport, type SshConfigImportOptions } from './ssh-config.js';
 export { type ExecOptions, type ExecResult } from './exec.js';
 export { LocalForward, type LocalForwardOptions, type ForwardChannelOpener } from './local-forward.js';

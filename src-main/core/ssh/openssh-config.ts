@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
+import { aliasProblem, hostProblem, unbracketHost, userProblem } from '../config/index.js';
 import { parseJumpHost } from './jump.js';
 import type { SshHostTarget } from './session.js';
 
@@ -63,12 +64,60 @@ export function assertSocketPath(path: string, label: string): void {
   }
 }
 
-/** A value as an ssh_config argument: quoted when it holds spaces, `"` refused (ssh_config has no escape for it). */
-function arg(value: string, what: string): string {
-  if (/["\r\n]/.test(value)) {
-    throw new AppError(SshErrorCode.CONFIG_UNSUPPORTED, `${what} contains a quote or a line break, which an OpenSSH config cannot hold`, { details: { what } });
-  }
-  return /[\s#]/.test(value) || value === '' ? `"${value}"` : value;
+/**
+ * How ssh reads a keyword's argument after unquoting it: `tokens` expands %-tokens and `${ENV}` (IdentityFile,
+ * CertificateFile, IdentityAgent, ControlPath, UserKnownHostsFile: see ssh_config TOKENS); `literal` does not
+ * in OpenSSH 9.2 but might in another release (Include, KnownHostsCommand's program), so neither may appear.
+ */
+type Expansion = 'tokens' | 'literal';
+
+function unsupported(what: string, why: string, value: string): AppError {
+  return new AppError(SshErrorCode.CONFIG_UNSUPPORTED, `${what} ${JSON.stringify(value.slice(0, 200))} ${why}, which the console will not write into an OpenSSH config`, {
+    details: { what },
+  });
+}
+
+/**
+ * A value as one ssh_config argument, always in double quotes so spaces, `#` and `'` stay part of it. What no
+ * quoting makes literal in every supported OpenSSH (8.5 splits on `"` alone; 8.7+ also reads `\` escapes) is
+ * refused: a double quote, a backslash, a control character. `%` is written `%%` where ssh expands tokens.
+ */
+export function configArg(value: string, what: string, expansion: Expansion): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(value)) throw unsupported(what, 'holds a line break or another control character', value);
+  if (/["\\]/.test(value)) throw unsupported(what, 'holds a double quote or a backslash', value);
+  if (value.includes('${')) throw unsupported(what, 'holds "${", which ssh reads as an environment variable', value);
+  if (expansion === 'literal' && value.includes('%')) throw unsupported(what, 'holds "%", which some OpenSSH releases read as a token here', value);
+  return `"${expansion === 'tokens' ? value.replace(/%/g, '%%') : value}"`;
+}
+
+// ProxyJump's hops and `-F <config>` are pasted into a `/bin/sh -c` line by ssh itself, then %-expanded.
+const SHELL_INERT_PATH = /^[A-Za-z0-9_@+=:,./-]+$/;
+
+/** The generated config's own path, when ssh will paste it into a shell (ProxyJump); refused unless it is inert there. */
+function assertJumpSafeConfigPath(configPath: string, label: string): void {
+  if (SHELL_INERT_PATH.test(configPath)) return;
+  throw new AppError(
+    SshErrorCode.CONFIG_UNSUPPORTED,
+    `${label}: a jump host through the openssh transport needs the console's data folder path to be plain (letters, digits, and / . _ - @ + = : ,), because ssh hands "-F <that path>" to /bin/sh for each hop (here ${JSON.stringify(configPath)}); start the console with such a --data-dir, or use transport: builtin for a single hop`,
+    { details: { configPath } },
+  );
+}
+
+/** The host's HostName and User as the config's grammar has them; anything else here is refused, not written. */
+function hostAndUser(target: SshHostTarget): { host: string; user: string } {
+  const { host, user } = target.ssh;
+  const hp = hostProblem(host);
+  if (hp) throw new AppError(SshErrorCode.CONFIG_UNSUPPORTED, `${target.label}: ssh.host ${hp}`, { details: { field: 'ssh.host' } });
+  const up = userProblem(user);
+  if (up) throw new AppError(SshErrorCode.CONFIG_UNSUPPORTED, `${target.label}: ssh.user ${up}`, { details: { field: 'ssh.user' } });
+  return { host: unbracketHost(host), user };
+}
+
+/** IdentityAgent reads a leading `$` as an environment variable and `none` / `SSH_AUTH_SOCK` as words, not paths. */
+function agentArg(sock: string): string {
+  if (sock.startsWith('$') || sock === 'none' || sock === 'SSH_AUTH_SOCK') throw unsupported('the agent socket', 'is not a path', sock);
+  return configArg(sock, 'the agent socket', 'tokens');
 }
 
 /** Every hop `user@host:port`, the target's user where a hop names none (as the builtin transport does). */
@@ -85,6 +134,8 @@ export function jumpChain(jumpHost: string, defaultUser: string): string {
 
 export interface GeneratedConfigInput {
   target: SshHostTarget;
+  /** Where this text is written (ssh is started with `-F` on it). */
+  configPath: string;
   knownHostsFile: string;
   controlPath: string;
   helperProgram: string;
@@ -109,15 +160,15 @@ export function generatedConfig(input: GeneratedConfigInput): { text: string; al
     // Trust is the console's: ssh accepts exactly the keys the helper vouches for, plus known_hosts
     // (where @cert-authority and @revoked lines keep their OpenSSH meaning), and asks nobody.
     '  StrictHostKeyChecking yes',
-    `  UserKnownHostsFile ${arg(knownHostsFile, 'knownHostsFile')}`,
+    `  UserKnownHostsFile ${configArg(knownHostsFile, 'knownHostsFile', 'tokens')}`,
     '  GlobalKnownHostsFile /dev/null',
-    `  KnownHostsCommand ${arg(helperProgram, 'the helper path')} hostkey %I %H %t %K`,
+    `  KnownHostsCommand ${configArg(helperProgram, 'the helper path', 'literal')} hostkey %I %H %t %K`,
     '  UpdateHostKeys no',
     '  CheckHostIP no',
     '  HashKnownHosts no',
     '  VerifyHostKeyDNS no',
     // One connection per host, the console's.
-    `  ControlPath ${arg(controlPath, 'the control path')}`,
+    `  ControlPath ${configArg(controlPath, 'the control path', 'tokens')}`,
     '  ControlPersist no',
     // Nothing of the operator's desktop travels to the GPU host, and no local commands run.
     '  ForwardAgent no',
@@ -137,17 +188,30 @@ export function generatedConfig(input: GeneratedConfigInput): { text: string; al
   ];
   if (ssh.configHost) {
     const file = ssh.configFile ?? '~/.ssh/config';
-    lines.push(`Include ${arg(file, 'configFile')}`);
+    // Include globs its argument: a literal *, ? or [ would read other files.
+    if (/[*?[]/.test(file)) throw unsupported('configFile', 'holds a glob character (*, ? or [)', file);
+    lines.push(`Include ${configArg(file, 'configFile', 'literal')}`);
+    // The destination ssh is given (and its %h when the file names no HostName): held to the alias grammar.
+    const ap = aliasProblem(ssh.configHost);
+    if (ap) throw new AppError(SshErrorCode.CONFIG_UNSUPPORTED, `${target.label}: ssh.configHost ${ap}`, { details: { field: 'ssh.configHost' } });
     return { text: lines.join('\n') + '\n', alias: ssh.configHost };
   }
-  lines.push(`Host ${TARGET_ALIAS}`, `  HostName ${arg(ssh.host, 'host')}`, `  Port ${ssh.port}`, `  User ${arg(ssh.user, 'user')}`);
-  if (ssh.proxyCommand) lines.push(`  ProxyCommand ${ssh.proxyCommand.includes('\n') ? arg(ssh.proxyCommand, 'proxyCommand') : ssh.proxyCommand}`);
-  if (ssh.jumpHost) lines.push(`  ProxyJump ${jumpChain(ssh.jumpHost, ssh.user)}`);
+  const { host, user } = hostAndUser(target);
+  lines.push(`Host ${TARGET_ALIAS}`, `  HostName ${host}`, `  Port ${ssh.port}`, `  User ${user}`);
+  // The operator's own command, run by ssh as written (%h, %p, %r its tokens); one line of it.
+  if (ssh.proxyCommand) {
+    if (/[\r\n\0]/.test(ssh.proxyCommand)) throw unsupported('proxyCommand', 'holds a line break', ssh.proxyCommand);
+    lines.push(`  ProxyCommand ${ssh.proxyCommand}`);
+  }
+  if (ssh.jumpHost) {
+    assertJumpSafeConfigPath(input.configPath, target.label);
+    lines.push(`  ProxyJump ${jumpChain(ssh.jumpHost, user)}`);
+  }
   // Credentials apply to every hop (the builtin transport offers the same ones to its jump host).
   lines.push('Host *');
-  if (ssh.identityFile) lines.push(`  IdentityFile ${arg(ssh.identityFile, 'identityFile')}`);
-  if (ssh.certificateFile) lines.push(`  CertificateFile ${arg(ssh.certificateFile, 'certificateFile')}`);
-  lines.push(`  IdentityAgent ${input.agentSock ? arg(input.agentSock, 'the agent socket') : 'none'}`);
+  if (ssh.identityFile) lines.push(`  IdentityFile ${configArg(ssh.identityFile, 'identityFile', 'tokens')}`);
+  if (ssh.certificateFile) lines.push(`  CertificateFile ${configArg(ssh.certificateFile, 'certificateFile', 'tokens')}`);
+  lines.push(`  IdentityAgent ${input.agentSock ? agentArg(input.agentSock) : 'none'}`);
   // Only what the inventory names: keys lying in ~/.ssh are not tried behind the operator's back. With an
   // agent, its keys are offered too (after the key file), as the builtin transport does; IdentitiesOnly
   // would hide every agent key but the file's.

@@ -225,6 +225,7 @@ export class OpenSshSession extends SessionCore implements SshSession {
       const helper = await this.options.helper.register(sessionId, (q) => (gen === this.generation ? notes.answer(q) : Promise.resolve({ cancel: 'superseded' })));
       const config = generatedConfig({
         target: this.target,
+        configPath: this.configPath,
         knownHostsFile: this.knownHostsFile(),
         controlPath: this.controlPath,
         helperProgram: helper.program,

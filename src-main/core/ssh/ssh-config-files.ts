@@ -8,7 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { AppError } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
-import { directiveOf, splitConfigLines, type SshConfigIssue, type SshConfigLine } from './ssh-config.js';
+import { directiveOf, splitConfigLines, type SshConfigIssue, type SshConfigLine } from './ssh-config-parse.js';
 
 export interface LoadedSshConfig {
   lines: SshConfigLine[];

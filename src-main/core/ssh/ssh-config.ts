@@ -7,18 +7,29 @@
 // written. OpenSSH's rule holds: the first value obtained for a
 // directive wins. Everything else is reported, never fatal. A line that is not
 // `Keyword value` is reported by file and number only: its text is never
-// echoed (the preview must not become a way to read a file).
+// echoed (the preview must not become a way to read a file). What the file
+// says is data: a host whose HostName, User, ProxyJump, alias or paths are not
+// of the config's grammar is refused by name, field and line; the lines that
+// make ssh run a command are listed with their hosts (ssh-config-commands.ts),
+// never run or evaluated here.
+import { aliasProblem, hostProblem, parseJumpHop, pathProblem, userProblem } from '../config/index.js';
+import { escapeControls } from '../base/index.js';
 import { hostMatches } from './known-hosts.js';
-import { parseJumpHost } from './jump.js';
+import type { CommandDirective, CommandLine } from './ssh-config-commands.js';
+import {
+  OPENSSH_ONLY,
+  effective,
+  inlineUnfollowedIncludes,
+  isConcrete,
+  parse,
+  splitConfigLines,
+  type Block,
+  type Directive,
+  type SshConfigIssue,
+  type SshConfigLine,
+} from './ssh-config-parse.js';
 
-export interface SshConfigIssue {
-  /** The file the line is in, when it came from an Include (null: the file read first). */
-  file: string | null;
-  line: number;
-  directive: string;
-  severity: 'info' | 'warning';
-  message: string;
-}
+export { directiveOf, splitConfigLines, type SshConfigIssue, type SshConfigLine } from './ssh-config-parse.js';
 
 export interface ImportedHost {
   /** The `Host` alias it came from. */
@@ -42,6 +53,8 @@ export interface ImportedHost {
   configHost: string | null;
   /** What the operator should know about this host (defaults taken, values dropped). */
   notes: string[];
+  /** The ids of the command directives (SshConfigImport.commands) that apply to this host. */
+  commands: string[];
 }
 
 export interface SkippedHost {
@@ -53,6 +66,8 @@ export interface SshConfigImport {
   hosts: ImportedHost[];
   skipped: SkippedHost[];
   issues: SshConfigIssue[];
+  /** Every line that makes ssh run something, for at least one imported host, in file order. */
+  commands: CommandDirective[];
 }
 
 export interface SshConfigImportOptions {
@@ -61,159 +76,7 @@ export interface SshConfigImportOptions {
   localUser: string;
 }
 
-/** One line of a config, with the file it came from (Includes are inlined where they stand). */
-export interface SshConfigLine {
-  file: string | null;
-  line: number;
-  text: string;
-}
-
-interface Directive {
-  key: string;
-  /** As written, for messages. */
-  name: string;
-  args: string[];
-  file: string | null;
-  line: number;
-}
-
-/** A config text as lines, each naming its file. */
-export function splitConfigLines(text: string, file: string | null = null): SshConfigLine[] {
-  return text.split(/\r?\n/).map((t, i) => ({ file, line: i + 1, text: t }));
-}
-
-/** Splits a line into keyword and arguments; null when it is not `Keyword value` (or a comment or blank). */
-export function directiveOf(text: string): { name: string; args: string[] } | null | 'blank' {
-  const trimmed = text.trim();
-  if (trimmed === '' || trimmed.startsWith('#')) return 'blank';
-  const m = /^([A-Za-z][A-Za-z0-9]*)(?:\s*=\s*|\s+)(.*)$/.exec(trimmed);
-  if (!m || m[1]!.length > 40) return null;
-  return { name: m[1]!, args: splitArgs(m[2] ?? '') };
-}
-
-interface Block {
-  patterns: string[];
-  directives: Directive[];
-}
-
-const IMPORTED = new Set(['hostname', 'user', 'port', 'identityfile', 'proxyjump', 'userknownhostsfile', 'serveraliveinterval', 'identitiesonly']);
-// Kept so the host is connected through the openssh transport, which reads them from the file itself.
-const OPENSSH_ONLY = new Map([
-  ['proxycommand', 'ProxyCommand'],
-  ['certificatefile', 'CertificateFile'],
-  ['identityagent', 'IdentityAgent'],
-]);
-// Real OpenSSH directives that do not map to the inventory: reported as info.
-const NOT_IMPORTED = new Set(
-  [
-    'addkeystoagent', 'addressfamily', 'batchmode', 'bindaddress', 'bindinterface', 'canonicaldomains', 'canonicalizefallbacklocal',
-    'canonicalizehostname', 'canonicalizemaxdots', 'canonicalizepermittedcnames', 'casignaturealgorithms', 'certificatefile',
-    'checkhostip', 'ciphers', 'clearallforwardings', 'compression', 'connectionattempts', 'connecttimeout', 'controlmaster',
-    'controlpath', 'controlpersist', 'dynamicforward', 'enableescapecommandline', 'enablesshkeysign', 'escapechar',
-    'exitonforwardfailure', 'fingerprinthash', 'forkafterauthentication', 'forwardagent', 'forwardx11', 'forwardx11timeout',
-    'forwardx11trusted', 'gatewayports', 'globalknownhostsfile', 'gssapiauthentication', 'gssapidelegatecredentials',
-    'hashknownhosts', 'hostbasedacceptedalgorithms', 'hostbasedauthentication', 'hostkeyalgorithms', 'hostkeyalias',
-    'ignoreunknown', 'ipqos', 'kbdinteractiveauthentication', 'kbdinteractivedevices', 'kexalgorithms',
-    'knownhostscommand', 'localcommand', 'localforward', 'loglevel', 'logverbose', 'macs', 'nohostauthenticationforlocalhost',
-    'numberofpasswordprompts', 'passwordauthentication', 'permitlocalcommand', 'permitremoteopen', 'pkcs11provider',
-    'preferredauthentications', 'proxyusefdpass', 'pubkeyacceptedalgorithms', 'pubkeyacceptedkeytypes',
-    'pubkeyauthentication', 'rekeylimit', 'remotecommand', 'remoteforward', 'requesttty', 'requiredrsasize', 'revokedhostkeys',
-    'securitykeyprovider', 'sendenv', 'serveralivecountmax', 'sessiontype', 'setenv', 'stdinnull', 'streamlocalbindmask',
-    'streamlocalbindunlink', 'stricthostkeychecking', 'syslogfacility', 'tag', 'tcpkeepalive', 'tunnel', 'tunneldevice',
-    'updatehostkeys', 'usekeychain', 'useprivilegedport', 'verifyhostkeydns', 'visualhostkey', 'xauthlocation',
-  ],
-);
 const LABEL_OK = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
-
-/** Splits a value into arguments: whitespace-separated, double quotes group. */
-function splitArgs(text: string): string[] {
-  const out: string[] = [];
-  const re = /"([^"]*)"|(\S+)/g;
-  for (const m of text.matchAll(re)) out.push(m[1] ?? m[2]!);
-  return out;
-}
-
-function parse(lines: readonly SshConfigLine[], issues: SshConfigIssue[], matchSeen: { value: boolean }): Block[] {
-  // Directives before the first Host apply to every host.
-  const blocks: Block[] = [{ patterns: ['*'], directives: [] }];
-  let current: Block | null = blocks[0]!;
-  for (const { file, line, text } of lines) {
-    const d = directiveOf(text);
-    if (d === 'blank') continue;
-    const at = (directive: string, severity: SshConfigIssue['severity'], message: string) => issues.push({ file, line, directive, severity, message });
-    if (d === null) {
-      at('', 'warning', 'not "Keyword value"; ignored (its text is not shown)');
-      continue;
-    }
-    const { name, args } = d;
-    const key = name.toLowerCase();
-    if (key === 'host') {
-      current = { patterns: args, directives: [] };
-      blocks.push(current);
-      if (args.length === 0) at(name, 'warning', 'Host without patterns');
-      continue;
-    }
-    if (key === 'match') {
-      current = null;
-      matchSeen.value = true;
-      at(name, 'info', 'Match blocks are read by the openssh transport only: hosts of this file connect through ssh with their alias');
-      continue;
-    }
-    if (key === 'include') continue; // the loader inlined the files (or reported why not)
-    if (current === null) continue; // inside a skipped Match block
-    if (OPENSSH_ONLY.has(key)) {
-      if (args.length > 0 && args[0]!.toLowerCase() !== 'none') current.directives.push({ key, name, args, file, line });
-      at(name, 'info', `${name} is read by the openssh transport (the host connects through ssh with its alias)`);
-      continue;
-    }
-    if (IMPORTED.has(key)) {
-      if (args.length === 0) at(name, 'warning', `${name} without a value`);
-      else current.directives.push({ key, name, args, file, line });
-      continue;
-    }
-    if (NOT_IMPORTED.has(key)) {
-      at(name, 'info', `${name} is not imported (the console does not use it)`);
-      continue;
-    }
-    at(name, 'warning', `unknown directive ${name}; ignored`);
-  }
-  return blocks;
-}
-
-/** Text given as it is (uploaded, or a test): its Include lines cannot be followed, and say so. */
-function inlineUnfollowedIncludes(lines: SshConfigLine[], issues: SshConfigIssue[]): SshConfigLine[] {
-  for (const l of lines) {
-    const d = directiveOf(l.text);
-    if (d && d !== 'blank' && d.name.toLowerCase() === 'include') {
-      issues.push({
-        file: l.file,
-        line: l.line,
-        directive: d.name,
-        severity: 'warning',
-        message: 'Include is not followed in a file read on its own; import ~/.ssh/config (its Includes are followed) or import that file too',
-      });
-    }
-  }
-  return lines;
-}
-
-function isConcrete(pattern: string): boolean {
-  return !/[*?!]/.test(pattern);
-}
-
-/** First value wins; IdentityFile accumulates. */
-function effective(blocks: Block[], alias: string): Map<string, Directive[]> {
-  const out = new Map<string, Directive[]>();
-  for (const block of blocks) {
-    if (!hostMatches(block.patterns, alias)) continue;
-    for (const d of block.directives) {
-      const list = out.get(d.key);
-      if (!list) out.set(d.key, [d]);
-      else if (d.key === 'identityfile') list.push(d);
-    }
-  }
-  return out;
-}
 
 function expandTokens(value: string, ctx: { home: string; localUser: string; host: string; user: string; alias: string }, onUnknown: (t: string) => void): string {
   let v = value;
@@ -246,6 +109,138 @@ function toLabel(alias: string): string {
   return cleaned || 'host';
 }
 
+/** HostName takes two tokens: `%h` (the alias) and `%%`; any other `%` is left for the grammar to refuse. */
+function hostNameOf(value: string, alias: string): string {
+  return value.replace(/%([%h])/g, (_, t: string) => (t === '%' ? '%' : alias));
+}
+
+interface Basic {
+  eff: Map<string, Directive[]>;
+  first: (k: string) => Directive | undefined;
+  host: string;
+  user: string | null;
+  portText: string | undefined;
+}
+
+function resolveBasic(blocks: Block[], alias: string): Basic {
+  const eff = effective(blocks, alias);
+  const first = (k: string) => eff.get(k)?.[0];
+  const hostName = first('hostname')?.args[0];
+  return { eff, first, host: hostName === undefined ? alias : hostNameOf(hostName, alias), user: first('user')?.args[0] ?? null, portText: first('port')?.args[0] };
+}
+
+/** `where (line N)`, naming the file when the line came from an Include. */
+function lineOf(d: Directive): string {
+  return `line ${d.line}${d.file ? ` of ${d.file}` : ''}`;
+}
+
+/**
+ * The host's ProxyJump as `user@host[:port]` hops (a hop naming another alias of the file resolved through it),
+ * each held to the config's grammar; a string is why the host is refused.
+ */
+function resolveJump(pj: Directive, blocks: Block[], aliases: readonly string[], user: string, notes: string[]): { hops: string[] } | string {
+  const hops: string[] = [];
+  for (const raw of pj.args[0]!.split(',')) {
+    const hop = raw.replace(/^ssh:\/\//, '');
+    const bare = /^[^@:[\]]+$/.test(hop) ? hop : null;
+    let spec = hop;
+    if (bare && aliases.includes(bare)) {
+      const j = resolveBasic(blocks, bare);
+      spec = `${j.user ?? user}@${j.host.includes(':') ? `[${j.host}]` : j.host}${j.portText && j.portText !== '22' ? `:${j.portText}` : ''}`;
+      notes.push(`jump host ${bare} resolved to ${spec}`);
+    }
+    const parsed = parseJumpHop(spec);
+    if (typeof parsed === 'string') return `ProxyJump (${lineOf(pj)}): ${parsed}`;
+    hops.push(`${parsed.user ?? user}@${parsed.host.includes(':') ? `[${parsed.host}]` : parsed.host}${parsed.port !== 22 ? `:${parsed.port}` : ''}`);
+  }
+  return { hops };
+}
+
+/** Why the host's HostName, User or Port cannot be imported; null when they are of the config's grammar. */
+function basicProblem(alias: string, b: Basic, user: string, userSet: boolean): string | null {
+  const hostLine = b.first('hostname');
+  const hp = hostProblem(b.host);
+  if (hp) return hostLine ? `HostName (${lineOf(hostLine)}): ${hp}` : `the alias is used as the host name (no HostName): ${hp}`;
+  const up = userProblem(user);
+  if (up) return userSet ? `User (${lineOf(b.first('user')!)}): ${up}` : `no User, and the local user cannot stand in: ${up}`;
+  if (b.portText !== undefined) {
+    const n = Number(b.portText);
+    if (!/^\d+$/.test(b.portText) || n < 1 || n > 65535) return `Port ${JSON.stringify(b.portText)} (${lineOf(b.first('port')!)}) is not a port number`;
+  }
+  return null;
+}
+
+interface HostContext {
+  blocks: Block[];
+  aliases: readonly string[];
+  matchSeen: boolean;
+  options: SshConfigImportOptions;
+  issues: SshConfigIssue[];
+}
+
+/** One alias as an inventory host, or why it cannot be one (its label is given later). */
+function importHost(alias: string, c: HostContext): Omit<ImportedHost, 'label' | 'commands'> | string {
+  const b = resolveBasic(c.blocks, alias);
+  const notes: string[] = [];
+  const user = b.user ?? c.options.localUser;
+  const basic = basicProblem(alias, b, user, b.user !== null);
+  if (basic) return basic;
+  if (!b.user) notes.push(`no User: using the local user "${c.options.localUser}" as ssh does`);
+  const port = b.portText === undefined ? 22 : Number(b.portText);
+  const ctx = { home: c.options.home, localUser: c.options.localUser, host: b.host, user, alias };
+  const identityFiles = (b.eff.get('identityfile') ?? []).map((d) => ({
+    d,
+    path: expandTokens(d.args[0]!, ctx, (t) => c.issues.push({ file: d.file, line: d.line, directive: d.name, severity: 'warning', message: `token ${t} is not expanded` })),
+  }));
+  const badPath = identityFiles.find((f) => pathProblem(f.path));
+  if (badPath) return `IdentityFile (${lineOf(badPath.d)}): ${pathProblem(badPath.path)}`;
+  if (identityFiles.length > 1) notes.push(`${identityFiles.length} IdentityFile entries: the first (${identityFiles[0]!.path}) is used`);
+  const identitiesOnly = /^yes$/i.test(b.first('identitiesonly')?.args[0] ?? '');
+  const identityFile = identityFiles[0]?.path ?? null;
+  if (!identityFile) notes.push('no IdentityFile: authenticates through ssh-agent (SSH_AUTH_SOCK)');
+
+  const openssh: string[] = [];
+  for (const [key, name] of OPENSSH_ONLY) if (b.eff.has(key)) openssh.push(name);
+  if (c.matchSeen) openssh.push('Match blocks');
+  let jumpHost: string | null = null;
+  const pj = b.first('proxyjump');
+  if (pj && pj.args[0]!.toLowerCase() !== 'none') {
+    const jump = resolveJump(pj, c.blocks, c.aliases, user, notes);
+    if (typeof jump === 'string') return jump;
+    jumpHost = jump.hops.join(',');
+    if (jump.hops.length > 1) openssh.push(`${jump.hops.length} ProxyJump hops`);
+  }
+  if (openssh.length > 0) {
+    // The alias becomes ssh's destination (and its %h where the file names no HostName).
+    const ap = aliasProblem(alias);
+    if (ap) return `${openssh.join(', ')} need the alias, and ${ap}`;
+    notes.push(`${openssh.join(', ')}: connects through the openssh transport with the alias "${alias}"`);
+  }
+  const khf = b.first('userknownhostsfile');
+  const knownHostsFile = khf ? expandTokens(khf.args[0]!, ctx, () => undefined) : null;
+  if (khf && knownHostsFile !== null && pathProblem(knownHostsFile)) return `UserKnownHostsFile (${lineOf(khf)}): ${pathProblem(knownHostsFile)}`;
+  if (khf && khf.args.length > 1) notes.push(`UserKnownHostsFile lists several files: only ${knownHostsFile} is read`);
+  const sai = b.first('serveraliveinterval');
+  const keepaliveIntervalMs = sai && /^\d+$/.test(sai.args[0]!) && Number(sai.args[0]) > 0 ? Math.min(600, Number(sai.args[0])) * 1000 : null;
+  return {
+    alias, host: b.host, port, user, identityFile, agent: !(identitiesOnly && identityFile), jumpHost, knownHostsFile, keepaliveIntervalMs,
+    openssh, configHost: openssh.length > 0 ? alias : null, notes,
+  };
+}
+
+/** The command lines that apply to at least one imported host, numbered, each with its hosts; each host gets their ids. */
+function attachCommands(lines: readonly CommandLine[], hosts: ImportedHost[]): CommandDirective[] {
+  const out: CommandDirective[] = [];
+  for (const l of lines) {
+    const applies = hosts.filter((h) => l.patterns === null || hostMatches(l.patterns, h.alias));
+    if (applies.length === 0) continue;
+    const id = `cmd-${out.length + 1}`;
+    out.push({ id, directive: l.directive, text: l.text, file: l.file, line: l.line, aliases: applies.map((h) => h.alias) });
+    for (const h of applies) h.commands.push(id);
+  }
+  return out;
+}
+
 /** Every concrete `Host` alias, resolved with the defaults that apply to it. */
 export function importSshConfig(
   source: string | readonly SshConfigLine[],
@@ -254,99 +249,29 @@ export function importSshConfig(
 ): SshConfigImport {
   const issues: SshConfigIssue[] = [...loaderIssues];
   const lines = typeof source === 'string' ? inlineUnfollowedIncludes(splitConfigLines(source), issues) : source;
-  const matchSeen = { value: false };
-  const blocks = parse(lines, issues, matchSeen);
+  const { blocks, commands, matchSeen } = parse(lines, issues);
   const aliases: string[] = [];
   for (const block of blocks.slice(1)) {
     for (const p of block.patterns) if (isConcrete(p) && !aliases.includes(p)) aliases.push(p);
   }
-
-  const resolveBasic = (alias: string) => {
-    const eff = effective(blocks, alias);
-    const first = (k: string) => eff.get(k)?.[0];
-    const host = first('hostname')?.args[0]?.replace(/%h/g, alias) ?? alias;
-    const user = first('user')?.args[0] ?? null;
-    const portText = first('port')?.args[0];
-    return { eff, first, host, user, portText };
-  };
-
   const hosts: ImportedHost[] = [];
   const skipped: SkippedHost[] = [];
   const labels = new Set<string>();
   for (const alias of aliases) {
-    const { eff, first, host, user: userSet, portText } = resolveBasic(alias);
-    const notes: string[] = [];
-    const user = userSet ?? options.localUser;
-    if (!userSet) notes.push(`no User: using the local user "${options.localUser}" as ssh does`);
-    let port = 22;
-    if (portText !== undefined) {
-      const n = Number(portText);
-      if (!/^\d+$/.test(portText) || n < 1 || n > 65535) {
-        skipped.push({ alias, reason: `Port "${portText}" (line ${first('port')!.line}) is not a port number` });
-        continue;
-      }
-      port = n;
+    const h = importHost(alias, { blocks, aliases, matchSeen, options, issues });
+    if (typeof h === 'string') {
+      skipped.push({ alias: escapeControls(alias), reason: h });
+      continue;
     }
-    const ctx = { home: options.home, localUser: options.localUser, host, user, alias };
-    const identityFiles = (eff.get('identityfile') ?? []).map((d) =>
-      expandTokens(d.args[0]!, ctx, (t) => issues.push({ file: d.file, line: d.line, directive: d.name, severity: 'warning', message: `token ${t} is not expanded` })),
-    );
-    if (identityFiles.length > 1) notes.push(`${identityFiles.length} IdentityFile entries: the first (${identityFiles[0]}) is used`);
-    const identitiesOnly = /^yes$/i.test(first('identitiesonly')?.args[0] ?? '');
-    const identityFile = identityFiles[0] ?? null;
-    const agent = !(identitiesOnly && identityFile);
-    if (!identityFile) notes.push('no IdentityFile: authenticates through ssh-agent (SSH_AUTH_SOCK)');
-
-    const openssh: string[] = [];
-    for (const [key, name] of OPENSSH_ONLY) if (eff.has(key)) openssh.push(name);
-    if (matchSeen.value) openssh.push('Match blocks');
-    let jumpHost: string | null = null;
-    const pj = first('proxyjump');
-    if (pj && pj.args[0]!.toLowerCase() !== 'none') {
-      const spec = pj.args[0]!;
-      const hops: string[] = [];
-      let bad: string | null = null;
-      for (const raw of spec.split(',')) {
-        const hop = raw.replace(/^ssh:\/\//, '');
-        const bare = /^[^@:[\]]+$/.test(hop) ? hop : null;
-        if (bare && aliases.includes(bare)) {
-          const j = resolveBasic(bare);
-          const resolved = `${j.user ?? user}@${j.host}${j.portText && j.portText !== '22' ? `:${j.portText}` : ''}`;
-          notes.push(`jump host ${bare} resolved to ${resolved}`);
-          hops.push(resolved);
-          continue;
-        }
-        try {
-          const parsed = parseJumpHost(hop);
-          hops.push(`${parsed.user ?? user}@${parsed.host.includes(':') ? `[${parsed.host}]` : parsed.host}${parsed.port !== 22 ? `:${parsed.port}` : ''}`);
-        } catch {
-          bad = hop;
-          break;
-        }
-      }
-      if (bad !== null) {
-        skipped.push({ alias, reason: `ProxyJump "${bad}" (line ${pj.line}) is not user@host:port` });
-        continue;
-      }
-      jumpHost = hops.join(',');
-      if (hops.length > 1) openssh.push(`${hops.length} ProxyJump hops`);
-    }
-    if (openssh.length > 0) notes.push(`${openssh.join(', ')}: connects through the openssh transport with the alias "${alias}"`);
-    const khf = first('userknownhostsfile');
-    const knownHostsFile = khf ? expandTokens(khf.args[0]!, ctx, () => undefined) : null;
-    if (khf && khf.args.length > 1) notes.push(`UserKnownHostsFile lists several files: only ${knownHostsFile} is read`);
-    const sai = first('serveraliveinterval');
-    const keepaliveIntervalMs = sai && /^\d+$/.test(sai.args[0]!) && Number(sai.args[0]) > 0 ? Math.min(600, Number(sai.args[0])) * 1000 : null;
-
     let label = toLabel(alias);
-    if (label !== alias) notes.push(`label "${label}" (the alias "${alias}" has characters a label may not hold)`);
+    if (label !== alias) h.notes.push(`label "${label}" (the alias ${JSON.stringify(alias)} has characters a label may not hold)`);
     for (let n = 2; labels.has(label.toLowerCase()); n++) label = `${toLabel(alias).slice(0, 60)}-${n}`;
     labels.add(label.toLowerCase());
-    hosts.push({ alias, label, host, port, user, identityFile, agent, jumpHost, knownHostsFile, keepaliveIntervalMs, openssh, configHost: openssh.length > 0 ? alias : null, notes });
+    hosts.push({ ...h, label, commands: [] });
   }
   // In file order: the first file's lines, then each included file's, each by line number.
   const fileOrder = new Map<string | null, number>();
   for (const l of lines) if (!fileOrder.has(l.file)) fileOrder.set(l.file, fileOrder.size);
   issues.sort((a, b) => (fileOrder.get(a.file) ?? 0) - (fileOrder.get(b.file) ?? 0) || a.line - b.line);
-  return { hosts, skipped, issues };
+  return { hosts, skipped, issues, commands: attachCommands(commands, hosts) };
 }

@@ -68,3 +68,59 @@ describe('gpu-console hosts import-ssh-config', () => {
     expect(await runCli(['hosts', 'trust', 'gpu1'], u.output)).toBe(2);
   });
 });
+
+describe('gpu-console hosts import-ssh-config: the file is data', () => {
+  const work = mkdtempSync(join(tmpdir(), 'cli-ssh-data-'));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  const sshConfig = join(work, 'team_config');
+  writeFileSync(
+    sshConfig,
+    [
+      'Host *',
+      '  User ops',
+      'Host gpu-east',
+      "  HostName gpu-east.internal\\'$(id>/tmp/pwned)\\'",
+      '  ProxyJump a,b',
+      'Host gpu-pc',
+      '  HostName 10.1.2.5',
+      '  ProxyCommand nc -X connect -x proxy.corp:3128 %h %p \u001b]0;x\u0007',
+      'Host gpu-plain',
+      '  HostName 10.1.2.6',
+      '',
+    ].join('\n'),
+  );
+  const configFile = join(work, 'config.yaml');
+  const run = async (...extra: string[]) => {
+    const c = capture();
+    const code = await runCli(['hosts', 'import-ssh-config', sshConfig, '--config', configFile, '--data-dir', work, ...extra], c.output);
+    return { code, out: c.out.join('\n'), err: c.err.join('\n') };
+  };
+
+  it('names a refused host by field and line, and prints each command line as text with its hosts (control characters escaped)', async () => {
+    const r = await run();
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/refused gpu-east: HostName \(line 4\): ".*" is not a host name/);
+    expect(r.out).toContain('line 8: ProxyCommand nc -X connect -x proxy.corp:3128 %h %p \\x1b]0;x\\x07');
+    expect(r.out).toMatch(/for gpu-pc: not run by the console: an uploaded file is not kept/);
+    expect(r.out).not.toContain('\u001b');
+    expect(r.out).toMatch(/gpu-plain +ops@10\.1\.2\.6:22/);
+  });
+
+  it('--apply --yes writes nothing while a host that a command line applies to is not named with --allow-command', async () => {
+    const dry = await run('--apply');
+    expect(dry.out).toMatch(/not added gpu-pc: ssh would run commands from the file for it \(ProxyCommand line 8\)/);
+    const refused = await run('--apply', '--yes');
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/nothing written: ssh would run commands from the file for gpu-pc \(ProxyCommand line 8\).*--allow-command gpu-pc/);
+    expect(() => readFileSync(configFile)).toThrow();
+    expect((await run('--apply', '--yes', '--allow-command', 'gpu-nope')).code).toBe(2);
+    const ok = await run('--apply', '--yes', '--allow-command', 'gpu-pc');
+    expect(ok.code).toBe(0);
+    expect(ok.out).toContain('Added gpu-pc, gpu-plain');
+    const config = await loadConfigFile(configFile, { home: work });
+    expect(config.hosts.map((h) => [h.label, h.ssh.host])).toEqual([
+      ['gpu-pc', '10.1.2.5'],
+      ['gpu-plain', '10.1.2.6'],
+    ]);
+  });
+});

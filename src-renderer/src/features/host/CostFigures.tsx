@@ -1,11 +1,13 @@
-// A host's cost estimates. Every figure says "estimate"; unavailable ones say why.
+// A host's cost estimates over the chosen window, by the same function as evidence
+// reports (observed time only, coverage stated). Every figure says "estimate";
+// unavailable ones say why; an unknown token count or spend is never shown as 0.
 // With the app's transport at hand it also shows the host's monthly budget
 // (spent this month, % used) with an inline form to set or clear the override.
 import { useCallback, useContext, useEffect, useState } from 'react';
 import type { BudgetLine, BudgetStatus } from '../../../../src-preload/contract/budget.js';
 import type { Estimate, HostCost } from '../../../../src-preload/contract/telemetry.js';
 import { AppContext } from '../../app/app-context.js';
-import { formatEstimate, formatUsd, parseBudgetInput } from './cost-format.js';
+import { formatEstimate, formatObserved, formatTokens, formatUsd, parseBudgetInput } from './cost-format.js';
 
 function Figure({ label, e, testId }: { label: string; e: Estimate; testId: string }): React.JSX.Element {
   return (
@@ -62,7 +64,7 @@ function BudgetFigures({ host, onChanged }: { readonly host: string; readonly on
         <div className="host-cost__fig" data-testid="budget-spent">
           <dt>Spent this month (UTC, est.)</dt>
           <dd className="num">
-            {formatUsd(line.spentUsd ?? 0)} est. · {line.runningHours.toFixed(1)} h seen running
+            {line.spentUsd === null ? 'unknown' : `${formatUsd(line.spentUsd)} est.`} · {line.runningHours.toFixed(1)} h seen running
           </dd>
         </div>
         <div className="host-cost__fig" data-testid="budget-pct">
@@ -131,8 +133,17 @@ export function CostFigures({ cost, onBudgetChanged }: { readonly cost: HostCost
         <Figure label="Run rate" e={cost.perHour} testId="cost-per-hour" />
         <Figure label="Per day" e={cost.perDay} testId="cost-per-day" />
         <Figure label="Per month" e={cost.perMonth} testId="cost-per-month" />
+        <div className="host-cost__fig" data-testid="cost-observed" data-value={cost.window.observedSeconds} title="Only the time the console holds readings of this host counts; the rest of the window is neither priced nor divided by.">
+          <dt>Observed in the window</dt>
+          <dd className="num">{formatObserved(cost.window)}</dd>
+        </div>
+        <div className="host-cost__fig" data-testid="cost-output-tokens" data-value={cost.window.outputTokens ?? ''} title={cost.window.outputTokensBasis}>
+          <dt>Output tokens</dt>
+          <dd className="num">{formatTokens(cost.window.outputTokens)}</dd>
+        </div>
+        <Figure label="Price of the observed time" e={cost.window.observedUsd} testId="cost-observed-usd" />
         <Figure label="Per 1M output tok (busy)" e={cost.perMillionOutputUsageBased} testId="cost-per-mtok-usage" />
-        <Figure label="Per 1M output tok (all time)" e={cost.perMillionOutputReservationBased} testId="cost-per-mtok-reserved" />
+        <Figure label="Per 1M output tok (observed time)" e={cost.perMillionOutputReservationBased} testId="cost-per-mtok-reserved" />
         <Figure label="Budget buys" e={cost.budgetComputeHours} testId="cost-budget-compute-hours" />
         {/* Hours to the gate: in the budget figures below, from the budget service (what a change moves at once). */}
       </dl>
@@ -166,7 +177,7 @@ export function FleetBudgetFigure(): React.JSX.Element | null {
     <div data-testid="fleet-budget" title="Estimate: price per hour × time seen connected, this calendar month (UTC)">
       <dt>Fleet budget</dt>
       <dd className="num">
-        {formatUsd(line.spentUsd ?? 0)} of {formatUsd(line.monthlyUsd)} est. ({(line.pctUsed ?? 0).toFixed(0)} %)
+        {line.spentUsd === null ? 'spend unknown' : formatUsd(line.spentUsd)} of {formatUsd(line.monthlyUsd)} est.{line.pctUsed === null ? '' : ` (${line.pctUsed.toFixed(0)} %)`}
       </dd>
     </div>
   );

@@ -2,10 +2,13 @@
 // its Includes) itself, or a file the operator chooses — in the desktop app
 // through the native dialog, in a browser uploaded as content. The renderer
 // never names a path. The chosen hosts of that preview are added to the YAML
-// config file and the console reloads it.
+// config file and the console reloads it. Hosts whose values are not plain
+// data are listed as refused, with why; lines that make ssh run a command
+// must each be ticked before a host they apply to can be added.
 import { useRef, useState } from 'react';
 import type { SshConfigSource } from '../../../../src-preload/contract/index.js';
 import { useAppStore } from '../../app/app-context.js';
+import { ImportCommandList } from './ImportCommandList.js';
 import { useCall } from './use-call.js';
 import './hosts.css';
 
@@ -24,6 +27,7 @@ export function ImportSshConfigButton(): React.JSX.Element {
 export function ImportSshConfigDialog({ onClose }: { readonly onClose: () => void }): React.JSX.Element {
   const desktop = useAppStore((s) => s.app.info?.mode === 'electron');
   const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const [acknowledged, setAcknowledged] = useState<Set<string>>(new Set());
   const [readError, setReadError] = useState<string | null>(null);
   const upload = useRef<HTMLInputElement>(null);
   const preview = useCall('hosts.importPreview');
@@ -35,6 +39,7 @@ export function ImportSshConfigDialog({ onClose }: { readonly onClose: () => voi
     setReadError(null);
     void preview.run({ source }).then((out) => {
       if (out) setChosen(new Set(out.hosts.filter((h) => !h.exists).map((h) => h.label)));
+      setAcknowledged(new Set());
     });
   };
   const chooseFile = (): void => {
@@ -52,13 +57,12 @@ export function ImportSshConfigDialog({ onClose }: { readonly onClose: () => voi
       (err: unknown) => setReadError(`${file.name} could not be read: ${err instanceof Error ? err.message : String(err)}`),
     );
   };
-  const toggle = (label: string): void =>
-    setChosen((prev) => {
-      const next = new Set(prev);
-      if (next.has(label)) next.delete(label);
-      else next.add(label);
-      return next;
-    });
+  const toggle = (label: string): void => setChosen((prev) => flipped(prev, label));
+  const toggleCommand = (id: string): void => setAcknowledged((prev) => flipped(prev, id));
+  // The command lines of the chosen hosts: each must be ticked before the apply.
+  const needed = new Set(p ? p.hosts.filter((h) => chosen.has(h.label)).flatMap((h) => h.commands) : []);
+  const unticked = [...needed].filter((id) => !acknowledged.has(id));
+  const waiting = p ? p.hosts.filter((h) => chosen.has(h.label) && h.commands.some((id) => !acknowledged.has(id))).map((h) => h.label) : [];
 
   return (
     <div className="hosts-dialog-backdrop" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
@@ -122,7 +126,14 @@ export function ImportSshConfigDialog({ onClose }: { readonly onClose: () => voi
                       {h.jumpHost ? <span className="muted"> via {h.jumpHost}</span> : null}
                     </td>
                     <td>{h.identityFile ? <code>{h.identityFile}</code> : 'ssh-agent'}</td>
-                    <td className="muted">{h.exists ? 'already in the config' : h.notes.join('; ')}</td>
+                    <td className="muted">
+                      {h.commands.length > 0 ? (
+                        <span className="text-warn">
+                          ssh runs {h.commands.length} line{h.commands.length === 1 ? '' : 's'} of this file for it (below).{' '}
+                        </span>
+                      ) : null}
+                      {h.exists ? 'already in the config' : h.notes.join('; ')}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -130,8 +141,8 @@ export function ImportSshConfigDialog({ onClose }: { readonly onClose: () => voi
             {p.skipped.length + p.issues.length > 0 ? (
               <ul className="import-issues" data-testid="import-issues">
                 {p.skipped.map((s) => (
-                  <li key={`s-${s.alias}`} className="text-warn">
-                    skipped {s.alias}: {s.reason}
+                  <li key={`s-${s.alias}`} className="text-warn" data-testid={`import-refused-${s.alias}`}>
+                    refused {s.alias}: {s.reason}
                   </li>
                 ))}
                 {p.issues.map((i) => (
@@ -141,7 +152,13 @@ export function ImportSshConfigDialog({ onClose }: { readonly onClose: () => voi
                 ))}
               </ul>
             ) : null}
+            <ImportCommandList commands={p.commands} acknowledged={acknowledged} needed={needed} onToggle={toggleCommand} />
           </>
+        ) : null}
+        {waiting.length > 0 ? (
+          <p className="hosts-dialog__hint text-warn" data-testid="import-waiting">
+            Tick each command line above to add {waiting.join(', ')}.
+          </p>
         ) : null}
         {apply.result ? (
           <p className="import-done" role="status" data-testid="import-result">
@@ -161,8 +178,8 @@ export function ImportSshConfigDialog({ onClose }: { readonly onClose: () => voi
           <button
             type="button"
             className="button button--primary"
-            disabled={!p || chosen.size === 0 || apply.pending}
-            onClick={() => p && void apply.run({ previewId: p.previewId, labels: [...chosen] })}
+            disabled={!p || chosen.size === 0 || apply.pending || unticked.length > 0}
+            onClick={() => p && void apply.run({ previewId: p.previewId, labels: [...chosen], acknowledgedCommands: [...needed] })}
             data-testid="import-apply"
           >
             {apply.pending ? 'Adding…' : `Add ${chosen.size} host${chosen.size === 1 ? '' : 's'} to the config`}
@@ -171,4 +188,11 @@ export function ImportSshConfigDialog({ onClose }: { readonly onClose: () => voi
       </div>
     </div>
   );
+}
+
+function flipped(set: ReadonlySet<string>, key: string): Set<string> {
+  const next = new Set(set);
+  if (next.has(key)) next.delete(key);
+  else next.add(key);
+  return next;
 }

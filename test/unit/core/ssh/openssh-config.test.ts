@@ -16,7 +16,7 @@ function host(ssh: Record<string, unknown>) {
   return ConfigSchema.parse({ hosts: [{ label: 'gpu-a', ssh: { host: '10.0.0.5', user: 'ops', identityFile: '/keys/id', ...ssh } }] }).hosts[0]!;
 }
 
-const BASE = { knownHostsFile: '/home/ops/.ssh/known_hosts', controlPath: '/data/ssh/abc.ctl', helperProgram: '/data/ssh/gc-ssh-helper', keepaliveIntervalS: 5, keepaliveCountMax: 2, connectTimeoutS: 15, agentSock: null };
+const BASE = { configPath: '/data/ssh/abc.conf', knownHostsFile: '/home/ops/.ssh/known_hosts', controlPath: '/data/ssh/abc.ctl', helperProgram: '/data/ssh/gc-ssh-helper', keepaliveIntervalS: 5, keepaliveCountMax: 2, connectTimeoutS: 15, agentSock: null };
 
 /** The first value of each keyword, as OpenSSH reads a config (first obtained value wins), for one host alias. */
 function firstValues(text: string, alias: string): Map<string, string> {
@@ -31,7 +31,8 @@ function firstValues(text: string, alias: string): Map<string, string> {
       applies = rest.some((p) => p === '*' || p === alias);
       continue;
     }
-    if (applies && !out.has(key)) out.set(key, rest.join(' '));
+    // A whole quoted argument is read without its quotes, as ssh does.
+    if (applies && !out.has(key)) out.set(key, rest.join(' ').replace(/"([^"]*)"/g, '$1'));
   }
   return out;
 }
@@ -59,7 +60,7 @@ describe('the config the openssh transport writes', () => {
   it('an OpenSSH config alias is connected to as written, through Include, after the trust rules', () => {
     const { text, alias } = generatedConfig({ target: host({ configHost: 'gpu-prod', configFile: '/home/ops/.ssh/config', identityFile: undefined, agent: true }), ...BASE });
     expect(alias).toBe('gpu-prod');
-    expect(text).toMatch(/\nInclude \/home\/ops\/\.ssh\/config\n$/);
+    expect(text).toMatch(/\nInclude "\/home\/ops\/\.ssh\/config"\n$/);
     expect(text.indexOf('KnownHostsCommand')).toBeLessThan(text.indexOf('Include'));
     expect(text).not.toMatch(/HostName/);
   });
@@ -69,7 +70,7 @@ describe('the config the openssh transport writes', () => {
     expect(text).toContain('IdentityFile "/Users/A B/key"');
     expect(text).toContain('CertificateFile "/Users/A B/key-cert.pub"');
     expect(text).toContain('IdentityAgent "/tmp/agent sock"');
-    expect(() => generatedConfig({ target: host({ identityFile: '/keys/a"b' }), ...BASE })).toThrow(/quote or a line break/);
+    expect(() => generatedConfig({ target: host({ identityFile: '/keys/a"b' }), ...BASE })).toThrow(expect.objectContaining({ code: 'SSH_CONFIG_UNSUPPORTED', message: expect.stringMatching(/double quote/) }));
   });
 
   it('with an agent, its keys are offered too (IdentitiesOnly off), as the builtin transport does', () => {
@@ -82,6 +83,42 @@ describe('the config the openssh transport writes', () => {
   it('carries a ProxyCommand verbatim', () => {
     const { text } = generatedConfig({ target: host({ proxyCommand: 'ssh -W %h:%p jump.example' }), ...BASE });
     expect(firstValues(text, 'gc-target').get('proxycommand')).toBe('ssh -W %h:%p jump.example');
+  });
+
+  it('writes %% where ssh expands tokens, and refuses what no quoting keeps literal', () => {
+    const { text } = generatedConfig({ target: host({ identityFile: "/keys/50%off/o'brien key" }), ...BASE, knownHostsFile: '/kh/%h' });
+    expect(text).toContain(`IdentityFile "/keys/50%%off/o'brien key"`);
+    expect(text).toContain('UserKnownHostsFile "/kh/%%h"');
+    const refused = (over: Partial<typeof BASE> & { ssh?: Record<string, unknown> }, what: RegExp) =>
+      expect(() => generatedConfig({ target: host(over.ssh ?? {}), ...BASE, ...over })).toThrow(expect.objectContaining({ code: 'SSH_CONFIG_UNSUPPORTED', message: expect.stringMatching(what) }));
+    refused({ ssh: { identityFile: '/keys/a\\b' } }, /backslash/);
+    refused({ ssh: { identityFile: '${HOME}/.ssh/id' } }, /environment variable/);
+    refused({ knownHostsFile: '/kh/a\u001b[2Jb' }, /control character/);
+    refused({ helperProgram: '/data/50%/helper' }, /"%"/);
+    refused({ ssh: { configHost: 'gpu', configFile: '/home/ops/.ssh/conf*' } }, /glob/);
+    refused({ agentSock: '$SSH_AUTH_SOCK' } as never, /not a path/);
+  });
+
+  it('a host, user or hop that is not of its grammar is refused even when it did not come through the schema', () => {
+    const hostile = (ssh: Record<string, unknown>) => {
+      const target = host({});
+      return generatedConfig({ ...BASE, target: { ...target, ssh: { ...target.ssh, ...ssh } } });
+    };
+    expect(() => hostile({ host: "gpu-east.internal\\'$(id>/tmp/pwned)\\'" })).toThrow(expect.objectContaining({ code: 'SSH_CONFIG_UNSUPPORTED', message: expect.stringMatching(/ssh\.host .* is not a host name/) }));
+    expect(() => hostile({ host: '-oProxyCommand=id' })).toThrow(/ssh\.host/);
+    expect(() => hostile({ user: 'ops;id' })).toThrow(/ssh\.user/);
+    expect(() => hostile({ jumpHost: 'ops@a,ops@`id`' })).toThrow(expect.objectContaining({ code: 'SSH_JUMP_FAILED' }));
+    expect(() => hostile({ configHost: "x'y" })).toThrow(/ssh\.configHost/);
+    expect(hostile({ host: '[2001:db8::5]' }).text).toContain('HostName 2001:db8::5\n');
+  });
+
+  it("a jump host needs a config path ssh can paste into its shell line as it is", () => {
+    expect(generatedConfig({ target: host({ jumpHost: 'ops@bastion' }), ...BASE }).text).toContain('ProxyJump ops@bastion:22');
+    for (const configPath of ['/Users/ops/Library/Application Support/GPU Console/ssh/abc.conf', "/data/it's/abc.conf", '/data/$(id)/abc.conf', '/data/50%/abc.conf']) {
+      expect(() => generatedConfig({ target: host({ jumpHost: 'ops@bastion' }), ...BASE, configPath })).toThrow(expect.objectContaining({ code: 'SSH_CONFIG_UNSUPPORTED', message: expect.stringMatching(/--data-dir/) }));
+      // Without a jump host ssh never hands the path to a shell.
+      expect(() => generatedConfig({ target: host({}), ...BASE, configPath })).not.toThrow();
+    }
   });
 
   it('jump chains keep IPv6 hops bracketed', () => {

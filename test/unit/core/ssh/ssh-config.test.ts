@@ -103,3 +103,91 @@ describe('importSshConfig', () => {
     expect(mergeHostsIntoYaml(null, weird.hosts, { file: 'c.yaml', home: '/h' }).added).toEqual(['my_host-1']);
   });
 });
+
+describe('importSshConfig: the file is data', () => {
+  it('refuses a host whose HostName, User, ProxyJump, IdentityFile or alias is not a plain value, naming field and line; the rest import', () => {
+    const text = [
+      'Host ok',
+      '  HostName 192.0.2.1',
+      'Host h-name',
+      "  HostName gpu-east.internal\\'$(id>/tmp/pwned)\\'",
+      'Host h-user',
+      '  HostName 192.0.2.2',
+      '  User ops`id`',
+      'Host h-jump',
+      '  HostName 192.0.2.3',
+      '  ProxyJump ops@bastion;id',
+      'Host evil-hop',
+      '  HostName $(id)',
+      'Host h-via-alias',
+      '  HostName 192.0.2.4',
+      '  ProxyJump evil-hop',
+      'Host h-key',
+      '  HostName 192.0.2.5',
+      '  IdentityFile /k\u001b[2J',
+      'Host h-token',
+      '  HostName %n.example',
+      'Host h;id',
+      '  HostName 192.0.2.6',
+      '  ProxyCommand nc %h %p',
+      '',
+    ].join('\n');
+    const r = importSshConfig(text, opts);
+    expect(r.hosts.map((h) => h.alias)).toEqual(['ok']);
+    const why = Object.fromEntries(r.skipped.map((s) => [s.alias, s.reason]));
+    expect(why['h-name']).toMatch(/^HostName \(line 4\): ".*" is not a host name/);
+    expect(why['h-user']).toMatch(/^User \(line 7\): "ops`id`" is not a login name/);
+    expect(why['h-jump']).toMatch(/^ProxyJump \(line 10\): the host of jump hop "ops@bastion;id"/);
+    expect(why['evil-hop']).toMatch(/HostName \(line 12\)/);
+    expect(why['h-via-alias']).toMatch(/^ProxyJump \(line 15\): the host of jump hop/);
+    expect(why['h-key']).toMatch(/^IdentityFile \(line 18\): .*control character/);
+    expect(why['h-key']).not.toContain('\u001b');
+    expect(why['h-token']).toMatch(/^HostName \(line 20\): "%n.example"/);
+    expect(why['h;id']).toMatch(/need the alias, and "h;id" is not an ssh_config Host alias/);
+  });
+
+  it('HostName expands %h and %% as ssh does, and the result is held to the grammar', () => {
+    const r = importSshConfig('Host gpu-1 gpu_2\n  HostName %h.lab%%\nHost box\n  HostName %h.lab\n', opts);
+    expect(r.hosts.map((h) => h.host)).toEqual(['box.lab']);
+    expect(r.skipped.map((s) => s.alias)).toEqual(['gpu-1', 'gpu_2']);
+    expect(r.skipped[0]!.reason).toContain('"gpu-1.lab%"');
+  });
+
+  it('lists every line that makes ssh run something with the hosts it applies to; Match blocks apply to all, evaluated never', () => {
+    const text = [
+      'LocalCommand echo hi',
+      'Host a b',
+      '  HostName 192.0.2.1',
+      '  ProxyCommand ssh -W %h:%p jump',
+      'Host c',
+      '  HostName 192.0.2.2',
+      '  ProxyCommand none',
+      '  PermitLocalCommand no',
+      '  KnownHostsCommand /usr/local/bin/kh %H',
+      '  PKCS11Provider /usr/lib/opensc-pkcs11.so',
+      'Host *.nowhere',
+      '  ProxyCommand never-listed',
+      'Match host c exec "test -f /tmp/vpn-up"',
+      '  ProxyCommand nc -X 5 -x proxy:1080 %h %p',
+      '  SecurityKeyProvider internal',
+      '',
+    ].join('\n');
+    const r = importSshConfig(text, opts);
+    expect(r.commands.map((c) => [c.id, c.directive, c.line, c.aliases])).toEqual([
+      ['cmd-1', 'LocalCommand', 1, ['a', 'b', 'c']],
+      ['cmd-2', 'ProxyCommand', 4, ['a', 'b']],
+      ['cmd-3', 'KnownHostsCommand', 9, ['c']],
+      ['cmd-4', 'PKCS11Provider', 10, ['c']],
+      ['cmd-5', 'Match exec', 13, ['a', 'b', 'c']],
+      ['cmd-6', 'ProxyCommand', 14, ['a', 'b', 'c']],
+    ]);
+    expect(r.commands[4]!.text).toBe('host c exec "test -f /tmp/vpn-up"');
+    expect(r.hosts.map((h) => [h.alias, h.commands])).toEqual([
+      ['a', ['cmd-1', 'cmd-2', 'cmd-5', 'cmd-6']],
+      ['b', ['cmd-1', 'cmd-2', 'cmd-5', 'cmd-6']],
+      ['c', ['cmd-1', 'cmd-3', 'cmd-4', 'cmd-5', 'cmd-6']],
+    ]);
+    // A control character in a command line is shown, not sent to a terminal.
+    expect(importSshConfig('Host x\n  HostName 192.0.2.9\n  ProxyCommand nc %h %p \u001b]0;owned\u0007\n', opts).commands[0]!.text).toBe('nc %h %p \\x1b]0;owned\\x07');
+  });
+});
