@@ -60,6 +60,29 @@ export interface RequestRun extends RequestOutcome {
 }
 
 const MAX_TEXT = 1_000_000;
+/** Longest non-streamed answer read; a larger one is a BENCH_BAD_STREAM, not a process that grows with it. */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/** Of an error answer only the start is kept (300 characters); this much is read to find its code. */
+const MAX_ERROR_BYTES = 64 * 1024;
+/** Longest stream line held while waiting for its newline. */
+export const MAX_STREAM_LINE_CHARS = 1 << 20;
+
+/** The body as text, up to `max` bytes; `complete` false when it went on (the rest is not read: the stream is destroyed). */
+async function readCapped(body: AsyncIterable<Buffer>, max: number): Promise<{ text: string; complete: boolean }> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  let complete = true;
+  for await (const piece of body) {
+    if (size + piece.length > max) {
+      parts.push(piece.subarray(0, max - size));
+      complete = false;
+      break;
+    }
+    size += piece.length;
+    parts.push(piece);
+  }
+  return { text: Buffer.concat(parts).toString('utf8'), complete };
+}
 
 let retriesTotal = 0;
 
@@ -118,7 +141,7 @@ export async function runRequest(spec: RequestSpec): Promise<RequestRun> {
     const q = res.headers['x-queue-ms'];
     if (typeof q === 'string' && /^\d+(\.\d+)?$/.test(q)) out.queueMs = Number(q);
     if (res.statusCode >= 400) {
-      const text = await res.body.text().catch(() => '');
+      const text = (await readCapped(res.body, MAX_ERROR_BYTES).catch(() => null))?.text ?? '';
       out.totalMs = spec.now() - t0;
       out.errorCode = errorCodeOf(res.statusCode, text);
       out.errorMessage = text.slice(0, 300);
@@ -126,7 +149,14 @@ export async function runRequest(spec: RequestSpec): Promise<RequestRun> {
     }
     if (spec.stream) await readStream(res.body, out, spec.now, t0);
     else {
-      const body = (await res.body.json()) as Chunk;
+      const { text, complete } = await readCapped(res.body, MAX_ANSWER_BYTES);
+      if (!complete) {
+        out.totalMs = spec.now() - t0;
+        out.errorCode = RequestErrorCode.BAD_STREAM;
+        out.errorMessage = `the answer is over ${MAX_ANSWER_BYTES} bytes; not read`;
+        return out;
+      }
+      const body = JSON.parse(text) as Chunk;
       out.ttftMs = null; // not observable without streaming
       const choice = body.choices?.[0];
       out.text = choice?.message?.content ?? null;
@@ -203,6 +233,11 @@ async function readStream(body: AsyncIterable<Buffer>, out: RequestOutcome, now:
         }
         if (choice.finish_reason) out.finishReason = choice.finish_reason;
       }
+    }
+    if (buffer.length > MAX_STREAM_LINE_CHARS) {
+      out.errorCode = RequestErrorCode.BAD_STREAM;
+      out.errorMessage = `a stream line went past ${MAX_STREAM_LINE_CHARS} characters without its end; not read further`;
+      break;
     }
   }
   out.text = text;
