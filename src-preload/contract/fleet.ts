@@ -115,6 +115,9 @@ export const GpuViewSchema = z
   .strict();
 export type GpuView = z.infer<typeof GpuViewSchema>;
 
+export const ServiceHealthSchema = z.enum(['ok', 'loading', 'down', 'unknown']);
+export type ServiceHealth = z.infer<typeof ServiceHealthSchema>;
+
 export const SleepStateSchema = z.enum(['awake', 'asleep-1', 'asleep-2', 'unknown']);
 export type SleepState = z.infer<typeof SleepStateSchema>;
 
@@ -158,7 +161,14 @@ export const ServiceViewSchema = z
         nextRetryAt: z.number().nullable().optional(),
       })
       .strict(),
-    health: z.enum(['ok', 'down', 'unknown']),
+    /**
+     * `loading`: the server answers that it is loading its model (llama-server `/health` 503
+     * "Loading model"): not serving yet, and not a failure; its figures are unknown meanwhile.
+     * vLLM has no such answer (its port refuses until the engine is ready): it reads `down`.
+     */
+    health: ServiceHealthSchema,
+    /** While `loading`: when the server first answered so, this time (ms epoch). */
+    loadingSince: z.number().nullable().optional(),
     sleep: SleepStateSchema,
     requestsRunning: z.number().nullable(),
     requestsWaiting: z.number().nullable(),

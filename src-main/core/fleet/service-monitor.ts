@@ -32,6 +32,8 @@ export class ServiceMonitor {
   private staleReason: string | null = null;
   private everScraped = false;
   private health: ServiceView['health'] = 'unknown';
+  /** While the server answers that it loads its model: since when (this time). */
+  private loadingSince: number | null = null;
   private reading: ServiceReading | null = null;
   private issues: string[] = [];
   private readingAt: number | null = null;
@@ -131,6 +133,7 @@ export class ServiceMonitor {
     if (!this.throughTunnel) return;
     this.lastOk = null;
     this.health = 'unknown';
+    this.loadingSince = null;
     // a window spanning the outage would mix two runs of the server
     this.deriver.reset();
     this.source?.reset?.();
@@ -163,11 +166,11 @@ export class ServiceMonitor {
   }
 
   private apply(r: SourceReading): void {
+    if (!r.ok && r.stale.code === TelemetryErrorCode.SERVER_LOADING) return this.applyLoading(r.atMs);
     if (!r.ok) {
       this.lastOk = false;
       this.staleReason = formatStaleReason(r.stale);
       this.health = 'down';
-      if (r.stale.code === TelemetryErrorCode.SERVER_LOADING) this.deriver.reset();
       return;
     }
     const service = r.service;
@@ -179,13 +182,33 @@ export class ServiceMonitor {
     this.lastOk = true;
     this.everScraped = true;
     this.staleReason = null;
-    this.health = service.health === 'ok' ? 'ok' : service.health === 'unknown' ? 'unknown' : 'down';
+    this.loadingSince = null;
+    this.health = service.health;
     // The same sample again (Prometheus scrapes less often than the console polls): the figures stand.
     if (this.readingAt !== null && r.atMs <= this.readingAt && this.lastFigures !== null) return;
     this.issues = (r.issues ?? []).slice(0, 10);
     this.reading = service;
     this.readingAt = r.atMs;
     this.lastFigures = this.deriver.push(service, r.atMs);
+  }
+
+  /**
+   * The server answered that it is loading its model (a restart, a crash brought back): a
+   * state of its own, read now, not stale figures. What it served before (rates, running
+   * requests, sleep state, even its version: a restart may bring another build) is not
+   * shown as current; the window starts afresh once it serves.
+   */
+  private applyLoading(atMs: number): void {
+    this.lastOk = true;
+    this.everScraped = true;
+    this.staleReason = null;
+    this.health = 'loading';
+    this.loadingSince ??= atMs;
+    this.deriver.reset();
+    this.reading = null;
+    this.lastFigures = null;
+    this.issues = [];
+    this.readingAt = atMs;
   }
 
   private tunnelState(host: HostConnectionState): TunnelState {
@@ -240,12 +263,21 @@ export class ServiceMonitor {
       },
       health: host === 'connected' || !this.throughTunnel ? this.health : 'unknown',
       ...figuresView(c, this.reading, this.lastFigures, this.source, this.readingAt),
+      ...(this.health === 'loading' ? this.loadingFields() : {}),
       ...(this.issues.length > 0 ? { issues: [...this.issues] } : {}),
       stale: this.staleReason !== null,
       staleReason: this.staleReason,
     };
   }
+
+  private loadingFields(): Pick<ServiceView, 'loadingSince' | 'source'> {
+    const kind = this.source?.kind === 'prometheus-api' ? 'prometheus' : this.config.kind;
+    return { loadingSince: this.loadingSince, source: { kind, atMs: this.readingAt, detail: LOADING_DETAIL } };
+  }
 }
+
+/** What the view says of a loading server: where that came from, and since when. */
+const LOADING_DETAIL = 'GET /health: HTTP 503 "Loading model"';
 
 type FigureFields = Omit<ServiceView, 'id' | 'kind' | 'model' | 'aliases' | 'slots' | 'remotePort' | 'tunnel' | 'health' | 'stale' | 'staleReason'>;
 

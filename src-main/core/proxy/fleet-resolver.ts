@@ -32,6 +32,8 @@ const CONNECT_MS = 1_500;
 export const ACTION_REQUIRED_RETRY_S = 600;
 /** A probe that timed out on a connected link: the link is presumed dead until SSH notices and reconnects. */
 const DEAD_LINK_RECOVERY_MS = 8_000;
+/** How long a model load is expected to take when no restart of the upstream was measured. */
+const DEFAULT_LOAD_MS = 30_000;
 /** Wake defaults until a wake was measured (field notes §4: Retry-After 10 / 60 s by depth). */
 const DEFAULT_WAKE_MS = { 1: 10_000, 2: 60_000 } as const;
 
@@ -78,6 +80,8 @@ export class FleetResolver implements UpstreamResolver {
     // A server that wakes by itself on a request (llama-server --sleep-idle-seconds) is simply forwarded:
     // the request is what wakes it; holding it for an approval nobody can give would make it unreachable.
     if (view && (view.sleep === 'asleep-1' || view.sleep === 'asleep-2') && view.sleepControl !== 'automatic') return this.sleeping(spec, view);
+    // Its model list answers while it loads (so the tunnel probe passes); everything else is a 503.
+    if (view?.health === 'loading') return this.loading(spec, view);
     let url: string;
     try {
       url = this.fleet.tunnelUrl(spec.label, spec.serviceId);
@@ -164,6 +168,29 @@ export class FleetResolver implements UpstreamResolver {
           extra: { host_state: host.state },
         };
     }
+  }
+
+  /**
+   * The server answers that it is loading its model (llama-server /health 503 "Loading model": a
+   * restart, a crash brought back): not ready, and back by itself — a request may wait for it.
+   */
+  private loading(spec: UpstreamSpec, view: ServiceView): Unavailable {
+    let measuredMs: number | null = null;
+    try {
+      measuredMs = this.estimates.expectedRestartMs?.(spec.key) ?? null;
+    } catch (err) {
+      this.logger.warn('restart estimate failed', { upstream: spec.key, error: toAppError(err).message });
+    }
+    const loadingForMs = view.loadingSince == null ? 0 : Math.max(0, this.clock.now() - view.loadingSince);
+    const expectedMs = Math.max(1_000, (measuredMs ?? DEFAULT_LOAD_MS) - loadingForMs);
+    return {
+      ok: false,
+      code: 'model_restarting',
+      message: `${spec.key} is loading its model (its /health answers 503 "Loading model"); it takes requests once loaded`,
+      retryAfterS: Math.max(1, Math.ceil(expectedMs / 1000)),
+      recovery: { reason: 'restarting', expectedMs },
+      extra: { loading_since: view.loadingSince ?? null, load_estimate: measuredMs === null ? 'default' : 'measured' },
+    };
   }
 
   private sleeping(spec: UpstreamSpec, view: ServiceView): Unavailable {

@@ -12,9 +12,11 @@ import {
   type Evaluation,
   type HostCost,
   type InventoryHost,
+  type InventoryService,
   type SeriesQuery,
   type SeriesRange,
   type SeriesResult,
+  type ServiceView,
   type SshTransportView,
 } from '../../../src-preload/contract/index.js';
 import type { Clock, Logger, OffPremCounter } from '../base/index.js';
@@ -100,7 +102,8 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
       hostKeyFingerprint: v?.hostKeyFingerprint ?? null,
       pricePerHourUsd: h.pricePerHourUsd ?? null,
       gpus: (v?.gpus ?? []).map((g) => ({ index: g.index, name: g.name, memoryTotalMiB: g.memoryTotalMiB, driverVersion: null })),
-      services: h.services.map((s) => configuredService(s, v?.services.find((x) => x.id === s.id)?.health ?? 'unknown')),
+      // A server loading its model does not answer /health 200: `down` by this report's own check.
+      services: h.services.map((s) => configuredService(s, inventoryHealth(v?.services.find((x) => x.id === s.id)?.health))),
     };
   };
 
@@ -225,4 +228,8 @@ function transportText(t: SshTransportView | undefined): string | null {
   if (!t) return null;
   const client = t.kind === 'openssh' && t.client ? `${t.client.split(',')[0]}; ` : '';
   return `${t.kind} (${client}${t.why})`;
+}
+
+function inventoryHealth(h: ServiceView['health'] | undefined): InventoryService['health'] {
+  return h === 'loading' ? 'down' : (h ?? 'unknown');
 }

@@ -36,7 +36,7 @@ const FAMILIES = {
   [FLEET_GPU_SERIES.powerWatts]: 'GPU power draw.',
   [FLEET_GPU_SERIES.powerLimitWatts]: 'GPU power limit.',
   [FLEET_GPU_SERIES.temperatureCelsius]: 'GPU temperature.',
-  gpu_console_service_up: 'Whether the model service answers its health check (1) or not (0); absent while unknown.',
+  gpu_console_service_up: 'Whether the model service answers its health check (1) or not (0, also while it loads its model); absent while unknown.',
   gpu_console_service_figures_stale: 'Whether the last scrape of the service failed (1); its figures are then left out.',
   gpu_console_service_sleep_state: 'Sleep state of the model service (one series per state; the current one is 1).',
   gpu_console_service_requests_running: 'Requests the server is running now.',
@@ -112,7 +112,7 @@ function addHost(out: Exposition, h: HostView): void {
 
 function addService(out: Exposition, h: HostView, s: ServiceView): void {
   const id = { host: h.label, service: s.id };
-  out.add('gpu_console_service_up', { ...id, kind: s.kind, model: s.model }, s.health === 'ok' ? 1 : s.health === 'down' ? 0 : null);
+  out.add('gpu_console_service_up', { ...id, kind: s.kind, model: s.model }, s.health === 'ok' ? 1 : s.health === 'unknown' ? null : 0);
   out.add('gpu_console_service_figures_stale', id, s.stale ? 1 : 0);
   for (const state of SLEEP_STATES) out.add('gpu_console_service_sleep_state', { ...id, state }, s.sleep === state ? 1 : 0);
   if (!s.stale) {

@@ -11,7 +11,8 @@ import type { ActionView } from '../../../src-preload/contract/index.js';
 // weights live in GTT and fill it while the model loads (1.5 s down, 14 s
 // loading, here at a tenth of that). The restart's evidence must give the
 // memory of the loaded model, read after the server passed its checks — not
-// the near-empty GTT of a reading taken mid-load.
+// the near-empty GTT of a reading taken mid-load. Meanwhile the fleet shows
+// the service `loading` (finding 7).
 
 let app: App;
 let api: Api;
@@ -52,19 +53,25 @@ describe('a llama-server restart on an APU', () => {
     const loaded = gttMiB()!;
     const { action } = await call<{ action: ActionView }>('actions.propose', { upstream: 'strix/coder', kind: 'restart', reason: 'test' });
     await call('actions.approve', { id: action.id, nonce: action.nonce, typedLabel: 'strix', displayName: 'Test Operator' });
-    // What the action said while it ran, sampled every 20 ms.
+    // What the action said while it ran, and how the fleet showed the service, sampled every 20 ms.
     const progress = new Set<string>();
+    const shown = new Set<string>();
     const settled = app.lifecycle.service.settled(action.id);
     let finished = false;
     void settled.finally(() => (finished = true));
     while (!finished) {
       const p = app.lifecycle.service.get(action.id).progress;
       if (p) progress.add(p);
+      const svc = strix()?.services.find((x) => x.id === 'coder');
+      if (svc) shown.add(`${svc.health} ${svc.sleep} ${svc.generationTokensPerS ?? '—'} ${svc.stale ? 'stale' : 'fresh'}${svc.health === 'loading' ? ` ${svc.source?.detail}` : ''}`);
       await new Promise((r) => setTimeout(r, 20));
     }
     const done = await settled;
     expect([...progress].some((p) => /^verifying: health: HTTP 503 Loading model/.test(p)), [...progress].join('\n')).toBe(true);
     expect(done.state, `${done.error} ${done.observed.join('; ')}`).toBe('verified');
+    // Finding 7: while it loaded, the service was `loading` from /health, with no sleep state or rate from before.
+    expect([...shown], [...shown].join('\n')).toContain('loading unknown — fresh GET /health: HTTP 503 "Loading model"');
+    expect([...shown].filter((x) => x.startsWith('loading')).every((x) => x.startsWith('loading unknown — fresh'))).toBe(true);
     const line = done.observed.find((l) => l.startsWith('GPU memory'))!;
     const m = /^GPU memory \(VRAM \+ GTT\): (\d+) MiB in use on strix, read \d+\.\d s after the server passed its checks/.exec(line);
     expect(m, line).not.toBeNull();

@@ -4,8 +4,8 @@ import { Badge } from '../../components/Badge.js';
 import { CopyButton } from '../../components/CopyButton.js';
 import { MeterBar } from '../../components/MeterBar.js';
 import { dataValue, displayUrl, formatCount, formatPct, formatTokPerS } from '../../format/format.js';
-import { HEALTH_TONE, TUNNEL_TONE } from './service-state.js';
-import { enginesLabel, KV_ESTIMATE_TITLE, kindWithVersion, rateBasisTitle, sleepView, slotMismatch } from './service-facts.js';
+import { HEALTH_TEXT, HEALTH_TONE, TUNNEL_TONE } from './service-state.js';
+import { enginesLabel, KV_ESTIMATE_TITLE, kindWithVersion, loadingView, rateBasisTitle, sleepView, slotMismatch } from './service-facts.js';
 import { SourceLine } from '../../components/SourceLine.js';
 import { TunnelTest } from '../hosts/TunnelTest.js';
 import { useNow } from '../../components/use-now.js';
@@ -26,12 +26,13 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s, pollInte
   const engines = enginesLabel(s);
   const asleep = s.sleep === 'asleep-1' || s.sleep === 'asleep-2';
   const retryAt = s.tunnel.nextRetryAt ?? null;
-  const now = useNow(retryAt !== null);
+  const now = useNow(retryAt !== null || s.health === 'loading');
+  const loading = loadingView(s, now);
   const probe = s.tunnel.lastProbe ?? null;
   return (
     <tr
       data-testid={`service-${label}-${s.id}`}
-      className={`${s.stale ? 'is-stale' : ''}${asleep ? ' is-asleep' : ''}`.trim() || undefined}
+      className={`${s.stale ? 'is-stale' : ''}${asleep ? ' is-asleep' : ''}${loading ? ' is-loading' : ''}`.trim() || undefined}
     >
       <td className="service-model">
         <div className="service-model__head">
@@ -115,14 +116,21 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s, pollInte
       </td>
       <td className="col-state">
         <div className="badges">
-          <Badge tone={sleep.tone} testId="sleep-state" value={s.sleep} title={sleep.title}>
-            {sleep.text}
-          </Badge>
-          <Badge tone={HEALTH_TONE[s.health]} testId="health" value={s.health}>
-            {s.health === 'ok' ? 'healthy' : s.health === 'down' ? 'down' : 'health ?'}
+          {/* A server loading its model has no sleep state to show yet: the loading badge says what it is doing. */}
+          {loading ? null : (
+            <Badge tone={sleep.tone} testId="sleep-state" value={s.sleep} title={sleep.title}>
+              {sleep.text}
+            </Badge>
+          )}
+          <Badge tone={HEALTH_TONE[s.health]} testId="health" value={s.health} title={loading?.title}>
+            {HEALTH_TEXT[s.health]}
           </Badge>
         </div>
-        {sleep.note ? (
+        {loading ? (
+          <div className="state-note" data-testid="loading-note" title={loading.title}>
+            {loading.note}
+          </div>
+        ) : sleep.note ? (
           <div className="state-note" data-testid="sleep-note" title={sleep.title}>
             {sleep.note}
           </div>

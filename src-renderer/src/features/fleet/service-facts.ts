@@ -3,7 +3,7 @@
 // data-parallel engines, cache figures and their scope. Pure, unit-tested.
 import type { RouterModelView, ServiceView } from '../../../../src-preload/contract/index.js';
 import type { BadgeTone } from '../../components/badge-tone.js';
-import { DASH, formatPct } from '../../format/format.js';
+import { DASH, formatDuration, formatPct } from '../../format/format.js';
 import { sleepBadge } from './service-state.js';
 
 export interface SleepView {
@@ -41,6 +41,23 @@ export function sleepView(s: Pick<ServiceView, 'sleep' | 'sleepControl' | 'kind'
     return { ...b, text: asleep ? 'asleep · unloaded' : b.text, note: null, title: 'llama-server router: the model is loaded or unloaded on request (the console can propose it).', offersSleepWake: true };
   }
   return { ...b, note: null, title: 'Sleep level reported by the server (vLLM sleep endpoints; the console can propose sleep or wake).', offersSleepWake: true };
+}
+
+export interface LoadingView {
+  /** "GET /health: 503 Loading model · for 12 s". */
+  readonly note: string;
+  readonly title: string;
+}
+
+export const LOADING_TITLE =
+  'The server answers /health with 503 "Loading model": it is loading its weights (after a restart, or brought back) and takes requests once loaded. Its figures are unknown until then; the proxy holds or refuses requests meanwhile.';
+
+/** What a service that is loading its model shows instead of its sleep state and figures; null when it is not loading. */
+export function loadingView(s: Pick<ServiceView, 'health' | 'loadingSince'>, nowMs: number): LoadingView | null {
+  if (s.health !== 'loading') return null;
+  const since = s.loadingSince ?? null;
+  const forText = since === null ? '' : ` · for ${formatDuration(Math.max(0, nowMs - since))}`;
+  return { note: `GET /health: 503 Loading model${forText}`, title: LOADING_TITLE };
 }
 
 /** "server reports 2 slots, config says 4" when the server's own count differs from the configured one. */

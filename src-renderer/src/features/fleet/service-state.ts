@@ -24,4 +24,7 @@ export function sleepBadge(sleep: SleepState): { tone: BadgeTone; text: string }
   }
 }
 
-export const HEALTH_TONE: Record<ServiceView['health'], BadgeTone> = { ok: 'ok', down: 'error', unknown: 'neutral' };
+export const HEALTH_TONE: Record<ServiceView['health'], BadgeTone> = { ok: 'ok', loading: 'warn', down: 'error', unknown: 'neutral' };
+
+/** The health badge's words (its colour is never the only signal). */
+export const HEALTH_TEXT: Record<ServiceView['health'], string> = { ok: 'healthy', loading: 'loading model', down: 'down', unknown: 'health ?' };

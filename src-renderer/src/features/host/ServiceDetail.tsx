@@ -4,16 +4,19 @@
 import type { ServiceView } from '../../../../src-preload/contract/index.js';
 import { Badge } from '../../components/Badge.js';
 import { SourceLine } from '../../components/SourceLine.js';
+import { useNow } from '../../components/use-now.js';
 import { dataValue, formatPct } from '../../format/format.js';
 import {
   cacheFigures,
   enginesLabel,
   kindWithVersion,
   kvTitle,
+  loadingView,
   ROUTER_MODEL_TONE,
   sleepView,
   slotMismatch,
 } from '../fleet/service-facts.js';
+import { HEALTH_TEXT, HEALTH_TONE } from '../fleet/service-state.js';
 import { EngineTable } from './EngineTable.js';
 
 export interface ServiceDetailProps {
@@ -29,8 +32,9 @@ export function ServiceDetail({ service: s, pollIntervalMs }: ServiceDetailProps
   const mismatch = slotMismatch(s);
   const engines = enginesLabel(s);
   const perEngine = s.perEngine ?? [];
+  const loading = loadingView(s, useNow(s.health === 'loading'));
   return (
-    <section className={`svc-detail${s.stale ? ' is-stale' : ''}`} aria-labelledby={titleId} data-testid={`svc-detail-${s.id}`}>
+    <section className={`svc-detail${s.stale ? ' is-stale' : ''}${loading ? ' is-loading' : ''}`} aria-labelledby={titleId} data-testid={`svc-detail-${s.id}`}>
       <header className="svc-detail__head">
         <h3 id={titleId} className="svc-detail__title" title={s.model}>
           {s.model}
@@ -44,9 +48,19 @@ export function ServiceDetail({ service: s, pollIntervalMs }: ServiceDetailProps
             stale
           </Badge>
         ) : null}
+        {loading ? (
+          <Badge tone={HEALTH_TONE.loading} testId="health" value="loading" title={loading.title}>
+            {HEALTH_TEXT.loading}
+          </Badge>
+        ) : null}
       </header>
       {s.source ? <SourceLine source={s.source} pollIntervalMs={pollIntervalMs} testId="service-source" subject={`${s.id} figures`} /> : null}
       {s.stale ? <p className="stale-reason svc-detail__stale">{s.staleReason ?? 'last scrape failed; figures are the last good ones'}</p> : null}
+      {loading ? (
+        <p className="svc-detail__note" data-testid="loading-note" title={loading.title}>
+          {loading.note} — its figures are unknown until it serves
+        </p>
+      ) : null}
       {!s.stale && s.issues && s.issues.length > 0 ? (
         <ul className="stale-reason svc-detail__stale" data-testid="partial-reasons" aria-label={`${s.id}: why some figures are unknown`}>
           {s.issues.map((i) => (
@@ -58,10 +72,16 @@ export function ServiceDetail({ service: s, pollIntervalMs }: ServiceDetailProps
         <div>
           <dt>Sleep</dt>
           <dd>
-            <Badge tone={sleep.tone} testId="sleep-state" value={s.sleep} title={sleep.title}>
-              {sleep.text}
-            </Badge>
-            {sleep.note ? (
+            {loading ? (
+              <span className="muted" data-testid="sleep-state" data-value={s.sleep} title={loading.title}>
+                — (loading its model)
+              </span>
+            ) : (
+              <Badge tone={sleep.tone} testId="sleep-state" value={s.sleep} title={sleep.title}>
+                {sleep.text}
+              </Badge>
+            )}
+            {!loading && sleep.note ? (
               <div className="svc-detail__note" data-testid="sleep-note">
                 {sleep.note}
               </div>
