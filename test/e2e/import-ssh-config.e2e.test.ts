@@ -81,4 +81,43 @@ describe('import hosts from an ssh config (web)', () => {
     expect(JSON.stringify(events)).not.toContain('root:x');
     if (shots) await page.screenshot({ path: join(shots, 'import-applied.png') });
   });
+
+  it('a refused host is named with its field; each line that makes ssh run a command is shown and must be ticked', async () => {
+    const upload = join(work, 'team_ssh_config');
+    writeFileSync(
+      upload,
+      [
+        'Host gpu-east',
+        "  HostName gpu-east.internal\\'$(id>/tmp/pwned)\\'",
+        '  ProxyJump a,b',
+        'Host gpu-corp',
+        '  HostName 192.0.2.41',
+        '  User ops',
+        '  ProxyCommand nc -X connect -x proxy.corp:3128 %h %p',
+        'Match exec "test -f ~/.vpn-up"',
+        '',
+      ].join('\n'),
+    );
+    await page.getByTestId('import-upload').setInputFiles(upload);
+    await page.getByTestId('import-row-gpu-corp').waitFor();
+    const dialog = page.getByTestId('import-dialog');
+    expect(await page.getByTestId('import-refused-gpu-east').textContent()).toMatch(/refused gpu-east: HostName \(line 2\): .* is not a host name/);
+    expect(await page.getByTestId('import-row-gpu-east').count()).toBe(0);
+    const proxy = page.getByTestId('import-command-cmd-1');
+    expect(await proxy.textContent()).toContain('nc -X connect -x proxy.corp:3128 %h %p');
+    expect(await page.getByTestId('import-command-cmd-2').textContent()).toContain('exec "test -f ~/.vpn-up"');
+    const apply = page.getByTestId('import-apply');
+    expect(await apply.isDisabled()).toBe(true);
+    expect(await page.getByTestId('import-waiting').textContent()).toContain('gpu-corp');
+    await proxy.getByRole('checkbox').check();
+    expect(await apply.isDisabled()).toBe(true);
+    await apply.scrollIntoViewIfNeeded();
+    if (shots) await page.screenshot({ path: join(shots, 'import-dialog.png') });
+    await page.getByTestId('import-command-cmd-2').getByRole('checkbox').check();
+    expect(await apply.isDisabled()).toBe(false);
+    await apply.click();
+    await expect.poll(async () => (await page.getByTestId('import-result').textContent()) ?? '').toContain('Added gpu-corp');
+    expect(readFileSync(join(dataDir, 'config.yaml'), 'utf8')).not.toContain('gpu-east');
+    expect(await dialog.textContent()).not.toContain('SSH_IMPORT_COMMAND_NOT_ACKNOWLEDGED');
+  });
 });

@@ -8,6 +8,7 @@
 // nothing a shell, ssh_config's quoting or ssh's %-tokens would read as more.
 // Each check answers null (fine) or why not, in words for an error message.
 import { isIPv4, isIPv6 } from 'node:net';
+import { escapeControls } from '../base/index.js';
 
 // RFC 1123 labels, plus "_": OpenSSH and the system resolver take it, and real
 // fleets use it (NetBIOS / Active Directory machine names, Docker Compose
@@ -26,10 +27,9 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 export const HOST_RULE = 'a host name (letters, digits, "-", "_", dots) or an IPv4 or IPv6 address';
 export const USER_RULE = 'a login name (letters, digits, ".", "_", "-"; not starting with "-"; at most 64)';
 
-/** `s` quoted for a message: control characters and quotes escaped, long text cut. */
+/** `s` in quotes for a message, as written but with control characters shown as escapes; long text cut. */
 export function quoted(s: string, max = 120): string {
-  const cut = s.length > max ? `${s.slice(0, max)}…` : s;
-  return JSON.stringify(cut);
+  return `"${escapeControls(s.length > max ? `${s.slice(0, max)}…` : s)}"`;
 }
 
 /** `[v6]` → `v6`: ssh's HostName takes an IPv6 address without brackets. */

@@ -156,7 +156,7 @@ export function ImportSshConfigDialog({ onClose }: { readonly onClose: () => voi
           </>
         ) : null}
         {waiting.length > 0 ? (
-          <p className="hosts-dialog__hint text-warn" data-testid="import-waiting">
+          <p className="import-waiting text-warn" data-testid="import-waiting">
             Tick each command line above to add {waiting.join(', ')}.
           </p>
         ) : null}
