@@ -6,7 +6,7 @@ import { loadConfigFile } from '../core/config/index.js';
 import { findRunningConsole } from '../core/instance/index.js';
 import { callRunningConsole } from './bridge-client.js';
 import { callConsole } from './core-client.js';
-import { EXIT, type Output } from './output.js';
+import { EXIT, shown, type Output } from './output.js';
 
 // Audit reads go through the contract (`audit.verify`, `audit.list`): to the running console, else to a
 // core started for the command on the data dir's database (which must exist: a read creates none).
@@ -34,7 +34,7 @@ export async function auditList(dataDir: string, limit: number, output: Output):
   if (output.json) output.out(JSON.stringify({ events }));
   else {
     for (const e of events) {
-      output.out(`#${e.seq}  ${new Date(e.ts).toISOString()}  ${e.type.padEnd(24)} ${e.actor}${e.target ? `  → ${e.target}` : ''}`);
+      output.out(`#${e.seq}  ${new Date(e.ts).toISOString()}  ${shown(e.type).padEnd(24)} ${shown(e.actor)}${e.target ? `  → ${shown(e.target)}` : ''}`);
     }
     if (events.length === 0) output.out('no audit events');
   }
@@ -52,9 +52,9 @@ export async function configCheck(file: string, output: Output): Promise<number>
     if (!(err instanceof AppError)) throw err;
     if (output.json) output.out(JSON.stringify({ ok: false, error: err.toJSON() }));
     else {
-      output.out(`${err.message}`);
+      output.out(shown(err.message));
       const issues = (err.details.issues as { path: string; line?: number; column?: number; message: string }[] | undefined) ?? [];
-      for (const issue of issues.slice(1)) output.out(`  also line ${issue.line ?? '?'}: ${issue.path}: ${issue.message}`);
+      for (const issue of issues.slice(1)) output.out(`  also line ${issue.line ?? '?'}: ${shown(issue.path)}: ${shown(issue.message)}`);
     }
     return EXIT.FAILED;
   }
@@ -68,18 +68,19 @@ export function renderSnapshot(snapshot: FleetSnapshot): string[] {
   const lines: string[] = [];
   for (const host of snapshot.hosts) {
     const via = host.transport ? `  via ${host.transport.kind}` : '';
-    lines.push(`${host.label}  ${host.state}${host.lastError ? `  (${host.lastError.code}: ${host.lastError.message})` : ''}  ${host.address}${via}`);
+    // The error's text, the GPU and model names come from the host and its servers.
+    lines.push(`${shown(host.label)}  ${host.state}${host.lastError ? `  (${host.lastError.code}: ${shown(host.lastError.message)})` : ''}  ${shown(host.address)}${via}`);
     for (const gpu of host.gpus) {
       lines.push(
-        `  gpu${gpu.index} ${gpu.name}  vram ${fmt(gpu.memoryUsedMiB)}/${fmt(gpu.memoryTotalMiB)} MiB  util ${fmt(gpu.utilizationPct, 0, '%')}  ` +
+        `  gpu${gpu.index} ${shown(gpu.name)}  vram ${fmt(gpu.memoryUsedMiB)}/${fmt(gpu.memoryTotalMiB)} MiB  util ${fmt(gpu.utilizationPct, 0, '%')}  ` +
           `${fmt(gpu.powerW, 0, ' W')}  ${fmt(gpu.temperatureC, 0, '°C')}`,
       );
     }
     for (const s of host.services) {
       lines.push(
-        `  ${s.id} ${s.model}  ${s.sleep}  tunnel ${s.tunnel.state}${s.tunnel.localUrl ? ` ${s.tunnel.localUrl}` : ''}  ` +
+        `  ${shown(s.id)} ${shown(s.model)}  ${s.sleep}  tunnel ${s.tunnel.state}${s.tunnel.localUrl ? ` ${shown(s.tunnel.localUrl)}` : ''}  ` +
           `running ${fmt(s.requestsRunning)} waiting ${fmt(s.requestsWaiting)}  kv ${fmt(s.kvCachePct, 1, '%')}  ` +
-          `gen ${fmt(s.generationTokensPerS, 1, ' tok/s')}${s.stale ? `  STALE (${s.staleReason ?? 'unknown'})` : ''}`,
+          `gen ${fmt(s.generationTokensPerS, 1, ' tok/s')}${s.stale ? `  STALE (${s.staleReason ? shown(s.staleReason) : 'unknown'})` : ''}`,
       );
     }
   }
@@ -100,8 +101,11 @@ export async function hostsConnect(dataDir: string, label: string, connect: bool
   for (let tries = 0; connect && prompt && tries < 3; tries++) {
     const ask = await settledCredentialPrompt(dataDir, label);
     if (!ask) break;
+    // A host's own question says it is the host's, in the host's words: GPU Console never asks for a passphrase that way.
     const question =
-      ask.kind === 'prompt' ? `${label} asks: ${ask.text.trim()} ` : `${ask.reason === 'incorrect' ? 'Incorrect passphrase. ' : ''}Passphrase for ${ask.keyFile} (host ${label}): `;
+      ask.kind === 'prompt'
+        ? `${shown(label)} (the host itself, not GPU Console) asks: ${shown(ask.text.trim())} `
+        : `${ask.reason === 'incorrect' ? 'Incorrect passphrase. ' : ''}Passphrase for ${shown(ask.keyFile)} (host ${shown(label)}): `;
     const passphrase = await prompt(question);
     if (!passphrase) {
       // Ctrl-C / Ctrl-D at a host's own question: tell it no now, rather than let ssh wait for the timeout.
@@ -111,7 +115,7 @@ export async function hostsConnect(dataDir: string, label: string, connect: bool
     result = await callRunningConsole(dataDir, 'hosts.passphrase', { label, passphrase });
   }
   if (output.json) output.out(JSON.stringify(result));
-  else output.out(`${result.label}: ${result.state}`);
+  else output.out(`${shown(result.label)}: ${result.state}`);
   return EXIT.OK;
 }
 

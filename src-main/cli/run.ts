@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { isAppError } from '../core/base/index.js';
 import { auditList, auditVerify, configCheck, hostsConnect, status, uiUrl } from './commands.js';
 import { parsePort, parsePositiveInt, resolveDataDir } from './options.js';
-import { EXIT, UsageError, createOutput, type Output } from './output.js';
+import { EXIT, UsageError, createOutput, shown, type Output } from './output.js';
 import { MAX_DEMO_HOSTS, serve } from './serve.js';
 import { VERSION } from './version.js';
 import { benchCommands } from './extra/bench.js';
@@ -204,12 +204,13 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
     }
   } catch (err) {
     if (err instanceof UsageError) {
+      // The CLI's own words (a usage text may run over lines); the output escapes any control character.
       output.err(`gpu-console: ${err.message}`);
       return EXIT.USAGE;
     }
     if (isAppError(err)) {
       if (output.json) output.out(JSON.stringify({ ok: false, error: err.toJSON() }));
-      output.err(`gpu-console: ${err.code}: ${err.message}`);
+      output.err(`gpu-console: ${err.code}: ${shown(err.message)}`);
       return EXIT.FAILED;
     }
     throw err;

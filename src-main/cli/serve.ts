@@ -7,7 +7,7 @@ import { AppError, createLogger, type LogLevel } from '../core/base/index.js';
 import { syntheticProfiles } from '../core/demo/index.js';
 import { findRunningConsole, prepareDataDir, readyFilePath, removeReadyFile, writeReadyFile, type ReadyInfo } from '../core/instance/index.js';
 import { startWebBridge } from '../web/index.js';
-import { EXIT, type Output } from './output.js';
+import { EXIT, logLine, type Output } from './output.js';
 import { VERSION } from './version.js';
 
 import { ChromiumPdfPrinter } from '../web/index.js';
@@ -59,7 +59,7 @@ export function findRendererDir(): string {
 }
 
 export async function serve(options: ServeOptions, output: Output): Promise<number> {
-  const logger = createLogger({ level: options.logLevel, scope: 'gpu-console' });
+  const logger = createLogger({ level: options.logLevel, scope: 'gpu-console', write: logLine });
   const running = findRunningConsole(options.dataDir);
   if (running) {
     output.err(`gpu-console: another console (pid ${running.pid}) already uses data dir ${options.dataDir}; its UI: ${running.ui.split('#')[0]}`);

@@ -15,7 +15,7 @@ import { parse as parseYaml } from 'yaml';
 import { BenchScenarioSchema, BenchTargetSchema, type BenchRun, type BenchScenario } from '../../../src-preload/contract/index.js';
 import { compileSchema, loadPrompts, markdownTable, plannedRequests, runBenchmark } from '../../core/bench/index.js';
 import { toAppError } from '../../core/base/index.js';
-import { EXIT, UsageError, type Output } from '../output.js';
+import { EXIT, UsageError, shown, type Output } from '../output.js';
 import type { CliCommand } from './types.js';
 
 const USAGE = 'usage: gpu-console bench run --scenario FILE [--target URL] [--model NAME] [--max-error-rate R] [--json]';
@@ -92,7 +92,7 @@ const run: CliCommand = {
       prompts = await loadPrompts(scenario.prompts, plannedRequests(scenario) ?? 64);
     } catch (err) {
       const e = toAppError(err);
-      output.err(`error ${e.code}: ${e.message}`);
+      output.err(`error ${e.code}: ${shown(e.message)}`);
       return EXIT.USAGE;
     }
     try {
@@ -105,7 +105,8 @@ const run: CliCommand = {
         const text = await res.body.text();
         if (res.statusCode >= 400) throw new Error(`answered ${res.statusCode}: ${text.slice(0, 200)}`);
       } catch (err) {
-        output.err(`error BENCH_TARGET_UNREACHABLE: ${base}/v1/models: ${(err as Error).message}`);
+        // The message quotes what the target answered.
+        output.err(`error BENCH_TARGET_UNREACHABLE: ${shown(base)}/v1/models: ${shown((err as Error).message)}`);
         return EXIT.FAILED;
       }
       const controller = new AbortController();
@@ -161,7 +162,7 @@ const run: CliCommand = {
       return rate > maxErrorRate ? EXIT.FAILED : EXIT.OK;
     } catch (err) {
       const e = toAppError(err);
-      output.err(`error ${e.code}: ${e.message}`);
+      output.err(`error ${e.code}: ${shown(e.message)}`);
       return EXIT.FAILED;
     }
   },

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { ActionKindSchema, UpstreamKeySchema, decisionFacts, decisionSentence, type ActionView } from '../../../src-preload/contract/index.js';
 import { callRunningConsole } from '../bridge-client.js';
 import { resolveDataDir } from '../options.js';
-import { EXIT, UsageError, type Output } from '../output.js';
+import { EXIT, UsageError, shown, type Output } from '../output.js';
 import type { CliCommand } from './types.js';
 
 function parse(args: string[], extra: Record<string, { type: 'string' | 'boolean' }> = {}) {
@@ -16,22 +16,24 @@ function parse(args: string[], extra: Record<string, { type: 'string' | 'boolean
   }
 }
 
+// A reason, an error, a step's text or body and what was observed may come from a host, a server or a
+// policy fed by them, and a name from whoever typed it: each is shown within its line, escapes visible.
 function line(a: ActionView): string {
   // The decision in the same words as the Actions view and reports (a rejection never reads "by <approver>").
-  const who = a.decision ? `  ${decisionSentence(decisionFacts(a))}` : '';
-  return `${a.id}  ${a.state.padEnd(9)} ${a.kind.padEnd(8)} ${a.upstream.padEnd(20)} ${a.proposer}${who}${a.error ? `  — ${a.error}` : ''}`;
+  const who = a.decision ? `  ${shown(decisionSentence(decisionFacts(a)))}` : '';
+  return `${a.id}  ${a.state.padEnd(9)} ${a.kind.padEnd(8)} ${shown(a.upstream).padEnd(20)} ${shown(a.proposer)}${who}${a.error ? `  — ${shown(a.error)}` : ''}`;
 }
 
 function details(a: ActionView, output: Output): void {
   output.out(line(a));
-  output.out(`  reason:   ${a.reason}`);
-  output.out(`  effect:   ${a.expectedEffect}`);
+  output.out(`  reason:   ${shown(a.reason)}`);
+  output.out(`  effect:   ${shown(a.expectedEffect)}`);
   // The split (through the proxy, direct tunnel clients at the engine) when the console knows it.
   const now = a.load?.summary ?? `${a.inFlight} in flight, ${a.queued} queued`;
-  output.out(`  downtime: ~${(a.expectedDowntimeMs / 1000).toFixed(1)} s (${a.downtimeBasis}); now ${now}`);
-  for (const s of a.steps) output.out(`  ${s.kind.padEnd(6)}  ${s.text}${s.body ? `  body: ${s.body}` : ''}`);
-  if (a.nonce) output.out(`  approve:  gpu-console actions approve ${a.id} --nonce ${a.nonce}${a.requiresTypedLabel ? ` --type-label ${a.label}` : ''}`);
-  for (const o of a.observed) output.out(`  observed: ${o}`);
+  output.out(`  downtime: ~${(a.expectedDowntimeMs / 1000).toFixed(1)} s (${shown(a.downtimeBasis)}); now ${shown(now)}`);
+  for (const s of a.steps) output.out(`  ${s.kind.padEnd(6)}  ${shown(s.text)}${s.body ? `  body: ${shown(s.body)}` : ''}`);
+  if (a.nonce) output.out(`  approve:  gpu-console actions approve ${a.id} --nonce ${a.nonce}${a.requiresTypedLabel ? ` --type-label ${shown(a.label)}` : ''}`);
+  for (const o of a.observed) output.out(`  observed: ${shown(o)}`);
 }
 
 const list: CliCommand = {

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { TokenNameSchema, TrafficClassSchema } from '../../../src-preload/contract/index.js';
 import { callConsole } from '../core-client.js';
 import { resolveDataDir } from '../options.js';
-import { EXIT, UsageError, type Output } from '../output.js';
+import { EXIT, UsageError, shown, type Output } from '../output.js';
 import type { CliCommand } from './types.js';
 
 function parse(args: string[], withClass: boolean) {
@@ -65,7 +65,7 @@ const list: CliCommand = {
     else {
       for (const t of tokens) {
         output.out(
-          `${t.name.padEnd(24)} ${t.maxClass.padEnd(12)} ${t.prefix}…  created ${new Date(t.createdAt).toISOString()}` +
+          `${shown(t.name).padEnd(24)} ${t.maxClass.padEnd(12)} ${t.prefix}…  created ${new Date(t.createdAt).toISOString()}` +
             (t.revokedAt ? `  REVOKED ${new Date(t.revokedAt).toISOString()}` : '') +
             (t.lastUsedAt ? `  last used ${new Date(t.lastUsedAt).toISOString()}` : ''),
         );
@@ -84,7 +84,7 @@ const revoke: CliCommand = {
     if (positionals.length !== 1) throw new UsageError(usage);
     const name = tokenName(positionals[0], usage);
     const { view } = await callConsole(resolveDataDir(values['data-dir']), 'proxy.revokeToken', { name });
-    output.out(output.json ? JSON.stringify(view) : `${view.name}: revoked`);
+    output.out(output.json ? JSON.stringify(view) : `${shown(view.name)}: revoked`);
     return EXIT.OK;
   },
 };

@@ -26,7 +26,7 @@ import { verifyExport } from '../../core/report/index.js';
 import { callRunningConsole } from '../bridge-client.js';
 import { DB_NAME, callConsole } from '../core-client.js';
 import { resolveDataDir } from '../options.js';
-import { EXIT, UsageError, type Output } from '../output.js';
+import { EXIT, UsageError, shown, type Output } from '../output.js';
 import type { CliCommand } from './types.js';
 
 function parse(args: string[], extra: Record<string, { type: 'string' | 'boolean' }> = {}) {
@@ -63,10 +63,10 @@ function list<T>(flag: string, value: string, schema: { safeParse(v: unknown): {
 }
 
 function printExport(r: ReportExport, output: Output): void {
-  output.out(`export ${r.id}: ${r.dir}`);
-  for (const f of r.files) output.out(`  ${f.sha256}  ${f.name}  (${f.sizeBytes} bytes)`);
+  output.out(`export ${r.id}: ${shown(r.dir)}`);
+  for (const f of r.files) output.out(`  ${f.sha256}  ${shown(f.name)}  (${f.sizeBytes} bytes)`);
   output.out(`  manifest.json sha256 ${r.manifestSha256}`);
-  output.out(r.signer ? `  signed by ${r.signer} (manifest.json.sig; check: ssh-keygen -Y verify -f allowed_signers -I <principal> -n gpu-console-evidence -s manifest.json.sig < manifest.json)` : '  not signed');
+  output.out(r.signer ? `  signed by ${shown(r.signer)} (manifest.json.sig; check: ssh-keygen -Y verify -f allowed_signers -I <principal> -n gpu-console-evidence -s manifest.json.sig < manifest.json)` : '  not signed');
   output.out(`  gates: ${r.gates.pass} pass, ${r.gates.fail} fail, ${r.gates.pending} pending, ${r.gates.unverified} unverified`);
 }
 
@@ -209,8 +209,9 @@ const verify: CliCommand = {
     const result = source ? await verifyWithAudit(positionals[0]!, source, signature) : await verifyExport(positionals[0]!, signature);
     if (output.json) output.out(JSON.stringify(result));
     else {
-      output.out(`${result.ok ? 'OK' : 'FAILED'}: ${result.dir}`);
-      for (const f of result.findings) output.out(`  ${f.ok ? 'ok  ' : 'FAIL'}  ${f.check}: ${f.detail}`);
+      // An export folder is anyone's files: its names and what was found in them are shown, not obeyed.
+      output.out(`${result.ok ? 'OK' : 'FAILED'}: ${shown(result.dir)}`);
+      for (const f of result.findings) output.out(`  ${f.ok ? 'ok  ' : 'FAIL'}  ${shown(f.check)}: ${shown(f.detail)}`);
       if (!result.auditChecked) output.out('  (audit rows not checked: give --db FILE or --data-dir DIR)');
     }
     return result.ok ? EXIT.OK : EXIT.FAILED;
@@ -226,7 +227,7 @@ const listCmd: CliCommand = {
     const r = await callConsole(resolveDataDir(values['data-dir']), 'reports.list', { limit: 50 }, { requireDatabase: true });
     if (output.json) output.out(JSON.stringify(r));
     else if (r.exports.length === 0) output.out('no exports');
-    else for (const e of r.exports) output.out(`${new Date(e.createdAt).toISOString()}  ${e.id}  ${e.signer ?? 'unsigned'}  ${e.dir}`);
+    else for (const e of r.exports) output.out(`${new Date(e.createdAt).toISOString()}  ${e.id}  ${e.signer ? shown(e.signer) : 'unsigned'}  ${shown(e.dir)}`);
     return EXIT.OK;
   },
 };

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { callRunningConsole } from '../bridge-client.js';
 import { resolveDataDir } from '../options.js';
-import { EXIT, UsageError } from '../output.js';
+import { EXIT, UsageError, shown } from '../output.js';
 import type { CliCommand } from './types.js';
 
 function parse(args: string[]) {
@@ -34,7 +34,7 @@ export const secretsCommands: CliCommand[] = [
       if (output.json) output.out(JSON.stringify(r));
       else {
         output.out(`kept in: ${r.kind}${r.persistent ? '' : ' (this session only)'}`);
-        for (const n of r.names) output.out(`  ${n}`);
+        for (const n of r.names) output.out(`  ${shown(n)}`);
         if (r.names.length === 0) output.out('  (none)');
       }
       return EXIT.OK;
@@ -50,7 +50,7 @@ export const secretsCommands: CliCommand[] = [
       if (!value) throw new UsageError('no value on standard input');
       const r = await callRunningConsole(resolveDataDir(values['data-dir']), 'secrets.set', { name: positionals[0]!, value });
       if (output.json) output.out(JSON.stringify(r));
-      else output.out(`${r.name}: ${r.message}`);
+      else output.out(`${shown(r.name)}: ${shown(r.message)}`);
       return EXIT.OK;
     },
   },
@@ -62,7 +62,7 @@ export const secretsCommands: CliCommand[] = [
       if (positionals.length !== 1) throw new UsageError('usage: gpu-console secrets delete NAME');
       const r = await callRunningConsole(resolveDataDir(values['data-dir']), 'secrets.delete', { name: positionals[0]! });
       if (output.json) output.out(JSON.stringify(r));
-      else output.out(`${r.name}: deleted`);
+      else output.out(`${shown(r.name)}: deleted`);
       return EXIT.OK;
     },
   },

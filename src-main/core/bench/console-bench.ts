@@ -212,14 +212,21 @@ export class ConsoleBench implements Disposable {
   }
 
   private async resolve(s: BenchScenario, caller: string): Promise<ResolvedTarget> {
-    const { config, fleet, clock, logger } = this.deps;
+    const { config, fleet } = this.deps;
     const t = s.target;
     const noop = () => undefined;
     if (t.kind === 'url') {
-      const token = process.env.GPU_CONSOLE_TOKEN;
-      const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+      // A URL gets no credential of the console's: a token reaches only the console's own proxy, and
+      // only one minted for this run (a caller-chosen loopback listener must not receive one).
+      const headers: Record<string, string> = {};
       if (t.class) headers['x-priority'] = t.class;
-      return { endpoint: { url: chatUrl(t.baseUrl), headers, model: t.model }, upstream: null, host: null, serviceId: null, model: t.model, slots: null, release: noop };
+      let release: () => void = noop;
+      if (this.isOwnProxy(t.baseUrl)) {
+        const minted = this.mintRunToken(t.class ?? 'batch', caller);
+        headers.authorization = `Bearer ${minted.token}`;
+        release = minted.release;
+      }
+      return { endpoint: { url: chatUrl(t.baseUrl), headers, model: t.model }, upstream: null, host: null, serviceId: null, model: t.model, slots: null, release };
     }
     if (t.kind === 'tunnel') {
       const host = config.current.hosts.find((h) => h.label === t.host);
@@ -241,16 +248,38 @@ export class ConsoleBench implements Disposable {
     const proxy = this.deps.proxy;
     const base = proxy?.url() ?? null;
     if (!proxy || !base) throw new AppError(BenchErrorCode.TARGET_UNREACHABLE, 'the proxy is not running');
-    const tokenName = `bench-${Math.floor(clock.now()).toString(36)}`;
-    const { token } = proxy.createToken(tokenName, t.class, caller);
+    const minted = this.mintRunToken(t.class, caller);
     const slots = config.current.proxy.upstreams?.[`${found.host.label}/${found.service.id}`]?.slots ?? found.service.slots;
     return {
-      endpoint: { url: chatUrl(base), headers: { authorization: `Bearer ${token}`, 'x-priority': t.class }, model: t.model },
+      endpoint: { url: chatUrl(base), headers: { authorization: `Bearer ${minted.token}`, 'x-priority': t.class }, model: t.model },
       upstream: `${found.host.label}/${found.service.id}`,
       host: found.host.label,
       serviceId: found.service.id,
       model: found.service.model,
       slots,
+      release: minted.release,
+    };
+  }
+
+  /** True when `baseUrl` is the console's own proxy (same origin), the only URL a run token may go to. */
+  private isOwnProxy(baseUrl: string): boolean {
+    const own = this.deps.proxy?.url() ?? null;
+    if (own === null) return false;
+    try {
+      return new URL(baseUrl).origin === new URL(own).origin;
+    } catch {
+      return false;
+    }
+  }
+
+  /** A proxy token for one run, revoked when the run ends. */
+  private mintRunToken(cls: 'system' | 'batch', caller: string): { token: string; release: () => void } {
+    const { clock, logger } = this.deps;
+    const proxy = this.deps.proxy!;
+    const tokenName = `bench-${Math.floor(clock.now()).toString(36)}`;
+    const { token } = proxy.createToken(tokenName, cls, caller);
+    return {
+      token,
       release: () => {
         try {
           proxy.revokeToken(tokenName, caller);
