@@ -300,7 +300,15 @@ export const ProxyUpstreamConfigSchema = z
       .strict()
       .optional(),
     /** Name of the upstream's API key in the secret store; the key itself never appears in config. */
-    apiKeyRef: z.string().trim().min(1, { error: 'apiKeyRef must not be empty' }).max(200).optional(),
+    apiKeyRef: z
+      .string()
+      .trim()
+      .min(1, { error: 'apiKeyRef must not be empty' })
+      .max(200)
+      // notify.* names belong to notification channels: naming one here would send a channel's secret
+      // as Bearer to a model server (a secret reaches only its own destination).
+      .refine((ref) => !/^notify\./i.test(ref), { error: "apiKeyRef must not name a notification channel's secret (notify.*)" })
+      .optional(),
     /** Share of its model's traffic against the model's other replicas (e.g. 55 / 30 / 15); default 1. */
     weight: z
       .number({ error: 'weight must be a number' })
