@@ -26,7 +26,8 @@ export function PassphrasePrompt({ label, prompt }: { readonly label: string; re
       <label htmlFor={`pp-${label}`} className="passphrase-prompt__label">
         {prompt.kind === 'prompt' ? (
           <>
-            {label} asks: <q data-testid="host-prompt-text">{prompt.text.trim()}</q>
+            {/* The host's own words: a host can ask anything, a passphrase included; the console never asks this way. */}
+            The host {label} asks (its own question, not GPU Console&apos;s): <q data-testid="host-prompt-text">{prompt.text.trim()}</q>
           </>
         ) : (
           <>
