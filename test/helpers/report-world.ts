@@ -113,12 +113,13 @@ export async function startReportWorld(opts: { dbFile?: string; startMs?: number
     store, config, clock, logger: silentLogger, proxy: null, notices: { notify: () => undefined }, emit: () => undefined,
     fleet: { onDidTick: (l) => ticks.on(l), serviceFigures: () => new Map() },
   });
-  const requests = new RequestLog({ db: store.db, clock, logger: silentLogger });
+  const requests = new RequestLog({ db: store.db, clock, logger: silentLogger, flushIntervalMs: 10_000 });
   const lifecycle = new LifecycleService({
     store, clock, logger: silentLogger, targets: () => lifecycleTargets(config.current), fleet,
     proxy: { drain: () => Promise.resolve({ drained: 0, aborted: 0 }), resume: () => undefined, load: () => ({ inFlight: 0, queued: 0 }) },
     onAction: () => undefined, onStanding: () => undefined, notify: () => undefined, osUser: () => 'root',
-    options: { pollMs: 250, portReleaseGraceMs: 0 },
+    // Coarse sweeps and flushes: a fake hour passes in a few hundred timer calls, not thousands.
+    options: { pollMs: 250, portReleaseGraceMs: 0, sweepIntervalMs: 10_000 },
   });
   const reports = createConsoleReport({
     store, config, fleet, clock, logger: silentLogger, series: telemetry.series, cost: telemetry, actions: lifecycle,
@@ -147,7 +148,7 @@ export async function startReportWorld(opts: { dbFile?: string; startMs?: number
       let done: ActionView | null = null;
       const run = lifecycle.settled(id).then((v) => (done = v));
       for (let i = 0; done === null && i < 5_000; i++) {
-        advance(250, 250);
+        advance(500, 500);
         await new Promise((r) => setTimeout(r, 1));
       }
       return await run;
