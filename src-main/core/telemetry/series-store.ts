@@ -36,6 +36,13 @@ export interface SeriesStoreOptions {
 }
 
 const SLOT_MS = 1_000;
+/**
+ * Series a host may have. Names come from the host's own answers (a GPU index from nvidia-smi, a
+ * service id, an engine label), so a host that invents new ones each poll must not grow memory and
+ * the columns table without end. 1,024 is 64 GPUs × 7 series plus 30 services × 19, with room;
+ * each column costs 14 KiB of ring (an hour of Float32 slots).
+ */
+export const MAX_SERIES_PER_HOST = 1_024;
 const T10 = 10_000;
 const T5M = 300_000;
 
@@ -66,6 +73,8 @@ class HostSeries {
   acc5m: Bucket | null = null;
   /** Columns created since the last flush (persisted with it). */
   newCols: number[] = [];
+  /** Values not recorded because the host already had MAX_SERIES_PER_HOST series. */
+  refusedValues = 0;
 
   constructor(
     readonly label: string,
@@ -75,9 +84,11 @@ class HostSeries {
     this.times = new Float64Array(capacity);
   }
 
-  column(metric: string): number {
+  /** The metric's column, made on first sight; undefined once the host has MAX_SERIES_PER_HOST. */
+  column(metric: string): number | undefined {
     let c = this.cols.get(metric);
     if (c === undefined) {
+      if (this.names.length >= MAX_SERIES_PER_HOST) return undefined;
       c = this.names.length;
       this.cols.set(metric, c);
       this.names.push(metric);
@@ -221,8 +232,7 @@ export class SeriesStore implements Disposable {
     const h = this.host(host);
     const slot = Math.floor(atMs / SLOT_MS);
     if (slot < h.lastSlot) return; // out of order: older than what we hold
-    const entries = Object.entries(values);
-    for (const [metric] of entries) h.column(metric);
+    const entries = this.admitted(h, Object.entries(values));
     let idx: number;
     if (slot === h.lastSlot) idx = (h.head - 1 + h.capacity) % h.capacity;
     else {
@@ -237,6 +247,23 @@ export class SeriesStore implements Disposable {
       h.ring[h.cols.get(metric)!]![idx] = v === null || !Number.isFinite(v) ? Number.NaN : v;
     }
     this.accumulate(h, atMs, entries);
+  }
+
+  /** The entries that have (or get) a column; the rest are counted, and said once per host. */
+  private admitted(h: HostSeries, entries: [string, number | null][]): [string, number | null][] {
+    const kept = entries.filter(([metric]) => h.column(metric) !== undefined);
+    if (kept.length < entries.length) {
+      if (h.refusedValues === 0) {
+        this.logger.warn('host has too many series; new ones are not recorded', { host: h.label, limit: MAX_SERIES_PER_HOST, example: entries.find(([m]) => !h.cols.has(m))?.[0] });
+      }
+      h.refusedValues += entries.length - kept.length;
+    }
+    return kept;
+  }
+
+  /** Values a host sent for series beyond MAX_SERIES_PER_HOST (not recorded). */
+  refusedValues(host: string): number {
+    return this.hostsByLabel.get(host)?.refusedValues ?? 0;
   }
 
   private accumulate(h: HostSeries, atMs: number, entries: [string, number | null][]): void {
