@@ -149,6 +149,8 @@ export async function startApp(options: AppOptions): Promise<App> {
         offPrem,
         // Control sockets, generated ssh configs and the askpass helper of the openssh transport (0700).
         openssh: { controlDir: join(options.dataDir, 'ssh') },
+        // The tunnels' private sockets (0700): the console's own callers reach the engines there, admin paths included.
+        tunnelDir: join(options.dataDir, 'tunnels'),
       }),
     );
     const secrets = options.secretStore ? options.secretStore(store) : new FileSecretStore(join(options.dataDir, 'secrets.json'));

@@ -9,8 +9,15 @@
 // answer with `Connection: close`. A request written while that close is on its
 // way meets a FIN (undici: UND_ERR_SOCKET "other side closed") or, when the
 // server closes with the request unread, an RST (ECONNRESET, EPIPE on write).
+//
+// Every dispatcher core makes to a model server goes through one connector,
+// which also reaches the console's own tunnels: a URL whose host is a
+// registered tunnel name (core/base/tunnel-hosts.ts) connects to that tunnel's
+// private Unix socket; any other name under the tunnels' domain fails with
+// UPSTREAM_TUNNEL_UNKNOWN (never a DNS lookup); everything else is TCP.
 import type { Socket } from 'node:net';
 import { Agent, buildConnector, Client, Pool } from 'undici';
+import { AppError, isTunnelHostName, tunnelHosts, type TunnelHosts } from './base/index.js';
 
 /**
  * Idle keep-alive connections are closed by us after this long. Below cpp-httplib's 5 s, so we close
@@ -30,6 +37,39 @@ export const MAX_REQUESTS_PER_CONNECTION = 90;
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
+export const UpstreamDispatchErrorCode = {
+  /** A URL named a tunnel this console does not hold (closed since, or another console's). */
+  TUNNEL_UNKNOWN: 'UPSTREAM_TUNNEL_UNKNOWN',
+} as const;
+
+/**
+ * undici's connector for TCP, and for a registered tunnel name its private socket. Connectors for
+ * sockets are made once per path (a tunnel's path is fixed for its life).
+ */
+export function tunnelAwareConnector(tunnels: TunnelHosts = tunnelHosts, timeoutMs = CONNECT_TIMEOUT_MS): buildConnector.connector {
+  const tcp = buildConnector({ timeout: timeoutMs });
+  const bySocket = new Map<string, buildConnector.connector>();
+  return (options, callback) => {
+    if (!isTunnelHostName(options.hostname)) return tcp(options, callback);
+    const path = tunnels.socketPathOf(options.hostname);
+    if (path === null) {
+      const err = new AppError(UpstreamDispatchErrorCode.TUNNEL_UNKNOWN, `no open tunnel of this console is named ${options.hostname} (closed since, or never this console's)`, {
+        retryable: true,
+        details: { host: options.hostname },
+      });
+      queueMicrotask(() => callback(err, null));
+      return;
+    }
+    let unix = bySocket.get(path);
+    if (!unix) {
+      if (bySocket.size > 256) bySocket.clear();
+      unix = buildConnector({ timeout: timeoutMs, socketPath: path });
+      bySocket.set(path, unix);
+    }
+    return unix(options, callback);
+  };
+}
+
 interface SocketFigures {
   bytesRead: number;
 }
@@ -43,7 +83,7 @@ const figuresOfError = new WeakMap<object, SocketFigures>();
  * first, so the figures are there before undici hands the error to the request.
  */
 function connectorWithSocketFigures(): buildConnector.connector {
-  const base = buildConnector({ timeout: CONNECT_TIMEOUT_MS });
+  const base = tunnelAwareConnector();
   return (options, callback) => {
     base(options, (err, socket) => {
       if (socket) {
@@ -80,11 +120,19 @@ export function createKeepAliveAgent(connections: number | null): Agent {
 }
 
 /**
+ * An agent with the caller's own settings (the fleet's readings and probes, lifecycle drivers, report
+ * checks) that reaches the console's tunnels like every other dispatcher here.
+ */
+export function createTunnelAgent(options: Omit<Agent.Options, 'connect'> = {}): Agent {
+  return new Agent({ ...options, connect: tunnelAwareConnector() });
+}
+
+/**
  * A connection of its own for the one retry: a Client with one socket that is never reused (send with
  * `reset: true`); whoever opens it closes it when the request has ended.
  */
 export function openFreshConnection(origin: string): Client {
-  return new Client(origin, { pipelining: 1, connect: { timeout: CONNECT_TIMEOUT_MS } });
+  return new Client(origin, { pipelining: 1, connect: tunnelAwareConnector() });
 }
 
 /** Bytes the failed request's socket had read before the failure, or null when the error does not say. */

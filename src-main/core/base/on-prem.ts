@@ -3,6 +3,7 @@
 // OffPremCounter before it connects; a refusal is counted by purpose, and the
 // counts go to /metrics and to the evidence report.
 import { AppError } from './errors.js';
+import { tunnelHosts, type TunnelHosts } from './tunnel-hosts.js';
 
 /** What an outbound call was for: forwarding a client request, a lifecycle change, a health probe. */
 export type OffPremPurpose = 'proxy' | 'lifecycle' | 'probe';
@@ -14,19 +15,22 @@ export const OnPremErrorCode = {
 } as const;
 
 /**
- * 127.0.0.0/8, ::1 or localhost: the console's own machine (its tunnels listen there too).
+ * 127.0.0.0/8, ::1 or localhost: the console's own machine (its tunnels' public ports listen there).
  * The same rule as config's isLoopbackUrl (lifecycle.routerBaseUrl), so a URL the config
  * check accepts is never refused at call time. The URL parser has already normalised
  * the host (`127.1`, `0x7f.0.0.1` → 127.0.0.1), and the host is what it connects to
- * (`http://a.example@127.0.0.1/` goes to 127.0.0.1).
+ * (`http://a.example@127.0.0.1/` goes to 127.0.0.1). Also a name `tunnels` holds: the
+ * private end of one of the console's own tunnels (a Unix socket on this machine); an
+ * unregistered name under the tunnels' domain is not, as it would reach nothing.
  */
-export function isOnPremUrl(url: string | URL): boolean {
+export function isOnPremUrl(url: string | URL, tunnels: TunnelHosts = tunnelHosts): boolean {
   let host: string;
   try {
     host = (typeof url === 'string' ? new URL(url) : url).hostname.toLowerCase();
   } catch {
     return false;
   }
+  if (tunnels.socketPathOf(host) !== null) return true;
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
   if (host === 'localhost' || host === '::1') return true;
   const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
@@ -53,8 +57,10 @@ export interface OnPremGuard {
 export class OffPremCounter implements OnPremGuard {
   private readonly refused: OffPremCounts = { proxy: 0, lifecycle: 0, probe: 0 };
 
+  constructor(private readonly tunnels: TunnelHosts = tunnelHosts) {}
+
   check(url: string | URL, purpose: OffPremPurpose): boolean {
-    if (isOnPremUrl(url)) return true;
+    if (isOnPremUrl(url, this.tunnels)) return true;
     this.refused[purpose] += 1;
     return false;
   }

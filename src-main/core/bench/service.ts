@@ -191,8 +191,10 @@ export class BenchService implements Disposable {
 
   private async preflight(target: ResolvedTarget): Promise<void> {
     const url = target.endpoint.url.replace(/\/chat\/completions$/, '/models');
+    // The run's own kind of dispatcher: a tunnel target is the tunnel's private socket (core/upstream-dispatch.ts).
+    const dispatcher = createKeepAliveAgent(1);
     try {
-      const res = await request(url, { headers: target.endpoint.headers, signal: AbortSignal.timeout(this.o.preflightTimeoutMs ?? 5_000) });
+      const res = await request(url, { dispatcher, headers: target.endpoint.headers, signal: AbortSignal.timeout(this.o.preflightTimeoutMs ?? 5_000) });
       const text = await res.body.text();
       if (res.statusCode >= 400) {
         const sleeping = /model_sleeping|asleep/i.test(text);
@@ -205,6 +207,8 @@ export class BenchService implements Disposable {
     } catch (err) {
       if (err instanceof AppError) throw err;
       throw new AppError(BenchErrorCode.TARGET_UNREACHABLE, `${url} is not reachable: ${(err as Error).message}`, { retryable: true, details: { url }, cause: err });
+    } finally {
+      await dispatcher.destroy().catch(() => undefined);
     }
   }
 

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import type { FleetSnapshot, HostConnectionState } from '../../../src-preload/contract/index.js';
 import type { Config, HostConfig } from '../config/index.js';
 import { AppError, Emitter, fireAndForget, silentLogger, systemClock, type Clock, type Disposable, type Logger, type OnPremGuard } from '../base/index.js';
@@ -10,6 +10,7 @@ import {
   OpenSshSession,
   SshConnection,
   SshErrorCode,
+  TunnelSockets,
   chooseTransport,
   defaultSshServices,
   type HostKeyProblem,
@@ -21,6 +22,7 @@ import {
   type ExecResult,
 } from '../ssh/index.js';
 import { PrometheusApiSource, mergePrometheusConfig, type ServiceFigures, type TelemetrySource } from '../telemetry/index.js';
+import { createTunnelAgent } from '../upstream-dispatch.js';
 import { FleetErrorCode } from './errors.js';
 import { HostRuntime } from './host-runtime.js';
 import type { PollSettings } from './sources.js';
@@ -60,6 +62,11 @@ export interface FleetServiceOptions {
    * short: a socket path may hold 103 bytes), and the client. Default: a folder under the system tmp.
    */
   openssh?: { controlDir?: string; binary?: string };
+  /**
+   * The folder (made 0700) for the tunnels' private sockets: the data dir's `tunnels/`. Default, or when the
+   * path is too long for a socket: a new folder under the system tmp, removed on dispose.
+   */
+  tunnelDir?: string;
 }
 
 export interface HostStateChange {
@@ -110,6 +117,8 @@ export class FleetService implements Disposable {
   private telemetry: Config['telemetry'];
   private sshDefaults: Config['ssh'];
   private readonly opensshDir: string;
+  private readonly tunnelSockets: TunnelSockets;
+  private readonly tunnelDirGiven: boolean;
   private readonly opensshProbe = new OpenSshProbe();
   private opensshHelper: OpenSshHelperServer | null = null;
   private timer: Disposable | null = null;
@@ -142,8 +151,10 @@ export class FleetService implements Disposable {
         });
       });
     this.pollIntervalMs = options.pollIntervalMs ?? options.config.telemetry?.pollIntervalMs ?? 1_000;
-    // Our own pool, so that dispose() closes every keep-alive socket into the tunnels.
-    this.agent = new Agent({ connections: 4, keepAliveTimeout: 4_000 });
+    this.tunnelSockets = new TunnelSockets({ preferredDir: options.tunnelDir ?? null, logger: this.logger });
+    this.tunnelDirGiven = options.tunnelDir !== undefined;
+    // Our own pool, so that dispose() closes every keep-alive socket into the tunnels (their private ends).
+    this.agent = createTunnelAgent({ connections: 4, keepAliveTimeout: 4_000 });
     this.settings = {
       dispatcher: this.agent,
       timeoutMs: options.scrapeTimeoutMs ?? 3_000,
@@ -164,6 +175,8 @@ export class FleetService implements Disposable {
   start(): void {
     if (this.disposed || this.started) return;
     this.started = true;
+    // Sockets a console that crashed left in the data dir's folder (nobody listens on them).
+    if (this.tunnelDirGiven) fireAndForget(this.tunnelSockets.sweep(), this.logger, 'sweeping stale tunnel sockets');
     for (const host of this.hosts.values()) this.connectQuietly(host);
     this.timer = this.clock.setInterval(() => this.round(), this.pollIntervalMs);
   }
@@ -274,7 +287,12 @@ export class FleetService implements Disposable {
     return this.requireHost(label).config;
   }
 
-  /** The local URL of a service's tunnel (for the proxy). Throws while the tunnel has no listener. */
+  /**
+   * The private URL of a service's tunnel, for the console's own callers (proxy, lifecycle drivers, report
+   * checks, bench): `http://<id>.tunnel.gpu-console.invalid`, which only core/upstream-dispatch.ts's dispatchers
+   * connect (to the tunnel's private socket); admin paths pass there. Operators and apps get the public
+   * `tunnel.localUrl` of the snapshot. Throws while the tunnel has no listener.
+   */
   tunnelUrl(label: string, serviceId: string): string {
     const host = this.requireHost(label);
     const service = host.services.find((s) => s.config.id === serviceId);
@@ -287,7 +305,7 @@ export class FleetService implements Disposable {
         details: { label, serviceId, state: host.session.state },
       });
     }
-    return service.forward.url;
+    return service.forward.privateUrl;
   }
 
   /** Runs one command on a host's SSH session (lifecycle restarts). Throws FLEET_UNKNOWN_HOST, or the session's SSH_* errors. */
@@ -342,6 +360,7 @@ export class FleetService implements Disposable {
     this.hosts.clear();
     await Promise.allSettled(hosts.map((h) => h.dispose()));
     await this.opensshHelper?.dispose();
+    this.tunnelSockets.dispose();
     // A round still in flight is not awaited: its I/O was just torn down and it fires nothing once disposed.
     await this.agent.destroy().catch(() => undefined);
     this.tickEmitter.dispose();
@@ -393,7 +412,7 @@ export class FleetService implements Disposable {
         error: change.error ?? null,
         hostKey: change.error && HOST_KEY_CODES.has(change.error.code) ? (session.hostKeyProblem ?? null) : null,
       });
-    }, { settings: this.settings, ...this.prometheusSources(config) });
+    }, { settings: this.settings, tunnelSockets: this.tunnelSockets, ...this.prometheusSources(config) });
     runtime.probeSettings = this.settings;
     this.hosts.set(config.label, runtime);
     return runtime;

@@ -1,7 +1,7 @@
 import type { CredentialPrompt, ErrorSummary, FigureSource, GpuVendor, GpuView, HostView } from '../../../src-preload/contract/index.js';
 import type { HostConfig } from '../config/index.js';
 import { AppError, DisposableStore, fireAndForget, toAppError, type Clock, type Logger } from '../base/index.js';
-import { LocalForward, MasterForward, SshErrorCode, canMasterListen, type LocalForwardOptions, type SshSession, type SshStateChange } from '../ssh/index.js';
+import { GatedTunnel, SshErrorCode, type SshSession, type SshStateChange, type TunnelSockets } from '../ssh/index.js';
 import type { TunnelTestResult } from './tunnel-probe.js';
 import {
   GPU_DETECT_COMMAND,
@@ -31,6 +31,8 @@ export interface HostSources {
   gpuSource?: TelemetrySource | null;
   /** Per service id: a source that does not read through the tunnel (Prometheus). */
   serviceSources?: ReadonlyMap<string, TelemetrySource>;
+  /** The folder the tunnels' private sockets go in (the fleet's one). */
+  tunnelSockets: TunnelSockets;
 }
 
 function gpuView(g: GpuReading): GpuView {
@@ -97,7 +99,7 @@ export class HostRuntime {
       const elsewhere = sources.serviceSources?.get(s.id) ?? null;
       return elsewhere
         ? new ServiceMonitor(s, () => elsewhere, false)
-        : new ServiceMonitor(s, (url) => (url === null ? null : tunnelServiceSource(config, s, url, clock, sources.settings)));
+        : new ServiceMonitor(s, (privateUrl) => (privateUrl === null ? null : tunnelServiceSource(config, s, privateUrl, clock, sources.settings)));
     });
     this.disposables.add(session.onDidChangeState((change) => this.handleState(change)));
   }
@@ -143,10 +145,10 @@ export class HostRuntime {
       for (const service of this.services) {
         if (service.forward || this.disposed) continue;
         try {
-          // On the openssh transport the master owns the port while the link is up (no JS in the data path).
-          const session = this.session;
-          const open = canMasterListen(session) ? (o: LocalForwardOptions) => MasterForward.open(session, o) : (o: LocalForwardOptions) => LocalForward.open(session, o);
-          const forward = await open({
+          // The public port passes inference and reads only; the console's own callers use the private socket
+          // (on the openssh transport the master holds it while the link is up: no JS in their data path).
+          const forward = await GatedTunnel.open(this.session, {
+            sockets: this.sources.tunnelSockets,
             localPort: service.config.localPort,
             remoteHost: service.config.remoteHost,
             remotePort: service.config.remotePort,

@@ -11,8 +11,8 @@ const reason = (err: { code: string; message: string }): string => `${err.code}:
 const PROBE_EVERY_POLLS = 10;
 const round1 = (v: number | null): number | null => (v === null ? null : Math.round(v * 10) / 10);
 
-/** Builds the service's telemetry source once its tunnel has a local URL (or at once, for a source that does not need one). */
-export type ServiceSourceFactory = (forwardUrl: string | null) => ServiceSource | null;
+/** Builds the service's telemetry source once its tunnel has a private URL (or at once, for a source that does not need one). */
+export type ServiceSourceFactory = (privateUrl: string | null) => ServiceSource | null;
 
 /**
  * One model service on one host: its tunnel, its telemetry source, the last
@@ -87,7 +87,7 @@ export class ServiceMonitor {
     if (!forward) return Promise.resolve();
     if (this.probing) return this.probing;
     const epoch = this.linkEpoch;
-    this.probing = probeTunnel(forward.url, clock, { dispatcher: settings.dispatcher, timeoutMs: settings.timeoutMs, offPrem: settings.offPrem })
+    this.probing = probeTunnel(forward.privateUrl, clock, { dispatcher: settings.dispatcher, timeoutMs: settings.timeoutMs, offPrem: settings.offPrem })
       .then((result) => {
         if (epoch === this.linkEpoch && this.forward === forward) this.lastProbe = result;
       })
@@ -97,7 +97,7 @@ export class ServiceMonitor {
     return this.probing;
   }
 
-  /** The operator's Test through the tunnel (models, then a 1-token chat). */
+  /** The operator's Test through the tunnel's public port, as their apps reach it (models, then a 1-token chat). */
   async runTest(clock: Clock, settings: ScrapeSettings, notReady: AppError | null): Promise<TunnelTestResult> {
     const forward = this.forward;
     if (!forward || notReady) {
@@ -123,7 +123,7 @@ export class ServiceMonitor {
     this.forward = forward;
     this.hadForward = true;
     this.listenError = null;
-    if (this.throughTunnel) this.source = this.makeSource(forward.url);
+    if (this.throughTunnel) this.source = this.makeSource(forward.privateUrl);
   }
 
   /** SSH left `connected`: figures through the tunnel turn stale, the tunnel must prove itself again afterwards. */
@@ -166,7 +166,10 @@ export class ServiceMonitor {
   }
 
   private apply(r: SourceReading): void {
-    if (!r.ok && r.stale.code === TelemetryErrorCode.SERVER_LOADING) return this.applyLoading(r.atMs);
+    if (!r.ok && r.stale.code === TelemetryErrorCode.SERVER_LOADING) {
+      this.applyLoading(r.atMs);
+      return;
+    }
     if (!r.ok) {
       this.lastOk = false;
       this.staleReason = formatStaleReason(r.stale);

@@ -2,7 +2,7 @@
 // (the proxy, then direct tunnel clients at the engine, within one deadline),
 // the planned calls exactly as approved, verify, resume admission; each step
 // is audited. Owns the HTTP agent and the cancel signal of each run.
-import { Agent } from 'undici';
+import { createTunnelAgent } from '../upstream-dispatch.js';
 import type { ActionView, FleetSnapshot } from '../../../src-preload/contract/index.js';
 import { AppError, DisposableStore, toAppError, type Clock, type Logger, type OnPremGuard } from '../base/index.js';
 import { driverFor, restartFailureHint, stepText, type DriverIo, type DriverStep, type LifecycleDriver, type LifecycleTargetConfig } from './drivers/index.js';
@@ -45,7 +45,8 @@ const BEFORE_TIMEOUT_MS = 5_000;
 const FLEET_CATCH_UP_MS = 5_000;
 
 export class ActionRunner {
-  private readonly agent = new Agent({ connections: 4, keepAliveTimeout: 2_000 });
+  // Reaches the tunnels' private sockets (the public ports refuse the admin paths drivers call).
+  private readonly agent = createTunnelAgent({ connections: 4, keepAliveTimeout: 2_000 });
   private readonly aborts = new Set<AbortController>();
 
   constructor(private readonly deps: RunnerDeps) {}

@@ -5,7 +5,8 @@
 // passed) is unverified with the reason, never pass. runLiveChecks never
 // throws, and the services' API keys never reach its result.
 
-import { Agent, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import { createTunnelAgent } from '../upstream-dispatch.js';
 import type { Check, HostSecurity, InventoryHost, InventoryService } from '../../../src-preload/contract/index.js';
 import { describeUrlTarget, toAppError, type Clock, type Disposable, type OnPremGuard } from '../base/index.js';
 import type { HostConfig, ServiceConfig } from '../config/index.js';
@@ -445,7 +446,7 @@ function address(host: HostConfig): string {
  */
 export async function runLiveChecks(host: HostConfig, deps: LiveCheckDeps): Promise<LiveCheckResult> {
   const timeoutMs = deps.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  const agent = deps.httpGet ? null : new Agent({ connections: 2, keepAliveTimeout: 1_000 });
+  const agent = deps.httpGet ? null : createTunnelAgent({ connections: 2, keepAliveTimeout: 1_000 });
   const ctx: Ctx = { deps, http: deps.httpGet ?? undiciHttpGet(agent!), timeoutMs };
   const secrets: string[] = [];
   try {

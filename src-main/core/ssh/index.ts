@@ -4,7 +4,8 @@
 // chains, ProxyCommand, an OpenSSH config alias as written). Host-key trust
 // (known_hosts + the console's confirmations) is decided by the console on
 // both, before any credential; keepalive and reconnect with backoff; `exec`
-// with deadline and output cap; loopback-only tunnels; the ~/.ssh/config import.
+// with deadline and output cap; tunnels with a private socket for the console
+// and a gated loopback port for everyone else; the ~/.ssh/config import.
 export { SshErrorCode } from './errors.js';
 export {
   SshConnection,
@@ -29,8 +30,12 @@ export { commandEffect, type CommandDirective } from './ssh-config-commands.js';
 export { importSshConfig, splitConfigLines, type SshConfigLine, type ImportedHost, type SkippedHost, type SshConfigIssue, type SshConfigImport, type SshConfigImportOptions } from './ssh-config.js';
 export { type ExecOptions, type ExecResult } from './exec.js';
 export { LocalForward, type LocalForwardOptions, type ForwardChannelOpener } from './local-forward.js';
-export { MasterForward, canMasterListen, type MasterListener } from './master-forward.js';
+export { MasterForward, canMasterListen, type MasterListener, type MasterForwardOptions } from './master-forward.js';
 export type { TunnelListener } from './tunnel-listener.js';
+export { GatedTunnel, type GatedTunnelOptions } from './gated-tunnel.js';
+export { TunnelGate, TunnelGateErrorCode, type TunnelGateOptions } from './tunnel-gate.js';
+export { TunnelSockets, type TunnelSocketsOptions } from './tunnel-sockets.js';
+export { TUNNEL_ALLOWED, V1_ADMIN, TunnelPathErrorCode, checkTunnelRequest, canonicalPath, isAllowedPath, type TunnelVerdict } from './tunnel-paths.js';
 export { KnownHosts, knownHostsName, hostMatches, type HostKeyVerdict, type KnownHostEntry } from './known-hosts.js';
 export { sha256Fingerprint, isSha256Fingerprint } from './fingerprint.js';
 export { loadPrivateKey, loadKeyFile, checkKeyFile, readKeyFile, MAX_KEY_FILE_BYTES } from './keys.js';

@@ -1,3 +1,4 @@
+import { chmodSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { AppError, silentLogger, type Disposable, type Logger } from '../base/index.js';
@@ -9,8 +10,15 @@ export interface ForwardChannelOpener {
 }
 
 export interface LocalForwardOptions {
-  /** 0 or undefined: any free port. */
+  /** 0 or undefined: any free port. Ignored with `socketPath`. */
   localPort?: number;
+  /**
+   * Listen on this Unix socket instead of 127.0.0.1 (a tunnel's private end; its folder keeps other
+   * users out, the socket itself is made 0600 too).
+   */
+  socketPath?: string;
+  /** A stale socket file at `socketPath` (nobody listening) is removed by this, then the bind is tried once more. */
+  reclaimStale?: (path: string) => Promise<boolean>;
   remoteHost: string;
   remotePort: number;
   /**
@@ -32,10 +40,11 @@ interface Stream {
 }
 
 /**
- * `ssh -L` in-process: a listener on 127.0.0.1 only, each accepted socket piped
- * both ways (with backpressure) through its own direct-tcpip channel. The
- * listener outlives SSH reconnects; a socket accepted while SSH is down waits
- * as long as the opener does, then is closed with a clear error.
+ * `ssh -L` in-process: a listener on 127.0.0.1 or on a Unix socket, each
+ * accepted socket piped both ways (with backpressure) through its own
+ * direct-tcpip channel. The listener outlives SSH reconnects; a socket
+ * accepted while SSH is down waits as long as the opener does, then is closed
+ * with a clear error.
  */
 export class LocalForward implements Disposable {
   private readonly server: Server;
@@ -70,6 +79,10 @@ export class LocalForward implements Disposable {
   get url(): string {
     return `http://127.0.0.1:${this._localPort}`;
   }
+  /** The Unix socket it listens on; null when it listens on a port. */
+  get socketPath(): string | null {
+    return this.options.socketPath ?? null;
+  }
   get activeStreams(): number {
     return this.streams.size;
   }
@@ -84,23 +97,39 @@ export class LocalForward implements Disposable {
     return { opened: this._opened, failed: this._failed, lastError: this._lastError };
   }
 
-  private listen(): Promise<void> {
+  private async listen(): Promise<void> {
+    const path = this.options.socketPath;
+    try {
+      await this.bind();
+    } catch (err) {
+      const stale = path && (err as AppError).details?.['errno'] === 'EADDRINUSE' && (await this.options.reclaimStale?.(path));
+      if (!stale) throw err;
+      await this.bind();
+    }
+  }
+
+  private bind(): Promise<void> {
+    const path = this.options.socketPath;
+    const where = path ?? `127.0.0.1:${this.options.localPort ?? 0}`;
     return new Promise<void>((resolve, reject) => {
       const onError = (err: NodeJS.ErrnoException): void => {
         reject(
-          new AppError(SshErrorCode.FORWARD_LISTEN_FAILED, `cannot listen on 127.0.0.1:${this.options.localPort ?? 0} (${err.code ?? err.message})`, {
-            details: { localPort: this.options.localPort ?? 0, errno: err.code },
+          new AppError(SshErrorCode.FORWARD_LISTEN_FAILED, `cannot listen on ${where} (${err.code ?? err.message})`, {
+            details: path ? { socketPath: path, errno: err.code } : { localPort: this.options.localPort ?? 0, errno: err.code },
             cause: err,
           }),
         );
       };
       this.server.once('error', onError);
-      this.server.listen({ host: '127.0.0.1', port: this.options.localPort ?? 0, exclusive: true }, () => {
+      const onListening = (): void => {
         this.server.off('error', onError);
         this.server.on('error', (err) => this.logger.warn('listener error', { message: err.message }));
-        this._localPort = (this.server.address() as AddressInfo).port;
+        if (path) chmodSync(path, 0o600);
+        else this._localPort = (this.server.address() as AddressInfo).port;
         resolve();
-      });
+      };
+      if (path) this.server.listen({ path, exclusive: true }, onListening);
+      else this.server.listen({ host: '127.0.0.1', port: this.options.localPort ?? 0, exclusive: true }, onListening);
     });
   }
 

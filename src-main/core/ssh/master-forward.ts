@@ -1,39 +1,42 @@
-// A tunnel whose listener is OpenSSH's own while the link is up: the
-// ControlMaster listens on the tunnel's port (`-O forward -L 127.0.0.1:P:…`),
-// so request bytes never pass through the console's event loop and the
-// tunnel costs what `ssh -L` costs. While the link is down the console holds
-// the same port itself (a LocalForward over the session's forwardOut), so a
-// request then waits for the reconnect or is answered 503 with Retry-After,
-// as on the builtin transport; on reconnect the port goes back to the master.
+// A tunnel's private end (a Unix socket in the console's own folder) held by
+// OpenSSH while the link is up: the ControlMaster listens on the path
+// (`-O forward -L <path>:host:port`), so request bytes of the console's own
+// callers never pass through the console's event loop and cost what `ssh -L`
+// costs. While the link is down the console holds the same path itself (a
+// LocalForward over the session's forwardOut), so a request then waits for the
+// reconnect or is answered 503 with Retry-After, as on the builtin transport;
+// on reconnect the path goes back to the master.
 import { AppError, silentLogger, type Disposable, type Logger } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
 import { LocalForward, type ForwardChannelOpener, type LocalForwardOptions } from './local-forward.js';
 import type { SshConnectionState, SshStateChange } from './session.js';
 
-/** What a session must offer for its master to own a tunnel's port. */
+/** What a session must offer for its master to own a tunnel's socket. */
 export interface MasterListener extends ForwardChannelOpener {
   readonly state: SshConnectionState;
   onDidChangeState(listener: (change: SshStateChange) => void): Disposable;
-  /** `ssh -O forward -L 127.0.0.1:localPort:dstHost:dstPort` on the current master. */
-  masterListen(localPort: number, dstHost: string, dstPort: number): Promise<void>;
+  /** `ssh -O forward -L <socketPath>:dstHost:dstPort` on the current master. */
+  masterListen(socketPath: string, dstHost: string, dstPort: number): Promise<void>;
   /** `ssh -O cancel` of the same; the master may already be gone. */
-  masterUnlisten(localPort: number, dstHost: string, dstPort: number): Promise<void>;
+  masterUnlisten(socketPath: string, dstHost: string, dstPort: number): Promise<void>;
 }
 
 export function canMasterListen(session: object): session is MasterListener {
   return typeof (session as Partial<MasterListener>).masterListen === 'function';
 }
 
-/** How long a port freed by a dying master may take to be bindable again. */
+/** How long a socket held by a dying master may take to be free again. */
 const REBIND_TRIES = 30;
 const REBIND_WAIT_MS = 100;
 
+export type MasterForwardOptions = LocalForwardOptions & { socketPath: string };
+
 export class MasterForward {
   private fallback: LocalForward | null = null;
-  /** Console listeners that handed the port over; their accepted connections run to their end. */
+  /** Console listeners that handed the socket over; their accepted connections run to their end. */
   private retired: LocalForward[] = [];
   private onMaster = false;
-  private port = 0;
+  private readonly path: string;
   private closed = false;
   private chain: Promise<void> = Promise.resolve();
   private subscription: Disposable | null = null;
@@ -42,26 +45,23 @@ export class MasterForward {
 
   private constructor(
     private readonly session: MasterListener,
-    private readonly options: LocalForwardOptions,
+    private readonly options: MasterForwardOptions,
   ) {
+    this.path = options.socketPath;
     this.logger = (options.logger ?? silentLogger).child(`master-forward:${options.remoteHost}:${options.remotePort}`);
   }
 
-  static async open(session: MasterListener, options: LocalForwardOptions): Promise<MasterForward> {
+  static async open(session: MasterListener, options: MasterForwardOptions): Promise<MasterForward> {
     const f = new MasterForward(session, options);
-    // The console binds first: it picks the port (0 = any free one) and holds it until the master takes it.
+    // The console binds first and holds the socket until the master takes it.
     f.fallback = await LocalForward.open(session, options);
-    f.port = f.fallback.localPort;
     f.subscription = session.onDidChangeState((c) => f.follow(c.state));
     if (session.state === 'connected') await f.enqueue(() => f.toMaster());
     return f;
   }
 
-  get localPort(): number {
-    return this.port;
-  }
-  get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+  get socketPath(): string {
+    return this.path;
   }
   /** Streams through the console's own listeners (the master's are not counted: ssh holds them). */
   get activeStreams(): number {
@@ -70,7 +70,7 @@ export class MasterForward {
   get listening(): boolean {
     return this.onMaster || (this.fallback?.listening ?? false);
   }
-  /** True while OpenSSH's master holds the port. */
+  /** True while OpenSSH's master holds the socket. */
   get onMasterListener(): boolean {
     return this.onMaster;
   }
@@ -93,7 +93,7 @@ export class MasterForward {
     this.closed = true;
     void this.subscription?.dispose();
     await this.chain.catch(() => undefined);
-    if (this.onMaster) await this.session.masterUnlisten(this.port, this.options.remoteHost, this.options.remotePort).catch(() => undefined);
+    if (this.onMaster) await this.session.masterUnlisten(this.path, this.options.remoteHost, this.options.remotePort).catch(() => undefined);
     this.onMaster = false;
     await Promise.all([this.fallback?.close(), ...this.retired.map((f) => f.close())]);
     this.fallback = null;
@@ -125,12 +125,12 @@ export class MasterForward {
       this.retired.push(fb);
     }
     try {
-      await this.session.masterListen(this.port, this.options.remoteHost, this.options.remotePort);
+      await this.session.masterListen(this.path, this.options.remoteHost, this.options.remotePort);
       this.onMaster = true;
       this.handovers++;
     } catch (err) {
-      // The port could not move (taken meanwhile, or the master went): the console keeps serving it.
-      this.logger.warn('master did not take the tunnel port; the console keeps it', { port: this.port, message: (err as Error).message });
+      // The socket could not move (the master went meanwhile): the console keeps serving it.
+      this.logger.warn('master did not take the tunnel socket; the console keeps it', { message: (err as Error).message });
       await this.rebind();
     }
     // Listeners with nothing left open are done.
@@ -142,16 +142,17 @@ export class MasterForward {
   private async toConsole(): Promise<void> {
     if (this.closed || this.fallback) return;
     // A master that is gone took its listener with it; one still alive (reconnecting on a dead link) gives it back.
-    if (this.onMaster) await this.session.masterUnlisten(this.port, this.options.remoteHost, this.options.remotePort).catch(() => undefined);
+    if (this.onMaster) await this.session.masterUnlisten(this.path, this.options.remoteHost, this.options.remotePort).catch(() => undefined);
     this.onMaster = false;
     await this.rebind();
   }
 
+  /** The console takes the socket back; a file a dead master left there is reclaimed by LocalForward. */
   private async rebind(): Promise<void> {
     let last: unknown = null;
     for (let i = 0; i < REBIND_TRIES && !this.closed; i++) {
       try {
-        this.fallback = await LocalForward.open(this.session, { ...this.options, localPort: this.port });
+        this.fallback = await LocalForward.open(this.session, this.options);
         return;
       } catch (err) {
         last = err;
@@ -159,8 +160,8 @@ export class MasterForward {
       }
     }
     if (!this.closed) {
-      throw new AppError(SshErrorCode.FORWARD_LISTEN_FAILED, `cannot listen on 127.0.0.1:${this.port} again after the master let it go: ${(last as Error | null)?.message ?? 'unknown'}`, {
-        details: { localPort: this.port },
+      throw new AppError(SshErrorCode.FORWARD_LISTEN_FAILED, `cannot listen on ${this.path} again after the master let it go: ${(last as Error | null)?.message ?? 'unknown'}`, {
+        details: { socketPath: this.path },
       });
     }
   }

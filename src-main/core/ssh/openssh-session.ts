@@ -389,15 +389,19 @@ export class OpenSshSession extends SessionCore implements SshSession {
     return path;
   }
 
-  /** The master listens on 127.0.0.1:localPort for a tunnel (see MasterForward). */
-  async masterListen(localPort: number, dstHost: string, dstPort: number): Promise<void> {
+  /**
+   * The master listens on a tunnel's private socket (see MasterForward); the generated config's
+   * StreamLocalBindMask 0177 makes it 0600 and StreamLocalBindUnlink replaces a file left there.
+   */
+  async masterListen(socketPath: string, dstHost: string, dstPort: number): Promise<void> {
     this.requireConnected();
-    await this.control(['-O', 'forward', '-L', masterSpec(localPort, dstHost, dstPort)]);
+    assertSocketPath(socketPath, this.label);
+    await this.control(['-O', 'forward', '-L', masterSpec(socketPath, dstHost, dstPort)]);
   }
 
-  async masterUnlisten(localPort: number, dstHost: string, dstPort: number): Promise<void> {
+  async masterUnlisten(socketPath: string, dstHost: string, dstPort: number): Promise<void> {
     if (!this.master) return;
-    await this.control(['-O', 'cancel', '-L', masterSpec(localPort, dstHost, dstPort)]);
+    await this.control(['-O', 'cancel', '-L', masterSpec(socketPath, dstHost, dstPort)]);
   }
 
   private adopt(gen: number): void {
@@ -431,6 +435,6 @@ export class OpenSshSession extends SessionCore implements SshSession {
   }
 }
 
-function masterSpec(localPort: number, dstHost: string, dstPort: number): string {
-  return `127.0.0.1:${localPort}:${dstHost.includes(':') ? `[${dstHost}]` : dstHost}:${dstPort}`;
+function masterSpec(socketPath: string, dstHost: string, dstPort: number): string {
+  return `${socketPath}:${dstHost.includes(':') ? `[${dstHost}]` : dstHost}:${dstPort}`;
 }

@@ -59,7 +59,7 @@ describe('the demo AMD APU host with llama-server', () => {
   });
 
   it('four streams on two slots: generation tok/s above zero in every 1 s sample while they generate', async () => {
-    const url = fleet.tunnelUrl('strix', 'coder');
+    const url = fleet.snapshot().hosts.find((h) => h.label === 'strix')!.services.find((s) => s.id === 'coder')!.tunnel.localUrl!;
     const samples: { running: number | null; gen: number | null; kv: number | null }[] = [];
     let recording = false;
     const sub = fleet.onDidTick((s) => {

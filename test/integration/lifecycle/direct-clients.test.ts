@@ -52,7 +52,7 @@ describe('direct tunnel clients during a restart', () => {
   it('are counted in the proposal beside the proxy, waited for by the drain, and answered before the restart', async () => {
     const token = app.proxy.createToken('direct-clients', 'interactive', 'test').token;
     const viaProxy = chat(`${app.proxy.url()}/chat/completions`, 8, token);
-    const direct = chat(`${app.fleet.tunnelUrl('l20-poc', 'qwen')}/v1/chat/completions`, 40); // ~2.3 s of decode
+    const direct = chat(`${svc()!.tunnel.localUrl}/v1/chat/completions`, 40); // ~2.3 s of decode
     await until(() => up()!.inFlight === 1 && svc()!.requestsRunning === 2 && !svc()!.stale);
 
     const { action } = app.lifecycle.service.propose({ upstream: UP, kind: 'restart', proposer: 'test', reason: 'direct clients test' });

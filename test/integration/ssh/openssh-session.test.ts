@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,8 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src-main/core/base/index.js';
 import { ConfigSchema } from '../../../src-main/core/config/index.js';
 import { FleetService } from '../../../src-main/core/fleet/index.js';
-import { MasterForward, MemoryPassphraseCache, MemoryTrustStore, OpenSshHelperServer, OpenSshProbe, OpenSshSession } from '../../../src-main/core/ssh/index.js';
-import { request as undiciRequest } from 'undici';
+import { MasterForward, MemoryPassphraseCache, MemoryTrustStore, OpenSshHelperServer, OpenSshProbe, OpenSshSession, TunnelSockets } from '../../../src-main/core/ssh/index.js';
+import { Agent, request as undiciRequest } from 'undici';
 import { freePort, sessionHomeLine } from '../../helpers/ssh-tools.js';
 
 // The openssh transport's session against a real OpenSSH sshd on loopback:
@@ -214,22 +214,28 @@ describe.skipIf(!HAVE)('openssh transport: one host through the system ssh', () 
     expect((await s.exec('echo back')).stdout).toBe('back\n');
   });
 
-  it("a tunnel's port belongs to the master while the link is up, and to the console (503 + Retry-After) while it is down", async () => {
+  it("a tunnel's private socket belongs to the master while the link is up (0600), and to the console (503 + Retry-After) while it is down", async () => {
     const s = session({}, { knownHosts: known() });
     await s.connect();
-    const f = await MasterForward.open(s, { remoteHost: '127.0.0.1', remotePort: port, httpErrors: true, retryAfterS: () => 7 });
-    const owner = () => execFileSync('ss', ['-ltnpH', `sport = :${f.localPort}`], { encoding: 'utf8' });
+    const sockets = new TunnelSockets({ preferredDir: join(dir, 'tun') });
+    const path = sockets.allocate();
+    const f = await MasterForward.open(s, { socketPath: path, reclaimStale: (p) => sockets.reclaimStale(p), remoteHost: '127.0.0.1', remotePort: port, httpErrors: true, retryAfterS: () => 7 });
+    const owner = () => execFileSync('ss', ['-lxpH', 'src', path], { encoding: 'utf8' });
     const banner = () =>
       new Promise<string>((resolve, reject) => {
-        const c = netConnect(f.localPort, '127.0.0.1');
+        const c = netConnect(path);
         c.once('data', (d: Buffer) => (resolve(d.toString()), c.destroy()));
         c.once('error', reject);
       });
+    const agent = new Agent({ connect: { socketPath: path } });
     try {
       expect(f.onMasterListener).toBe(true);
       expect(owner()).toMatch(/"ssh"/);
+      // The folder keeps other users out; the master's socket is 0600 too (StreamLocalBindMask 0177).
+      expect(statSync(join(dir, 'tun')).mode & 0o777).toBe(0o700);
+      expect(statSync(path).mode & 0o777).toBe(0o600);
       expect(await banner()).toMatch(/^SSH-2\.0-OpenSSH/);
-      // The master dies: the console takes the port back, and hands it over again once reconnected.
+      // The master dies: the console takes the socket back (the dead master's file is reclaimed), and hands it over again once reconnected.
       const check = spawnSync('ssh', ['-S', s.transport.effective!['controlpath']!, '-O', 'check', 'x'], { encoding: 'utf8' });
       process.kill(Number(/pid=(\d+)/.exec(check.stderr)![1]), 'SIGKILL');
       await expect.poll(() => f.onMasterListener, { timeout: 5_000, interval: 20 }).toBe(false);
@@ -238,17 +244,21 @@ describe.skipIf(!HAVE)('openssh transport: one host through the system ssh', () 
       expect(owner()).toMatch(/"ssh"/);
       expect(await banner()).toMatch(/^SSH-2\.0-OpenSSH/);
       expect(f.stats.handovers).toBe(2);
-      // Down for good: the console answers on the same port, naming why and when to retry.
+      // Down for good: the console answers on the same socket, naming why and when to retry.
       await s.disconnect();
       await expect.poll(() => f.listening && !f.onMasterListener, { timeout: 5_000, interval: 20 }).toBe(true);
       expect(owner()).toMatch(/"node"|MainThread|pid=/);
-      const res = await undiciRequest(`${f.url}/v1/models`);
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+      const res = await undiciRequest('http://tunnel/v1/models', { dispatcher: agent });
       expect(res.statusCode).toBe(503);
       expect(res.headers['retry-after']).toBe('7');
       expect(((await res.body.json()) as { error: { code: string } }).error.code).toBe('SSH_NOT_CONNECTED');
     } finally {
       await f.close();
+      await agent.close();
+      sockets.remove(path);
     }
+    expect(existsSync(path)).toBe(false);
   });
 
   it("an encrypted key asks the console's askpass: no passphrase, a wrong one, the right one", async () => {

@@ -1,8 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request } from 'undici';
+import { request, type Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetService } from '../../../src-main/core/fleet/index.js';
+import { createTunnelAgent } from '../../../src-main/core/upstream-dispatch.js';
 import { createNetnsHost, knownHostsLine, preClean, type NetnsHost } from '../../helpers/netns-sshd.js';
 import { startFleet, waitHost } from './helpers.js';
 
@@ -14,7 +15,10 @@ import { startFleet, waitHost } from './helpers.js';
 
 let ns: NetnsHost;
 let fleet: FleetService;
+/** The public port; the private end (where /slow, not an inference path, goes) through `agent`. */
 let url: string;
+let priv: string;
+let agent: Agent;
 
 const KEEPALIVE_MS = 15_000;
 const POLL_MS = 1_000;
@@ -39,17 +43,20 @@ beforeAll(async () => {
     { pollIntervalMs: POLL_MS, scrapeTimeoutMs: SCRAPE_TIMEOUT_MS, sshOptions: { readyTimeoutMs: 2_000, backoff: { initialMs: 200, maxMs: 800 } } },
   ).fleet;
   await waitHost(fleet, 'cut', (h) => h.services[0]!.tunnel.state === 'up', 15_000);
-  url = fleet.tunnelUrl('cut', 'm');
+  url = fleet.snapshot().hosts[0]!.services[0]!.tunnel.localUrl!;
+  priv = fleet.tunnelUrl('cut', 'm');
+  agent = createTunnelAgent();
 }, 30_000);
 
 afterAll(async () => {
+  await agent?.close();
   await fleet?.dispose();
   await ns?.dispose();
 });
 
 describe('dead link', () => {
   it('a cut link is dropped within a few seconds (not at the 15 s keepalive) and the stream through it ends with the reason', async () => {
-    const res = await request(`${url}/slow?ms=30000`);
+    const res = await request(`${priv}/slow?ms=30000`, { dispatcher: agent });
     expect(res.statusCode).toBe(200);
     const ended = (async () => {
       try {
@@ -81,7 +88,7 @@ describe('dead link', () => {
     expect((await request(`${url}/v1/models`)).statusCode).toBe(200);
   }, 60_000);
 
-  it('a request through the tunnel while SSH reconnects gets 503 with Retry-After and retry-after-ms', async () => {
+  it('a request through the tunnel (its public port) while SSH reconnects gets 503 with Retry-After and retry-after-ms', async () => {
     ns.linkDown();
     try {
       await waitHost(fleet, 'cut', (h) => h.state === 'reconnecting', 12_000);

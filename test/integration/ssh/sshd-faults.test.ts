@@ -1,9 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { dirname, join } from 'node:path';
-import { request } from 'undici';
+import { request, type Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tunnelHosts } from '../../../src-main/core/base/index.js';
 import type { FleetService } from '../../../src-main/core/fleet/index.js';
+import { createTunnelAgent } from '../../../src-main/core/upstream-dispatch.js';
 import { createNetnsHost, knownHostsLine, preClean, type NetnsHost, type Sshd } from '../../helpers/netns-sshd.js';
 import { handleCounts, startFleet, waitHost } from './helpers.js';
 
@@ -15,7 +17,10 @@ import { handleCounts, startFleet, waitHost } from './helpers.js';
 let ns: NetnsHost;
 let sshd: Sshd;
 let fleet: FleetService;
+/** The public port, and the private end the drills stream through (its paths /slow and /hang are not inference). */
 let url: string;
+let priv: string;
+let agent: Agent;
 let baseline: Record<string, number>;
 
 const KEEPALIVE_MS = 1_000;
@@ -41,7 +46,9 @@ beforeAll(async () => {
     { sshOptions: { readyTimeoutMs: 2_000, backoff: { initialMs: 200, maxMs: 800 }, waitForConnectionMs: WAIT_MS } },
   ).fleet;
   await waitHost(fleet, 'drill', (h) => h.services[0]!.tunnel.state === 'up');
-  url = fleet.tunnelUrl('drill', 'm');
+  url = fleet.snapshot().hosts[0]!.services[0]!.tunnel.localUrl!;
+  priv = fleet.tunnelUrl('drill', 'm');
+  agent = createTunnelAgent();
 }, 30_000);
 
 afterAll(async () => {
@@ -51,7 +58,7 @@ afterAll(async () => {
 
 /** A streaming request that has its headers; resolves with how it ended and when. */
 async function streaming(): Promise<{ done: Promise<{ error: string | null; at: number }> }> {
-  const res = await request(`${url}/slow?ms=20000`);
+  const res = await request(`${priv}/slow?ms=20000`, { dispatcher: agent });
   expect(res.statusCode).toBe(200);
   // Wrapped: an async function returning a bare promise would wait for it.
   const done = (async () => {
@@ -69,7 +76,7 @@ async function streaming(): Promise<{ done: Promise<{ error: string | null; at: 
 
 /** A request still waiting for its answer: what does it get when the link dies? */
 function hanging(): Promise<{ status: number; body: string; at: number }> {
-  return request(`${url}/hang`).then(async (res) => ({ status: res.statusCode, body: await res.body.text(), at: performance.now() }));
+  return request(`${priv}/hang`, { dispatcher: agent }).then(async (res) => ({ status: res.statusCode, body: await res.body.text(), at: performance.now() }));
 }
 
 async function restartSshd(): Promise<void> {
@@ -97,9 +104,11 @@ describe('fault drills', () => {
     expect(JSON.parse(hung.body).error.code).toMatch(/^SSH_/);
     expect(hung.at - t0).toBeLessThan(1_500);
 
-    // While SSH is down the listener stays bound; a new request waits a bounded time, then a clear 503.
+    // While SSH is down the listener stays bound; a new request waits a bounded time, then a clear 503
+    // (through the public port: the gate passes the tunnel's answer on).
     const t1 = performance.now();
     const res = await request(`${url}/v1/models`);
+    expect(res.headers['retry-after']).toMatch(/^\d+$/);
     const waited = performance.now() - t1;
     expect(res.statusCode).toBe(503);
     const body = JSON.parse(await res.body.text());
@@ -109,7 +118,8 @@ describe('fault drills', () => {
 
     await restartSshd();
     await waitHost(fleet, 'drill', (h) => h.state === 'connected' && h.services[0]!.tunnel.state === 'up', 8_000);
-    expect(fleet.tunnelUrl('drill', 'm')).toBe(url);
+    expect(fleet.tunnelUrl('drill', 'm')).toBe(priv);
+    expect(fleet.snapshot().hosts[0]!.services[0]!.tunnel.localUrl).toBe(url);
     expect((await request(`${url}/v1/models`)).statusCode).toBe(200);
   });
 
@@ -158,8 +168,11 @@ describe('fault drills', () => {
   });
 
   it('after dispose nothing is left: no SSH socket, listener, stream or timer', async () => {
-    const port = Number(new URL(fleet.tunnelUrl('drill', 'm')).port);
+    const port = Number(new URL(url).port);
+    const socketPath = tunnelHosts.socketPathOf(new URL(fleet.tunnelUrl('drill', 'm')).hostname)!;
+    await agent.close();
     await fleet.dispose();
+    expect(existsSync(socketPath)).toBe(false);
     expect(fleet.resourceCounts()).toEqual({ hosts: 0, connections: 0, listeningForwards: 0, activeStreams: 0 });
     const refused = await new Promise<boolean>((resolve) => {
       const s = netConnect(port, '127.0.0.1');
@@ -173,7 +186,8 @@ describe('fault drills', () => {
     // Let undici's and the kernel's closes land, then compare with the start of the file.
     await new Promise((r) => setTimeout(r, 300));
     const now = handleCounts();
-    for (const kind of ['TCPSocketWrap', 'TCPServerWrap', 'Timeout']) {
+    // PipeServerWrap: the private sockets' listeners (PipeWrap also counts the namespace's child processes' stdio).
+    for (const kind of ['TCPSocketWrap', 'TCPServerWrap', 'PipeServerWrap', 'Timeout']) {
       expect({ kind, leaked: Math.max(0, (now[kind] ?? 0) - (baseline[kind] ?? 0)) }).toEqual({ kind, leaked: 0 });
     }
   });

@@ -1,10 +1,13 @@
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { connect as netConnect } from 'node:net';
 import { join } from 'node:path';
-import { writeFileSync } from 'node:fs';
-import { Pool, request } from 'undici';
+import { statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Pool, request, type Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tunnelHosts } from '../../../src-main/core/base/index.js';
 import type { FleetService } from '../../../src-main/core/fleet/index.js';
+import { createTunnelAgent, tunnelAwareConnector } from '../../../src-main/core/upstream-dispatch.js';
 import { createNetnsHost, knownHostsLine, preClean, type NetnsHost } from '../../helpers/netns-sshd.js';
 import { startFleet, waitHost } from './helpers.js';
 
@@ -14,7 +17,12 @@ import { startFleet, waitHost } from './helpers.js';
 
 let ns: NetnsHost;
 let fleet: FleetService;
+/** The public port (what operators and apps use). */
 let url: string;
+/** The tunnel's private end (the console's own callers), and its socket. */
+let priv: string;
+let socketPath: string;
+let agent: Agent;
 
 /** The same bytes the model server's /blob sends (AES-128-CTR keystream of zeros). */
 function expectedBlobSha(bytes: number, seed: string): string {
@@ -43,22 +51,28 @@ beforeAll(async () => {
     },
   ]).fleet;
   await waitHost(fleet, 'fwd', (h) => h.services[0]!.tunnel.state === 'up');
-  url = fleet.tunnelUrl('fwd', 'm');
+  url = fleet.snapshot().hosts[0]!.services[0]!.tunnel.localUrl!;
+  priv = fleet.tunnelUrl('fwd', 'm');
+  socketPath = tunnelHosts.socketPathOf(new URL(priv).hostname)!;
+  agent = createTunnelAgent();
 }, 30_000);
 
 afterAll(async () => {
+  await agent?.close();
   await fleet?.dispose();
   await ns?.dispose();
 });
 
 describe('tunnel integrity through OpenSSH sshd', () => {
-  it('listens on 127.0.0.1 only', () => {
+  it('listens on 127.0.0.1 only, its private end on a socket in a 0700 folder', () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(statSync(socketPath).isSocket()).toBe(true);
+    expect(statSync(dirname(socketPath)).mode & 0o777).toBe(0o700);
   });
 
   it('a 50 MB download arrives byte-exact', async () => {
     const bytes = 50 * 1024 * 1024;
-    const res = await request(`${url}/blob?bytes=${bytes}&seed=fifty`);
+    const res = await request(`${priv}/blob?bytes=${bytes}&seed=fifty`, { dispatcher: agent });
     expect(res.statusCode).toBe(200);
     const h = createHash('sha256');
     let got = 0;
@@ -71,7 +85,7 @@ describe('tunnel integrity through OpenSSH sshd', () => {
   });
 
   it('200 concurrent streams over one SSH connection, each echoed byte-exact', async () => {
-    const pool = new Pool(url, { connections: 200, pipelining: 1 });
+    const pool = new Pool(priv, { connections: 200, pipelining: 1, connect: tunnelAwareConnector() });
     try {
       const bodies = Array.from({ length: 200 }, (_, i) => randomBytes(16 * 1024 + ((i * 7919) % (240 * 1024))));
       let peak = 0;
@@ -97,7 +111,7 @@ describe('tunnel integrity through OpenSSH sshd', () => {
 
   it('backpressure: a client that stops reading does not make the console buffer the stream', async () => {
     const bytes = 64 * 1024 * 1024;
-    const sock = netConnect(Number(new URL(url).port), '127.0.0.1');
+    const sock = netConnect(socketPath);
     await new Promise<void>((r) => sock.once('connect', () => r()));
     sock.write(`GET /blob?bytes=${bytes}&seed=slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     const h = createHash('sha256');

@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Pool, request } from 'undici';
+import { createTunnelAgent } from '../../../src-main/core/upstream-dispatch.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HostView } from '../../../src-preload/contract/index.js';
 import type { FleetService, FleetServiceOptions } from '../../../src-main/core/fleet/index.js';
@@ -119,13 +120,21 @@ describe.each(TRANSPORTS)('%s transport against OpenSSH sshd', (transport: Trans
 
   const tunnelUp = (h: HostView) => h.services[0]!.tunnel.state === 'up';
 
-  /** The tunnel answers with the model server's list (not just "a port is open"). */
+  /** The tunnel answers with the model server's list (not just "a port is open"): on its public port, and on the console's private end. */
   async function expectTunnelAnswers(fleet: FleetService, label: string): Promise<string> {
-    const url = fleet.tunnelUrl(label, 'm');
+    const url = fleet.snapshot().hosts.find((h) => h.label === label)!.services[0]!.tunnel.localUrl!;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const res = await request(`${url}/v1/models`);
     expect(res.statusCode).toBe(200);
     expect(JSON.parse(await res.body.text())).toMatchObject({ data: [{ id: 'test-model' }] });
+    const agent = createTunnelAgent();
+    try {
+      const own = await request(`${fleet.tunnelUrl(label, 'm')}/v1/models`, { dispatcher: agent });
+      expect(own.statusCode).toBe(200);
+      await own.body.text();
+    } finally {
+      await agent.close();
+    }
     return url;
   }
 
@@ -440,4 +449,28 @@ describe.each(TRANSPORTS)('%s transport against OpenSSH sshd', (transport: Trans
     expect(fleet.resourceCounts().connections).toBe(1);
     expect(fleet.snapshot().hosts[0]!.state).toBe('connected');
   }, 60_000);
+
+  it("13. the tunnel's public port refuses engine admin paths (403, the server never sees them); the console's private end passes them", async () => {
+    const { fleet } = fleetOf([host('gate', { identityFile: ns.clientKey })]);
+    await waitHost(fleet, 'gate', tunnelUp);
+    const url = await expectTunnelAnswers(fleet, 'gate');
+    const marker = `gate-${transport}-${Date.now()}`;
+    for (const path of ['/sleep?level=1', '/collective_rpc', '/%73leep', '//sleep', '/slots/0?action=erase', '/models/unload']) {
+      const res = await request(`${url}${path}${path.includes('?') ? '&' : '?'}${marker}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(res.statusCode, path).toBe(403);
+      expect(((await res.body.json()) as { error: { code: string } }).error.code).toBe('TUNNEL_ADMIN_PATH_REFUSED');
+    }
+    const agent = createTunnelAgent();
+    try {
+      const seen = async () => (await (await request(`${fleet.tunnelUrl('gate', 'm')}/_requests`, { dispatcher: agent })).body.json()) as string[];
+      expect((await seen()).filter((r) => r.includes(marker))).toEqual([]);
+      // The console's own path reaches the same endpoint (the stand-in answers 404: it has no /sleep).
+      const own = await request(`${fleet.tunnelUrl('gate', 'm')}/sleep?${marker}`, { method: 'POST', body: '{}', dispatcher: agent });
+      expect(own.statusCode).toBe(404);
+      await own.body.text();
+      expect((await seen()).filter((r) => r.includes(marker))).toEqual([`POST /sleep?${marker}`]);
+    } finally {
+      await agent.close();
+    }
+  }, 30_000);
 });

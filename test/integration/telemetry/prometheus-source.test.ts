@@ -110,7 +110,9 @@ describe.skipIf(prometheusVersion === null)(`PrometheusApiSource against a real 
     fleet = new FleetService({ config, pollIntervalMs: 250 });
     fleet.start();
     await waitForTick(fleet, allUp, 20_000);
-    services = config.hosts.flatMap((h) => h.services.map((service) => ({ host: h.label, service, url: fleet.tunnelUrl(h.label, service.id) })));
+    // Prometheus scrapes the tunnels' public ports (GET /metrics passes the gate), as a fleet's own Prometheus would.
+    const localUrl = (label: string, id: string) => fleet.snapshot().hosts.find((h) => h.label === label)!.services.find((v) => v.id === id)!.tunnel.localUrl!;
+    services = config.hosts.flatMap((h) => h.services.map((service) => ({ host: h.label, service, url: localUrl(h.label, service.id) })));
 
     const consolePort = await serve(() => renderFleetExposition(fleet.snapshot()));
     const dcgmPort = await serve(() => DCGM_TEXT);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OnPremErrorCode, createOffPremCounter, describeUrlTarget, isOnPremUrl, offPremError } from '../../../../src-main/core/base/index.js';
+import { OnPremErrorCode, OffPremCounter, TunnelHosts, createOffPremCounter, describeUrlTarget, isOnPremUrl, offPremError } from '../../../../src-main/core/base/index.js';
 import { isLoopbackUrl } from '../../../../src-main/core/config/schema.js';
 
 const ON = [
@@ -73,6 +73,24 @@ describe('OffPremCounter', () => {
     expect(seen.lifecycle).toBe(0);
     expect(a.counts().lifecycle).toBe(1);
     expect(b.counts()).toEqual({ proxy: 0, lifecycle: 0, probe: 0 });
+  });
+});
+
+describe("the console's own tunnels", () => {
+  it('a registered tunnel name is on this machine; an unregistered one under the same domain is not', () => {
+    const tunnels = new TunnelHosts();
+    const entry = tunnels.register('/tmp/gc-test/x.sock');
+    expect(entry.url).toMatch(/^http:\/\/[0-9a-f]{24}\.tunnel\.gpu-console\.invalid$/);
+    expect(isOnPremUrl(`${entry.url}/sleep`, tunnels)).toBe(true);
+    expect(isOnPremUrl(`${entry.url.toUpperCase().replace('HTTP', 'http')}/v1/models`, tunnels)).toBe(true);
+    expect(isOnPremUrl('http://000000000000000000000000.tunnel.gpu-console.invalid/', tunnels)).toBe(false);
+    expect(isOnPremUrl('http://tunnel.gpu-console.invalid/', tunnels)).toBe(false);
+    const counter = new OffPremCounter(tunnels);
+    expect(counter.check(entry.url, 'lifecycle')).toBe(true);
+    entry.dispose();
+    expect(isOnPremUrl(entry.url, tunnels)).toBe(false);
+    expect(counter.check(entry.url, 'lifecycle')).toBe(false);
+    expect(counter.counts()).toEqual({ proxy: 0, lifecycle: 1, probe: 0 });
   });
 });
 

@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
+import { dirname } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FleetSnapshotSchema, type FleetSnapshot } from '../../../../src-preload/contract/index.js';
-import { AppError, FakeClock } from '../../../../src-main/core/base/index.js';
+import { AppError, FakeClock, tunnelHosts } from '../../../../src-main/core/base/index.js';
 import { ConfigSchema, type Config } from '../../../../src-main/core/config/index.js';
 import { FleetService } from '../../../../src-main/core/fleet/index.js';
 import { FakeSession, startFakeVllm, type FakeVllm } from './fakes.js';
@@ -122,7 +124,8 @@ describe('FleetService', () => {
     expect(svc).toMatchObject({ health: 'ok', sleep: 'awake', requestsRunning: 2, requestsWaiting: 1, kvCachePct: 40, stale: false });
     expect(svc.generationTokensPerS).toBeNull(); // first sample
     expect(session('l20-poc').forwardCalls[0]).toEqual({ dstHost: '127.0.0.1', dstPort: 8000 });
-    expect(fleet.tunnelUrl('l20-poc', 'qwen')).toBe(svc.tunnel.localUrl);
+    // The console's own callers get the tunnel's private end; the snapshot shows the public port.
+    expect(fleet.tunnelUrl('l20-poc', 'qwen')).toMatch(/^http:\/\/[0-9a-f]{24}\.tunnel\.gpu-console\.invalid$/);
 
     vllm.generationTokens += 150; // over the 1 s interval of the fake clock
     vllm.promptTokens += 2_000;
@@ -279,11 +282,14 @@ describe('FleetService', () => {
     expect(() => fleet.tunnelUrl('l20-poc', 'nope')).toThrow(expect.objectContaining({ code: 'FLEET_UNKNOWN_SERVICE' }));
     expect(await fleet.connect('l20-poc')).toBe('connected');
     await settle();
-    const url = fleet.tunnelUrl('l20-poc', 'qwen');
+    const url = fleet.snapshot().hosts[0]!.services[0]!.tunnel.localUrl!;
+    const privateHost = new URL(fleet.tunnelUrl('l20-poc', 'qwen')).hostname;
+    expect(tunnelHosts.socketPathOf(privateHost)).not.toBeNull();
     expect(await fleet.disconnect('l20-poc')).toBe('disconnected');
     const svc = fleet.snapshot().hosts[0]!.services[0]!;
     expect(svc.tunnel).toMatchObject({ state: 'closed', localUrl: null });
     await expect(refused(url)).resolves.toBe(true);
+    expect(tunnelHosts.socketPathOf(privateHost)).toBeNull();
   });
 
   it('applyConfig keeps unchanged hosts, restarts changed ones, stops removed ones, starts added ones', async () => {
@@ -309,7 +315,10 @@ describe('FleetService', () => {
     fleet.start();
     await settle();
     await tick();
-    const urls = [fleet.tunnelUrl('l20-poc', 'qwen'), fleet.tunnelUrl('l40s-lab', 'small')];
+    const urls = fleet.snapshot().hosts.map((h) => h.services[0]!.tunnel.localUrl!);
+    expect(urls).toHaveLength(2);
+    const sockets = [fleet.tunnelUrl('l20-poc', 'qwen'), fleet.tunnelUrl('l40s-lab', 'small')].map((u) => tunnelHosts.socketPathOf(new URL(u).hostname)!);
+    for (const path of sockets) expect(existsSync(path)).toBe(true);
     expect(fleet.resourceCounts()).toMatchObject({ hosts: 2, connections: 2, listeningForwards: 2 });
     await fleet.dispose();
     await fleet.dispose();
@@ -317,6 +326,9 @@ describe('FleetService', () => {
     expect(clock.pending).toBe(0);
     expect(session('l20-poc').disposed).toBe(true);
     for (const url of urls) await expect(refused(url)).resolves.toBe(true);
+    // The private sockets and their (temporary) folder are gone too.
+    for (const path of sockets) expect(existsSync(path)).toBe(false);
+    expect(existsSync(dirname(sockets[0]!))).toBe(false);
   });
 });
 
