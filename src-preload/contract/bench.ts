@@ -124,8 +124,9 @@ export const LevelResultSchema = z
     /** Completion tokens ÷ wall time of the level. */
     outputTokPerS: z.number().nullable(),
     requestsPerS: z.number().nullable(),
-    completionTokens: z.number().int(),
-    promptTokens: z.number().int(),
+    /** Tokens the answers said they carried; null when none said (unknown, never 0). */
+    completionTokens: z.number().int().nullable(),
+    promptTokens: z.number().int().nullable(),
     errorsByCode: z.record(z.string(), z.number().int()),
     /** Answers cut by max_tokens (finish_reason length). */
     truncated: z.number().int(),

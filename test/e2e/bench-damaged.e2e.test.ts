@@ -79,7 +79,7 @@ describe('damaged runs and AMD peaks in the Benchmarks view', () => {
     try {
       const row = db.prepare('SELECT levels FROM bench_runs WHERE id = ?').get(runId) as { levels: string };
       const levels = JSON.parse(row.levels) as Array<Record<string, unknown>>;
-      levels[0]!.completionTokens = null;
+      levels[0]!.wallMs = null;
       db.prepare('UPDATE bench_runs SET levels = ? WHERE id = ?').run(JSON.stringify(levels), runId);
     } finally {
       db.close();
@@ -89,7 +89,7 @@ describe('damaged runs and AMD peaks in the Benchmarks view', () => {
     await page.getByTestId('nav-bench').click();
     const damaged = page.getByTestId('bench-damaged-row');
     await damaged.waitFor({ timeout: 10_000 });
-    expect(await damaged.textContent()).toContain(`damaged run ${runId}: levels.0.completionTokens`);
+    expect(await damaged.textContent()).toContain(`damaged run ${runId}: levels.0.wallMs`);
     await page.getByRole('radio', { name: 'show strix coder' }).check();
     const peaks = page.getByTestId('bench-peaks');
     await expect.poll(() => peaks.textContent()).toMatch(/VRAM \d+ MiB · GTT \d{5,} MiB/);

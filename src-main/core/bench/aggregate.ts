@@ -31,8 +31,9 @@ export function levelResult(
   const failed = requests.filter((r) => !r.cancelled && r.errorCode !== null);
   const errorsByCode: Record<string, number> = {};
   for (const r of failed) errorsByCode[r.errorCode!] = (errorsByCode[r.errorCode!] ?? 0) + 1;
-  const completionTokens = done.reduce((n, r) => n + (r.completionTokens ?? 0), 0);
-  const promptTokens = done.reduce((n, r) => n + (r.promptTokens ?? 0), 0);
+  // Unknown is never 0: a level where no answer said its token counts has none.
+  const completionTokens = sumKnown(done.map((r) => r.completionTokens));
+  const promptTokens = sumKnown(done.map((r) => r.promptTokens));
   const ttft = done.map((r) => r.ttftMs).filter((v): v is number => v !== null);
   const latency = done.map((r) => r.totalMs).filter((v): v is number => v !== null);
   const itl = done.flatMap((r) => r.itlMs);
@@ -54,7 +55,7 @@ export function levelResult(
     itlP50Ms: nearestRank(itl, 50),
     itlP95Ms: nearestRank(itl, 95),
     queueP95Ms: nearestRank(queue, 95),
-    outputTokPerS: done.length > 0 && secs > 0 ? completionTokens / secs : null,
+    outputTokPerS: done.length > 0 && secs > 0 && completionTokens !== null ? completionTokens / secs : null,
     requestsPerS: done.length > 0 && secs > 0 ? done.length / secs : null,
     completionTokens,
     promptTokens,
@@ -65,4 +66,9 @@ export function levelResult(
     checked: checkedStructured ? answered.length : null,
     partial,
   };
+}
+
+function sumKnown(values: readonly (number | null)[]): number | null {
+  const known = values.filter((v): v is number => v !== null);
+  return known.length > 0 ? known.reduce((a, b) => a + b, 0) : null;
 }

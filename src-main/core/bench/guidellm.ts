@@ -98,8 +98,9 @@ export function importGuidellm(text: string): ImportedLevels {
       queueP95Ms: null,
       outputTokPerS: tokS,
       requestsPerS: m.requests_per_second?.successful?.mean ?? null,
-      completionTokens: tokS !== null && wallMs > 0 ? Math.round((tokS * wallMs) / 1000) : 0,
-      promptTokens: 0,
+      // GuideLLM reports rates, not the level's token totals: derived where the rate is known, else unknown.
+      completionTokens: tokS !== null && wallMs > 0 ? Math.round((tokS * wallMs) / 1000) : null,
+      promptTokens: null,
       errorsByCode: bad > 0 ? { GUIDELLM_ERRORED: bad } : {},
       truncated: 0,
       jsonParsed: null,

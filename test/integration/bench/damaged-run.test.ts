@@ -56,15 +56,15 @@ describe('a damaged benchmark run', () => {
     if (!good.ok || !bad.ok) throw new Error('imports failed');
     goodId = (good.data as { runId: string }).runId;
     badId = (bad.data as { runId: string }).runId;
-    // What the old import stored for a mean of 1e308: Infinity, written by JSON as null.
+    // What an old import could store for a duration of 1e308: Infinity, written by JSON as null.
     const levels = JSON.parse((app.store.db.prepare('SELECT levels FROM bench_runs WHERE id = ?').get(badId) as { levels: string }).levels) as Array<Record<string, unknown>>;
-    levels[0]!.completionTokens = null;
+    levels[0]!.wallMs = null;
     app.store.db.prepare('UPDATE bench_runs SET levels = ? WHERE id = ?').run(JSON.stringify(levels), badId);
 
     const listed = await api.invoke('bench.listRuns', {});
     expect(listed).toMatchObject({
       ok: true,
-      data: { runs: [{ id: goodId }], damaged: [{ id: badId, name: 'to be damaged', problem: expect.stringContaining('levels.0.completionTokens') }] },
+      data: { runs: [{ id: goodId }], damaged: [{ id: badId, name: 'to be damaged', problem: expect.stringContaining('levels.0.wallMs') }] },
     });
     expect(await api.invoke('bench.getRun', { runId: badId })).toMatchObject({ ok: false, error: { code: 'BENCH_RUN_DAMAGED', message: expect.stringContaining(badId) } });
     expect(await api.invoke('bench.getRun', { runId: goodId })).toMatchObject({ ok: true });
@@ -76,7 +76,7 @@ describe('a damaged benchmark run', () => {
     if (!out.ok) throw new Error(`preview failed: ${out.error.code} ${out.error.message}`);
     const { evidence, html } = out.data as { evidence: { benchmarks: Array<{ id: string }>; notes: string[] }; html: string };
     expect(evidence.benchmarks.map((r) => r.id)).toEqual([goodId]);
-    expect(evidence.notes).toContainEqual(expect.stringContaining(`Benchmark run ${badId} (to be damaged) is damaged and left out: levels.0.completionTokens`));
+    expect(evidence.notes).toContainEqual(expect.stringContaining(`Benchmark run ${badId} (to be damaged) is damaged and left out: levels.0.wallMs`));
     expect(html).toContain(`Benchmark run ${badId}`);
   });
 
@@ -84,6 +84,6 @@ describe('a damaged benchmark run', () => {
     expect(await api.invoke('bench.deleteRun', { runId: badId })).toEqual({ ok: true, data: { runId: badId } });
     expect(await api.invoke('bench.listRuns', {})).toMatchObject({ ok: true, data: { runs: [{ id: goodId }], damaged: [] } });
     const audited = app.store.db.prepare("SELECT payload FROM audit_events WHERE type = 'bench.run.deleted'").all() as Array<{ payload: string }>;
-    expect(audited.map((r) => JSON.parse(r.payload) as unknown)).toEqual([{ runId: badId, damaged: expect.stringContaining('completionTokens') }]);
+    expect(audited.map((r) => JSON.parse(r.payload) as unknown)).toEqual([{ runId: badId, damaged: expect.stringContaining('wallMs') }]);
   });
 });

@@ -61,6 +61,10 @@ describe('level figures', () => {
     const l = levelResult('level', 2, [req({}), req({ ttftMs: 300, totalMs: 2000, finishReason: 'length' }), req({ errorCode: 'HTTP_503', completionTokens: null }), req({ cancelled: true })], 2000, true, false);
     expect(l).toMatchObject({ requests: 4, completed: 2, failed: 1, cancelled: 1, outputTokPerS: 50, requestsPerS: 1, errorsByCode: { HTTP_503: 1 }, truncated: 1, ttftP50Ms: 100, ttftP95Ms: 300, partial: true, jsonParsed: null });
   });
+  it('a level whose answers never said their token counts has unknown tokens and tok/s, never 0', () => {
+    const l = levelResult('level', 1, [req({ completionTokens: null, promptTokens: null })], 1000, false, false);
+    expect(l).toMatchObject({ completed: 1, completionTokens: null, promptTokens: null, outputTokPerS: null, requestsPerS: 1 });
+  });
 });
 
 const run = (id: string, tokS: number): BenchRun => ({

@@ -48,6 +48,12 @@ describe('GuideLLM import refuses figures out of range, naming the field', () =>
   it('an ordinary report still imports', () => {
     expect(importGuidellm(report()).levels[0]).toMatchObject({ level: 4, outputTokPerS: 71.5, completionTokens: 715 });
   });
+
+  it('a level without a token rate has unknown token counts, never 0', () => {
+    const text = JSON.parse(report()) as { benchmarks: { metrics: Record<string, unknown> }[] };
+    delete text.benchmarks[0]!.metrics.output_tokens_per_second;
+    expect(importGuidellm(JSON.stringify(text)).levels[0]).toMatchObject({ outputTokPerS: null, completionTokens: null, promptTokens: null });
+  });
 });
 
 const level: LevelResult = {
@@ -68,16 +74,16 @@ describe('a damaged row in the store', () => {
     repo = new BenchRepository(store.db, new FakeClock());
     repo.insertRun(run('good-1', 1000));
     repo.insertRun(run('good-2', 3000));
-    // What the old import wrote: completionTokens Infinity, stored by JSON as null.
+    // What an old import could write for a duration of 1e308: wallMs Infinity, stored by JSON as null.
     repo.insertRun(run('bad', 2000));
-    store.db.prepare('UPDATE bench_runs SET levels = ? WHERE id = ?').run(JSON.stringify([{ ...level, completionTokens: null }]), 'bad');
+    store.db.prepare('UPDATE bench_runs SET levels = ? WHERE id = ?').run(JSON.stringify([{ ...level, wallMs: null }]), 'bad');
   });
   afterEach(() => store.close());
 
   it('is listed apart, with its id and what failed; the other runs are listed as before', () => {
     const out = repo.listRuns(50);
     expect(out.runs.map((r) => r.id)).toEqual(['good-2', 'good-1']);
-    expect(out.damaged).toEqual([{ id: 'bad', name: 'bad', startedAt: 2000, host: null, problem: expect.stringMatching(/^levels\.0\.completionTokens: .*number/) }]);
+    expect(out.damaged).toEqual([{ id: 'bad', name: 'bad', startedAt: 2000, host: null, problem: expect.stringMatching(/^levels\.0\.wallMs: .*number/) }]);
   });
 
   it('reading it alone is a coded error naming the damage, and it can be deleted (its requests with it)', () => {
@@ -92,9 +98,16 @@ describe('a damaged row in the store', () => {
   it('a column that is not JSON at all is damage too', () => {
     store.db.prepare("UPDATE bench_runs SET peaks = '{oops' WHERE id = 'good-1'").run();
     expect(repo.listRuns(50).damaged.map((d) => [d.id, d.problem.split(':')[0]])).toEqual([
-      ['bad', 'levels.0.completionTokens'],
+      ['bad', 'levels.0.wallMs'],
       ['good-1', 'peaks'],
     ]);
+  });
+
+  it('a row an old import wrote with completionTokens null (from Infinity) reads back with unknown tokens', () => {
+    repo.insertRun(run('old', 5000));
+    store.db.prepare('UPDATE bench_runs SET levels = ? WHERE id = ?').run(JSON.stringify([{ ...level, completionTokens: null, promptTokens: null }]), 'old');
+    expect(repo.getRun('old').levels[0]).toMatchObject({ completionTokens: null, promptTokens: null });
+    expect(repo.listRuns(50).damaged.map((d) => d.id)).toEqual(['bad']);
   });
 
   it('a run that would not read back is refused before it is written', () => {
