@@ -109,7 +109,8 @@ function fromProxyRows(spans: RequestSpan[], fromMs: number, toMs: number): Pick
   };
 }
 
-const hoursText = (s: number): string => `${(s / 3600).toFixed(2)} h`;
+/** "1.93 h"; under six minutes in seconds, so a short observation never reads "0.00 h". */
+const hoursText = (s: number): string => (s < 360 ? `${Math.round(s)} s` : `${(s / 3600).toFixed(2)} h`);
 
 /** The window's figures in the contract's shape (shared by HostCost and the report's cost rows). */
 export function windowFigures(u: WindowUsage, pricePerHourUsd: number | null): CostWindowFigures {

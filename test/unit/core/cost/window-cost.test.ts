@@ -82,6 +82,12 @@ describe('windowUsage: only the observed time counts', () => {
     expect(c.window.observedUsd.basis).toContain('0.92 h observed of the window');
   });
 
+  it('a short observation is said in seconds, never "0.00 h"', () => {
+    const u = windowUsage(sources(every(T0, T0 + 20_000, 10_000, 30)), 'h', T0, T0 + HOUR);
+    const c = hostCost({ host: 'h', pricePerHourUsd: PRICE, usage: u });
+    expect(c.window.observedUsd.basis).toBe("price per hour × 20 s observed of the window's 1.00 h (0.6 %)");
+  });
+
   it('cuts the window at now and clips buckets that straddle its edges', () => {
     const readings = every(T0 - HOUR, T0 + 2 * HOUR, 10_000, 10);
     const now = T0 + HOUR + 30 * 60_000;
