@@ -131,7 +131,7 @@ describe('renderMarkdown', () => {
     for (const f of [...sampleEvidence().benchmarks![0]!.evaluation.figures, ...sampleEvidence().trafficEvaluation!.figures]) {
       expect(bench).toContain(f.label);
     }
-    expect(bench).toContain('completion tokens ÷ wall time');
+    expect(bench).toContain('completion tokens ÷ the span that had traffic (2.0 min from the first request sent to the last one finished), not the whole window');
     expect(bench).toContain('price per hour ÷ (3600 × output tok/s over busy time) × 10⁶');
     expect(bench).toContain('≈ 10.13 USD/1M tok (estimate)');
     expect(bench).toContain('unavailable: no price configured for the host');
