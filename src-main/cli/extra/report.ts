@@ -22,7 +22,9 @@ import {
   type ReportSection,
   type ReportVerifyResult,
 } from '../../../src-preload/contract/index.js';
+import { isAppError } from '../../core/base/index.js';
 import { verifyExport } from '../../core/report/index.js';
+import { readKeyFile } from '../../core/ssh/index.js';
 import { callRunningConsole } from '../bridge-client.js';
 import { DB_NAME, callConsole } from '../core-client.js';
 import { resolveDataDir } from '../options.js';
@@ -117,9 +119,11 @@ const build: CliCommand = {
       let passphrase: string | undefined = process.env.GPU_CONSOLE_SIGN_PASSPHRASE;
       if (typeof v['passphrase-file'] === 'string') {
         try {
-          passphrase = (await readFile(v['passphrase-file'], 'utf8')).replace(/\r?\n$/, '');
+          // Read as a key file is: a regular file, 64 KiB at most (a FIFO or /dev/zero named by mistake is refused).
+          passphrase = (await readKeyFile(v['passphrase-file'], '--passphrase-file')).toString('utf8').replace(/\r?\n$/, '');
         } catch (err) {
-          throw new UsageError(`cannot read --passphrase-file ${v['passphrase-file']}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+          const reason = isAppError(err) && typeof err.details['reason'] === 'string' ? err.details['reason'] : (err as Error).message;
+          throw new UsageError(`cannot read --passphrase-file ${v['passphrase-file']}: ${reason}`);
         }
       }
       sign = { keyFile: v.sign, ...(passphrase ? { passphrase } : {}) };
