@@ -68,7 +68,8 @@ describe('a report over a window equals the host view for that window', () => {
 
 describe('bad input says so in words (Markdown, HTML, JSON)', () => {
   it('no actions, no traffic, a host never connected, a price missing', async () => {
-    world.advance(10 * 60_000, 10_000); // h1 and h2 connected but idle and unread; h3 never connected
+    world.rates.set('h1', 0); // h1 read and idle: no traffic; h2 connected but unread; h3 never connected
+    world.advance(10 * 60_000, 10_000);
     const toMs = world.clock.now();
     const e = await world.preview(request({ fromMs: toMs - HOUR, toMs }));
     const out = renderings(e);
@@ -82,7 +83,13 @@ describe('bad input says so in words (Markdown, HTML, JSON)', () => {
     expect(out.md).toMatch(/\| h3 \| 1\.5 USD\/h \| never observed \(0 % of 1 h 0 min\) \| — \| unknown: /);
     expect(out.html).toContain('never observed (0 % of 1 h 0 min)');
     expect(out.md).toContain('unavailable (estimate): the console holds no reading of this host in the window (never observed)');
-    expect(e.notes.join(' ')).toContain('The console holds no reading of h1, h2, h3 in the window');
+    expect(e.notes.join(' ')).toContain('The console holds no reading of h2, h3 in the window');
+    // Observed and idle: 0 tokens is a measured figure; per 1M tokens is unavailable in words, the idle time still has its price.
+    const h1 = e.cost!.find((c) => c.host === 'h1')!;
+    expect(h1).toMatchObject({ outputTokens: 0, observedSeconds: 600 });
+    expect(h1.perMillionOutputUsageBased.unavailableReason).toBe('no output tokens in the window');
+    expect(h1.observedUsd.value).toBeCloseTo((2.641736 * 600) / 3600, 9);
+    expect(out.md).toContain('| h1 | Per 1M output tokens, busy time | unavailable (estimate): no output tokens in the window |');
     const h2 = e.cost!.find((c) => c.host === 'h2')!;
     expect(h2.observedUsd.unavailableReason).toBe('no price configured');
     expect(out.md).toMatch(/\| h2 \| not configured \|/);
