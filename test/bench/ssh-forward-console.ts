@@ -1,8 +1,10 @@
 // The console side of test/bench/ssh-forward.ts, in its own process (as the
 // console runs in production, apart from the clients that use its tunnels):
 // a FleetService with one host and one tunnel, probe/status/reconnect live.
-// Prints `url <tunnel url>` once the tunnel is up, or `error <message>` if the
-// fleet cannot build or bring it up; exits on SIGTERM. Commands on stdin:
+// Prints `url <tunnel's public url> <its private socket>` once the tunnel is
+// up (the public port is the gate operators and apps use; the private socket
+// what the console's own proxy reaches), or `error <message>` if the fleet
+// cannot build or bring it up; exits on SIGTERM. Commands on stdin:
 //   status   the host and tunnel state, and the negotiated SSH cipher
 //   trace    (with BENCH_TRACE=1) what this process did since the last
 //            `trace`, as one JSON line: GC pauses, the fleet's own execs, HTTP
@@ -19,7 +21,7 @@ import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:pe
 import { createInterface } from 'node:readline';
 import ssh2 from 'ssh2';
 import { Agent } from 'undici';
-import { silentLogger } from '../../src-main/core/base/index.js';
+import { silentLogger, tunnelHosts } from '../../src-main/core/base/index.js';
 import { ConfigSchema } from '../../src-main/core/config/index.js';
 import { FleetService, type FleetServiceOptions } from '../../src-main/core/fleet/index.js';
 
@@ -131,7 +133,8 @@ const announce = setInterval(() => {
   const h = fleet.snapshot().hosts[0]!;
   if (h.services[0]?.tunnel.state !== 'up') return;
   clearInterval(announce);
-  process.stdout.write(`url ${fleet.tunnelUrl(label, h.services[0].id)}\n`);
+  const socketPath = tunnelHosts.socketPathOf(new URL(fleet.tunnelUrl(label, h.services[0].id)).hostname);
+  process.stdout.write(`url ${h.services[0].tunnel.localUrl} ${socketPath}\n`);
 }, 20);
 createInterface({ input: process.stdin }).on('line', (line) => {
   const cmd = line.trim();

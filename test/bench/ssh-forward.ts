@@ -2,9 +2,15 @@
 // network namespace, GPU Console's forward (a FleetService tunnel with its
 // end-to-end probe, status polling, keepalive and reconnect logic all live)
 // against OpenSSH's own `ssh -L`, in the same run, for each console transport:
-//   console-builtin  ssh2 in the console process (local-forward.ts);
+//   console-builtin  ssh2 in the console process (local-forward.ts), on the
+//                    tunnel's private socket (what the console's proxy uses);
 //   console-openssh  a host with ssh.transport 'openssh' (the system ssh), where
-//                    the console has that transport (else the row says why not).
+//                    the console has that transport (else the row says why not):
+//                    the ControlMaster holds the private socket;
+//   gate-builtin, gate-openssh  the same tunnels' public ports (127.0.0.1, what
+//                    operators and apps use): the console's HTTP gate, which
+//                    refuses engine admin paths, in front of the private socket.
+// Requests go to /v1/small and /v1/blob (a path the gate passes) on every row.
 // Figures:
 //   - latency of a small HTTP request (p50/p99, concurrency 1 and 16), absolute
 //     and added (through-tunnel latency minus the direct path to a twin server);
@@ -111,16 +117,18 @@ const epochMs = (): number => performance.timeOrigin + performance.now();
 /** A keep-alive client for one path at one concurrency; its connections (and so the tunnel's channels) stay open across blocks. */
 class Client {
   private readonly pool: Pool;
-  constructor(base: string, private readonly concurrency: number) {
-    this.pool = new Pool(base, { connections: concurrency, pipelining: 1, keepAliveTimeout: 600_000, keepAliveMaxTimeout: 600_000 });
+  constructor(base: string, private readonly concurrency: number, socketPath?: string) {
+    this.pool = new Pool(base, { connections: concurrency, pipelining: 1, keepAliveTimeout: 600_000, keepAliveMaxTimeout: 600_000, ...(socketPath ? { connect: { socketPath } } : {}) });
   }
   /** `requests` requests, `concurrency` at a time; each one's [start epoch ms, duration ms]. */
   async run(requests: number): Promise<Array<[number, number]>> {
     const one = async (): Promise<[number, number]> => {
       const at = epochMs();
       const t = process.hrtime.bigint();
-      const res = await this.pool.request({ path: '/small', method: 'GET' });
-      await res.body.text();
+      const res = await this.pool.request({ path: '/v1/small', method: 'GET' });
+      const body = await res.body.text();
+      // A refusal (the gate's 403) or a tunnel error must not be timed as an answer.
+      if (res.statusCode !== 200) throw new Error(`GET /v1/small answered ${res.statusCode}: ${body.slice(0, 200)}`);
       return [at, Number(process.hrtime.bigint() - t) / 1e6];
     };
     const times: Array<[number, number]> = [];
@@ -137,10 +145,10 @@ class Client {
   }
 }
 
-async function throughput(base: string, bytes: number): Promise<number> {
-  const pool = new Pool(base, { connections: 1 });
+async function throughput(base: string, bytes: number, socketPath?: string): Promise<number> {
+  const pool = new Pool(base, { connections: 1, ...(socketPath ? { connect: { socketPath } } : {}) });
   const t = process.hrtime.bigint();
-  const res = await pool.request({ path: `/blob?bytes=${bytes}&seed=bench`, method: 'GET' });
+  const res = await pool.request({ path: `/v1/blob?bytes=${bytes}&seed=bench`, method: 'GET' });
   let got = 0;
   for await (const chunk of res.body) got += (chunk as Buffer).length;
   const s = Number(process.hrtime.bigint() - t) / 1e9;
@@ -340,13 +348,16 @@ try {
     ],
   });
   // The console in its own process, as in production: clients are other processes.
-  const startConsole = async (transport: 'builtin' | 'openssh'): Promise<{ proc: ConsoleProc; url: string } | { error: string }> => {
+  const startConsole = async (transport: 'builtin' | 'openssh'): Promise<{ proc: ConsoleProc; url: string; socketPath: string } | { error: string }> => {
     const env: Record<string, string> = transport === 'openssh' ? { BENCH_OPENSSH_DIR: mkdtempSync(join(tmpdir(), 'gc-bench-ctl-')) } : {};
     const proc = new ConsoleProc(configFor(transport), env, values.prof ? ['--cpu-prof', '--cpu-prof-dir', values.prof, '--cpu-prof-name', `console-${transport}.cpuprofile`] : []);
     consoles.push(proc);
     try {
       const line = await proc.next(['url ', 'error ']);
-      if (line.startsWith('url ')) return { proc, url: line.slice(4) };
+      if (line.startsWith('url ')) {
+        const [url, socketPath] = line.slice(4).split(' ');
+        return { proc, url: url!, socketPath: socketPath! };
+      }
       await proc.dispose();
       return { error: line.slice(6) };
     } catch (err) {
@@ -379,16 +390,23 @@ try {
   await waitPort(barePort);
   const bareUrl = `http://127.0.0.1:${barePort}`;
 
-  type Path = { name: string; url: string; pid: number | null; console: ConsoleProc | null };
+  /** `socketPath`: the row connects to this Unix socket (a tunnel's private end); `gate`: the tunnel's public port. */
+  type Path = { name: string; url: string; pid: number | null; console: ConsoleProc | null; socketPath?: string; gate?: boolean };
+  const tunnelRows = (t: 'builtin' | 'openssh', c: { proc: ConsoleProc; url: string; socketPath: string }): Path[] => [
+    { name: `console-${t}`, url: 'http://tunnel', socketPath: c.socketPath, pid: c.proc.pid, console: c.proc },
+    { name: `gate-${t}`, url: c.url, pid: c.proc.pid, console: c.proc, gate: true },
+  ];
   const paths: Path[] = [
     { name: 'direct', url: directUrl, pid: null, console: null },
-    { name: 'console-builtin', url: builtin.url, pid: builtin.proc.pid, console: builtin.proc },
-    ...('error' in openssh ? [] : [{ name: 'console-openssh', url: openssh.url, pid: openssh.proc.pid, console: openssh.proc }]),
+    ...tunnelRows('builtin', builtin),
+    ...('error' in openssh ? [] : tunnelRows('openssh', openssh)),
     { name: 'ssh -L', url: sshUrl, pid: ssh.pid!, console: null },
     { name: 'ssh2 bare', url: bareUrl, pid: bare.pid!, console: null },
     { name: 'relay', url: relayUrl, pid: relay.pid!, console: null },
   ];
-  const consoleRows = paths.filter((p) => p.console !== null);
+  const consoleRows = paths.filter((p) => p.console !== null && !p.gate);
+  const gateRows = paths.filter((p) => p.gate === true);
+  const privateOf = (gate: Path): string => gate.name.replace(/^gate-/, 'console-');
   const experiments = [values['poll-ms'] !== '1000' ? `poll every ${values['poll-ms']} ms` : '', values.cipher ? `ssh2 cipher ${values.cipher}` : '', values['console-node-flags'] ? `console node ${values['console-node-flags']}` : '']
     .filter(Boolean)
     .join(', ');
@@ -396,7 +414,7 @@ try {
   console.log(
     `GPU Console forward vs OpenSSH ssh -L (${process.version}, ${ROUNDS} rounds, ${REQUESTS} requests per point after ${WARMUP} warm-up requests per path, ${values.mb} MB bulk${experiments ? `; EXPERIMENT: ${experiments}` : ''})`,
   );
-  console.log(`sshd: ${sshd.listen}:22 in netns ${host.ns}; ${paths.map((p) => `${p.name} ${p.url}`).join('; ')}`);
+  console.log(`sshd: ${sshd.listen}:22 in netns ${host.ns}; ${paths.map((p) => `${p.name} ${p.socketPath ?? p.url}`).join('; ')}`);
   if (opensshNote) console.log(opensshNote);
 
   const verdicts: Verdict[] = [];
@@ -406,7 +424,7 @@ try {
     const byRound: Record<string, number[][]> = {};
     const cpu: Record<string, [number, number]> = {};
     const traces: Record<string, string[]> = {};
-    const clients = new Map(paths.map((p) => [p.name, new Client(p.url, c)]));
+    const clients = new Map(paths.map((p) => [p.name, new Client(p.url, c, p.socketPath)]));
     for (const p of paths) await clients.get(p.name)!.run(Math.max(WARMUP, 4 * c));
     for (let r = 0; r < ROUNDS; r++) {
       for (const p of paths) if (TRACE) await p.console?.ask('trace'); // start the round's trace afresh
@@ -467,19 +485,31 @@ try {
       else if (c === 1) verdicts.push(verdict('openssh p50 / ssh -L, c=1', r50, '≤', 1.05, '×'), verdict('openssh p99 / ssh -L, c=1', r99, '≤', 1.05, '×'));
       for (const t of traces[p.name] ?? []) console.log(`    trace ${p.name}: ${t}`);
     }
+    // What the public port's gate costs: against the same tunnel's private socket, and against ssh -L.
+    for (const g of gateRows) {
+      const priv = privateOf(g);
+      console.log(
+        `  ratio ${g.name} / ${priv}  p50 ${f(abs(g.name, 'p50') / abs(priv, 'p50'), 2)} p99 ${f(abs(g.name, 'p99') / abs(priv, 'p99'), 2)} (gate adds p50 +${f(abs(g.name, 'p50') - abs(priv, 'p50'))} ms) | ` +
+          `/ ssh -L p50 ${f(abs(g.name, 'p50') / abs('ssh -L', 'p50'), 2)} p99 ${f(abs(g.name, 'p99') / abs('ssh -L', 'p99'), 2)}`,
+      );
+    }
   }
   const tp: Record<string, number[]> = {};
-  for (let r = 0; r < ROUNDS && BULK_BYTES > 0; r++) for (const p of paths.filter((q) => q.name !== 'relay')) (tp[p.name] ??= []).push(await throughput(p.url, BULK_BYTES));
+  for (let r = 0; r < ROUNDS && BULK_BYTES > 0; r++) for (const p of paths.filter((q) => q.name !== 'relay')) (tp[p.name] ??= []).push(await throughput(p.url, BULK_BYTES, p.socketPath));
   if (BULK_BYTES > 0) console.log(`throughput  ${paths.filter((q) => q.name !== 'relay').map((p) => `${p.name} ${f(median(tp[p.name]!), 0)} MB/s`).join(' | ')}`);
   for (const p of BULK_BYTES > 0 ? consoleRows : []) {
     const ratio = median(tp[p.name]!) / median(tp['ssh -L']!);
     console.log(`  ratio ${p.name} / ssh -L ${f(ratio, 2)}`);
     verdicts.push(verdict(`${p.name.slice(8)} throughput / ssh -L`, ratio, '≥', p.name === 'console-builtin' ? 0.9 : 0.95, '×'));
   }
+  for (const g of BULK_BYTES > 0 ? gateRows : []) {
+    console.log(`  ratio ${g.name} / ${privateOf(g)} ${f(median(tp[g.name]!) / median(tp[privateOf(g)]!), 2)} | / ssh -L ${f(median(tp[g.name]!) / median(tp['ssh -L']!), 2)}`);
+  }
   if (opensshNote) verdicts.push({ name: 'openssh targets', figure: 'n/a', target: 'transport not available', pass: null });
   console.log('targets');
   printVerdicts(verdicts);
   for (const p of consoleRows) console.log(`${p.name} ${await p.console!.ask('status')}`);
+  for (const g of gateRows) console.log(`${g.name}: every timed request was answered 200 (a refusal or tunnel error stops the bench)`);
 } finally {
   ssh?.kill('SIGKILL');
   relay?.kill('SIGKILL');

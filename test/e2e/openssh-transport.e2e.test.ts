@@ -15,7 +15,8 @@ import { HAVE_OPENSSH } from '../helpers/ssh-tools.js';
 // `ssh` (one ControlMaster each, sockets in <data dir>/ssh), and everything
 // above the session works unchanged: GPU figures over exec, tunnels and their
 // end-to-end test, a chat through a tunnel, the host view's transport panel;
-// a clean stop leaves no ssh process and no socket behind.
+// a clean stop leaves no ssh process and no socket behind; the tunnels' public
+// ports refuse engine admin paths here too.
 
 
 interface Host { label: string; state: string; transport?: { kind: string; client: string | null; effective: Record<string, string> | null }; gpus: unknown[]; services: { id: string; tunnel: { state: string; localUrl: string | null } }[] }
@@ -61,6 +62,12 @@ describe.skipIf(!HAVE_OPENSSH)('the console on the openssh transport', () => {
     expect(((await res.body.json()) as { usage: { completion_tokens: number } }).usage.completion_tokens).toBeGreaterThan(0);
     const test = await bridgeCall<{ ok: boolean }>(proc!.ui, 'tunnels.test', { label: 'l20-poc', serviceId: 'qwen' });
     expect(test).toMatchObject({ ok: true, data: { ok: true } });
+    // The same port puts no model to sleep: engine admin paths are the console's actions (#26 finding 7).
+    for (const path of ['/sleep?level=1', '/%73leep', '//sleep']) {
+      const admin = await request(`${qwen.tunnel.localUrl}${path}`, { method: 'POST' });
+      expect(admin.statusCode, path).toBe(403);
+      expect(((await admin.body.json()) as { error: { code: string } }).error.code).toBe('TUNNEL_ADMIN_PATH_REFUSED');
+    }
   }, 30_000);
 
   it('a restart runs its SSH command through the ControlMaster and is verified', async () => {
@@ -107,5 +114,7 @@ describe.skipIf(!HAVE_OPENSSH)('the console on the openssh transport', () => {
     expect(left).toEqual([]);
     const sockets = existsSync(join(dataDir, 'ssh')) ? readdirSync(join(dataDir, 'ssh')).filter((f) => /\.(ctl|fw|sock)$/.test(f)) : [];
     expect(sockets).toEqual([]);
+    // The tunnels' private sockets too (the masters held them: the console removes what they leave).
+    expect(readdirSync(join(dataDir, 'tunnels'))).toEqual([]);
   }, 20_000);
 });

@@ -308,6 +308,27 @@ export class FleetService implements Disposable {
     return service.forward.privateUrl;
   }
 
+  /**
+   * A URL on one of the tunnels' public ports (http://127.0.0.1:<port>/… or localhost), as the same URL on that
+   * tunnel's private end; any other URL unchanged. For lifecycle.routerBaseUrl pointing at a tunnel: the
+   * router's admin paths would be refused by the public port's gate.
+   */
+  privateUrlOf(url: string): string {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return url;
+    }
+    if (u.protocol !== 'http:' || (u.hostname !== '127.0.0.1' && u.hostname.toLowerCase() !== 'localhost')) return url;
+    const port = Number(u.port || 80);
+    for (const host of this.hosts.values()) {
+      const forward = host.services.find((s) => s.forward?.localPort === port)?.forward;
+      if (forward) return `${forward.privateUrl}${u.pathname}${u.search}`;
+    }
+    return url;
+  }
+
   /** Runs one command on a host's SSH session (lifecycle restarts). Throws FLEET_UNKNOWN_HOST, or the session's SSH_* errors. */
   exec(label: string, command: string, options?: ExecOptions): Promise<ExecResult> {
     return this.requireHost(label).session.exec(command, options);

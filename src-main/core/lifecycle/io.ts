@@ -13,7 +13,8 @@ const MAX_BODY_BYTES = 256 * 1024;
 export function httpIo(target: LifecycleTargetConfig, fleet: LifecycleFleet, agent: Agent, offPrem: OnPremGuard | null = null): DriverIo {
   return {
     async http(method, where, body, timeoutMs): Promise<HttpAnswer> {
-      const url = where.url ?? `${fleet.tunnelUrl(target.label, target.serviceId)}${where.path ?? ''}`;
+      // A router URL on a tunnel's public port goes to its private end: the public one refuses admin paths.
+      const url = where.url ? (fleet.privateUrlOf?.(where.url) ?? where.url) : `${fleet.tunnelUrl(target.label, target.serviceId)}${where.path ?? ''}`;
       // Only the console's tunnels or loopback (config check refuses other router URLs; this counts what slips by).
       if (offPrem && !offPrem.check(url, 'lifecycle')) throw offPremError(url, 'lifecycle');
       const signal = AbortSignal.timeout(timeoutMs);

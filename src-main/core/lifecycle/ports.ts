@@ -6,6 +6,11 @@ import type { ExecOptions, ExecResult } from '../ssh/index.js';
 export interface LifecycleFleet {
   snapshot(): FleetSnapshot;
   tunnelUrl(label: string, serviceId: string): string;
+  /**
+   * A loopback URL on one of the tunnels' public ports (a router's admin API reached through a tunnel) as the
+   * same URL on that tunnel's private end, which passes admin paths; any other URL unchanged.
+   */
+  privateUrlOf?(url: string): string;
   exec(label: string, command: string, options?: ExecOptions): Promise<ExecResult>;
   /** Each published snapshot (what the proxy learns sleep states from); absent in tests that poll `snapshot`. */
   onDidTick?(listener: (snapshot: FleetSnapshot) => void): Disposable;
