@@ -35,7 +35,7 @@ export type { TunnelListener } from './tunnel-listener.js';
 export { GatedTunnel, type GatedTunnelOptions } from './gated-tunnel.js';
 export { TunnelGate, TunnelGateErrorCode, type TunnelGateOptions } from './tunnel-gate.js';
 export { TunnelSockets, type TunnelSocketsOptions } from './tunnel-sockets.js';
-export { TUNNEL_ALLOWED, V1_ADMIN, TunnelPathErrorCode, checkTunnelRequest, canonicalPath, isAllowedPath, type TunnelVerdict } from './tunnel-paths.js';
+export { TUNNEL_ALLOWED, V1_ADMIN, TunnelPathErrorCode, checkTunnelHost, checkTunnelRequest, canonicalPath, isAllowedPath, type TunnelVerdict } from './tunnel-paths.js';
 export { KnownHosts, knownHostsName, hostMatches, type HostKeyVerdict, type KnownHostEntry } from './known-hosts.js';
 export { sha256Fingerprint, isSha256Fingerprint } from './fingerprint.js';
 export { loadPrivateKey, loadKeyFile, checkKeyFile, readKeyFile, MAX_KEY_FILE_BYTES } from './keys.js';

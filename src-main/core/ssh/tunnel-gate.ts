@@ -9,7 +9,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { AppError, silentLogger, type Logger } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
-import { checkTunnelRequest, type TunnelVerdict } from './tunnel-paths.js';
+import { checkTunnelHost, checkTunnelRequest, type TunnelVerdict } from './tunnel-paths.js';
 
 export const TunnelGateErrorCode = {
   /** The private socket did not take the connection (the tunnel is changing hands or closing). */
@@ -114,9 +114,14 @@ export class TunnelGate {
     });
   }
 
+  /** The Host first (a rebound name is refused whatever its path), then the request target. */
+  private verdictFor(req: IncomingMessage): TunnelVerdict {
+    return checkTunnelHost(req.headers.host, this._localPort) ?? checkTunnelRequest(req.method ?? 'GET', req.url ?? '');
+  }
+
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
     const method = req.method ?? 'GET';
-    const verdict = checkTunnelRequest(method, req.url ?? '');
+    const verdict = this.verdictFor(req);
     if (!verdict.ok) return this.refuse(method, res, verdict);
     this.passed++;
     const headers = endToEnd(req.rawHeaders);
@@ -198,7 +203,7 @@ export class TunnelGate {
   /** A WebSocket (vLLM's realtime API): checked like any request, then the two sockets are spliced. */
   private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const method = req.method ?? 'GET';
-    const verdict = checkTunnelRequest(method, req.url ?? '');
+    const verdict = this.verdictFor(req);
     socket.on('error', () => undefined);
     if (!verdict.ok || this.closed) {
       this.refused++;

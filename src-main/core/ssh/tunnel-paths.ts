@@ -21,6 +21,7 @@
 export const TunnelPathErrorCode = {
   ADMIN_PATH_REFUSED: 'TUNNEL_ADMIN_PATH_REFUSED',
   TARGET_REFUSED: 'TUNNEL_REQUEST_TARGET_REFUSED',
+  HOST_REFUSED: 'TUNNEL_HOST_REFUSED',
 } as const;
 
 const READ = ['GET', 'HEAD', 'OPTIONS'] as const;
@@ -123,6 +124,25 @@ const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])$/i;
 
 function refuseTarget(message: string): TunnelVerdict {
   return { ok: false, status: 400, code: TunnelPathErrorCode.TARGET_REFUSED, message };
+}
+
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * DNS-rebinding defence, the proxy's rule: the Host names loopback and, when it carries a port, the
+ * gate's own, so a web page whose name was rebound to 127.0.0.1 cannot drive a model through the
+ * tunnel. An absent Host (HTTP/1.0) passes; Node refuses an HTTP/1.1 request without one.
+ */
+export function checkTunnelHost(host: string | undefined, port: number): TunnelVerdict | null {
+  if (host === undefined || host === '') return null;
+  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(host.toLowerCase());
+  if (m && LOOPBACK_NAMES.has(m[1]!) && (m[2] === undefined || Number(m[2]) === port)) return null;
+  return {
+    ok: false,
+    status: 403,
+    code: TunnelPathErrorCode.HOST_REFUSED,
+    message: `the tunnel answers only requests addressed to 127.0.0.1:${port} or localhost:${port}`,
+  };
 }
 
 /** The gate's decision on one request line. */

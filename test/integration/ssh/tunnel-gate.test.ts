@@ -152,9 +152,25 @@ describe('the public gate refuses admin paths', () => {
         c.write(text);
         setTimeout(() => c.end(), 200);
       });
-    expect(await raw('GET http://10.0.0.5:8000/v1/models HTTP/1.1\r\nHost: 10.0.0.5:8000\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 .*TUNNEL_REQUEST_TARGET_REFUSED/s);
+    expect(await raw('GET http://10.0.0.5:8000/v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 .*TUNNEL_REQUEST_TARGET_REFUSED/s);
     expect(await raw('CONNECT 10.0.0.5:8000 HTTP/1.1\r\nHost: 10.0.0.5:8000\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 .*not a proxy/s);
     expect(seen).toEqual([]);
+  });
+
+  it('a Host that is not this machine (a rebound name in a browser) is refused, whatever the path', async () => {
+    const hostOf = async (host: string, path = '/v1/models') => {
+      const res = await request(`${gate.url}${path}`, { headers: { host } });
+      const body = await res.body.text();
+      return res.statusCode === 403 ? (JSON.parse(body) as { error: { code: string } }).error.code : res.statusCode;
+    };
+    expect(await hostOf('evil.example')).toBe('TUNNEL_HOST_REFUSED');
+    expect(await hostOf(`evil.example:${gate.localPort}`)).toBe('TUNNEL_HOST_REFUSED');
+    expect(await hostOf(`127.0.0.1:${gate.localPort + 1}`)).toBe('TUNNEL_HOST_REFUSED');
+    expect(await hostOf('127.0.0.1.nip.io')).toBe('TUNNEL_HOST_REFUSED');
+    expect(seen).toEqual([]);
+    expect(await hostOf(`localhost:${gate.localPort}`)).toBe(200);
+    expect(await hostOf('127.0.0.1')).toBe(200);
+    expect(await hostOf(`[::1]:${gate.localPort}`)).toBe(200);
   });
 
   it('the connection stays usable after a refusal with a body', async () => {
@@ -194,7 +210,7 @@ describe('the public gate passes what it allows, as if it were not there', () =>
     const bytes = 64 * 1024 * 1024;
     const sock = connect(gate.localPort, '127.0.0.1');
     await new Promise<void>((r) => sock.once('connect', () => r()));
-    sock.write(`GET /v1/blob?bytes=${bytes} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    sock.write(`GET /v1/blob?bytes=${bytes} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
     let got = 0;
     sock.on('data', (d: Buffer) => (got += d.length));
     await expect.poll(() => got, { timeout: 5_000, interval: 5 }).toBeGreaterThan(4 * 1024 * 1024);

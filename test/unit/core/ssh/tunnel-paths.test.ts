@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalPath, checkTunnelRequest, isAllowedPath } from '../../../../src-main/core/ssh/index.js';
+import { canonicalPath, checkTunnelHost, checkTunnelRequest, isAllowedPath } from '../../../../src-main/core/ssh/index.js';
 
 // What a tunnel's public port passes: the OpenAI-compatible API, inference and
 // read-only paths; never an engine's admin path, however it is spelled.
@@ -177,4 +177,16 @@ describe('tunnel path normalisation', () => {
       { numRuns: 2000 },
     );
   });
+});
+
+describe('tunnel Host check (DNS rebinding)', () => {
+  it.each(['127.0.0.1:8001', 'localhost:8001', 'LOCALHOST:8001', '[::1]:8001', '127.0.0.1', 'localhost', undefined, ''])('%s passes on port 8001', (host) => {
+    expect(checkTunnelHost(host, 8001)).toBeNull();
+  });
+  it.each(['evil.example', 'evil.example:8001', '127.0.0.1:8002', '127.0.0.2:8001', '127.0.0.1.nip.io:8001', 'localhost.evil:8001', '0.0.0.0:8001', 'user@127.0.0.1:8001', '127.0.0.1:8001 x'])(
+    '%s is refused with TUNNEL_HOST_REFUSED',
+    (host) => {
+      expect(checkTunnelHost(host, 8001)).toMatchObject({ ok: false, status: 403, code: 'TUNNEL_HOST_REFUSED' });
+    },
+  );
 });
