@@ -142,8 +142,9 @@ export class TunnelGate {
     try {
       res.sendDate = false;
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
-      // The status and headers now, not with the first body chunk: a stream's first event may be far off.
-      res.flushHeaders();
+      // A stream (no length: chunked, SSE) gets its status and headers now, as its first event may be far off;
+      // an answer of known length goes out with its body, in one write.
+      if (answer.headers['content-length'] === undefined) res.flushHeaders();
     } catch (err) {
       answer.destroy();
       up.destroy();
