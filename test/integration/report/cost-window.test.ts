@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderHtml } from '../../../src-main/core/report/render-html.js';
 import { renderMarkdown } from '../../../src-main/core/report/render-markdown.js';
-import type { Evidence } from '../../../src-preload/contract/index.js';
+import type { Evidence, ReportRequestInput } from '../../../src-preload/contract/index.js';
 import { startReportWorld, type ReportWorld } from '../../helpers/report-world.js';
 
 // Issue #27 finding 2: the report divided the price of the whole window by the
@@ -33,7 +33,7 @@ function neverFalse(text: string, what: string): void {
   expect(text, `${what}: a negative duration`).not.toMatch(/-\d+(\.\d+)? ?(s|min|h)\b/);
 }
 
-const request = (window: { fromMs: number; toMs: number }, hosts: string[] = []) => ({ ...window, hosts, sections: ['cost', 'lifecycle', 'health'] as const, live: false });
+const request = (window: { fromMs: number; toMs: number }, hosts: string[] = []): ReportRequestInput => ({ ...window, hosts, sections: ['cost', 'lifecycle', 'health'], live: false });
 
 describe('a report over a window equals the host view for that window', () => {
   it('one hour of readings in a day: the report prices that hour, as cost.summary does, with the coverage stated', async () => {
