@@ -124,7 +124,8 @@ export class LocalForward implements Disposable {
       const onListening = (): void => {
         this.server.off('error', onError);
         this.server.on('error', (err) => this.logger.warn('listener error', { message: err.message }));
-        if (path) chmodSync(path, 0o600);
+        // A named pipe (Windows) has an ACL, not a mode.
+        if (path && process.platform !== 'win32') chmodSync(path, 0o600);
         else this._localPort = (this.server.address() as AddressInfo).port;
         resolve();
       };

@@ -19,6 +19,8 @@ export interface TunnelSocketsOptions {
   /** The preferred folder (the data dir's `tunnels/`); null or too long for a socket path: a new folder under the OS temp dir. */
   preferredDir: string | null;
   logger?: Logger;
+  /** Default process.platform. On Windows the private ends are named pipes (libuv has no Unix sockets by path there). */
+  platform?: NodeJS.Platform;
 }
 
 /** True when `dir` is a real folder (no link) of this user that nobody else may enter. */
@@ -45,8 +47,13 @@ export class TunnelSockets {
     return this.folder;
   }
 
-  /** A fresh socket path in the folder, nothing there yet. */
+  /**
+   * A fresh socket path in the folder, nothing there yet. On Windows a named pipe under an unguessable
+   * name instead: its default ACL lets other users read but not open it for writing, and it goes with
+   * the process that made it.
+   */
   allocate(): string {
+    if ((this.options.platform ?? process.platform) === 'win32') return `\\\\?\\pipe\\gpu-console-tunnel-${randomBytes(16).toString('hex')}`;
     const path = join(this.dir, `${randomBytes(8).toString('hex')}.sock`);
     if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
       throw new AppError(SshErrorCode.FORWARD_LISTEN_FAILED, `the tunnel socket path ${path} is longer than a Unix socket allows (${MAX_SOCKET_PATH_BYTES} bytes)`, {

@@ -93,6 +93,16 @@ describe('TunnelSockets', () => {
     expect(dirname(sockets(join(root, 'a:b')).allocate())).not.toBe(join(root, 'a:b'));
   });
 
+  it('on Windows: a named pipe under an unguessable name, no folder made', () => {
+    const dir = join(root, 'win', 'tunnels');
+    const win = new TunnelSockets({ preferredDir: dir, platform: 'win32' });
+    made.push(win);
+    const a = win.allocate();
+    expect(a).toMatch(/^\\\\\?\\pipe\\gpu-console-tunnel-[0-9a-f]{32}$/);
+    expect(win.allocate()).not.toBe(a);
+    expect(existsSync(dir)).toBe(false);
+  });
+
   it('a temporary folder when no data dir is given', () => {
     const path = sockets(null).allocate();
     expect(statSync(dirname(path)).mode & 0o777).toBe(0o700);
