@@ -46,6 +46,24 @@ export const ClassFiguresSchema = z
   .strict();
 export type ClassFigures = z.infer<typeof ClassFiguresSchema>;
 
+/**
+ * Latency of the generation requests the proxy relayed to one upstream over the last
+ * minute, all classes together, measured at the proxy (from the request's arrival, queue
+ * wait included): time to first byte of streamed answers, and end-to-end time of all.
+ */
+export const ProxyLatencySchema = z
+  .object({
+    ttftP50Ms: z.number().nullable(),
+    ttftP95Ms: z.number().nullable(),
+    e2eP50Ms: z.number().nullable(),
+    e2eP95Ms: z.number().nullable(),
+    /** Answers the end-to-end figures are over; streamed ones (the TTFT figures') apart. */
+    requests: z.number().int(),
+    streamed: z.number().int(),
+  })
+  .strict();
+export type ProxyLatency = z.infer<typeof ProxyLatencySchema>;
+
 export const UpstreamStateSchema = z.enum(['ready', 'draining', 'sleeping', 'down']);
 export type UpstreamState = z.infer<typeof UpstreamStateSchema>;
 
@@ -70,6 +88,7 @@ export const UpstreamFiguresSchema = z
     routed: z.number().int().optional(),
     /** Skipped for a few seconds after a failure before the first byte (another replica takes its requests). */
     failing: z.boolean().optional(),
+    latency: ProxyLatencySchema.optional(),
   })
   .strict();
 export type UpstreamFigures = z.infer<typeof UpstreamFiguresSchema>;

@@ -14,6 +14,7 @@ import { ModelRegistry } from './registry.js';
 import { RequestLog, type RequestRecord } from './request-log.js';
 import { ProxyServer, type DrainResult } from './server.js';
 import { FleetResolver, type WakeEstimates, type WakeOnRequest } from './fleet-resolver.js';
+import { UpstreamLatency } from './latency-window.js';
 import { createTokenRepository, type TokenRepository } from './tokens.js';
 
 export type { WakeEstimates, WakeOnRequest } from './fleet-resolver.js';
@@ -50,6 +51,7 @@ export class ProxyService implements Disposable {
     readonly tokens: TokenRepository,
     private readonly requestLog: RequestLog,
     answered: Emitter<RequestRecord>,
+    private readonly latency: UpstreamLatency,
   ) {
     this.onDidAnswer = answered.on.bind(answered);
   }
@@ -59,6 +61,7 @@ export class ProxyService implements Disposable {
     const logger = deps.logger;
     const tokens = createTokenRepository(store.db, clock);
     const answered = new Emitter<RequestRecord>();
+    const latency = new UpstreamLatency();
     const requestLog = new RequestLog({
       db: store.db,
       clock,
@@ -67,7 +70,10 @@ export class ProxyService implements Disposable {
         const r = config.current.proxy.requestLog;
         return { maxAgeMs: r.retentionDays * 86_400_000, maxRows: r.maxRows };
       },
-      onAdded: (record) => answered.fire(record),
+      onAdded: (record) => {
+        latency.record(record);
+        answered.fire(record);
+      },
       onFlushed: (clients, at) => {
         try {
           tokens.touch([...clients].filter((c) => !NOT_TOKENS.has(c)), at);
@@ -102,7 +108,7 @@ export class ProxyService implements Disposable {
       requestLog.dispose();
       throw err;
     }
-    const service = new ProxyService(deps, resolver, server, tokens, requestLog, answered);
+    const service = new ProxyService(deps, resolver, server, tokens, requestLog, answered, latency);
     const d = service.disposables;
     // Disposed in reverse: stats timer and subscriptions, then the server (drains), then the log (flushes).
     d.add(requestLog);
@@ -112,7 +118,7 @@ export class ProxyService implements Disposable {
     // A host's SSH state matters at once (a link lost, a host connected before the first poll ends), not at the next tick.
     d.add(fleet.onDidChangeHostState(() => resolver.remember(fleet.snapshot())));
     d.add(config.onDidChange((next) => server.update(ModelRegistry.fromConfig(next), next.proxy)));
-    d.add(clock.setInterval(() => deps.emit('proxy.stats', server.snapshot()), STATS_INTERVAL_MS));
+    d.add(clock.setInterval(() => deps.emit('proxy.stats', service.snapshot()), STATS_INTERVAL_MS));
     logger.info('proxy listening', { url: server.url });
     return service;
   }
@@ -122,8 +128,10 @@ export class ProxyService implements Disposable {
     return this.server.url;
   }
 
+  /** The server's figures, each upstream with the latency of its answers over the last minute. */
   snapshot(): ProxyStats {
-    return this.server.snapshot();
+    const stats = this.server.snapshot();
+    return { ...stats, upstreams: stats.upstreams.map((u) => ({ ...u, latency: this.latency.figures(u.upstream, stats.at) })) };
   }
 
   createToken(name: string, maxClass: TrafficClass, caller: string): { token: string; view: TokenView } {

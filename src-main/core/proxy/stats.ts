@@ -3,7 +3,8 @@
 // per second. Measured here, so they do not lag like scraped gauges.
 import type { TrafficClass } from './classes.js';
 
-const WINDOW_MS = 60_000;
+/** The window of every figure here (and of the upstream latency in latency-window.ts). */
+export const WINDOW_MS = 60_000;
 export const MAX_SAMPLES = 4096;
 
 /** Capacity a ring starts with; it doubles as samples arrive, up to MAX_SAMPLES. */

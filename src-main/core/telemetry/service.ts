@@ -48,7 +48,11 @@ export interface TelemetryServiceDeps {
   budget?: { monthlyUsdFor(host: string): number | null; spentThisMonthUsd(host: string): number | null };
 }
 
-/** `svc.<serviceId>.proxy_<class>_{wait,ttft}_p{50,95}_s` for each upstream of the host. */
+/**
+ * `svc.<serviceId>.proxy_<class>_{wait,ttft}_p{50,95}_s` for each upstream of the host, and
+ * `svc.<serviceId>.proxy_{ttft,e2e}_p{50,95}_s` over all classes (the latency a server without
+ * histograms shows, chooseLatency in the contract).
+ */
 export function proxyValues(host: string, stats: ProxyStats, out: HostValues = {}): HostValues {
   const s = (ms: number | null): number | null => (ms === null ? null : ms / 1000);
   for (const u of stats.upstreams) {
@@ -61,6 +65,11 @@ export function proxyValues(host: string, stats: ProxyStats, out: HostValues = {
       out[`${p}${c.class}_ttft_p50_s`] = s(c.ttftP50Ms);
       out[`${p}${c.class}_ttft_p95_s`] = s(c.ttftP95Ms);
     }
+    const l = u.latency;
+    out[`${p}ttft_p50_s`] = s(l?.ttftP50Ms ?? null);
+    out[`${p}ttft_p95_s`] = s(l?.ttftP95Ms ?? null);
+    out[`${p}e2e_p50_s`] = s(l?.e2eP50Ms ?? null);
+    out[`${p}e2e_p95_s`] = s(l?.e2eP95Ms ?? null);
   }
   return out;
 }

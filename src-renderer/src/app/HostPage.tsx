@@ -20,6 +20,7 @@ export function HostPage(): React.JSX.Element {
   const host = label ?? labels[0] ?? null;
   const gpuVendor = useAppStore((s) => (host === null ? null : (hostByLabel(s, host)?.gpuVendor ?? null)));
   const sshTransport = useAppStore((s) => (host === null ? undefined : hostByLabel(s, host)?.transport));
+  const serviceKinds = useAppStore(useShallow((s) => Object.fromEntries((host === null ? [] : (hostByLabel(s, host)?.services ?? [])).map((v) => [v.id, v.kind]))));
   if (!host) return <p className="muted">No hosts yet.</p>;
   return (
     <section aria-label={`Host ${host}`}>
@@ -43,6 +44,7 @@ export function HostPage(): React.JSX.Element {
         loadCost={loadCost}
         subscribeTicks={subscribeTicks}
         gpuVendor={gpuVendor}
+        serviceKinds={serviceKinds}
         details={
           <>
             <LiveHostFigures label={host} />

@@ -11,8 +11,9 @@ import { TunnelTest } from '../hosts/TunnelTest.js';
 import { useNow } from '../../components/use-now.js';
 import { formatUntil } from '../../format/format.js';
 import { TokSparkline } from './TokSparkline.js';
-import { BucketBoundFigure, LiveFigure } from './LiveFigure.js';
-import { formatSeconds, formatUsdPerMTok } from './live-figures.js';
+import { LiveFigure } from './LiveFigure.js';
+import { formatUsdPerMTok } from './live-figures.js';
+import { TtftCell } from './TtftCell.js';
 
 export interface ServiceRowProps {
   readonly label: string;
@@ -66,7 +67,8 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s, pollInte
             </Badge>
           ) : null}
         </div>
-        {s.source ? (
+        {/* While it loads, the state cell names where that comes from (/health): this line would say /slots. */}
+        {s.source && !loading ? (
           <div className="service-model__source">
             <SourceLine source={s.source} pollIntervalMs={pollIntervalMs} testId="service-source" subject={`${s.id} figures`} />
           </div>
@@ -129,6 +131,7 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s, pollInte
         {loading ? (
           <div className="state-note" data-testid="loading-note" title={loading.title}>
             {loading.note}
+            {loading.since ? <div data-testid="loading-since">{loading.since}</div> : null}
           </div>
         ) : sleep.note ? (
           <div className="state-note" data-testid="sleep-note" title={sleep.title}>
@@ -165,14 +168,7 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s, pollInte
         {formatTokPerS(s.promptTokensPerS)}
       </td>
       <td className="col-num num">
-        <BucketBoundFigure
-          host={label}
-          metric={`svc.${s.id}.ttft_p95_s`}
-          boundMetric={`svc.${s.id}.ttft_p95_le_s`}
-          testId="ttft-p95"
-          format={formatSeconds}
-          title="Time to first token, p95 over the last minute"
-        />
+        <TtftCell host={label} serviceId={s.id} kind={s.kind} />
       </td>
       <td className="col-num col-cost num">
         <LiveFigure

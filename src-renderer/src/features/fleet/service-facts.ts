@@ -44,20 +44,21 @@ export function sleepView(s: Pick<ServiceView, 'sleep' | 'sleepControl' | 'kind'
 }
 
 export interface LoadingView {
-  /** "GET /health: 503 Loading model · for 12 s". */
+  /** Where the state comes from: "/health: 503 Loading model". */
   readonly note: string;
+  /** "for 12 s"; null when the start is not known. */
+  readonly since: string | null;
   readonly title: string;
 }
 
 export const LOADING_TITLE =
-  'The server answers /health with 503 "Loading model": it is loading its weights (after a restart, or brought back) and takes requests once loaded. Its figures are unknown until then; the proxy holds or refuses requests meanwhile.';
+  'GET /health answers 503 "Loading model": the server is loading its weights (after a restart, or brought back) and takes requests once loaded. Its figures are unknown until then; the proxy holds or refuses requests meanwhile.';
 
 /** What a service that is loading its model shows instead of its sleep state and figures; null when it is not loading. */
 export function loadingView(s: Pick<ServiceView, 'health' | 'loadingSince'>, nowMs: number): LoadingView | null {
   if (s.health !== 'loading') return null;
   const since = s.loadingSince ?? null;
-  const forText = since === null ? '' : ` · for ${formatDuration(Math.max(0, nowMs - since))}`;
-  return { note: `GET /health: 503 Loading model${forText}`, title: LOADING_TITLE };
+  return { note: '/health: 503 Loading model', since: since === null ? null : `for ${formatDuration(Math.max(0, nowMs - since))}`, title: LOADING_TITLE };
 }
 
 /** "server reports 2 slots, config says 4" when the server's own count differs from the configured one. */

@@ -5,7 +5,9 @@
 import { memo, useCallback, useMemo, useRef, useState } from 'react';
 import { Chart, type ChartUpdate } from '../../components/Chart.js';
 import type { EChartsCoreOption } from '../../components/echarts.js';
+import type { ServiceKind } from '../../../../src-preload/contract/latency.js';
 import { emptyReason, type PanelDef, type Point } from './host-panels.js';
+import { latencyPanelView } from './host-latency.js';
 import type { ChartWindow, HostSeriesFeed } from './host-series-feed.js';
 import { formatTick, legendEntries, panelBaseOption, panelDataUpdate, yAxisScale, type ChartTheme, type LegendEntry } from './panel-option.js';
 import { formatTime } from '../../format/format.js';
@@ -19,45 +21,65 @@ export interface HostChartPanelProps {
   readonly version: number;
   /** The title shown (e.g. naming GTT on an AMD host); default the panel's. */
   readonly title?: string;
+  /** Each service's server kind: the latency chart says why a service has no figure in its words. */
+  readonly serviceKinds?: Readonly<Record<string, ServiceKind>>;
 }
 
 interface Shown {
   legend: LegendEntry[];
   reason: string | null;
   since: number | null;
+  /** Where a line's figures come from when not from the server ("coder: measured at the proxy"). */
+  notes: readonly string[];
 }
 
-function shownOf(panel: PanelDef, lines: ReadonlyMap<string, Point[]>, window: ChartWindow, palette: readonly string[]): Shown {
-  return { legend: legendEntries(panel, lines, palette), reason: emptyReason(panel, lines), since: window.fitted ? window.fromMs : null };
+/** The lines a panel draws: the latency panel picks, per service, the server's or the proxy's. */
+function panelView(panel: PanelDef, lines: ReadonlyMap<string, Point[]>, kinds: Readonly<Record<string, ServiceKind>>): { lines: ReadonlyMap<string, Point[]>; reason: string | null; notes: readonly string[] } {
+  if (panel.id !== 'latency') return { lines, reason: emptyReason(panel, lines), notes: [] };
+  const v = latencyPanelView(lines, kinds);
+  return { lines: v.lines, reason: v.reason ?? emptyReason(panel, v.lines), notes: v.notes };
+}
+
+type PanelView = ReturnType<typeof panelView>;
+
+function shownOf(panel: PanelDef, v: PanelView, window: ChartWindow, palette: readonly string[]): Shown {
+  return { legend: legendEntries(panel, v.lines, palette), reason: v.reason, since: window.fitted ? window.fromMs : null, notes: v.notes };
 }
 
 const sameShown = (a: Shown, b: Shown): boolean =>
-  a.reason === b.reason && a.since === b.since && a.legend.length === b.legend.length && a.legend.every((e, i) => e.id === b.legend[i]!.id && e.color === b.legend[i]!.color);
+  a.reason === b.reason &&
+  a.since === b.since &&
+  a.notes.join('\n') === b.notes.join('\n') &&
+  a.legend.length === b.legend.length &&
+  a.legend.every((e, i) => e.id === b.legend[i]!.id && e.color === b.legend[i]!.color);
+
+const NO_KINDS: Readonly<Record<string, ServiceKind>> = {};
 
 
-export const HostChartPanel = memo(function HostChartPanel({ panel, feed, theme, group, version, title = panel.title }: HostChartPanelProps): React.JSX.Element {
+export const HostChartPanel = memo(function HostChartPanel({ panel, feed, theme, group, version, title = panel.title, serviceKinds = NO_KINDS }: HostChartPanelProps): React.JSX.Element {
   const option = useMemo<EChartsCoreOption>(
-    () => panelBaseOption(panel, theme, feed.linesOf(panel.id), feed.window()),
+    () => panelBaseOption(panel, theme, panelView(panel, feed.linesOf(panel.id), serviceKinds).lines, feed.window()),
     // `version` stands for the feed's content: it changes after each reload
-    [panel, theme, feed, version],
+    [panel, theme, feed, version, serviceKinds],
   );
   const sectionRef = useRef<HTMLElement>(null);
-  const [shown, setShown] = useState<Shown>(() => shownOf(panel, feed.linesOf(panel.id), feed.window(), theme.series));
+  const [shown, setShown] = useState<Shown>(() => shownOf(panel, panelView(panel, feed.linesOf(panel.id), serviceKinds), feed.window(), theme.series));
   const subscribe = useCallback(
     (apply: ChartUpdate) => {
-      const mark = (lines: ReadonlyMap<string, Point[]>, window: ChartWindow) => {
+      const mark = (v: PanelView, window: ChartWindow) => {
         // for tests and tools: how much data the chart holds and its axes, written outside React
-        if (sectionRef.current) Object.assign(sectionRef.current.dataset, dataSummary(lines), axisSummary(panel, lines, window));
-        const next = shownOf(panel, lines, window, theme.series);
+        if (sectionRef.current) Object.assign(sectionRef.current.dataset, dataSummary(v.lines), axisSummary(panel, v.lines, window));
+        const next = shownOf(panel, v, window, theme.series);
         setShown((prev) => (sameShown(prev, next) ? prev : next));
       };
-      mark(feed.linesOf(panel.id), feed.window());
+      mark(panelView(panel, feed.linesOf(panel.id), serviceKinds), feed.window());
       return feed.subscribe(panel.id, (lines, window) => {
-        apply(panelDataUpdate(lines, window, panel));
-        mark(lines, window);
+        const v = panelView(panel, lines, serviceKinds);
+        apply(panelDataUpdate(v.lines, window, panel));
+        mark(v, window);
       });
     },
-    [feed, panel, theme],
+    [feed, panel, theme, serviceKinds],
   );
   return (
     <section ref={sectionRef} className="host-chart" data-testid={`host-chart-${panel.id}`} aria-label={title} data-empty={shown.reason === null ? undefined : 'true'}>
@@ -67,6 +89,12 @@ export const HostChartPanel = memo(function HostChartPanel({ panel, feed, theme,
           <span className="host-chart__since" data-testid="chart-since" title="Less data than the chosen range: the time axis starts at the first sample">
             {' '}
             · since {formatTime(shown.since)}
+          </span>
+        )}
+        {shown.notes.length > 0 && (
+          <span className="host-chart__since" data-testid="latency-basis" title="The server keeps no latency histograms: these lines are what the console's proxy measured for the model, from each request's arrival (queue wait included); TTFT from streamed answers">
+            {' '}
+            · {shown.notes.join(' · ')}
           </span>
         )}
       </h3>

@@ -28,7 +28,7 @@ export function HostFigures({ host, pollIntervalMs }: HostFiguresProps): React.J
       {host.services.length > 0 ? (
         <div className="host-figures__services">
           {host.services.map((s) => (
-            <ServiceDetail key={s.id} service={s} pollIntervalMs={pollIntervalMs} />
+            <ServiceDetail key={s.id} host={host.label} service={s} pollIntervalMs={pollIntervalMs} />
           ))}
         </div>
       ) : null}

@@ -15,6 +15,7 @@ import type {
   TelemetryTick,
 } from '../../../../src-preload/contract/telemetry.js';
 import type { GpuVendor } from '../../../../src-preload/contract/fleet.js';
+import type { ServiceKind } from '../../../../src-preload/contract/latency.js';
 import { AlertList } from './AlertList.js';
 import { readChartTheme } from './chart-theme.js';
 import { connect, disconnect } from './echarts-host.js';
@@ -41,6 +42,8 @@ export interface HostViewProps {
   readonly gpuVendor?: GpuVendor | null;
   /** The host's current figures (GPUs, services), shown above the charts; it renders on its own, not with the charts. */
   readonly details?: React.ReactNode;
+  /** Each service's server kind: which latency it has (histograms or the proxy's), said in its words. */
+  readonly serviceKinds?: Readonly<Record<string, ServiceKind>>;
 }
 
 type LoadState = { kind: 'loading' } | { kind: 'ready' } | { kind: 'error'; message: string };
@@ -56,6 +59,7 @@ export function HostView({
   reloadEveryMs = 60_000,
   gpuVendor = null,
   details = null,
+  serviceKinds,
 }: HostViewProps): React.JSX.Element {
   const [range, setRange] = useState<SeriesRange>(initialRange);
   const [load, setLoad] = useState<LoadState>({ kind: 'loading' });
@@ -146,7 +150,16 @@ export function HostView({
       {details}
       <div className="host-view__grid">
         {HOST_PANELS.map((panel) => (
-          <HostChartPanel key={panel.id} panel={panel} feed={feed} theme={chartTheme} group={group} version={version} title={panelTitle(panel, gpuVendor)} />
+          <HostChartPanel
+            key={panel.id}
+            panel={panel}
+            feed={feed}
+            theme={chartTheme}
+            group={group}
+            version={version}
+            title={panelTitle(panel, gpuVendor)}
+            serviceKinds={serviceKinds}
+          />
         ))}
       </div>
     </div>

@@ -18,15 +18,18 @@ import {
 } from '../fleet/service-facts.js';
 import { HEALTH_TEXT, HEALTH_TONE } from '../fleet/service-state.js';
 import { EngineTable } from './EngineTable.js';
+import { LatencyFacts } from './LatencyFacts.js';
 
 export interface ServiceDetailProps {
+  /** The host's label (the service's live figures are keyed by it). */
+  readonly host: string;
   readonly service: ServiceView;
   readonly pollIntervalMs: number | null;
 }
 
 const RATE_BASIS_TEXT = { live: 'live (running requests included)', counters: 'counters (finished work)' } as const;
 
-export function ServiceDetail({ service: s, pollIntervalMs }: ServiceDetailProps): React.JSX.Element {
+export function ServiceDetail({ host, service: s, pollIntervalMs }: ServiceDetailProps): React.JSX.Element {
   const titleId = `svc-detail-${s.id}`;
   const sleep = sleepView(s);
   const mismatch = slotMismatch(s);
@@ -54,11 +57,12 @@ export function ServiceDetail({ service: s, pollIntervalMs }: ServiceDetailProps
           </Badge>
         ) : null}
       </header>
-      {s.source ? <SourceLine source={s.source} pollIntervalMs={pollIntervalMs} testId="service-source" subject={`${s.id} figures`} /> : null}
+      {s.source && !loading ? <SourceLine source={s.source} pollIntervalMs={pollIntervalMs} testId="service-source" subject={`${s.id} figures`} /> : null}
       {s.stale ? <p className="stale-reason svc-detail__stale">{s.staleReason ?? 'last scrape failed; figures are the last good ones'}</p> : null}
       {loading ? (
         <p className="svc-detail__note" data-testid="loading-note" title={loading.title}>
-          {loading.note} — its figures are unknown until it serves
+          {loading.note}
+          {loading.since ? ` · ${loading.since}` : ''} — its figures are unknown until it serves
         </p>
       ) : null}
       {!s.stale && s.issues && s.issues.length > 0 ? (
@@ -132,6 +136,7 @@ export function ServiceDetail({ service: s, pollIntervalMs }: ServiceDetailProps
             </dd>
           </div>
         ))}
+        <LatencyFacts host={host} service={s} />
         {s.rateBasis ? (
           <div>
             <dt>Token rates</dt>

@@ -4,6 +4,7 @@
 import type { HostTick, MetricUnit, SeriesRange, SeriesResult } from '../../../../src-preload/contract/telemetry.js';
 import { SERIES_RANGES, metricUnit } from '../../../../src-preload/contract/telemetry.js';
 import type { GpuVendor } from '../../../../src-preload/contract/fleet.js';
+import { PROXY_LATENCY_LABEL } from '../../../../src-preload/contract/latency.js';
 
 export interface PanelDef {
   readonly id: string;
@@ -37,7 +38,15 @@ export const HOST_PANELS: readonly PanelDef[] = [
     legendKnownOnly: true,
   },
   { id: 'tok', title: 'Tokens per second', unit: 'tok/s', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.(gen|prompt)_tok_s$/) },
-  { id: 'latency', title: 'TTFT / end-to-end p50 · p95', unit: 's', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.(ttft|e2e)_p(50|95)_s$/) },
+  // The server's histograms, or what the proxy measured where the server keeps none (host-latency.ts chooses per service)
+  {
+    id: 'latency',
+    title: 'TTFT / end-to-end p50 · p95',
+    unit: 's',
+    patterns: ['svc.*'],
+    match: re(/^svc\.[^.]+\.(proxy_)?(ttft|e2e)_p(50|95)_s$/),
+    legendKnownOnly: true,
+  },
   {
     id: 'proxy-wait',
     title: 'Proxy queue wait p95 per class',
@@ -78,6 +87,7 @@ export function seriesLabel(metric: string): string {
       .replace(/^prompt_cache$/, 'prompt-cache reuse')
       .replace(/^spec_accept$/, 'spec. acceptance')
       .replace(/^proxy_(interactive|system|batch)_wait_p95$/, '$1 wait p95')
+      .replace(/^proxy_(ttft|e2e)_p(\d+)$/, (_, k: string, p: string) => `${k.toUpperCase()} p${p} (${PROXY_LATENCY_LABEL})`)
       .replace(/^(ttft|e2e|itl)_p(\d+)$/, (_, k: string, p: string) => `${k.toUpperCase()} p${p}`);
     // TTFT percentiles are read from histogram buckets: the true value lies at or
     // below the bucket bound, the line between bounds is interpolated (the fleet

@@ -16,12 +16,12 @@ describe('a service loading its model, on screen', () => {
     expect(() => ServiceViewSchema.parse({ ...loading, health: 'starting' })).toThrow();
   });
 
-  it('its badge says "loading model" in a warning tone; its note names /health and how long', () => {
+  it('its badge says "loading model" in a warning tone; its note names /health as the source, and how long', () => {
     expect(HEALTH_TEXT.loading).toBe('loading model');
     expect(HEALTH_TONE.loading).toBe('warn');
     expect(new Set(Object.values(HEALTH_TEXT)).size).toBe(4);
-    expect(loadingView(loading, 13_400)).toEqual({ note: 'GET /health: 503 Loading model · for 12 s', title: expect.stringMatching(/503 "Loading model".*figures are unknown until then/) });
-    expect(loadingView({ ...loading, loadingSince: null }, 13_400)!.note).toBe('GET /health: 503 Loading model');
+    expect(loadingView(loading, 13_400)).toEqual({ note: '/health: 503 Loading model', since: 'for 12 s', title: expect.stringMatching(/GET \/health answers 503 "Loading model".*figures are unknown until then/) });
+    expect(loadingView({ ...loading, loadingSince: null }, 13_400)).toMatchObject({ note: '/health: 503 Loading model', since: null });
   });
 
   it('nothing to say for a service that serves, is down or unknown', () => {
