@@ -78,8 +78,11 @@ describe('llama-server simulator: the console figures against its own counts', (
       const points = await run(spacing(3_000, 3_000 + RUN_MS, every));
       const windows = rateWindows(points);
       expect(windows.length).toBeGreaterThan(5);
-      const worst = worstRelative(windows, 'truth');
-      expect(worst.error, summary(windows)).toBeLessThan(0.1);
+      expect(worstRelative(windows, 'truth').error, summary(windows)).toBeLessThan(0.1);
+      // The finished-request counter moves a whole request at a time: over 5 s at ~500 tok/s it is itself
+      // ±11 % lumpy, so against it the bound holds over the whole run.
+      const whole = rateWindows(points, points.at(-1)!.atMs - points[0]!.atMs)[0]!;
+      expect(Math.abs(whole.console - whole.counter) / whole.counter, summary([whole])).toBeLessThan(0.02);
       for (const p of points) {
         expect(p.kvPct).not.toBeNull();
         expect(Math.abs(p.kvPct! - p.truthKvPct), `KV at ${p.atMs} ms`).toBeLessThan(5);

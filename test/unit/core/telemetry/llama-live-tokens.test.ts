@@ -115,13 +115,14 @@ describe('LiveTokenCounter', () => {
 
   it('a request that ends between the /slots and /metrics answers (in both, then in neither) never makes the total go back, and leaves no excess', () => {
     const c = new LiveTokenCounter();
-    const run = (task: number, decoded: number) => slot(0, { task, slot: 0, prompt: 10, length: 100, decoded });
-    expect(c.push([run(1, 40), run(2, 10)], 1000, 0).generated).toBe(1050);
+    // slot 0 runs task 1, then task 3; slot 1 runs task 2
+    const run = (id: number, task: number, decoded: number) => slot(id, { task, slot: id, prompt: 10, length: 100, decoded });
+    expect(c.push([run(0, 1, 40), run(1, 2, 10)], 1000, 0).generated).toBe(1050);
     // task 1 ended with 60 tokens; /slots was answered before it ended, /metrics after: counted twice
-    expect(c.push([run(1, 60), run(2, 20)], 1060, 0).generated).toBe(1140);
-    // held, not gone back: 1060 + 20 (task 2) is below what was shown
-    expect(c.push([run(2, 30)], 1060, 0).generated).toBe(1140);
+    expect(c.push([run(0, 1, 60), run(1, 2, 20)], 1060, 0).generated).toBe(1140);
+    // held, not gone back: 1060 + 30 (task 2) is below what was shown
+    expect(c.push([run(0, 3, 0), run(1, 2, 30)], 1060, 0).generated).toBe(1140);
     // caught up: the double count is gone, nothing was credited twice for good
-    expect(c.push([run(2, 100)], 1060, 0).generated).toBe(1160);
+    expect(c.push([run(0, 3, 40), run(1, 2, 100)], 1060, 0).generated).toBe(1200);
   });
 });
