@@ -120,9 +120,15 @@ function writerInput(field: Field, value: string): GeneratedConfigInput {
   const out: GeneratedConfigInput = { ...input, target: raw };
   if (field === 'knownHostsFile' || field === 'controlPath' || field === 'helperProgram' || field === 'configPath') out[field] = value;
   else if (field === 'agentSock') out.agentSock = value;
-  else if (field === 'configHost') (set('configHost', value), set('configFile', included), set('jumpHost', undefined));
-  else if (field === 'configFile') (set('configHost', 'gpu'), set('configFile', value), set('jumpHost', undefined));
-  else set(field, value);
+  else if (field === 'configHost') {
+    set('configHost', value);
+    set('configFile', included);
+    set('jumpHost', undefined);
+  } else if (field === 'configFile') {
+    set('configHost', 'gpu');
+    set('configFile', value);
+    set('jumpHost', undefined);
+  } else set(field, value);
   return out;
 }
 
