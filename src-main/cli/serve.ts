@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createApi } from '../core/api.js';
 import { startApp } from '../core/app.js';
 import { AppError, createLogger, type LogLevel } from '../core/base/index.js';
-import { syntheticProfiles } from '../core/demo/index.js';
+import { syntheticProfiles } from '../demo/index.js';
 import { findRunningConsole, prepareDataDir, readyFilePath, removeReadyFile, writeReadyFile, type ReadyInfo } from '../core/instance/index.js';
 import { startWebBridge } from '../web/index.js';
 import { EXIT, logLine, type Output } from './output.js';

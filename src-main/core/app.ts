@@ -12,7 +12,7 @@ import { DisposableStore, Emitter, createOffPremCounter, systemClock, toAppError
 import { ConsoleBench, benchChannels } from './bench/index.js';
 import type { EventSink, HandlersFor } from './channel.js';
 import { ConfigSchema, ConfigService, type Config } from './config/index.js';
-import { demoTrafficTokens, startDemoFleet, type DemoFleet, type HostProfile } from './demo/index.js';
+import { demoTrafficTokens, startDemoFleet, type DemoFleet, type HostProfile } from '../demo/index.js';
 import { FleetService, HostService, SshConfigImportService, fleetChannels } from './fleet/index.js';
 import { prepareDataDir, recordConsoleStarted, recordConsoleStopped } from './instance/index.js';
 import { ConsoleLifecycle, StoredWakeEstimates, lifecycleChannels, lifecycleTargets, policySettings } from './lifecycle/index.js';

@@ -6,7 +6,7 @@
 //   node --import tsx test/bench/demo-fleet-process.ts <dir> <hosts> <gpusPerHost> <servicesPerHost> [traffic]
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDemoFleet, syntheticProfiles } from '../../src-main/core/demo/index.js';
+import { startDemoFleet, syntheticProfiles } from '../../src-main/demo/index.js';
 
 async function main(): Promise<void> {
   const [dir, hosts, gpus, services, traffic] = process.argv.slice(2);

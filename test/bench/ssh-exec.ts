@@ -22,7 +22,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { silentLogger } from '../../src-main/core/base/index.js';
 import { ConfigSchema } from '../../src-main/core/config/index.js';
-import { startDemoFleet } from '../../src-main/core/demo/index.js';
+import { startDemoFleet } from '../../src-main/demo/index.js';
 import { MemoryTrustStore, OpenSshHelperServer, OpenSshProbe, OpenSshSession, SshConnection, type SshHostTarget, type SshSession } from '../../src-main/core/ssh/index.js';
 import { createNetnsHost, knownHostsLine, preClean } from '../helpers/netns-sshd.js';
 

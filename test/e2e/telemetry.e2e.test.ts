@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeriesResult } from '../../src-preload/contract/index.js';
 import { launchChromium } from '../helpers/browser.js';
 import { assertBuilt, startConsole, type RunningConsole } from '../helpers/console-process.js';
-import { TTFT_BUCKETS } from '../../src-main/core/demo/engine-metrics.js';
+import { TTFT_BUCKETS } from '../../src-main/demo/engine-metrics.js';
 
 // Load driven into a demo host through its tunnel (bypassing the proxy, like
 // the demo's background traffic): the Hosts view's charts and the cost figures

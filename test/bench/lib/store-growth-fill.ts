@@ -10,7 +10,7 @@ import { toDisposable, silentLogger, type Clock } from '../../../src-main/core/b
 import { RequestLog, type RequestRecord } from '../../../src-main/core/proxy/request-log.js';
 import type { Store } from '../../../src-main/core/store/index.js';
 import { SeriesStore, costValues, gpuValues, serviceValues, type HostValues } from '../../../src-main/core/telemetry/index.js';
-import { createPrng } from '../../../src-main/core/demo/text-gen.js';
+import { createPrng } from '../../../src-main/demo/text-gen.js';
 
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;

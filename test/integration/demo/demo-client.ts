@@ -7,7 +7,7 @@ import { request, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
 import type { Client as ClientType } from 'ssh2';
-import type { DemoFleet, DemoHostHandle } from '../../../src-main/core/demo/index.js';
+import type { DemoFleet, DemoHostHandle } from '../../../src-main/demo/index.js';
 
 const { Client, utils } = ssh2;
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoFleet, type DemoFleet } from '../../../src-main/core/demo/index.js';
+import { startDemoFleet, type DemoFleet } from '../../../src-main/demo/index.js';
 import { connectSsh, exec, forward, http, metricValue, sseEvents } from './demo-client.js';
 
 // decodeSpeedFactor 5: 87.5 tok/s per sequence on l20-poc, so a natural answer

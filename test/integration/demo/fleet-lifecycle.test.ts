@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isGibberish, startDemoFleet, type DemoFleet, type SimulatorState, type VllmSimulator } from '../../../src-main/core/demo/index.js';
+import { isGibberish, startDemoFleet, type DemoFleet, type SimulatorState, type VllmSimulator } from '../../../src-main/demo/index.js';
 import { connectSsh, exec, forward, http, metricValue } from './demo-client.js';
 
 // timeScale 1000: a 120 s restart takes 0.12 s, a 3 s wake 3 ms, a 20 s reload 20 ms.

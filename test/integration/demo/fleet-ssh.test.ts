@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import ssh2 from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../../src-main/core/config/index.js';
-import { startDemoFleet, type DemoFleet } from '../../../src-main/core/demo/index.js';
+import { startDemoFleet, type DemoFleet } from '../../../src-main/demo/index.js';
 import { GPU_DETECT_COMMAND } from '../../../src-main/core/telemetry/index.js';
 import { connectSsh, exec, fingerprint, forward, knownHostFingerprint } from './demo-client.js';
-import { generateEd25519 } from '../../../src-main/core/demo/keys.js';
+import { generateEd25519 } from '../../../src-main/demo/keys.js';
 
 let dir: string;
 let fleet: DemoFleet;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Client } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src-main/core/base/index.js';
-import { DEMO_HOSTS, startDemoFleet, type DemoFleet, type HostProfile, type LlamaServiceProfile } from '../../../src-main/core/demo/index.js';
+import { DEMO_HOSTS, startDemoFleet, type DemoFleet, type HostProfile, type LlamaServiceProfile } from '../../../src-main/demo/index.js';
 import { AMD_SYSFS_COMMAND, llamaHealthFromResponse, parseAmdSysfs, parseLlamaProps, parsePrometheusText, readLlamaServerMetrics } from '../../../src-main/core/telemetry/index.js';
 import { fixtureJson } from '../../fixtures/llama-server/fixtures.js';
 import { connectSsh, exec, forward, http } from './demo-client.js';

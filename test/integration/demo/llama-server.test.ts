@@ -6,7 +6,7 @@ import type { Client } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src-main/core/base/index.js';
 import { validateConfig } from '../../../src-main/core/config/index.js';
-import { DEMO_HOSTS, startDemoFleet, type DemoFleet, type HostProfile } from '../../../src-main/core/demo/index.js';
+import { DEMO_HOSTS, startDemoFleet, type DemoFleet, type HostProfile } from '../../../src-main/demo/index.js';
 import {
   AMD_SYSFS_COMMAND,
   LlamaServerHttpSource,

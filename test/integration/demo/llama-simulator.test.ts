@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock, silentLogger } from '../../../src-main/core/base/index.js';
-import { LlamaSimulator, type LlamaServiceProfile } from '../../../src-main/core/demo/index.js';
+import { LlamaSimulator, type LlamaServiceProfile } from '../../../src-main/demo/index.js';
 import { tinyLlamaProfile } from '../../fixtures/llama-server/fixtures.js';
 
 // One LlamaSimulator on its own (no SSH), on a fake clock: restart handles,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../../src-main/core/config/index.js';
-import { startDemoFleet, syntheticProfiles, type DemoFleet } from '../../../src-main/core/demo/index.js';
+import { startDemoFleet, syntheticProfiles, type DemoFleet } from '../../../src-main/demo/index.js';
 import { GPU_DETECT_COMMAND, parseLlamaProps, parsePrometheusText, readLlamaServerMetrics } from '../../../src-main/core/telemetry/index.js';
 import { connectSsh, exec, http } from './demo-client.js';
 

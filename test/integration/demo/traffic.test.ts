@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDemoFleet, type DemoFleet } from '../../../src-main/core/demo/index.js';
+import { startDemoFleet, type DemoFleet } from '../../../src-main/demo/index.js';
 
 function generated(fleet: DemoFleet, label: string, id: string): number {
   const m = fleet.host(label).simulator(id).metricsText().match(/^vllm:generation_tokens_total\{[^}]*\} ([0-9.e+]+)$/m);

@@ -6,7 +6,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FleetSnapshotSchema, type FleetSnapshot } from '../../../src-preload/contract/index.js';
 import { ConfigSchema } from '../../../src-main/core/config/index.js';
-import { startDemoFleet, type DemoFleet } from '../../../src-main/core/demo/index.js';
+import { startDemoFleet, type DemoFleet } from '../../../src-main/demo/index.js';
 import { FleetService } from '../../../src-main/core/fleet/index.js';
 import { waitForTick } from './helpers/wait.js';
 

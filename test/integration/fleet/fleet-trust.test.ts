@@ -5,10 +5,10 @@ import ssh2 from 'ssh2';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger, type Logger } from '../../../src-main/core/base/index.js';
 import { ConfigSchema, type Config } from '../../../src-main/core/config/index.js';
-import { startDemoFleet, type DemoFleet } from '../../../src-main/core/demo/index.js';
+import { startDemoFleet, type DemoFleet } from '../../../src-main/demo/index.js';
 import { FleetService, type HostStateChange } from '../../../src-main/core/fleet/index.js';
 import { waitForTick } from './helpers/wait.js';
-import { generateEd25519 } from '../../../src-main/core/demo/keys.js';
+import { generateEd25519 } from '../../../src-main/demo/keys.js';
 
 // Host-key trust against the real demo sshd. The console's client key is
 // swapped for one the demo does not accept: had any authentication been tried,

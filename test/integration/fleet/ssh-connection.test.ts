@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SshConnection, LocalForward, sha256Fingerprint, type SshStateChange } from '../../../src-main/core/ssh/index.js';
 import type { AppError } from '../../../src-main/core/base/index.js';
 import { startTestSshServer, type TestSshServer } from './helpers/test-ssh-server.js';
-import { generateEd25519 } from '../../../src-main/core/demo/keys.js';
+import { generateEd25519 } from '../../../src-main/demo/keys.js';
 
 let sshd: TestSshServer;
 let echo: Server;

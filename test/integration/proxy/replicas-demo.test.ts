@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type App } from '../../../src-main/core/app.js';
 import { silentLogger } from '../../../src-main/core/base/index.js';
-import { syntheticProfiles } from '../../../src-main/core/demo/synthetic-profiles.js';
+import { syntheticProfiles } from '../../../src-main/demo/synthetic-profiles.js';
 
 // Replicas through the real path: two demo hosts (real SSH sessions, tunnels,
 // vLLM simulators) serving the same model name, so the console's config has

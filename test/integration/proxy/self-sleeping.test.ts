@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type App } from '../../../src-main/core/app.js';
 import { silentLogger } from '../../../src-main/core/base/index.js';
-import { DEMO_HOSTS, startDemoFleet, type DemoFleet, type HostProfile } from '../../../src-main/core/demo/index.js';
+import { DEMO_HOSTS, startDemoFleet, type DemoFleet, type HostProfile } from '../../../src-main/demo/index.js';
 import type { FleetSnapshot } from '../../../src-preload/contract/index.js';
 
 // A llama-server started with --sleep-idle-seconds unloads its model when idle

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock, silentLogger } from '../../../src-main/core/base/index.js';
-import { LlamaSimulator } from '../../../src-main/core/demo/index.js';
-import { samplingParams } from '../../../src-main/core/demo/llama-shapes.js';
+import { LlamaSimulator } from '../../../src-main/demo/index.js';
+import { samplingParams } from '../../../src-main/demo/llama-shapes.js';
 import { LlamaServerHttpSource, ServiceDeriver, httpGetFor } from '../../../src-main/core/telemetry/index.js';
 import { tinyLlamaProfile } from '../../fixtures/llama-server/fixtures.js';
 import { rateWindows, spacing, summary, worstRelative, type ReplayPoint } from '../../unit/core/telemetry/llama-rate-windows.js';

@@ -2,7 +2,7 @@
 // must be the full state, every time, with unchanged parts kept by identity;
 // a decoder that is not on the delta's base refuses it and asks for a keyframe.
 import { describe, expect, it } from 'vitest';
-import { createPrng } from '../../../src-main/core/demo/text-gen.js';
+import { createPrng } from '../../../src-main/demo/text-gen.js';
 import { host, service } from '../renderer/fixtures/fleet.js';
 import {
   eventChannels,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src-main/core/base/index.js';
-import { SimAmdGpu } from '../../../src-main/core/demo/amd-gpu-model.js';
-import { runCommand, type ExecHost } from '../../../src-main/core/demo/exec.js';
-import { SimGpu, type GpuShare } from '../../../src-main/core/demo/gpu-model.js';
-import { DEMO_HOSTS } from '../../../src-main/core/demo/profiles.js';
+import { SimAmdGpu } from '../../../src-main/demo/amd-gpu-model.js';
+import { runCommand, type ExecHost } from '../../../src-main/demo/exec.js';
+import { SimGpu, type GpuShare } from '../../../src-main/demo/gpu-model.js';
+import { DEMO_HOSTS } from '../../../src-main/demo/profiles.js';
 import { parseSsListeners } from '../../../src-main/core/report/host-facts.js';
 import {
   AMD_SYSFS_COMMAND,

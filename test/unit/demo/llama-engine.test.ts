@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src-main/core/base/index.js';
-import { LlamaEngine, type LlamaRequestSpec, type LlamaResult } from '../../../src-main/core/demo/llama-engine.js';
-import { samplingParams } from '../../../src-main/core/demo/llama-shapes.js';
+import { LlamaEngine, type LlamaRequestSpec, type LlamaResult } from '../../../src-main/demo/llama-engine.js';
+import { samplingParams } from '../../../src-main/demo/llama-shapes.js';
 import { parsePrometheusText, readLlamaServerMetrics } from '../../../src-main/core/telemetry/index.js';
 import { tinyLlamaProfile } from '../../fixtures/llama-server/fixtures.js';
 

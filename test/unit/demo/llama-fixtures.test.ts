@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LlamaMetrics, cppDouble } from '../../../src-main/core/demo/llama-metrics.js';
-import { LOADING_BODY, llamaError, modelsBody, propsBody, samplingParams, slotBody } from '../../../src-main/core/demo/llama-shapes.js';
+import { LlamaMetrics, cppDouble } from '../../../src-main/demo/llama-metrics.js';
+import { LOADING_BODY, llamaError, modelsBody, propsBody, samplingParams, slotBody } from '../../../src-main/demo/llama-shapes.js';
 import {
   llamaHealthFromResponse,
   llamaSlotsTokensInUse,

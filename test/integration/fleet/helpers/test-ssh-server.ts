@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import ssh2 from 'ssh2';
 import type { Connection, ParsedKey, Server } from 'ssh2';
-import { generateEd25519 } from '../../../../src-main/core/demo/keys.js';
+import { generateEd25519 } from '../../../../src-main/demo/keys.js';
 
 const { Server: SshServer, utils } = ssh2;
 

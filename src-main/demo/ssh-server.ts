@@ -7,7 +7,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import ssh2 from 'ssh2';
 import type { Connection, ParsedKey, ServerChannel } from 'ssh2';
-import { toAppError, type Logger } from '../base/index.js';
+import { toAppError, type Logger } from '../core/base/index.js';
 import { runCommand, type ExecHost } from './exec.js';
 
 const { Server } = ssh2;

@@ -5,7 +5,7 @@
 // sysfs file. The file lists come from telemetry, so the demo prints exactly
 // what the console's loop would read.
 
-import { AMD_SYSFS_DEVICE_FILES, AMD_SYSFS_HWMON_FILES } from '../telemetry/index.js';
+import { AMD_SYSFS_DEVICE_FILES, AMD_SYSFS_HWMON_FILES } from '../core/telemetry/index.js';
 import type { AmdSysfsSample } from './amd-gpu-model.js';
 import type { ExecResult } from './nvidia-smi.js';
 

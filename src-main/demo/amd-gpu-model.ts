@@ -3,7 +3,7 @@
 // GPU), the VRAM carve-out holds little; busy % follows decoding; hwmon power
 // (µW) and edge temperature (m°C) follow load, temperature with a lag.
 
-import type { Clock } from '../base/index.js';
+import type { Clock } from '../core/base/index.js';
 import { powerWobble, ThermalLag, type GpuProcess, type GpuShareSource } from './gpu-model.js';
 import type { ApuMemoryProfile, GpuProfile } from './profiles.js';
 

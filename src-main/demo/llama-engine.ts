@@ -4,7 +4,7 @@
 // this adds what llama.cpp shows of it — which slot runs which task, its
 // live progress for /slots, the prompt cache, and the server_metrics.
 
-import type { Clock, Disposable } from '../base/index.js';
+import type { Clock, Disposable } from '../core/base/index.js';
 import { Engine, type EngineSnapshot } from './engine.js';
 import type { FinishReason } from './engine-metrics.js';
 import { LlamaMetrics } from './llama-metrics.js';

@@ -3,7 +3,7 @@
 // lags power with a first-order response on the injected clock.
 
 import { createHash } from 'node:crypto';
-import type { Clock } from '../base/index.js';
+import type { Clock } from '../core/base/index.js';
 import type { GpuProfile } from './profiles.js';
 import { hashString } from './text-gen.js';
 

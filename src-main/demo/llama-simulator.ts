@@ -23,7 +23,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { AppError, Emitter, type Clock, type Disposable, type Logger } from '../base/index.js';
+import { AppError, Emitter, type Clock, type Disposable, type Logger } from '../core/base/index.js';
 import { DemoErrorCode } from './errors.js';
 import type { GpuShare, GpuShareSource } from './gpu-model.js';
 import { handleLlamaChat, handleLlamaCompletion, LlamaHttpError, llamaFail, sendLlamaJson, type LlamaApiContext } from './llama-api.js';

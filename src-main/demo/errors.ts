@@ -6,3 +6,9 @@ export const DemoErrorCode = {
   DISPOSED: 'DEMO_DISPOSED',
 } as const;
 export type DemoErrorCode = (typeof DemoErrorCode)[keyof typeof DemoErrorCode];
+
+declare module '../core/base/index.js' {
+  interface ErrorCodeRegistry {
+    demo: DemoErrorCode;
+  }
+}

@@ -3,7 +3,7 @@
 // FIFO. Event-driven on the injected Clock: one timer, set for the next due
 // token or prefill end. Text is not its business: callers get token indices.
 
-import type { Clock, Disposable } from '../base/index.js';
+import type { Clock, Disposable } from '../core/base/index.js';
 import { EngineMetrics, type FinishReason } from './engine-metrics.js';
 
 export interface EngineConfig {

@@ -11,7 +11,7 @@
 // and dispose stops the loops and aborts what is in flight.
 import { setMaxListeners } from 'node:events';
 import { request } from 'node:http';
-import { DisposableStore, toDisposable, type Clock, type Disposable, type Logger } from '../base/index.js';
+import { DisposableStore, toDisposable, type Clock, type Disposable, type Logger } from '../core/base/index.js';
 /** A simulated server the traffic posts to on its private loopback port. */
 export interface TrafficServer {
   readonly port: number;

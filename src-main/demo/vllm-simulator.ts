@@ -10,7 +10,7 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AppError, Emitter, type Clock, type Disposable, type Logger } from '../base/index.js';
+import { AppError, Emitter, type Clock, type Disposable, type Logger } from '../core/base/index.js';
 import { Engine, type EngineSnapshot } from './engine.js';
 import { DemoErrorCode } from './errors.js';
 import type { GpuShare, GpuShareSource } from './gpu-model.js';

@@ -6,7 +6,7 @@
 
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { AppError, DisposableStore, silentLogger, systemClock, toDisposable, type Clock, type Disposable, type Logger } from '../base/index.js';
+import { AppError, DisposableStore, silentLogger, systemClock, toDisposable, type Clock, type Disposable, type Logger } from '../core/base/index.js';
 import { SimAmdGpu } from './amd-gpu-model.js';
 import { DemoErrorCode } from './errors.js';
 import { tokenize, type ExecResult } from './exec.js';

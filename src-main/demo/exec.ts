@@ -10,7 +10,7 @@
 // else is "command not found" (127); other shell operators (| ; & > <) fail
 // with 2.
 
-import { AMD_SYSFS_COMMAND, GPU_DETECT_COMMAND } from '../telemetry/index.js';
+import { AMD_SYSFS_COMMAND, GPU_DETECT_COMMAND } from '../core/telemetry/index.js';
 import type { AmdSysfsSample } from './amd-gpu-model.js';
 import { amdSysfsOutput, catSysfs, gpuDetectOutput } from './gpu-commands.js';
 import { runNvidiaSmi, type ExecResult } from './nvidia-smi.js';
