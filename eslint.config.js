@@ -129,6 +129,31 @@ export default tseslint.config(
           paths: [{ name: 'electron', message: 'core never imports electron: put Electron code in src-main/shell and hand core a port.' }],
           patterns: [
             { group: ['**/shell/**', '**/web/**', '**/cli/**', '**/src-renderer/**'], message: 'core depends on nothing above it.' },
+            {
+              group: ['**/demo', '**/demo/**'],
+              message: 'core never imports the demo fleet (src-main/demo): a bridge starts it and hands core its config, as for real hosts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The demo fleet is a fixture of the world beside the bridges (ARCHITECTURE §2): it answers the
+    // console's commands with its own vocabulary, so it must not import the console's (telemetry's
+    // scripts, lifecycle's commands). Of core it uses the primitives in core/base only.
+    files: ['src-main/demo/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', message: 'only src-main/shell imports electron.' }],
+          patterns: [
+            {
+              group: ['**/core/*', '!**/core/base'],
+              message: 'the demo fleet uses core/base only: its command vocabulary is its own (test/unit/demo/command-vocabulary.test.ts pins it against the console).',
+            },
+            { group: ['**/shell/**', '**/web/**', '**/cli/**', '**/src-renderer/**'], message: 'the demo fleet does not reach into the bridges or the renderer.' },
           ],
         },
       ],

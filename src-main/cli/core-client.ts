@@ -47,7 +47,7 @@ export async function withConsole<T>(dataDir: string, options: ConsoleOptions, f
     if (!existsSync(file)) throw new AppError('CLI_NO_DATABASE', `no database at ${file} (has a console run with --data-dir ${dataDir}?)`);
   }
   const logger = createLogger({ level: 'error', scope: 'gpu-console', write: logLine });
-  const app = await startApp({ mode: 'web', version: VERSION, dataDir, configFile: options.configFile ?? null, demo: false, offline: true, logger });
+  const app = await startApp({ mode: 'web', version: VERSION, dataDir, configFile: options.configFile ?? null, offline: true, logger });
   const api = createApi(app, logger.child('api'));
   try {
     return await fn({ running: false, call: async (channel, input) => unwrapAnswer(channel, await api.invoke(channel, input, { caller: 'cli' })) });

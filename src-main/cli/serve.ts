@@ -2,9 +2,10 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApi } from '../core/api.js';
-import { startApp } from '../core/app.js';
-import { AppError, createLogger, type LogLevel } from '../core/base/index.js';
-import { syntheticProfiles } from '../demo/index.js';
+import { startApp, type App } from '../core/app.js';
+import { AppError, createLogger, type LogLevel, type Logger } from '../core/base/index.js';
+import { defaultConfigPath } from '../core/config/index.js';
+import { DEMO_CONFIG_REASON, startDemoFleet, syntheticProfiles, type DemoFleet } from '../demo/index.js';
 import { findRunningConsole, prepareDataDir, readyFilePath, removeReadyFile, writeReadyFile, type ReadyInfo } from '../core/instance/index.js';
 import { startWebBridge } from '../web/index.js';
 import { EXIT, logLine, type Output } from './output.js';
@@ -58,6 +59,41 @@ export function findRendererDir(): string {
   throw new AppError('CLI_RENDERER_NOT_BUILT', 'the UI is not built: run `npm run build` first');
 }
 
+/** The demo fleet, when asked for (--demo, --demo-hosts) or when there is no config file; it runs in this process. */
+async function startDemoIfWanted(options: ServeOptions, logger: Logger): Promise<DemoFleet | null> {
+  if (!options.demo && (options.configFile !== null || existsSync(defaultConfigPath(options.dataDir)))) return null;
+  return startDemoFleet({
+    dir: join(options.dataDir, 'demo'),
+    logger: logger.child('demo'),
+    timeScale: options.demoTimeScale,
+    ...(options.demoSshTransport ? { sshTransport: options.demoSshTransport } : {}),
+    ...(options.demoHosts !== undefined ? { profiles: syntheticProfiles(options.demoHosts, { labelPrefix: 'demo' }) } : {}),
+  });
+}
+
+/** The core on the config file, or on the demo fleet's config with its traffic (half through the proxy) once the proxy is up. */
+async function startCore(options: ServeOptions, logger: Logger): Promise<{ app: App; demo: DemoFleet | null }> {
+  const demo = await startDemoIfWanted(options, logger);
+  try {
+    const app = await startApp({
+      mode: 'web',
+      version: VERSION,
+      dataDir: options.dataDir,
+      configFile: options.configFile,
+      ...(demo ? { givenConfig: { config: demo.config, reason: DEMO_CONFIG_REASON } } : {}),
+      proxyPort: options.proxyPort,
+      logger,
+      // Headless, report PDFs are printed by a local Chromium/Chrome (GPU_CONSOLE_CHROMIUM or a standard path).
+      pdfPrinter: new ChromiumPdfPrinter(),
+    });
+    if (demo && options.demoTraffic) await demo.startTrafficThrough(app.proxy);
+    return { app, demo };
+  } catch (err) {
+    await demo?.dispose();
+    throw err;
+  }
+}
+
 export async function serve(options: ServeOptions, output: Output): Promise<number> {
   const logger = createLogger({ level: options.logLevel, scope: 'gpu-console', write: logLine });
   const running = findRunningConsole(options.dataDir);
@@ -68,23 +104,7 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
   prepareDataDir(options.dataDir, logger);
   const rendererDir = findRendererDir();
 
-  const app = await startApp({
-    mode: 'web',
-    version: VERSION,
-    dataDir: options.dataDir,
-    configFile: options.configFile,
-    demo: options.demo,
-    demoOptions: {
-      traffic: options.demoTraffic,
-      timeScale: options.demoTimeScale,
-      ...(options.demoSshTransport ? { sshTransport: options.demoSshTransport } : {}),
-      ...(options.demoHosts !== undefined ? { profiles: syntheticProfiles(options.demoHosts, { labelPrefix: 'demo' }) } : {}),
-    },
-    proxyPort: options.proxyPort,
-    logger,
-    // Headless, report PDFs are printed by a local Chromium/Chrome (GPU_CONSOLE_CHROMIUM or a standard path).
-    pdfPrinter: new ChromiumPdfPrinter(),
-  });
+  const { app, demo } = await startCore(options, logger);
   const api = createApi(app, logger.child('api'));
   let bridge;
   try {
@@ -92,6 +112,7 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
   } catch (err) {
     await api.dispose();
     await app.dispose();
+    await demo?.dispose();
     throw new AppError('CLI_UI_PORT_UNAVAILABLE', `cannot listen on 127.0.0.1:${options.uiPort}: ${(err as Error).message}`, { cause: err });
   }
 
@@ -118,6 +139,7 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
         await bridge.close();
         await api.dispose();
         await app.dispose();
+        await demo?.dispose();
         removeReadyFile(dataDirReady, process.pid);
         if (options.readyFile) removeReadyFile(resolve(options.readyFile), process.pid);
       };
@@ -137,7 +159,7 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
     // Ready is announced only once the signals are ours: a Ctrl-C sent on seeing this line must reach stop().
-    if (output.json) output.out(JSON.stringify({ event: 'ready', ...info, ui, tokenIn: showToken ? null : dataDirReady, demo: app.demo !== null }));
+    if (output.json) output.out(JSON.stringify({ event: 'ready', ...info, ui, tokenIn: showToken ? null : dataDirReady, demo: demo !== null }));
     else output.out(`GPU Console ready ui=${ui}${info.proxy ? ` proxy=${info.proxy}` : ''}${where}`);
   });
 }

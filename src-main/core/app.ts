@@ -1,7 +1,8 @@
 // Composition root: builds each capability's service in dependency order,
 // hands each what it needs through its constructor, gathers the contract
 // channels they implement into one table, and disposes everything in reverse
-// (pollers and policies, proxy, tunnels and sessions, demo fleet, database).
+// (pollers and policies, proxy, tunnels and sessions, database). The demo
+// fleet is no part of it: a bridge starts it and hands over its config.
 // No behaviour lives here: rules, audit rows and events belong to the services.
 import { access } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -11,9 +12,8 @@ import type { AlertThresholds } from './alerts/index.js';
 import { DisposableStore, Emitter, createOffPremCounter, systemClock, toAppError, toDisposable, AppError, type Clock, type Disposable, type Logger } from './base/index.js';
 import { ConsoleBench, benchChannels } from './bench/index.js';
 import type { EventSink, HandlersFor } from './channel.js';
-import { ConfigSchema, ConfigService, type Config } from './config/index.js';
-import { demoTrafficTokens, startDemoFleet, type DemoFleet, type HostProfile } from '../demo/index.js';
-import { FleetService, HostService, SshConfigImportService, fleetChannels } from './fleet/index.js';
+import { ConfigSchema, ConfigService, type ConfigInput } from './config/index.js';
+import { FleetService, HostService, SshConfigImportService, fleetChannels, type ConfigSource } from './fleet/index.js';
 import { prepareDataDir, recordConsoleStarted, recordConsoleStopped } from './instance/index.js';
 import { ConsoleLifecycle, StoredWakeEstimates, lifecycleChannels, lifecycleTargets, policySettings } from './lifecycle/index.js';
 import { DeliveryDispatcher, DeliveryLog, NotificationService, NotifyChannelRegistry, notifyChannels } from './notify/index.js';
@@ -34,17 +34,18 @@ export interface AppOptions {
   mode: 'electron' | 'web';
   version: string;
   dataDir: string;
-  /** A config file named by the operator; null means the default file if it exists, else the demo fleet. */
+  /** The config file reloads read and imports write to; null: <dataDir>/config.yaml (absent: no hosts until one is written). */
   configFile: string | null;
-  /** Run the built-in demo fleet even when a config file exists. */
-  demo: boolean;
+  /**
+   * A config the bridge built instead of the file's (the demo fleet it started), validated as the file
+   * would be. The file is then not read, and a reload is refused with `reason`, in the operator's words.
+   */
+  givenConfig?: { config: ConfigInput; reason: string };
   logger: Logger;
   clock?: Clock;
   home?: string;
   /** Path to an Electron-ABI better_sqlite3.node (desktop only). */
   sqliteNativeBinding?: string;
-  /** `profiles`: other demo hosts than the built-in three (tests, benchmarks). */
-  demoOptions?: { timeScale?: number; decodeSpeedFactor?: number; traffic?: boolean; profiles?: readonly HostProfile[]; sshTransport?: 'builtin' | 'openssh' | 'auto' };
   /** Overrides the poll interval from config (tests). */
   pollIntervalMs?: number;
   /** Where secrets are kept; default: a 0600 file in the data dir (headless). The desktop shell passes the keychain. */
@@ -61,7 +62,7 @@ export interface AppOptions {
   alertThresholds?: Partial<AlertThresholds>;
   /**
    * A core for one `gpu-console` command while no console runs: the same services, channels, rules and
-   * audit rows, but no demo fleet, no SSH session started and the proxy on a free loopback port.
+   * audit rows, but no SSH session started and the proxy on a free loopback port.
    */
   offline?: boolean;
 }
@@ -76,7 +77,6 @@ export interface App extends Disposable {
   readonly config: ConfigService;
   readonly fleet: FleetService;
   readonly hosts: HostService;
-  readonly demo: DemoFleet | null;
   readonly proxy: ProxyService;
   readonly telemetry: TelemetryService;
   readonly lifecycle: ConsoleLifecycle;
@@ -117,19 +117,15 @@ export async function startApp(options: AppOptions): Promise<App> {
 
     const configFile = options.configFile ?? join(options.dataDir, DEFAULT_CONFIG_NAME);
     const config = disposables.add(new ConfigService({ path: configFile, home }));
-    let demo: DemoFleet | null = null;
+    const configSource: ConfigSource = options.givenConfig && !options.offline ? { fromFile: false, reason: options.givenConfig.reason } : { fromFile: true };
     if (options.offline) {
       // A broken config must not stop a one-command core (audit verify, tokens): the error is kept in
       // config.lastError (app.info shows it) and the core runs on an empty inventory.
       config.replace(ConfigSchema.parse({}));
       if (await fileExists(configFile)) await config.reload();
-    } else if (options.demo || (options.configFile === null && !(await fileExists(configFile)))) {
-      // Its background traffic starts below, once the proxy it partly goes through is up.
-      demo = await startDemoFleet({ dir: join(options.dataDir, 'demo'), logger: logger.child('demo'), clock, ...options.demoOptions, traffic: false });
-      disposables.add(toDisposable(() => demo!.dispose()));
-      const demoSsh = options.demoOptions?.sshTransport;
-      config.replace((demoSsh ? { ...demo.config, ssh: { ...(demo.config as Config).ssh, transport: demoSsh } } : demo.config) as Config);
-    } else {
+    } else if (options.givenConfig) {
+      config.replace(options.givenConfig.config);
+    } else if (options.configFile !== null || (await fileExists(configFile))) {
       const error = await config.reload();
       if (error) throw error;
     }
@@ -207,25 +203,20 @@ export async function startApp(options: AppOptions): Promise<App> {
     };
     disposables.add(clock.setTimeout(checkAudit, AUDIT_FIRST_CHECK_MS));
     disposables.add(clock.setInterval(checkAudit, AUDIT_CHECK_INTERVAL_MS));
-    const hosts = disposables.add(new HostService({ fleet, config, store, trustStore, notices: notifications, emit, logger: logger.child('hosts'), demo: demo !== null }));
+    const hosts = disposables.add(new HostService({ fleet, config, store, trustStore, notices: notifications, emit, logger: logger.child('hosts'), configSource }));
     const imports = new SshConfigImportService({
       config,
       audit: store.audit,
       clock,
       home,
       filePicker: options.filePicker ?? null,
-      demo: demo !== null,
+      configSource,
       reload: () => hosts.reloadConfig(),
     });
     const wakeEstimates = new StoredWakeEstimates({ db: store.db, targets: () => lifecycleTargets(config.current), fleet });
     const proxy = disposables.add(
       await ProxyService.start({ store, config, fleet, secrets, wakeEstimates, emit, clock, logger: logger.child('proxy'), port: options.offline ? 0 : options.proxyPort, offPrem }),
     );
-    if (demo && options.demoOptions?.traffic) {
-      // Half the demo's applications send through the proxy (so the Proxy view has pools, queues and tokens), half direct.
-      const url = proxy.url();
-      demo.startTraffic(url ? { baseUrl: url, tokens: await demoTrafficTokens(proxy, join(options.dataDir, 'demo', 'traffic-tokens.json')) } : null);
-    }
     const budget = disposables.add(new BudgetService({ settings: store.settings, audit: store.audit, config, fleet, notices: notifications, clock, logger: logger.child('budget') }));
     const telemetry = disposables.add(
       new TelemetryService({ store, config, fleet, proxy, notices: notifications, emit, clock, logger, startedAt, alertThresholds: options.alertThresholds, budget }),
@@ -256,7 +247,6 @@ export async function startApp(options: AppOptions): Promise<App> {
       logger: logger.child('report'),
       version: options.version,
       mode: options.mode,
-      demo: demo !== null,
       dataDir: options.dataDir,
       home,
     });
@@ -265,9 +255,9 @@ export async function startApp(options: AppOptions): Promise<App> {
       name: 'GPU Console',
       version: options.version,
       mode: options.mode,
-      demo: demo !== null,
+      demo: config.current.fleet.simulated,
       dataDir: options.dataDir,
-      configFile: demo ? null : configFile,
+      configFile: configSource.fromFile ? configFile : null,
       configError: config.lastError ? { code: config.lastError.code, message: config.lastError.message, retryable: false, details: config.lastError.details } : null,
       proxyUrl: proxy.url(),
       startedAt,
@@ -287,7 +277,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     };
 
     if (!options.offline) {
-      recordConsoleStarted(store.audit, { version: options.version, mode: options.mode, demo: demo !== null, configFile: demo ? null : configFile });
+      recordConsoleStarted(store.audit, { version: options.version, mode: options.mode, demo: config.current.fleet.simulated, configFile: configSource.fromFile ? configFile : null });
       fleet.start();
     }
 
@@ -296,7 +286,6 @@ export async function startApp(options: AppOptions): Promise<App> {
       config,
       fleet,
       hosts,
-      demo,
       proxy,
       telemetry,
       lifecycle,

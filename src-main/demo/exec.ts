@@ -5,14 +5,13 @@
 // hostname, uptime, echo, cat /proc/loadavg (and an AMD card's sysfs files),
 // `ss -ltn[p][H]` (also under `sudo -n`), `kill <pid>` of a llama-server,
 // `sshd -T` and `sudo -n sshd -T`.
-// The console's two shell loops, GPU_DETECT_COMMAND and AMD_SYSFS_COMMAND, are
-// recognised verbatim and answered as a shell on that host would. Everything
-// else is "command not found" (127); other shell operators (| ; & > <) fail
-// with 2.
+// Two shell loops a console sends (GPU_DETECT_SCRIPT and AMD_SYSFS_SCRIPT, the
+// demo's own copies) are recognised verbatim and answered as a shell on that
+// host would. Everything else is "command not found" (127); other shell
+// operators (| ; & > <) fail with 2.
 
-import { AMD_SYSFS_COMMAND, GPU_DETECT_COMMAND } from '../core/telemetry/index.js';
 import type { AmdSysfsSample } from './amd-gpu-model.js';
-import { amdSysfsOutput, catSysfs, gpuDetectOutput } from './gpu-commands.js';
+import { AMD_SYSFS_SCRIPT, GPU_DETECT_SCRIPT, amdSysfsOutput, catSysfs, gpuDetectOutput } from './gpu-commands.js';
 import { runNvidiaSmi, type ExecResult } from './nvidia-smi.js';
 import type { GpuSample } from './gpu-model.js';
 import { SYSTEM_LISTENERS, runSs, runSshdTest, type TcpListener } from './system-commands.js';
@@ -123,8 +122,8 @@ function formatUptime(host: ExecHost): string {
 export async function runCommand(command: string, host: ExecHost): Promise<ExecResult> {
   const vendor = host.gpuVendor ?? 'nvidia';
   const line = command.trim();
-  if (line === GPU_DETECT_COMMAND) return gpuDetectOutput(vendor, host.amdSamples?.() ?? []);
-  if (line === AMD_SYSFS_COMMAND) return amdSysfsOutput(vendor === 'amd' ? (host.amdSamples?.() ?? []) : []);
+  if (line === GPU_DETECT_SCRIPT) return gpuDetectOutput(vendor, host.amdSamples?.() ?? []);
+  if (line === AMD_SYSFS_SCRIPT) return amdSysfsOutput(vendor === 'amd' ? (host.amdSamples?.() ?? []) : []);
   let segments: string[];
   try {
     segments = splitAndList(command);

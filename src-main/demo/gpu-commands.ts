@@ -1,13 +1,31 @@
-// The GPU commands the console sends as whole shell lines, answered as a
-// real host's shell would print them: its GPU tool detection
-// (GPU_DETECT_COMMAND) and the amdgpu sysfs read (AMD_SYSFS_COMMAND), both
-// recognised verbatim since the demo host runs no shell; and `cat` of one
-// sysfs file. The file lists come from telemetry, so the demo prints exactly
-// what the console's loop would read.
+// The GPU commands a console sends as whole shell lines, answered as a real
+// host's shell would print them: the GPU tool detection and the amdgpu sysfs
+// read, both recognised verbatim since the demo host runs no shell; and `cat`
+// of one sysfs file. The scripts and the file lists are the demo's own
+// literals, not imported from the console: test/unit/demo/command-vocabulary
+// .test.ts runs the console's commands here, so a change on either side fails
+// there instead of changing both in step.
 
-import { AMD_SYSFS_DEVICE_FILES, AMD_SYSFS_HWMON_FILES } from '../core/telemetry/index.js';
 import type { AmdSysfsSample } from './amd-gpu-model.js';
 import type { ExecResult } from './nvidia-smi.js';
+
+/** The amdgpu files a reader asks for per card, in the order it lists them (Linux driver-misc.rst). */
+const DEVICE_FILES = ['mem_info_vram_used', 'mem_info_vram_total', 'mem_info_gtt_used', 'mem_info_gtt_total', 'gpu_busy_percent', 'product_name'] as const;
+/** The card's first hwmon directory: power in µW (average before instant), temperature in m°C. */
+const HWMON_FILES = ['power1_average', 'power1_input', 'power1_cap', 'temp1_input'] as const;
+
+/** Which tools are on PATH (`tool <name>`) and which amdgpu cards are readable (`sysfs <dir>`); exits 0. */
+export const GPU_DETECT_SCRIPT =
+  'for t in nvidia-smi amd-smi rocm-smi; do command -v "$t" >/dev/null 2>&1 && echo "tool $t"; done; ' +
+  'for d in /sys/class/drm/card[0-9]/device /sys/class/drm/card[0-9][0-9]/device; do [ -r "$d/mem_info_vram_total" ] && echo "sysfs $d"; done; true';
+
+/** Per readable amdgpu card `card <name>`, then `<file> <value>` for each file that can be read. */
+export const AMD_SYSFS_SCRIPT =
+  'for d in /sys/class/drm/card[0-9]/device /sys/class/drm/card[0-9][0-9]/device; do ' +
+  '[ -r "$d/mem_info_vram_total" ] || continue; echo "card $(basename "$(dirname "$d")")"; ' +
+  'for f in mem_info_vram_used mem_info_vram_total mem_info_gtt_used mem_info_gtt_total gpu_busy_percent product_name; do v=$(cat "$d/$f" 2>/dev/null) && echo "$f $v"; done; ' +
+  'for h in "$d"/hwmon/hwmon*; do [ -d "$h" ] || continue; ' +
+  'for f in power1_average power1_input power1_cap temp1_input; do v=$(cat "$h/$f" 2>/dev/null) && echo "$f $v"; done; break; done; done';
 
 /** amdgpu registers one hwmon directory per card; its number depends on probe order. */
 export const AMD_HWMON_DIR = 'hwmon4';
@@ -35,23 +53,23 @@ function files(s: AmdSysfsSample): { device: Map<string, string>; hwmon: Map<str
   };
 }
 
-/** GPU_DETECT_COMMAND: `tool <name>` per tool on PATH, `sysfs <dir>` per amdgpu card (exit 0 either way). */
+/** GPU_DETECT_SCRIPT: `tool <name>` per tool on PATH, `sysfs <dir>` per amdgpu card (exit 0 either way). */
 export function gpuDetectOutput(vendor: 'nvidia' | 'amd', amd: readonly AmdSysfsSample[]): ExecResult {
   const lines = vendor === 'nvidia' ? ['tool nvidia-smi'] : amd.map((s) => `sysfs ${sysfsDeviceDir(s.card)}`);
   return { stdout: lines.map((l) => l + '\n').join(''), stderr: '', code: 0 };
 }
 
-/** AMD_SYSFS_COMMAND: per card `card <name>`, then `<file> <value>` for each readable file, in the console's order. */
+/** AMD_SYSFS_SCRIPT: per card `card <name>`, then `<file> <value>` for each readable file, in the script's order. */
 export function amdSysfsOutput(amd: readonly AmdSysfsSample[]): ExecResult {
   const lines: string[] = [];
   for (const s of amd) {
     const f = files(s);
     lines.push(`card ${s.card}`);
-    for (const name of AMD_SYSFS_DEVICE_FILES) {
+    for (const name of DEVICE_FILES) {
       const v = f.device.get(name);
       if (v !== undefined) lines.push(`${name} ${v}`);
     }
-    for (const name of AMD_SYSFS_HWMON_FILES) {
+    for (const name of HWMON_FILES) {
       const v = f.hwmon.get(name);
       if (v !== undefined) lines.push(`${name} ${v}`);
     }

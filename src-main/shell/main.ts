@@ -3,6 +3,7 @@
 // (a call sent with an id can be aborted by IPC_CANCEL from the same page;
 // the window's delta-coded ticks restart from a keyframe on IPC_RESYNC).
 // All behaviour lives in core; this file only adapts Electron to it.
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,10 +12,12 @@ import { BrowserWindow, app, dialog, ipcMain, type IpcMainInvokeEvent, type WebC
 import { BridgeErrorCode, IPC_EVENT, IPC_INVOKE, isDeltaChannel, TickStreamEncoder, type InvokeResult } from '../../src-preload/contract/index.js';
 import { IPC_CANCEL, IPC_RESYNC, isCallId } from '../../src-preload/contract/ipc.js';
 import { createApi, type Api } from '../core/api.js';
-import { startApp, type App } from '../core/app.js';
+import { startApp, type App, type AppOptions } from '../core/app.js';
 import { AppError, createLogger } from '../core/base/index.js';
+import { defaultConfigPath } from '../core/config/index.js';
 import { defaultDataDir } from '../core/instance/index.js';
 import { VERSION } from '../core/instance/index.js';
+import { DEMO_CONFIG_REASON, startDemoFleet, type DemoFleet } from '../demo/index.js';
 import { APP_ORIGIN, handleAppProtocol, registerAppScheme } from './protocol.js';
 import { electronNotifier } from './notifier.js';
 import { keychainSecretStore } from './secrets.js';
@@ -74,6 +77,35 @@ class CancellableCalls {
   }
 }
 
+/**
+ * The core on GPU_CONSOLE_CONFIG or <data dir>/config.yaml; with --demo, or when there is no such file, on
+ * the demo fleet started here, whose background traffic (half through the proxy) starts once the proxy is up.
+ */
+async function startCore(dataDir: string, options: Pick<AppOptions, 'sqliteNativeBinding' | 'notifier'>): Promise<{ app: App; demo: DemoFleet | null }> {
+  const configFile = process.env.GPU_CONSOLE_CONFIG ?? null;
+  const wanted = process.argv.includes('--demo') || (configFile === null && !existsSync(defaultConfigPath(dataDir)));
+  const demo = wanted ? await startDemoFleet({ dir: join(dataDir, 'demo'), logger: logger.child('demo') }) : null;
+  try {
+    const started = await startApp({
+      mode: 'electron',
+      version: VERSION,
+      dataDir,
+      configFile,
+      ...(demo ? { givenConfig: { config: demo.config, reason: DEMO_CONFIG_REASON } } : {}),
+      logger,
+      secretStore: keychainSecretStore,
+      pdfPrinter: new ElectronPdfPrinter(),
+      filePicker: nativeFilePicker,
+      ...options,
+    });
+    if (demo && !process.argv.includes('--demo-traffic=off')) await demo.startTrafficThrough(started.proxy);
+    return { app: started, demo };
+  } catch (err) {
+    await demo?.dispose();
+    throw err;
+  }
+}
+
 export function runDesktop(): void {
   if (!app.requestSingleInstanceLock()) {
     app.quit();
@@ -83,7 +115,7 @@ export function runDesktop(): void {
   app.setPath('userData', dataDir);
   registerAppScheme();
 
-  let core: { app: App; api: Api } | null = null;
+  let core: { app: App; api: Api; demo: DemoFleet | null } | null = null;
   let contents: WebContents | null = null;
 
   app.on('second-instance', () => {
@@ -111,22 +143,12 @@ export function runDesktop(): void {
             nodePath: process.execPath,
             logger,
           });
-      const started = await startApp({
-        mode: 'electron',
-        version: VERSION,
-        dataDir,
-        configFile: process.env.GPU_CONSOLE_CONFIG ?? null,
-        demo: process.argv.includes('--demo'),
-        demoOptions: { traffic: !process.argv.includes('--demo-traffic=off') },
-        logger,
+      const { app: started, demo } = await startCore(dataDir, {
         sqliteNativeBinding: nativeBinding,
-        secretStore: keychainSecretStore,
-        pdfPrinter: new ElectronPdfPrinter(),
-        filePicker: nativeFilePicker,
         notifier: electronNotifier((route) => core?.app.openRoute(route)),
       });
       const api = createApi(started, logger.child('api'));
-      core = { app: started, api };
+      core = { app: started, api, demo };
       const calls = new CancellableCalls();
       ipcMain.handle(IPC_INVOKE, (event, channel: unknown, input: unknown, callId: unknown) => {
         if (!isTrustedSender(event, contents)) return refused(BridgeErrorCode.FORBIDDEN_SENDER, 'IPC from an untrusted frame');
@@ -177,9 +199,10 @@ export function runDesktop(): void {
     if (quitting || !core) return;
     event.preventDefault();
     quitting = true;
-    const { app: started, api } = core;
+    const { app: started, api, demo } = core;
     void Promise.resolve(api.dispose())
       .then(() => started.dispose())
+      .then(() => demo?.dispose())
       .finally(() => app.quit());
   });
   app.on('window-all-closed', () => app.quit());

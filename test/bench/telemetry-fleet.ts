@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   });
   console.log(`telemetry-fleet: ${HOSTS} hosts × ${GPUS} GPUs × ${SERVICES} services, 1 s polls through real SSH, ${MINUTES} min, demo traffic ${TRAFFIC ? 'on' : 'off'} (node ${process.version})`);
 
-  const app = await startApp({ mode: 'web', version: 'bench', dataDir: join(dir, 'console'), configFile, demo: false, logger: silentLogger });
+  const app = await startApp({ mode: 'web', version: 'bench', dataDir: join(dir, 'console'), configFile, logger: silentLogger });
   let ticks = 0;
   let fleetBytes = 0;
   let telemetryBytes = 0;

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, type Api } from '../../src-main/core/api.js';
-import { startApp, type App } from '../../src-main/core/app.js';
-import { silentLogger } from '../../src-main/core/base/index.js';
+import type { Api } from '../../src-main/core/api.js';
+import type { App } from '../../src-main/core/app.js';
 import { ChromiumPdfPrinter } from '../../src-main/web/pdf-printer.js';
 import {
   BenchScenarioSchema,
@@ -18,6 +17,7 @@ import {
 } from '../../src-preload/contract/index.js';
 import { launchChromium } from '../helpers/browser.js';
 import { assertBuilt, runCliProcess } from '../helpers/console-process.js';
+import { startDemoConsole, type DemoConsole } from '../helpers/demo-console.js';
 
 // A scripted shift on the demo fleet — a benchmark, an alert it causes, a
 // sleep and a wake approved by a person, a manual gate marked — then one
@@ -32,6 +32,7 @@ const PASSPHRASE = 'correct horse battery staple 7731';
 const PLANTED_SECRET = 'sk-planted-UPSTREAM-7f3a9c1e5b';
 
 let app: App;
+let c: DemoConsole | undefined;
 let api: Api;
 let dataDir: string;
 let work: string;
@@ -71,20 +72,16 @@ beforeAll(async () => {
   dataDir = join(work, 'data');
   keyFile = join(work, 'signing_ed25519');
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', PASSPHRASE, '-C', 'night-shift', '-f', keyFile]);
-  app = await startApp({
-    mode: 'web',
-    version: 'test',
+  c = await startDemoConsole({
     dataDir,
-    configFile: null,
-    demo: true,
-    demoOptions: { timeScale: 100, decodeSpeedFactor: 4, traffic: false },
+    fleet: { timeScale: 100, decodeSpeedFactor: 4 },
     proxyPort: 0,
     pollIntervalMs: 200,
-    logger: silentLogger,
     pdfPrinter: new ChromiumPdfPrinter(),
     alertThresholds: { sustainMs: 1_000, clearMs: 1_000 },
   });
-  api = createApi(app, silentLogger);
+  app = c.app;
+  api = c.api;
   startedAt = Date.now();
   await until(() => service()?.sleep === 'awake' && service()?.tunnel.state === 'up', 20_000, 'qwen awake with its tunnel up');
   await until(() => app.fleet.snapshot().hosts.some((h) => h.label === HOST && !h.gpuStale && h.updatedAt !== null), 15_000, 'a GPU reading');
@@ -122,8 +119,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  api?.dispose();
-  await app?.dispose();
+  await c?.dispose();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 

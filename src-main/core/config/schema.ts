@@ -392,6 +392,11 @@ export const ConfigSchema = z
       .optional(),
     /** Outside channels (Slack, Zulip, ntfy, signed webhook); secrets by reference into the secret store. */
     notifications: NotifyConfigSchema.optional(),
+    /**
+     * `simulated: true`: these hosts are simulated (the demo fleet writes it into the config it hands over),
+     * so the UI and every evidence report say their figures do not come from real hosts.
+     */
+    fleet: z.object({ simulated: z.boolean({ error: 'must be true or false' }).default(false) }).strict().prefault({}),
   })
   .strict()
   .superRefine((config, ctx) => {

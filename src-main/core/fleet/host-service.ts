@@ -24,9 +24,16 @@ export interface HostServiceDeps {
   notices: Notices;
   emit: EventSink;
   logger: Logger;
-  /** The console runs the built-in demo fleet: there is no config file to reload. */
-  demo: boolean;
+  /** Whether the running config is the file's (a reload reads it) or one the bridge handed over. */
+  configSource: ConfigSource;
 }
+
+/**
+ * Where the running config comes from: the config file, or a config the bridge
+ * built and handed to the core (the demo fleet it started), which a reload of
+ * the file must not replace; `reason` tells the operator so, and what to do.
+ */
+export type ConfigSource = { readonly fromFile: true } | { readonly fromFile: false; readonly reason: string };
 
 export class HostService implements Disposable {
   private readonly disposables = new DisposableStore();
@@ -234,7 +241,8 @@ export class HostService implements Disposable {
   /** Re-reads the config file; on failure the running config stays and the error is returned. */
   async reloadConfig(): Promise<AppError | null> {
     const { config } = this.deps;
-    if (this.deps.demo) return new AppError('CONFIG_DEMO_MODE', 'the console runs the built-in demo fleet; start it with --config FILE to use a config file');
+    const source = this.deps.configSource;
+    if (!source.fromFile) return new AppError('CONFIG_DEMO_MODE', source.reason);
     const error = await config.reload();
     if (error) {
       this.audit.append({ type: 'config.reload.failed', actor: 'system', target: config.path, payload: { code: error.code, message: error.message } });

@@ -27,6 +27,7 @@ import {
   type SshConfigLine,
 } from '../ssh/index.js';
 import type { AuditLog } from '../store/index.js';
+import type { ConfigSource } from './host-service.js';
 
 export interface SshConfigImportDeps {
   config: ConfigService;
@@ -35,8 +36,8 @@ export interface SshConfigImportDeps {
   home: string;
   /** The desktop shell's native dialog; headless, none. */
   filePicker: FilePicker | null;
-  /** The console runs the built-in demo fleet: the file is written but not loaded. */
-  demo: boolean;
+  /** A config the bridge handed over (not the file's): the file is written but not loaded. */
+  configSource: ConfigSource;
   reload(): Promise<AppError | null>;
 }
 
@@ -183,8 +184,9 @@ export class SshConfigImportService {
     let reloaded = false;
     let note: string | null = null;
     if (merged.added.length > 0) {
-      if (this.deps.demo) {
-        note = `written to ${config.path}; the console runs the demo fleet — restart it without --demo to use these hosts`;
+      const source = this.deps.configSource;
+      if (!source.fromFile) {
+        note = `written to ${config.path}, not loaded: ${source.reason}`;
       } else {
         const error = await this.deps.reload();
         reloaded = error === null;

@@ -10,6 +10,6 @@ export {
   type FleetResourceCounts,
 } from './fleet-service.js';
 export { probeTunnel, testTunnel, type ProbeResult, type TunnelTestResult, type TunnelTestStep } from './tunnel-probe.js';
-export { HostService, type HostServiceDeps } from './host-service.js';
+export { HostService, type HostServiceDeps, type ConfigSource } from './host-service.js';
 export { SshConfigImportService, type SshConfigImportDeps } from './import-service.js';
 export { fleetChannels } from './channels.js';

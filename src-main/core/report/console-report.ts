@@ -51,7 +51,6 @@ export interface ConsoleReportDeps {
   logger: Logger;
   version: string;
   mode: 'electron' | 'web';
-  demo: boolean;
   dataDir: string;
   home: string;
   /**
@@ -152,7 +151,8 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
   const sources = (actor: string): ReportSources => ({
     now: () => clock.now(),
     actor,
-    console: { version: deps.version, mode: deps.mode, demo: deps.demo },
+    // The config in force says whether its hosts are simulated (the demo fleet's config sets fleet.simulated).
+    console: { version: deps.version, mode: deps.mode, demo: config.current.fleet.simulated },
     hosts: () => config.current.hosts.map((h) => ({ label: h.label, pricePerHourUsd: h.pricePerHourUsd ?? null })),
     offlineInventory,
     liveChecks: async (label) => {

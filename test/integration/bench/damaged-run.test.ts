@@ -30,7 +30,7 @@ const guidellm = (tokS: number) =>
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gc-bench-damaged-'));
-  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: null, demo: false, logger: silentLogger });
+  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: null, logger: silentLogger });
   api = createApi(app, silentLogger);
 }, 60_000);
 

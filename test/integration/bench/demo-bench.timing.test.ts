@@ -172,7 +172,7 @@ describe('bench against the demo fleet', () => {
     expect(await start({ ...base, target: { kind: 'url', baseUrl: 'http://127.0.0.1:9/v1', model: 'x' } })).toMatchObject({ ok: false, error: { code: 'BENCH_TARGET_UNREACHABLE' } });
     expect(await start({ ...base, target: { kind: 'tunnel', host: 'nope', serviceId: 'qwen' } })).toMatchObject({ ok: false, error: { code: 'BENCH_TARGET_UNKNOWN' } });
     // Asleep: the fleet's view of the service says so; the run is refused before anything is sent.
-    await app.demo!.host('l20-poc').simulator('qwen').sleep(1);
+    await c.demo.host('l20-poc').simulator('qwen').sleep(1);
     await new Promise<void>((resolve) => {
       const sub = app.fleet.onDidTick((s) => {
         if (s.hosts.find((h) => h.label === 'l20-poc')?.services.find((v) => v.id === 'qwen')?.sleep === 'asleep-1') {
@@ -183,6 +183,6 @@ describe('bench against the demo fleet', () => {
     });
     expect(await start(base)).toMatchObject({ ok: false, error: { code: 'BENCH_TARGET_ASLEEP' } });
     expect(app.bench.repo.listRuns(100).runs.filter((r) => r.name === 'bad')).toHaveLength(0);
-    await app.demo!.host('l20-poc').simulator('qwen').wakeUp();
+    await c.demo.host('l20-poc').simulator('qwen').wakeUp();
   }, 20_000);
 });

@@ -5,11 +5,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, type Api } from '../../../src-main/core/api.js';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger, tunnelHosts } from '../../../src-main/core/base/index.js';
+import type { Api } from '../../../src-main/core/api.js';
+import type { App } from '../../../src-main/core/app.js';
+import { tunnelHosts } from '../../../src-main/core/base/index.js';
 import { createTunnelAgent } from '../../../src-main/core/upstream-dispatch.js';
 import type { ActionView, ServiceView } from '../../../src-preload/contract/index.js';
+import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 import { HAVE_OPENSSH } from '../../helpers/ssh-tools.js';
 
 // Issue #26 (finding 7), on the demo fleet as an operator runs it, over both
@@ -33,6 +34,7 @@ const ADMIN = /^POST (?!\/v1\/)/;
 
 describe.each(TRANSPORTS)('%s transport: the tunnel ports refuse engine admin paths', (transport) => {
   let app: App;
+  let c: DemoConsole | undefined;
   let api: Api;
   let dataDir: string;
   let qwenSeen: string[];
@@ -58,19 +60,16 @@ describe.each(TRANSPORTS)('%s transport: the tunnel ports refuse engine admin pa
   beforeAll(async () => {
     // Short: the openssh transport's control sockets live under it too.
     dataDir = mkdtempSync(join(tmpdir(), 'gc-gate-'));
-    app = await startApp({
-      mode: 'web', version: 'test', dataDir, configFile: null, demo: true,
-      demoOptions: { timeScale: 100, traffic: false, sshTransport: transport }, proxyPort: 0, logger: silentLogger, pollIntervalMs: 150,
-    });
-    api = createApi(app, silentLogger);
-    qwenSeen = recordRequests((app.demo!.host('l20-poc').simulator('qwen') as unknown as { server: Server }).server);
-    coderSeen = recordRequests((app.demo!.host('strix').llamaServer('coder') as unknown as { server: Server }).server);
+    c = await startDemoConsole({ dataDir, fleet: { timeScale: 100, sshTransport: transport }, proxyPort: 0, pollIntervalMs: 150 });
+    app = c.app;
+    api = c.api;
+    qwenSeen = recordRequests((c!.demo.host('l20-poc').simulator('qwen') as unknown as { server: Server }).server);
+    coderSeen = recordRequests((c!.demo.host('strix').llamaServer('coder') as unknown as { server: Server }).server);
     await until(() => svc('l20-poc', 'qwen')?.tunnel.state === 'up' && svc('l20-poc', 'qwen')?.sleep === 'awake' && svc('strix', 'coder')?.tunnel.state === 'up');
   }, 60_000);
 
   afterAll(async () => {
-    api?.dispose();
-    await app?.dispose();
+    await c?.dispose();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -94,7 +93,7 @@ describe.each(TRANSPORTS)('%s transport: the tunnel ports refuse engine admin pa
     }
     expect(qwenSeen.filter((r) => ADMIN.test(r))).toEqual([]);
     expect(coderSeen.filter((r) => ADMIN.test(r))).toEqual([]);
-    expect(app.demo!.host('l20-poc').simulator('qwen').state().sleepState).toBe('awake');
+    expect(c!.demo.host('l20-poc').simulator('qwen').state().sleepState).toBe('awake');
     const tunnel = app.fleet.snapshot().hosts.find((h) => h.label === 'l20-poc')!.services[0]!.tunnel;
     expect(tunnel.localUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });

@@ -61,7 +61,7 @@ describe.skipIf(process.platform === 'win32')('the data folder is private to its
     chmodSync(dir, 0o775);
     writeFileSync(join(dir, 'config.yaml'), 'hosts: []\n', { mode: 0o600 });
     const lines: { msg: string; fields?: Record<string, unknown> }[] = [];
-    const app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), demo: false, logger: recordingLogger(lines), home: root });
+    const app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), logger: recordingLogger(lines), home: root });
     try {
       expect(modeOf(dir)).toBe(0o700);
       expect(lines.some((l) => l.msg === 'data folder tightened' && l.fields?.['was'] === '0775')).toBe(true);

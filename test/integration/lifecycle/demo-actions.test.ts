@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, type Api } from '../../../src-main/core/api.js';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { Api } from '../../../src-main/core/api.js';
+import type { App } from '../../../src-main/core/app.js';
+import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 import type { ActionView } from '../../../src-preload/contract/index.js';
 
 // The whole path against the demo fleet (time-scaled): proposal → approval
@@ -13,6 +13,7 @@ import type { ActionView } from '../../../src-preload/contract/index.js';
 // tunnel or SSH exec → verification → audit rows, each step in the chain.
 
 let app: App;
+let c: DemoConsole | undefined;
 let api: Api;
 const TIME_SCALE = 100;
 
@@ -45,26 +46,21 @@ async function proposeAndApprove(upstream: string, kind: string, typedLabel?: st
 
 beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-lc-demo-'));
-  app = await startApp({
-    mode: 'web',
-    version: 'test',
+  c = await startDemoConsole({
     dataDir,
-    configFile: null,
-    demo: true,
-    demoOptions: { timeScale: TIME_SCALE, traffic: false },
+    fleet: { timeScale: TIME_SCALE },
     proxyPort: 0,
-    logger: silentLogger,
     pollIntervalMs: 150,
   });
-  api = createApi(app, silentLogger);
+  app = c.app;
+  api = c.api;
   await until(() => sleepOf('l20-poc/qwen') === 'awake' && sleepOf('tri-gpu/ocr') === 'awake', 15_000);
   // The VRAM check compares against the last nvidia-smi reading: wait for one per host (under load the first poll can lag).
   await until(() => ['l20-poc', 'tri-gpu'].every((l) => app.fleet.snapshot().hosts.some((h) => h.label === l && !h.gpuStale && h.updatedAt !== null)), 15_000);
 }, 30_000);
 
 afterAll(async () => {
-  api?.dispose();
-  await app?.dispose();
+  await c?.dispose();
 });
 
 describe('lifecycle against the demo fleet', () => {
@@ -76,7 +72,7 @@ describe('lifecycle against the demo fleet', () => {
     expect(slept.observed.join('\n')).toMatch(/sleep state: asleep/);
     expect(slept.observed.join('\n')).toMatch(/VRAM: \d+ → \d+ MiB \(-\d+ MiB/);
     expect(slept.approver).toMatchObject({ displayName: 'Test Operator', via: 'test' });
-    expect(app.demo!.host('l20-poc').simulator('qwen').state().sleepState).toBe('weights_offloaded');
+    expect(c!.demo.host('l20-poc').simulator('qwen').state().sleepState).toBe('weights_offloaded');
 
     await until(() => sleepOf('l20-poc/qwen') === 'asleep-1');
     // The proxy learns sleep states from the fleet's ticks: wait until it sees this one too.
@@ -102,7 +98,7 @@ describe('lifecycle against the demo fleet', () => {
     const woke = await app.lifecycle.service.settled(wakes[0]!.id);
     expect(woke.state, woke.error ?? '').toBe('verified');
     expect(woke.observed.join('\n')).toMatch(/probe: answered/);
-    expect(app.demo!.host('l20-poc').simulator('qwen').state()).toMatchObject({ sleepState: 'awake', weightsValid: true });
+    expect(c!.demo.host('l20-poc').simulator('qwen').state()).toMatchObject({ sleepState: 'awake', weightsValid: true });
 
     // History now feeds the next estimate.
     await until(() => sleepOf('l20-poc/qwen') === 'awake');
@@ -125,7 +121,7 @@ describe('lifecycle against the demo fleet', () => {
     await call('actions.approve', { id: pending.id, nonce: pending.nonce, typedLabel: 'tri-gpu' });
     const off = await app.lifecycle.service.settled(pending.id);
     expect(off.state, off.error ?? '').toBe('verified');
-    expect(app.demo!.host('tri-gpu').simulator('ocr').state().sleepState).toBe('discard_all');
+    expect(c!.demo.host('tri-gpu').simulator('ocr').state().sleepState).toBe('discard_all');
     await until(() => sleepOf('tri-gpu/ocr') === 'asleep-2');
 
     const { action } = await call<{ action: ActionView }>('actions.propose', { upstream: 'tri-gpu/ocr', kind: 'wake' });
@@ -135,19 +131,19 @@ describe('lifecycle against the demo fleet', () => {
     await call('actions.approve', { id: action.id, nonce: action.nonce });
     const woke = await app.lifecycle.service.settled(action.id);
     expect(woke.state, woke.error ?? '').toBe('verified');
-    expect(app.demo!.host('tri-gpu').simulator('ocr').state()).toMatchObject({ sleepState: 'awake', weightsValid: true });
+    expect(c!.demo.host('tri-gpu').simulator('ocr').state()).toMatchObject({ sleepState: 'awake', weightsValid: true });
   }, 30_000);
 
   it('restarts through the SSH command verbatim and verifies health and a sensible probe', async () => {
     const { action } = await call<{ action: ActionView }>('actions.propose', { upstream: 'tri-gpu/embed', kind: 'restart' });
     expect(action.steps.find((s) => s.kind === 'ssh')!.text).toBe("sudo systemctl restart vllm-embed");
     expect(action.requiresTypedLabel).toBe(true);
-    const pidsBefore = app.demo!.host('tri-gpu').simulator('embed').state().pids;
+    const pidsBefore = c!.demo.host('tri-gpu').simulator('embed').state().pids;
     await call('actions.approve', { id: action.id, nonce: action.nonce, typedLabel: 'tri-gpu' });
     const done = await app.lifecycle.service.settled(action.id);
     expect(done.state, `${done.error} ${done.observed.join('; ')}`).toBe('verified');
     expect(done.observed.join('\n')).toMatch(/probe: embedding of 1024 dimensions/);
-    expect(app.demo!.host('tri-gpu').simulator('embed').state().pids).not.toEqual(pidsBefore);
+    expect(c!.demo.host('tri-gpu').simulator('embed').state().pids).not.toEqual(pidsBefore);
     const step = app.store.audit.list({ limit: 200 }).find((e) => e.payload.actionId === action.id && e.type === 'lifecycle.step')!;
     expect(step.payload).toMatchObject({ step: 'sudo systemctl restart vllm-embed', exitCode: 0 });
   }, 30_000);

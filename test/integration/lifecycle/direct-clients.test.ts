@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { App } from '../../../src-main/core/app.js';
+import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 
 // A restart of l20-poc/qwen on the demo fleet while one client goes through
 // the console's proxy and another uses the SSH tunnel directly
@@ -14,6 +14,7 @@ import { silentLogger } from '../../../src-main/core/base/index.js';
 // both are answered in full before the restart command runs.
 
 let app: App;
+let c: DemoConsole | undefined;
 const UP = 'l20-poc/qwen';
 
 async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -37,15 +38,16 @@ function chat(url: string, maxTokens: number, token?: string): Promise<Answer> {
 }
 
 beforeAll(async () => {
-  app = await startApp({
-    mode: 'web', version: 'test', dataDir: mkdtempSync(join(tmpdir(), 'gc-lc-direct-')), configFile: null,
-    demo: true, demoOptions: { timeScale: 100, traffic: false }, proxyPort: 0, logger: silentLogger, pollIntervalMs: 150,
+  c = await startDemoConsole({
+    dataDir: mkdtempSync(join(tmpdir(), 'gc-lc-direct-')),
+    fleet: { timeScale: 100 }, proxyPort: 0, pollIntervalMs: 150,
   });
+  app = c.app;
   await until(() => svc()?.sleep === 'awake' && up()?.state === 'ready', 20_000);
 }, 30_000);
 
 afterAll(async () => {
-  await app?.dispose();
+  await c?.dispose();
 });
 
 describe('direct tunnel clients during a restart', () => {

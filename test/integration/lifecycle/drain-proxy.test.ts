@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { App } from '../../../src-main/core/app.js';
+import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 
 // A sleep action drains l20-poc/qwen through the real proxy on the demo
 // fleet: the requests running finish (drained, none cut), a request that was
@@ -14,6 +14,7 @@ import { silentLogger } from '../../../src-main/core/base/index.js';
 // Nothing is lost or left hanging.
 
 let app: App;
+let c: DemoConsole | undefined;
 const UP = 'l20-poc/qwen';
 
 async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -36,15 +37,16 @@ function ask(token: string, maxTokens: number): Promise<Answer> {
 }
 
 beforeAll(async () => {
-  app = await startApp({
-    mode: 'web', version: 'test', dataDir: mkdtempSync(join(tmpdir(), 'gc-lc-drain-')), configFile: null,
-    demo: true, demoOptions: { timeScale: 100, traffic: false }, proxyPort: 0, logger: silentLogger, pollIntervalMs: 150,
+  c = await startDemoConsole({
+    dataDir: mkdtempSync(join(tmpdir(), 'gc-lc-drain-')),
+    fleet: { timeScale: 100 }, proxyPort: 0, pollIntervalMs: 150,
   });
+  app = c.app;
   await until(() => sleepOf() === 'awake' && up()?.state === 'ready', 20_000);
 }, 30_000);
 
 afterAll(async () => {
-  await app?.dispose();
+  await c?.dispose();
 });
 
 /** Fill every slot with a long request (~1.5 s of decode each), queue one more behind them, then approve `kind`. */

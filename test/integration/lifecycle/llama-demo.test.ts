@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, type Api } from '../../../src-main/core/api.js';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { Api } from '../../../src-main/core/api.js';
+import type { App } from '../../../src-main/core/app.js';
+import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 import type { ActionView, LifecycleTarget } from '../../../src-preload/contract/index.js';
 
 // llama-server on the demo's AMD APU host `strix` (systemd, port 8080),
@@ -17,6 +17,7 @@ import type { ActionView, LifecycleTarget } from '../../../src-preload/contract/
 // a button: llama-server sleeps by itself.
 
 let app: App;
+let c: DemoConsole | undefined;
 let api: Api;
 const UP = 'strix/coder';
 
@@ -35,7 +36,7 @@ async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
 }
 
 const view = () => app.fleet.snapshot().hosts.find((h) => h.label === 'strix')?.services.find((s) => s.id === 'coder');
-const sim = () => app.demo!.host('strix').llamaServer('coder');
+const sim = () => c!.demo.host('strix').llamaServer('coder');
 
 async function restart(): Promise<ActionView> {
   const { action } = await call<{ action: ActionView }>('actions.propose', { upstream: UP, kind: 'restart', reason: 'test' });
@@ -44,17 +45,17 @@ async function restart(): Promise<ActionView> {
 }
 
 beforeAll(async () => {
-  app = await startApp({
-    mode: 'web', version: 'test', dataDir: mkdtempSync(join(tmpdir(), 'gc-lc-llama-demo-')), configFile: null,
-    demo: true, demoOptions: { timeScale: 100, traffic: false }, proxyPort: 0, logger: silentLogger, pollIntervalMs: 150,
+  c = await startDemoConsole({
+    dataDir: mkdtempSync(join(tmpdir(), 'gc-lc-llama-demo-')),
+    fleet: { timeScale: 100 }, proxyPort: 0, pollIntervalMs: 150,
   });
-  api = createApi(app, silentLogger);
+  app = c.app;
+  api = c.api;
   await until(() => view()?.health === 'ok' && view()?.stale === false && sim().state().process === 'up', 20_000);
 }, 30_000);
 
 afterAll(async () => {
-  api?.dispose();
-  await app?.dispose();
+  await c?.dispose();
 });
 
 describe('llama-server lifecycle on the demo host strix', () => {

@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, type Api } from '../../../src-main/core/api.js';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { Api } from '../../../src-main/core/api.js';
+import type { App } from '../../../src-main/core/app.js';
+import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 import type { ActionView } from '../../../src-preload/contract/index.js';
 
 // Issue #27 finding 4 on the demo's AMD APU host `strix`: llama-server's
@@ -15,6 +15,7 @@ import type { ActionView } from '../../../src-preload/contract/index.js';
 // the service `loading` (finding 7).
 
 let app: App;
+let c: DemoConsole | undefined;
 let api: Api;
 
 async function call<T>(channel: string, input: unknown): Promise<T> {
@@ -35,17 +36,17 @@ const strix = () => app.fleet.snapshot().hosts.find((h) => h.label === 'strix');
 const gttMiB = () => strix()?.gpus[0]?.gttUsedMiB ?? null;
 
 beforeAll(async () => {
-  app = await startApp({
-    mode: 'web', version: 'test', dataDir: mkdtempSync(join(tmpdir(), 'gc-restart-memory-')), configFile: null,
-    demo: true, demoOptions: { timeScale: 10, traffic: false }, proxyPort: 0, logger: silentLogger, pollIntervalMs: 150,
+  c = await startDemoConsole({
+    dataDir: mkdtempSync(join(tmpdir(), 'gc-restart-memory-')),
+    fleet: { timeScale: 10 }, proxyPort: 0, pollIntervalMs: 150,
   });
-  api = createApi(app, silentLogger);
+  app = c.app;
+  api = c.api;
   await until(() => strix()?.services[0]?.health === 'ok' && (gttMiB() ?? 0) > 18_000);
 }, 40_000);
 
 afterAll(async () => {
-  api?.dispose();
-  await app?.dispose();
+  await c?.dispose();
 });
 
 describe('a llama-server restart on an APU', () => {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, type Api } from '../../../src-main/core/api.js';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { Api } from '../../../src-main/core/api.js';
+import type { App } from '../../../src-main/core/app.js';
+import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 import type { ActionView } from '../../../src-preload/contract/index.js';
 
 // Wake on request through the real path: a standing approval for wake on the
@@ -14,6 +14,7 @@ import type { ActionView } from '../../../src-preload/contract/index.js';
 // run over the tunnel, verified) and then served.
 
 let app: App;
+let c: DemoConsole | undefined;
 let api: Api;
 
 async function call<T>(channel: string, input: unknown): Promise<T> {
@@ -33,25 +34,20 @@ async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
 const qwen = () => app.fleet.snapshot().hosts.find((h) => h.label === 'l20-poc')?.services.find((s) => s.id === 'qwen');
 
 beforeAll(async () => {
-  app = await startApp({
-    mode: 'web',
-    version: 'test',
+  c = await startDemoConsole({
     dataDir: mkdtempSync(join(tmpdir(), 'gc-wake-req-')),
-    configFile: null,
-    demo: true,
-    demoOptions: { timeScale: 100, traffic: false },
+    fleet: { timeScale: 100 },
     proxyPort: 0,
-    logger: silentLogger,
     pollIntervalMs: 150,
   });
-  api = createApi(app, silentLogger);
+  app = c.app;
+  api = c.api;
   await until(() => qwen()?.sleep === 'awake' && qwen()?.tunnel.state === 'up', 20_000);
   await until(() => app.fleet.snapshot().hosts.some((h) => h.label === 'l20-poc' && !h.gpuStale && h.updatedAt !== null), 15_000);
 }, 40_000);
 
 afterAll(async () => {
-  api?.dispose();
-  await app?.dispose();
+  await c?.dispose();
 });
 
 describe('wake on request', () => {
@@ -82,6 +78,6 @@ describe('wake on request', () => {
     const woke = await app.lifecycle.service.settled(wakes[0]!.id);
     expect(woke.state, woke.error ?? '').toBe('verified');
     expect(woke.standingApprovalId).toBeTruthy();
-    expect(app.demo!.host('l20-poc').simulator('qwen').state()).toMatchObject({ sleepState: 'awake', weightsValid: true });
+    expect(c!.demo.host('l20-poc').simulator('qwen').state()).toMatchObject({ sleepState: 'awake', weightsValid: true });
   }, 60_000);
 });

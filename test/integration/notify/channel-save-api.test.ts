@@ -32,7 +32,7 @@ async function fails(channel: string, input: unknown): Promise<{ code: string; m
 }
 
 async function start(): Promise<void> {
-  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), demo: false, logger: silentLogger, home: dir });
+  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), logger: silentLogger, home: dir });
   api = createApi(app, silentLogger);
 }
 async function stop(): Promise<void> {

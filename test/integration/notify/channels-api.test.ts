@@ -34,7 +34,7 @@ beforeAll(async () => {
   const port = (server.address() as AddressInfo).port;
   dir = mkdtempSync(join(tmpdir(), 'gc-notify-'));
   writeFileSync(join(dir, 'config.yaml'), `hosts: []\nnotifications:\n  channels:\n    - id: pager\n      kind: webhook\n      url: http://127.0.0.1:${port}/hook?token=qs-secret\n      secretRef: notify.pager\n      events: [host.down]\n`);
-  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), demo: false, logger: silentLogger, home: dir });
+  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), logger: silentLogger, home: dir });
   api = createApi(app, silentLogger);
   await call('secrets.set', { name: 'notify.pager', value: SECRET });
 });

@@ -44,7 +44,7 @@ async function start(allowLoopback: boolean): Promise<void> {
     join(dir, 'config.yaml'),
     `hosts: []\nnotifications:\n  allowLoopback: ${allowLoopback}\n  channels:\n    - id: pager\n      kind: webhook\n      url: http://127.0.0.1:${receiver.port}/pager\n      secretRef: notify.pager\n      events: [host.down]\n`,
   );
-  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), demo: false, logger: silentLogger, home: dir });
+  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), logger: silentLogger, home: dir });
   api = createApi(app, silentLogger);
 }
 async function stop(): Promise<void> {

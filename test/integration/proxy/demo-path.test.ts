@@ -134,7 +134,7 @@ describe('proxy on the demo fleet', () => {
   });
 
   it('refuses a sleeping model with 503 model_sleeping and Retry-After', async () => {
-    const sim = app.demo!.host('tri-gpu').simulator('ocr');
+    const sim = c.demo.host('tri-gpu').simulator('ocr');
     await sim.sleep(1);
     await new Promise<void>((resolve) => {
       const sub = app.fleet.onDidTick((s) => {
@@ -161,7 +161,7 @@ describe('proxy on the demo fleet', () => {
   });
 
   it('the group alias falls back to its second model while the first sleeps', async () => {
-    const sim = app.demo!.host('l20-poc').simulator('qwen');
+    const sim = c.demo.host('l20-poc').simulator('qwen');
     await sim.sleep(1);
     await until(() => app.proxy.snapshot().upstreams.find((u) => u.upstream === 'l20-poc/qwen')?.state === 'sleeping');
     try {

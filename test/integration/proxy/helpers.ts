@@ -4,7 +4,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FleetSnapshot } from '../../../src-preload/contract/index.js';
-import { startApp, type App } from '../../../src-main/core/app.js';
+import type { App } from '../../../src-main/core/app.js';
 import { silentLogger } from '../../../src-main/core/base/index.js';
 import { ConfigSchema, type ConfigInput } from '../../../src-main/core/config/index.js';
 import {
@@ -16,26 +16,19 @@ import {
   type UpstreamResolver,
 } from '../../../src-main/core/proxy/index.js';
 import { openStore, type Store } from '../../../src-main/core/store/index.js';
+import type { DemoFleet } from '../../../src-main/demo/index.js';
+import { startDemoConsole as startConsoleOnDemo } from '../../helpers/demo-console.js';
 
 /** The whole console on the demo fleet (real SSH, tunnels, simulators), proxy on a free port. */
-export async function startDemoConsole(options: { decodeSpeedFactor?: number } = {}): Promise<{ app: App; dir: string; close(): Promise<void> }> {
+export async function startDemoConsole(options: { decodeSpeedFactor?: number } = {}): Promise<{ app: App; demo: DemoFleet; dir: string; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'gc-proxy-'));
-  const app = await startApp({
-    mode: 'web',
-    version: 'test',
-    dataDir: dir,
-    configFile: null,
-    demo: true,
-    logger: silentLogger,
-    demoOptions: { timeScale: 1000, decodeSpeedFactor: options.decodeSpeedFactor ?? 20, traffic: false },
-    pollIntervalMs: 200,
-    proxyPort: 0,
-  });
+  const c = await startConsoleOnDemo({ dataDir: dir, fleet: { timeScale: 1000, decodeSpeedFactor: options.decodeSpeedFactor ?? 20 }, pollIntervalMs: 200, proxyPort: 0 });
   return {
-    app,
+    app: c.app,
+    demo: c.demo,
     dir,
     close: async () => {
-      await app.dispose();
+      await c.dispose();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { App } from '../../../src-main/core/app.js';
 import { syntheticProfiles } from '../../../src-main/demo/synthetic-profiles.js';
+import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 
 // Replicas through the real path: two demo hosts (real SSH sessions, tunnels,
 // vLLM simulators) serving the same model name, so the console's config has
@@ -14,6 +14,7 @@ import { syntheticProfiles } from '../../../src-main/demo/synthetic-profiles.js'
 // afterwards goes to the other, none fails.
 
 let app: App;
+let c: DemoConsole | undefined;
 let dir: string;
 const MODEL = 'llama-3.3-70b-instruct';
 
@@ -23,17 +24,13 @@ beforeAll(async () => {
     ...h,
     services: h.services.map((s) => ({ ...s, servedModelName: MODEL })),
   }));
-  app = await startApp({
-    mode: 'web',
-    version: 'test',
+  c = await startDemoConsole({
     dataDir: dir,
-    configFile: null,
-    demo: true,
-    logger: silentLogger,
-    demoOptions: { timeScale: 1000, decodeSpeedFactor: 40, traffic: false, profiles },
+    fleet: { timeScale: 1000, decodeSpeedFactor: 40, profiles },
     pollIntervalMs: 200,
     proxyPort: 0,
   });
+  app = c.app;
   const end = Date.now() + 20_000;
   while (!app.fleet.snapshot().hosts.every((h) => h.state === 'connected' && h.services.every((s) => s.tunnel.state === 'up'))) {
     if (Date.now() > end) throw new Error('demo hosts did not come up');
@@ -42,7 +39,7 @@ beforeAll(async () => {
 }, 40_000);
 
 afterAll(async () => {
-  await app?.dispose();
+  await c?.dispose();
   rmSync(dir, { recursive: true, force: true });
 });
 

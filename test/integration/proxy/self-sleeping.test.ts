@@ -44,7 +44,7 @@ beforeAll(async () => {
   demo = await startDemoFleet({ dir: join(dir, 'demo'), timeScale: 1000, decodeSpeedFactor: 20, profiles: [profile] });
   const configFile = join(dir, 'config.yaml');
   writeFileSync(configFile, JSON.stringify({ hosts: demo.config.hosts }));
-  app = await startApp({ mode: 'web', version: 'test', dataDir: join(dir, 'console'), configFile, demo: false, logger: silentLogger, pollIntervalMs: 200, proxyPort: 0 });
+  app = await startApp({ mode: 'web', version: 'test', dataDir: join(dir, 'console'), configFile, logger: silentLogger, pollIntervalMs: 200, proxyPort: 0 });
   token = app.proxy.createToken('tests', 'interactive', 'test').token;
 }, 60_000);
 afterAll(async () => {

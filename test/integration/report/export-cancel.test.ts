@@ -3,10 +3,11 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, type Api } from '../../../src-main/core/api.js';
-import { startApp, type App } from '../../../src-main/core/app.js';
+import type { Api } from '../../../src-main/core/api.js';
+import type { App } from '../../../src-main/core/app.js';
 import { silentLogger } from '../../../src-main/core/base/index.js';
 import { startWebBridge, type WebBridge } from '../../../src-main/web/index.js';
+import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 
 // Cancellation crosses the bridge: a client that goes away during a report
 // export (a closed tab, an aborted fetch, a Ctrl-C'd CLI) stops the export —
@@ -14,6 +15,7 @@ import { startWebBridge, type WebBridge } from '../../../src-main/web/index.js';
 
 let dir: string;
 let app: App;
+let c: DemoConsole | undefined;
 let api: Api;
 let bridge: WebBridge;
 let printing: (() => void) | null = null;
@@ -32,15 +34,15 @@ beforeAll(async () => {
         }, 1_500);
       }),
   };
-  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: null, demo: true, logger: silentLogger, pdfPrinter: slowPdf, demoOptions: { traffic: false } });
-  api = createApi(app, silentLogger);
+  c = await startDemoConsole({ dataDir: dir, pdfPrinter: slowPdf });
+  app = c.app;
+  api = c.api;
   bridge = await startWebBridge({ api, rendererDir: dir, port: 0, logger: silentLogger });
 }, 60_000);
 
 afterAll(async () => {
   await bridge?.close();
-  api?.dispose();
-  await app?.dispose();
+  await c?.dispose();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -39,7 +39,7 @@ beforeAll(async () => {
     'Include conf.d/*.conf\nHost *\n  User ops\n  IdentityFile ~/.ssh/id_fleet\nHost bastion\n  HostName 192.0.2.10\nHost gpu-1 gpu-2\n  HostName %h.example.internal\n  ProxyJump bastion\n  Weird yes\nHost locked\n  HostName 192.0.2.99\n',
   );
   writeFileSync(join(dir, '.ssh', 'conf.d', '10-lab.conf'), 'Host lab-1\n  HostName 192.0.2.50\n  User lab\nroot:x:0:0:root:/root:/bin/bash\n');
-  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), demo: false, logger: silentLogger, home: dir, pollIntervalMs: 250 });
+  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), logger: silentLogger, home: dir, pollIntervalMs: 250 });
   api = createApi(app, silentLogger);
 });
 

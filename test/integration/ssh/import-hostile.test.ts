@@ -39,7 +39,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gc-hostile-'));
   mkdirSync(markerDir, { recursive: true });
   writeFileSync(join(dir, 'config.yaml'), '# operator\nhosts: []\n');
-  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), demo: false, logger: silentLogger, home: dir, pollIntervalMs: 250 });
+  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), logger: silentLogger, home: dir, pollIntervalMs: 250 });
   api = createApi(app, silentLogger);
 });
 

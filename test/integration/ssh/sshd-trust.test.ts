@@ -60,7 +60,7 @@ function writeConfig(knownHostsText: string, port = 22): string {
 }
 
 async function start(configFile: string): Promise<{ app: App; api: Api }> {
-  const app = await startApp({ mode: 'web', version: 'test', dataDir, configFile, demo: false, logger: silentLogger, pollIntervalMs: 250 });
+  const app = await startApp({ mode: 'web', version: 'test', dataDir, configFile, logger: silentLogger, pollIntervalMs: 250 });
   const api = createApi(app, silentLogger);
   running = { app, api };
   return running;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetSnapshot } from '../../../src-preload/contract/index.js';
 import { systemClock } from '../../../src-main/core/base/index.js';
 import { ConfigSchema, type PrometheusSourceConfig, type ServiceConfig } from '../../../src-main/core/config/index.js';
-import { startDemoFleet, type DemoFleet } from '../../../src-main/core/demo/index.js';
+import { startDemoFleet, type DemoFleet } from '../../../src-main/demo/index.js';
 import { FleetService } from '../../../src-main/core/fleet/index.js';
 import {
   PrometheusApiSource,

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { App } from '../../../src-main/core/app.js';
+import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 import { chooseLatency, latencySeries, type LatencyFigures } from '../../../src-preload/contract/latency.js';
 import type { HostTick } from '../../../src-preload/contract/index.js';
 
@@ -15,6 +15,7 @@ import type { HostTick } from '../../../src-preload/contract/index.js';
 // and chooseLatency shows the proxy's, labelled.
 
 let app: App;
+let c: DemoConsole | undefined;
 const ticks: HostTick[] = [];
 
 async function until(pred: () => boolean, timeoutMs = 20_000): Promise<void> {
@@ -26,10 +27,11 @@ async function until(pred: () => boolean, timeoutMs = 20_000): Promise<void> {
 }
 
 beforeAll(async () => {
-  app = await startApp({
-    mode: 'web', version: 'test', dataDir: mkdtempSync(join(tmpdir(), 'gc-proxy-latency-')), configFile: null,
-    demo: true, demoOptions: { timeScale: 10, decodeSpeedFactor: 20, traffic: false }, proxyPort: 0, logger: silentLogger, pollIntervalMs: 200,
+  c = await startDemoConsole({
+    dataDir: mkdtempSync(join(tmpdir(), 'gc-proxy-latency-')),
+    fleet: { timeScale: 10, decodeSpeedFactor: 20 }, proxyPort: 0, pollIntervalMs: 200,
   });
+  app = c.app;
   app.onEvent((e) => {
     if (e.channel !== 'telemetry.tick') return;
     const strix = (e.payload as { hosts: HostTick[] }).hosts.find((h) => h.host === 'strix');
@@ -39,7 +41,7 @@ beforeAll(async () => {
 }, 40_000);
 
 afterAll(async () => {
-  await app?.dispose();
+  await c?.dispose();
 });
 
 const figures = (values: HostTick['values'], names: Record<keyof LatencyFigures, string>): LatencyFigures => ({

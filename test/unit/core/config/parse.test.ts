@@ -56,6 +56,7 @@ describe('parseConfig: valid input', () => {
       proxy: ProxyConfigSchema.parse({ port: 0 }),
       ui: { port: 0 },
       ssh: { transport: 'auto' },
+      fleet: { simulated: false },
     });
   });
 
@@ -89,7 +90,7 @@ describe('parseConfig: valid input', () => {
   });
 
   it('an empty file (or only comments) is the empty config', () => {
-    const empty = { hosts: [], telemetry: { pollIntervalMs: 1000, source: 'ssh' }, proxy: ProxyConfigSchema.parse({}), ui: { port: 0 }, ssh: { transport: 'auto' } };
+    const empty = { hosts: [], telemetry: { pollIntervalMs: 1000, source: 'ssh' }, proxy: ProxyConfigSchema.parse({}), ui: { port: 0 }, ssh: { transport: 'auto' }, fleet: { simulated: false } };
     expect(parseConfig('', opts)).toEqual(empty);
     expect(parseConfig('# nothing yet\n', opts)).toEqual(empty);
     expect(ConfigSchema.parse({})).toEqual(empty);

@@ -1,0 +1,226 @@
+// One demo host: its GPUs (NVIDIA, or an AMD card read through sysfs), a
+// simulator per model service, and an ssh2 server that forwards to them and
+// runs the host's command interpreter; plus the config a console needs to
+// reach it and the traffic targets it offers.
+
+import { AppError, toDisposable, type Clock, type DisposableStore, type Logger } from '../core/base/index.js';
+import { SimAmdGpu } from './amd-gpu-model.js';
+import { DemoErrorCode } from './errors.js';
+import { runCommand, tokenize, type ExecHost, type ExecResult } from './exec.js';
+import { SimGpu } from './gpu-model.js';
+import { fingerprintOf, loadOrCreateKey, type KeyPairFiles } from './keys.js';
+import { LLAMA_LISTEN_BACKLOG, LlamaSimulator } from './llama-simulator.js';
+import type { HostProfile, ServiceProfile } from './profiles.js';
+import { DEMO_SSH_USER, DemoSshServer } from './ssh-server.js';
+import { UVICORN_BACKLOG, type TcpListener } from './system-commands.js';
+import type { TrafficTarget } from './traffic.js';
+import { VllmSimulator } from './vllm-simulator.js';
+
+export interface DemoServiceConfig {
+  id: string;
+  kind: 'vllm' | 'llama-server';
+  remotePort: number;
+  model: string;
+  aliases: string[];
+  /** vLLM --max-num-seqs, llama-server --parallel (its /props total_slots). */
+  slots: number;
+  restartCommand: string;
+}
+
+export interface DemoHostConfig {
+  label: string;
+  ssh: { host: '127.0.0.1'; port: number; user: string; identityFile: string };
+  knownHostsFile: string;
+  gpu: { model: string; count: number };
+  pricePerHourUsd: number;
+  monthlyBudgetUsd?: number;
+  services: DemoServiceConfig[];
+}
+
+export interface DemoHostHandle {
+  label: string;
+  sshPort: number;
+  /** `SHA256:...` as `ssh-keygen -l` prints it. */
+  hostKeyFingerprint: string;
+  /** A vLLM service's simulator. Throws AppError DEMO_UNKNOWN_SERVICE (also for a llama-server service). */
+  simulator(serviceId: string): VllmSimulator;
+  /** A llama-server service's simulator. Throws AppError DEMO_UNKNOWN_SERVICE (also for a vLLM service). */
+  llamaServer(serviceId: string): LlamaSimulator;
+  /** The NVIDIA GPUs (none on an AMD host). */
+  gpus(): SimGpu[];
+  /** The AMD GPUs, read through sysfs (none on an NVIDIA host). */
+  amdGpus(): SimAmdGpu[];
+  /** Runs one command line as the host's SSH exec does (its command interpreter, no shell). */
+  run(command: string): Promise<ExecResult>;
+}
+
+export interface StartedHost {
+  handle: DemoHostHandle;
+  publicLine: string;
+  config: DemoHostConfig;
+  traffic: TrafficTarget[];
+}
+
+/** Clients at the top of a swell: enough to queue on the small L20 and on strix's two slots, a calm OCR and embedding load. */
+const TRAFFIC_CLIENTS: Record<string, number> = { qwen: 5, gemma: 6, ocr: 2, embed: 2, coder: 3 };
+
+type Simulator = VllmSimulator | LlamaSimulator;
+
+export interface HostContext {
+  dir: string;
+  clock: Clock;
+  logger: Logger;
+  timeScale: number;
+  decodeSpeedFactor: number;
+  clientKeyFile: string;
+  knownHostsFile: string;
+}
+
+function modelOf(s: ServiceProfile): string {
+  return s.engine === 'vllm' ? s.servedModelName : s.alias;
+}
+
+function slotsOf(s: ServiceProfile): number {
+  return s.engine === 'vllm' ? s.slots : s.parallel;
+}
+
+/** The service's listening socket as ss shows it (vLLM: only once serving; llama-server: from the moment it binds). */
+function listenerOf(s: ServiceProfile, sim: Simulator): TcpListener | null {
+  if (!sim.acceptsConnections) return null;
+  if (sim instanceof LlamaSimulator) {
+    const pid = sim.state().pid;
+    return { address: '127.0.0.1', port: s.remotePort, backlog: LLAMA_LISTEN_BACKLOG, ...(pid !== null ? { process: { name: 'llama-server', pid, fd: 3 } } : {}) };
+  }
+  // The API server (uvicorn, a python3 process) is not one of the engine processes on the GPUs.
+  const enginePid = sim.state().pids[0];
+  return { address: '127.0.0.1', port: s.remotePort, backlog: UVICORN_BACKLOG, ...(enginePid !== undefined ? { process: { name: 'python3', pid: enginePid - 3, fd: 27 } } : {}) };
+}
+
+/** The host's command interpreter's view of it: its GPUs, services, listeners and restart commands. */
+function execHostOf(profile: HostProfile, ctx: HostContext, sims: ReadonlyMap<string, Simulator>, gpus: readonly SimGpu[], amdGpus: readonly SimAmdGpu[]): ExecHost {
+  const simOf = (id: string) => sims.get(id)!;
+  const vendor = profile.gpu.vendor ?? 'nvidia';
+  return {
+    bootMs: ctx.clock.now() - 3 * 86_400_000 - 4 * 3_600_000,
+    hostname: profile.hostname,
+    gpuVendor: vendor,
+    nowMs: () => ctx.clock.now(),
+    samples: () => gpus.map((g) => g.sample()),
+    amdSamples: () => amdGpus.map((g) => g.sample()),
+    loadAverage: () => {
+      const running = [...sims.values()].reduce((n, s) => n + (s instanceof LlamaSimulator ? s.snapshot().processing : s.snapshot().running), 0);
+      return [0.3 + running * 0.9, 0.25 + running * 0.7, 0.2 + running * 0.5];
+    },
+    // Each server binds 127.0.0.1:<remotePort> (vllm serve --host 127.0.0.1, llama-server --host 127.0.0.1).
+    serviceListeners: () => profile.services.flatMap((s) => listenerOf(s, simOf(s.id)) ?? []),
+    // Only llama-server processes can be killed here (a ghost's way out); vLLM has no single server process in the demo.
+    killProcess: (pid) => [...sims.values()].some((sim) => sim instanceof LlamaSimulator && sim.kill(pid)),
+    restartCommands: profile.services.map((s) => ({
+      tokens: tokenize(s.restartCommand),
+      run: async (): Promise<ExecResult> => {
+        // Both `docker compose restart` and `systemctl restart` return once the
+        // new process has been started (it is then loading, not yet healthy).
+        await simOf(s.id).restart().initiated;
+        return { stdout: s.restartOutput.stdout, stderr: s.restartOutput.stderr, code: 0 };
+      },
+    })),
+  };
+}
+
+export async function startHost(
+  profile: HostProfile,
+  ctx: HostContext,
+  clientKey: KeyPairFiles,
+  store: DisposableStore,
+): Promise<StartedHost> {
+  const logger = ctx.logger.child(profile.label);
+  const hostKey = await loadOrCreateKey(ctx.dir, `host_${profile.label}_ed25519`, `demo host ${profile.label}`);
+  const vendor = profile.gpu.vendor ?? 'nvidia';
+  const gpus = vendor === 'nvidia' ? Array.from({ length: profile.gpuCount }, (_, i) => new SimGpu(profile.label, i, profile.gpu, ctx.clock)) : [];
+  const amdGpus = vendor === 'amd' ? Array.from({ length: profile.gpuCount }, (_, i) => new SimAmdGpu(profile.label, i, profile.gpu, ctx.clock)) : [];
+  let pid = 2000 + (hashLabel(profile.label) % 50_000);
+  const allocatePid = () => (pid += 7 + (pid % 13));
+  const sims = new Map<string, Simulator>();
+  for (const service of profile.services) {
+    const common = { clock: ctx.clock, logger, timeScale: ctx.timeScale, decodeSpeedFactor: ctx.decodeSpeedFactor, allocatePid };
+    const sim: Simulator = service.engine === 'vllm' ? await VllmSimulator.start({ ...common, profile: service }) : await LlamaSimulator.start({ ...common, profile: service });
+    store.add(sim);
+    sims.set(service.id, sim);
+    for (const g of service.gpuIndices) {
+      gpus[g]?.attach(sim);
+      amdGpus[g]?.attach(sim);
+    }
+  }
+  const simOf = (id: string) => sims.get(id)!;
+  const execHost = execHostOf(profile, ctx, sims, gpus, amdGpus);
+  const ssh = new DemoSshServer({
+    hostKey: hostKey.privateKey,
+    clientKey: clientKey.publicKey,
+    logger,
+    targets: profile.services.map((s) => ({
+      remotePort: s.remotePort,
+      localPort: () => {
+        const sim = simOf(s.id);
+        return sim.acceptsConnections ? sim.port : null;
+      },
+    })),
+    execHost,
+  });
+  const sshPort = await ssh.listen();
+  store.add(toDisposable(() => ssh.close()));
+  logger.info('demo host listening', { port: sshPort, services: profile.services.map((s) => s.id) });
+  const unknown = (serviceId: string, engine: string) =>
+    new AppError(DemoErrorCode.UNKNOWN_SERVICE, `demo host ${profile.label} has no ${engine} service "${serviceId}"`, { details: { serviceId } });
+  const handle: DemoHostHandle = {
+    label: profile.label,
+    sshPort,
+    hostKeyFingerprint: fingerprintOf(hostKey.publicKey.getPublicSSH()),
+    simulator(serviceId) {
+      const sim = sims.get(serviceId);
+      if (!(sim instanceof VllmSimulator)) throw unknown(serviceId, 'vLLM');
+      return sim;
+    },
+    llamaServer(serviceId) {
+      const sim = sims.get(serviceId);
+      if (!(sim instanceof LlamaSimulator)) throw unknown(serviceId, 'llama-server');
+      return sim;
+    },
+    gpus: () => [...gpus],
+    amdGpus: () => [...amdGpus],
+    run: (command) => runCommand(command, execHost),
+  };
+  const traffic: TrafficTarget[] = profile.services.map((s) => ({
+    simulator: simOf(s.id),
+    model: modelOf(s),
+    kind: s.engine === 'vllm' ? s.kind : 'generate',
+    maxClients: TRAFFIC_CLIENTS[s.id] ?? Math.max(1, Math.ceil(slotsOf(s) / 2)),
+  }));
+  return { handle, publicLine: hostKey.publicLine, config: hostConfigOf(profile, sshPort, ctx), traffic };
+}
+
+/** The host as a console's config names it: this fleet's SSH port, client key and known_hosts, and its services. */
+function hostConfigOf(profile: HostProfile, sshPort: number, ctx: HostContext): DemoHostConfig {
+  return {
+    label: profile.label,
+    ssh: { host: '127.0.0.1', port: sshPort, user: DEMO_SSH_USER, identityFile: ctx.clientKeyFile },
+    knownHostsFile: ctx.knownHostsFile,
+    gpu: { model: profile.gpu.name, count: profile.gpuCount },
+    pricePerHourUsd: profile.pricePerHourUsd,
+    ...(profile.monthlyBudgetUsd !== undefined ? { monthlyBudgetUsd: profile.monthlyBudgetUsd } : {}),
+    services: profile.services.map((s) => ({
+      id: s.id,
+      kind: s.engine,
+      remotePort: s.remotePort,
+      model: modelOf(s),
+      aliases: [...s.aliases],
+      slots: slotsOf(s),
+      restartCommand: s.restartCommand,
+    })),
+  };
+}
+
+function hashLabel(label: string): number {
+  let h = 0;
+  for (const c of label) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return h;
+}
