@@ -5,14 +5,15 @@
 // (reachable only through SSH). Namespaces, links and processes carry a
 // per-process prefix and are removed in dispose() and by preClean() on the next run.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ROOT } from './imports.js';
-import { sessionHomeLine } from './ssh-tools.js';
+import { keygen, launchSshd, waitForLine, type Sshd, type SshdOptions } from './sshd.js';
+
+export { fingerprintOf, keygen, knownHostsLine, type Sshd, type SshdOptions } from './sshd.js';
 
 export const NS_PREFIX = 'gcssh';
-const SSHD = existsSync('/usr/sbin/sshd') ? '/usr/sbin/sshd' : 'sshd';
 const MODEL_SERVER = resolve(ROOT, 'test/fixtures/ssh/model-server.mjs');
 
 function ip(...args: string[]): string {
@@ -72,68 +73,7 @@ function killNamespacePids(ns: string): void {
   }
 }
 
-/** Every process below `pid` (by /proc/<pid>/stat's parent field). */
-function descendants(pid: number): number[] {
-  const parents = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(name)]);
-    } catch {
-      // exited while we looked
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const c of parents.get(p) ?? []) {
-      out.push(c);
-      walk(c);
-    }
-  };
-  walk(pid);
-  return out;
-}
-
 let counter = 0;
-
-export interface SshdOptions {
-  /** Address inside the namespace; default the namespace's veth address. */
-  listen?: string;
-  port?: number;
-  /** Host key type for ssh-keygen; default ed25519. */
-  keyType?: 'ed25519' | 'ecdsa' | 'rsa';
-  /** Reuse host keys from an earlier sshd of this host (a restart), or make new ones (a reinstall). */
-  hostKeyDir?: string;
-  logLevel?: 'INFO' | 'VERBOSE' | 'DEBUG1' | 'DEBUG3';
-  /**
-   * sshd_config lines of the test's own (TrustedUserCAKeys, HostCertificate,
-   * PermitOpen, `AuthorizedKeysFile none`, `ListenAddress 127.0.0.2:2202`).
-   * sshd keeps the FIRST value of a single-valued keyword, so these go before
-   * the defaults and win over them; ListenAddress, HostKey and HostCertificate
-   * add to the defaults. A `Match` block (and all after it) goes after the defaults.
-   */
-  extraConfig?: string[];
-  /** Environment of the sessions beside their HOME (one SetEnv line: sshd keeps the first); not via extraConfig. */
-  sessionEnv?: Record<string, string>;
-}
-
-export interface Sshd {
-  proc: ChildProcess;
-  port: number;
-  listen: string;
-  dir: string;
-  logFile: string;
-  hostKeyFile: string;
-  /** `ssh-ed25519 AAAA…` */
-  hostKeyPublic: string;
-  /** As `ssh-keygen -lf` prints it. */
-  fingerprint: string;
-  log(): string;
-  /** SIGKILL to the listener and every session child: the host "crashes". */
-  kill(): Promise<void>;
-}
 
 export interface NetnsHost {
   ns: string;
@@ -149,46 +89,7 @@ export interface NetnsHost {
   startModelServer(port?: number): Promise<ChildProcess>;
   linkDown(): void;
   linkUp(): void;
-  /** known_hosts text for `host`/`port` with `publicKey`. */
   dispose(): Promise<void>;
-}
-
-function waitForLine(proc: ChildProcess, re: RegExp, timeoutMs: number, what: string): Promise<void> {
-  return new Promise((resolvePromise, reject) => {
-    let buf = '';
-    const t = setTimeout(() => reject(new Error(`${what} did not start within ${timeoutMs} ms: ${buf.slice(-500)}`)), timeoutMs);
-    const on = (d: Buffer) => {
-      buf += d.toString();
-      if (re.test(buf)) {
-        clearTimeout(t);
-        resolvePromise();
-      }
-    };
-    proc.stdout?.on('data', on);
-    proc.stderr?.on('data', on);
-    proc.once('exit', (code) => {
-      clearTimeout(t);
-      reject(new Error(`${what} exited (${code}): ${buf.slice(-800)}`));
-    });
-  });
-}
-
-async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-export function keygen(file: string, type: 'ed25519' | 'ecdsa' | 'rsa', extra: string[] = []): void {
-  rmSync(file, { force: true });
-  rmSync(`${file}.pub`, { force: true });
-  execFileSync('ssh-keygen', ['-q', '-t', type, ...(type === 'rsa' ? ['-b', '2048'] : []), '-N', '', '-C', '', '-f', file, ...extra], { stdio: 'ignore' });
-}
-
-export function fingerprintOf(pubFile: string): string {
-  return execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', pubFile], { encoding: 'utf8' }).split(' ')[1]!;
 }
 
 /**
@@ -232,7 +133,6 @@ export async function createNetnsHost(): Promise<NetnsHost> {
     }
     throw err;
   }
-  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const clientKey = join(dir, 'client_ed25519');
   keygen(clientKey, 'ed25519');
   const authorizedKeys = join(dir, 'authorized_keys');
@@ -249,77 +149,11 @@ export async function createNetnsHost(): Promise<NetnsHost> {
       writeFileSync(authorizedKeys, `${readFileSync(authorizedKeys, 'utf8').trimEnd()}\n${line.trim()}\n`, { mode: 0o600 });
     },
     async startSshd(options = {}) {
-      const id = sshdCount++;
-      const sdir = join(dir, `sshd${id}`);
-      mkdirSync(sdir, { recursive: true });
-      const keyType = options.keyType ?? 'ed25519';
-      const keyDir = options.hostKeyDir ?? sdir;
-      const hostKeyFile = join(keyDir, `ssh_host_${keyType}_key`);
-      if (!existsSync(hostKeyFile)) keygen(hostKeyFile, keyType);
-      const listen = options.listen ?? addr;
-      const port = options.port ?? 22;
-      const logFile = join(sdir, 'sshd.log');
-      const conf = join(sdir, 'sshd_config');
-      const extra = options.extraConfig ?? [];
-      const matchAt = extra.findIndex((l) => /^\s*Match\s/i.test(l));
-      const [extraHead, extraMatch] = matchAt < 0 ? [extra, []] : [extra.slice(0, matchAt), extra.slice(matchAt)];
-      writeFileSync(
-        conf,
-        [
-          ...extraHead,
-          `Port ${port}`,
-          `ListenAddress ${listen}`,
-          `HostKey ${hostKeyFile}`,
-          `PidFile ${join(sdir, 'sshd.pid')}`,
-          `AuthorizedKeysFile ${authorizedKeys}`,
-          'StrictModes no',
-          'UsePAM no',
-          'PermitRootLogin prohibit-password',
-          'PasswordAuthentication no',
-          'KbdInteractiveAuthentication no',
-          'AllowTcpForwarding yes',
-          'AllowAgentForwarding no',
-          'X11Forwarding no',
-          'PrintMotd no',
-          'UseDNS no',
-          'MaxStartups 200',
-          'MaxSessions 50',
-          `LogLevel ${options.logLevel ?? 'DEBUG1'}`,
-          sessionHomeLine(sdir, options.sessionEnv),
-          ...extraMatch,
-          '',
-        ].join('\n'),
-      );
-      const proc = spawn('ip', ['netns', 'exec', ns, SSHD, '-D', '-e', '-f', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
-      procs.push(proc);
-      const chunks: string[] = [];
-      proc.stdout!.on('data', (d: Buffer) => chunks.push(d.toString()));
-      proc.stderr!.on('data', (d: Buffer) => chunks.push(d.toString()));
-      await waitForLine(proc, /Server listening on/, 10_000, `sshd in ${ns}`);
-      const pub = readFileSync(`${hostKeyFile}.pub`, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
-      return {
-        proc,
-        port,
-        listen,
-        dir: sdir,
-        logFile,
-        hostKeyFile,
-        hostKeyPublic: pub,
-        fingerprint: fingerprintOf(`${hostKeyFile}.pub`),
-        log: () => chunks.join(''),
-        async kill() {
-          // This sshd's listener and every session child it forked, like a crash (other sshds in the namespace live on).
-          const victims = [proc.pid!, ...descendants(proc.pid!)];
-          for (const pid of victims) {
-            try {
-              process.kill(pid, 'SIGKILL');
-            } catch {
-              // gone
-            }
-          }
-          if (proc.exitCode === null && proc.signalCode === null) await new Promise((r) => proc.once('exit', r));
-        },
-      };
+      const sdir = join(dir, `sshd${sshdCount++}`);
+      const listen = typeof options.listen === 'string' ? [options.listen] : (options.listen ?? [addr]);
+      const sshd = await launchSshd({ dir: sdir, port: options.port ?? 22, listen, authorizedKeysFile: authorizedKeys, options, launcher: ['ip', 'netns', 'exec', ns], what: `sshd in ${ns}` });
+      procs.push(sshd.proc);
+      return sshd;
     },
     async startModelServer(port = 8000) {
       const proc = spawn('ip', ['netns', 'exec', ns, process.execPath, MODEL_SERVER, String(port), '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -350,11 +184,5 @@ export async function createNetnsHost(): Promise<NetnsHost> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  void waitFor;
   return host;
-}
-
-/** known_hosts line for an sshd. */
-export function knownHostsLine(sshd: Sshd, name = sshd.listen): string {
-  return `${sshd.port === 22 ? name : `[${name}]:${sshd.port}`} ${sshd.hostKeyPublic}\n`;
 }

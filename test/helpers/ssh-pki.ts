@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { keygen } from './netns-sshd.js';
+import { keygen } from './sshd.js';
 
 export interface SshCa {
   /** Private key file (unencrypted). */

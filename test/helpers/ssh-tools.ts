@@ -1,11 +1,12 @@
 // Small things the SSH tests share: whether this machine has the OpenSSH
 // client (tests that need it skip, saying so, where it is absent), a free
-// loopback port for a server the test starts, and a home for the sessions of
-// a test sshd.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+// loopback port for a server the test starts, a home for the sessions of
+// a test sshd, and an ssh-agent holding a test's keys.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { until } from './until.js';
 
 export const HAVE_OPENSSH = (() => {
   try {
@@ -39,4 +40,22 @@ export function sessionHomeLine(parent: string, env: Record<string, string> = {}
   const home = join(parent, 'home');
   mkdirSync(home, { recursive: true });
   return ['SetEnv', `HOME=${home}`, ...Object.entries(env).map(([k, v]) => `${k}=${v}`)].join(' ');
+}
+
+export interface SshAgent {
+  sock: string;
+  kill(): void;
+}
+
+/** OpenSSH's ssh-agent listening on `sock`, holding `keyFiles` (unencrypted); ready when its socket exists (2 s). */
+export async function startSshAgent(sock: string, keyFiles: readonly string[]): Promise<SshAgent> {
+  const agent = spawn('ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
+  try {
+    await until(() => existsSync(sock), { timeoutMs: 2_000, what: `ssh-agent's socket ${sock}` });
+    for (const key of keyFiles) execFileSync('ssh-add', ['-q', key], { env: { ...process.env, SSH_AUTH_SOCK: sock }, stdio: 'ignore' });
+  } catch (err) {
+    agent.kill();
+    throw err;
+  }
+  return { sock, kill: () => void agent.kill() };
 }

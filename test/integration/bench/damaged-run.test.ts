@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, type Api } from '../../../src-main/core/api.js';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { Api } from '../../../src-main/core/api.js';
+import type { App } from '../../../src-main/core/app.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
 
 // #26.5 through the contract, as the Benchmarks view and the Reports view call
 // it: a 1e308 GuideLLM import is refused with the field named; a row planted
@@ -12,6 +12,7 @@ import { silentLogger } from '../../../src-main/core/base/index.js';
 // bench.listRuns or reports.preview, is named in both, and can be deleted.
 
 let dir: string;
+let core: TestApp;
 let app: App;
 let api: Api;
 
@@ -30,13 +31,12 @@ const guidellm = (tokS: number) =>
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gc-bench-damaged-'));
-  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: null, logger: silentLogger });
-  api = createApi(app, silentLogger);
+  core = await startTestApp({ dataDir: dir, configFile: null });
+  ({ app, api } = core);
 }, 60_000);
 
 afterAll(async () => {
-  api?.dispose();
-  await app?.dispose();
+  await core?.dispose();
   rmSync(dir, { recursive: true, force: true });
 });
 

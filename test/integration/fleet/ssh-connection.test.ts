@@ -1,5 +1,5 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { createServer, connect as netConnect, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { SshConnection, LocalForward, sha256Fingerprint, type SshStateChange } f
 import type { AppError } from '../../../src-main/core/base/index.js';
 import { startTestSshServer, type TestSshServer } from './helpers/test-ssh-server.js';
 import { generateEd25519 } from '../../../src-main/demo/keys.js';
+import { startSshAgent } from '../../helpers/ssh-tools.js';
 
 let sshd: TestSshServer;
 let echo: Server;
@@ -142,10 +143,8 @@ describe('SshConnection against a loopback ssh2 server', () => {
 
   it('authenticates through ssh-agent (SSH_AUTH_SOCK) and names both methods when both fail', async () => {
     const sock = join(sshd.dir, 'agent.sock');
-    const agent = spawn('ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
+    const agent = await startSshAgent(sock, [sshd.clientKeyFile]);
     try {
-      for (let i = 0; i < 50 && !existsSync(sock); i++) await new Promise((r) => setTimeout(r, 20));
-      execFileSync('ssh-add', ['-q', sshd.clientKeyFile], { env: { ...process.env, SSH_AUTH_SOCK: sock }, stdio: 'ignore' });
       const c = session(sshd.knownHostsLine(), { identityFile: '', agent: true, env: { SSH_AUTH_SOCK: sock } });
       await c.connect();
       expect(c.state).toBe('connected');

@@ -2,9 +2,9 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startApp } from '../../../src-main/core/app.js';
 import type { Logger } from '../../../src-main/core/base/index.js';
 import { prepareDataDir } from '../../../src-main/core/instance/index.js';
+import { startTestApp } from '../../helpers/app.js';
 
 // Issue #26 (low): an existing data folder was not tightened to 0700, though
 // docs/security.md says it is. It holds the audit log, the secrets file, the
@@ -61,7 +61,7 @@ describe.skipIf(process.platform === 'win32')('the data folder is private to its
     chmodSync(dir, 0o775);
     writeFileSync(join(dir, 'config.yaml'), 'hosts: []\n', { mode: 0o600 });
     const lines: { msg: string; fields?: Record<string, unknown> }[] = [];
-    const app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), logger: recordingLogger(lines), home: root });
+    const core = await startTestApp({ dataDir: dir, configFile: join(dir, 'config.yaml'), logger: recordingLogger(lines), home: root });
     try {
       expect(modeOf(dir)).toBe(0o700);
       expect(lines.some((l) => l.msg === 'data folder tightened' && l.fields?.['was'] === '0775')).toBe(true);
@@ -70,7 +70,7 @@ describe.skipIf(process.platform === 'win32')('the data folder is private to its
       const open = entries.filter((e) => (e.mode & 0o077) !== 0 && !(e.path.endsWith('.sock') || e.path.endsWith('.ctl')));
       expect(open.map((e) => `${e.path} ${e.mode.toString(8)}`)).toEqual([]);
     } finally {
-      await app.dispose();
+      await core.dispose();
     }
   }, 30_000);
 });

@@ -8,13 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, type Api } from '../../../src-main/core/api.js';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { Api } from '../../../src-main/core/api.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
 
 const SECRET = 'whsec-ui-made-never-out-77';
 let dir: string;
-let app: App;
+let core: TestApp;
 let api: Api;
 let server: Server;
 let port: number;
@@ -32,12 +31,11 @@ async function fails(channel: string, input: unknown): Promise<{ code: string; m
 }
 
 async function start(): Promise<void> {
-  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), logger: silentLogger, home: dir });
-  api = createApi(app, silentLogger);
+  core = await startTestApp({ dataDir: dir, configFile: join(dir, 'config.yaml'), home: dir });
+  api = core.api;
 }
 async function stop(): Promise<void> {
-  api?.dispose();
-  await app?.dispose();
+  await core?.dispose();
 }
 
 beforeAll(async () => {

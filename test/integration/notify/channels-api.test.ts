@@ -7,13 +7,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, type Api } from '../../../src-main/core/api.js';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { Api } from '../../../src-main/core/api.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
 
 const SECRET = 'whsec-never-shown-9f2';
 let dir: string;
-let app: App;
+let core: TestApp;
 let api: Api;
 let server: Server;
 const got: { headers: IncomingMessage['headers']; body: string }[] = [];
@@ -34,14 +33,13 @@ beforeAll(async () => {
   const port = (server.address() as AddressInfo).port;
   dir = mkdtempSync(join(tmpdir(), 'gc-notify-'));
   writeFileSync(join(dir, 'config.yaml'), `hosts: []\nnotifications:\n  channels:\n    - id: pager\n      kind: webhook\n      url: http://127.0.0.1:${port}/hook?token=qs-secret\n      secretRef: notify.pager\n      events: [host.down]\n`);
-  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), logger: silentLogger, home: dir });
-  api = createApi(app, silentLogger);
+  core = await startTestApp({ dataDir: dir, configFile: join(dir, 'config.yaml'), home: dir });
+  api = core.api;
   await call('secrets.set', { name: 'notify.pager', value: SECRET });
 });
 
 afterAll(async () => {
-  api?.dispose();
-  await app?.dispose();
+  await core?.dispose();
   await new Promise((r) => server.close(r));
   rmSync(dir, { recursive: true, force: true });
 });

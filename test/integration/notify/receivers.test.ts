@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src-main/core/base/index.js';
 import { DeliveryDispatcher, SIGNATURE_HEADER, TIMESTAMP_HEADER, type ConsoleNotification } from '../../../src-main/core/notify/index.js';
 import { NotifyChannelConfigSchema, type NotifyDelivery } from '../../../src-preload/contract/notify.js';
+import { until } from '../../helpers/until.js';
 
 interface Got { url: string; headers: IncomingMessage['headers']; body: string }
 const servers: Server[] = [];
@@ -52,11 +53,6 @@ function dispatcher(channels: unknown[], extra: { timeoutMs?: number } = {}) {
   dispatchers.push(d);
   return { d, rows };
 }
-async function until(pred: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) { if (Date.now() > end) throw new Error('timed out waiting'); await new Promise((r) => setTimeout(r, 10)); }
-}
-
 describe('deliveries to real receivers', () => {
   it('delivers each shape: slack, zulip, ntfy, signed webhook', async () => {
     const [slack, zulip, ntfy, hook] = await Promise.all([receiver(), receiver(), receiver(), receiver()]);
@@ -68,7 +64,7 @@ describe('deliveries to real receivers', () => {
       { id: 'hook', kind: 'webhook', url: `${hook.base}/in`, events, secretRef: 'notify.hook' },
     ]);
     d.dispatch(notice);
-    await until(() => rows.filter((r) => r.status === 'delivered').length === 4);
+    await until(() => rows.filter((r) => r.status === 'delivered').length === 4, { timeoutMs: 5_000 });
 
     expect(JSON.parse(slack.got[0]!.body)).toEqual({ text: '[critical] Host l20 down — no answer' });
     expect(zulip.got[0]!.url).toBe('/api/v1/messages');
@@ -90,7 +86,7 @@ describe('deliveries to real receivers', () => {
     const t = performance.now();
     d.dispatch(notice);
     expect(performance.now() - t).toBeLessThan(20);
-    await until(() => rows.some((r) => r.status === 'failed'));
+    await until(() => rows.some((r) => r.status === 'failed'), { timeoutMs: 5_000 });
     expect(rows.map((r) => `${r.attempt}:${r.status}:${r.error}`)).toEqual(['1:retrying:ECONNREFUSED', '2:retrying:ECONNREFUSED', '3:failed:ECONNREFUSED']);
   });
 
@@ -98,7 +94,7 @@ describe('deliveries to real receivers', () => {
     const slow = await receiver({ delayMs: 1_000 });
     const { d, rows } = dispatcher([{ id: 'slow', kind: 'webhook', url: `${slow.base}/in`, events: ['host.down'], secretRef: 'notify.hook' }], { timeoutMs: 150 });
     d.dispatch(notice);
-    await until(() => rows.some((r) => r.status === 'failed'));
+    await until(() => rows.some((r) => r.status === 'failed'), { timeoutMs: 5_000 });
     expect(rows).toHaveLength(3);
     expect(rows.map((r) => `${r.httpStatus}:${r.error}`)).toEqual(Array(3).fill('null:TIMEOUT'));
     expect(slow.got.length).toBe(3);

@@ -10,9 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, type Api } from '../../../src-main/core/api.js';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { Api } from '../../../src-main/core/api.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
 
 const ZULIP_KEY = 'zulip-api-key-never-elsewhere-31';
 const PAGER_KEY = 'pager-hmac-never-elsewhere-77';
@@ -34,7 +33,7 @@ async function listener(): Promise<Listener> {
 }
 
 let dir: string;
-let app: App;
+let core: TestApp;
 let api: Api;
 let receiver: Listener;
 let probe: Listener;
@@ -44,12 +43,11 @@ async function start(allowLoopback: boolean): Promise<void> {
     join(dir, 'config.yaml'),
     `hosts: []\nnotifications:\n  allowLoopback: ${allowLoopback}\n  channels:\n    - id: pager\n      kind: webhook\n      url: http://127.0.0.1:${receiver.port}/pager\n      secretRef: notify.pager\n      events: [host.down]\n`,
   );
-  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), logger: silentLogger, home: dir });
-  api = createApi(app, silentLogger);
+  core = await startTestApp({ dataDir: dir, configFile: join(dir, 'config.yaml'), home: dir });
+  api = core.api;
 }
 async function stop(): Promise<void> {
-  api?.dispose();
-  await app?.dispose();
+  await core?.dispose();
 }
 const invoke = (channel: string, input: unknown) => api.invoke(channel, input, { caller: 'test' });
 const zulip = () => ({ id: 'team-zulip', kind: 'zulip', url: `http://127.0.0.1:${receiver.port}`, events: ['host.down'], zulip: { email: 'bot@chat.example.org', stream: 'ops' } });

@@ -7,6 +7,7 @@ import { createOffPremCounter, type OffPremCounter } from '../../../src-main/cor
 import type { WireCode } from '../../../src-main/core/proxy/index.js';
 import { fakeFleet, type FakeFleet, type FakeFleetOptions } from './fake-fleet.js';
 import { rawHttp, startStub, startStubProxy, type StubHandler, type StubProxy } from './helpers.js';
+import { until } from '../../helpers/until.js';
 
 // Every `error.code` the proxy can put on the wire, one row each, each produced
 // through the real ProxyServer (fleet conditions through a real FleetResolver
@@ -155,21 +156,13 @@ async function raw(e: Env, head: string[], body = ''): Promise<Answer> {
 }
 
 /** Polls a condition the proxy exposes (queue depth, a held upstream request); fails after `timeoutMs`. */
-async function until(what: string, cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 /** A request whose upstream holds it: `answer` comes when the gate opens (or the proxy cuts it). */
 async function inFlight(e: Env, g: ReturnType<typeof gate>): Promise<{ answer: Promise<Answer> }> {
   const n = g.held.length;
   const answer = send(e);
   // A blocker nobody reads may end in a socket error when the proxy closes: that is not this test's failure.
   answer.catch(() => undefined);
-  await until('the upstream to hold a request', () => g.held.length > n);
+  await until(() => g.held.length > n, { what: 'the upstream to hold a request', timeoutMs: 5_000, intervalMs: 5 });
   return { answer };
 }
 
@@ -452,7 +445,7 @@ const TABLE = {
           const { e, g } = await gated({ slots: 1 });
           await inFlight(e, g);
           const queued = send(e);
-          await until('a queued request', () => e.p.proxy.snapshot().queued === 1);
+          await until(() => e.p.proxy.snapshot().queued === 1, { what: 'a queued request', timeoutMs: 5_000, intervalMs: 5 });
           const closing = e.p.proxy.close(2_000);
           const answer = await queued;
           g.release();
@@ -730,7 +723,7 @@ const TABLE = {
           resolve();
         });
       });
-      await until('the request row', () => e.p.rows() === 1);
+      await until(() => e.p.rows() === 1, { what: 'the request row', timeoutMs: 5_000, intervalMs: 5 });
       expect(lastRow(e.p)).toEqual({ status: 499, error_code: 'client_closed' });
     },
   },

@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UpstreamAvailability, UpstreamResolver } from '../../../src-main/core/proxy/index.js';
 import { startStub, startStubProxy, type StubHandler, type StubProxy } from './helpers.js';
+import { until } from '../../helpers/until.js';
 
 // One model on two stub upstreams (replicas a/s and b/s), and a group alias whose
 // first model sits on a third: through a real ProxyServer on loopback.
@@ -104,11 +105,6 @@ async function received(stub: Stub, n: number): Promise<void> {
   expect(stub.requests).toBeGreaterThanOrEqual(n);
 }
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  expect(check()).toBe(true);
-}
-
 /** A port that refuses connections: a stub's, once it is closed. */
 async function refusedUrl(): Promise<string> {
   const s = await startStub(() => undefined);
@@ -203,7 +199,7 @@ describe('replicas: failover before the first byte', () => {
     const first = chat(f, 'M');
     await received(f.a, 1);
     const second = chat(f, 'M'); // a/s is the only ready replica: it queues there
-    await until(() => stat(f, 'a/s').queued === 1);
+    await until(() => stat(f, 'a/s').queued === 1, { timeoutMs: 5_000, intervalMs: 5 });
     f.unavailable.delete('b/s');
     f.unavailable.set('a/s', down()); // the tunnel drops while it waits
     const [one, two] = await Promise.all([first, second]);
@@ -223,7 +219,7 @@ describe('replicas: failover before the first byte', () => {
     const first = chat(f, 'g');
     await received(c, 1);
     const second = chat(f, 'g'); // Big's replica is full but ready: the request queues there
-    await until(() => stat(f, 'c/s').queued === 1);
+    await until(() => stat(f, 'c/s').queued === 1, { timeoutMs: 5_000, intervalMs: 5 });
     f.unavailable.set('c/s', down());
     const [one, two] = await Promise.all([first, second]);
     expect(one).toMatchObject({ status: 200, upstream: 'c/s' });

@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, type Api } from '../../../src-main/core/api.js';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { Api } from '../../../src-main/core/api.js';
+import type { App } from '../../../src-main/core/app.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { waitHost } from './helpers.js';
 
 // Through the contract: the ~/.ssh/config import (preview, then apply into the
@@ -13,6 +13,7 @@ import { waitHost } from './helpers.js';
 // never appear in a view, an answer or the audit log.
 
 let dir: string;
+let core: TestApp;
 let app: App;
 let api: Api;
 const PASS = 'tr0ub4dor&3-never-logged';
@@ -39,13 +40,12 @@ beforeAll(async () => {
     'Include conf.d/*.conf\nHost *\n  User ops\n  IdentityFile ~/.ssh/id_fleet\nHost bastion\n  HostName 192.0.2.10\nHost gpu-1 gpu-2\n  HostName %h.example.internal\n  ProxyJump bastion\n  Weird yes\nHost locked\n  HostName 192.0.2.99\n',
   );
   writeFileSync(join(dir, '.ssh', 'conf.d', '10-lab.conf'), 'Host lab-1\n  HostName 192.0.2.50\n  User lab\nroot:x:0:0:root:/root:/bin/bash\n');
-  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), logger: silentLogger, home: dir, pollIntervalMs: 250 });
-  api = createApi(app, silentLogger);
+  core = await startTestApp({ dataDir: dir, configFile: join(dir, 'config.yaml'), home: dir, pollIntervalMs: 250 });
+  ({ app, api } = core);
 });
 
 afterAll(async () => {
-  api?.dispose();
-  await app?.dispose();
+  await core?.dispose();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, type Api } from '../../../src-main/core/api.js';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { Api } from '../../../src-main/core/api.js';
+import type { App } from '../../../src-main/core/app.js';
 import { HAVE_OPENSSH } from '../../helpers/ssh-tools.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
 
 // Issue #26, finding 1: an uploaded "team ssh_config" whose HostName carries
 // shell text. The console wrote it unquoted into the openssh transport's
@@ -16,6 +16,7 @@ import { HAVE_OPENSSH } from '../../helpers/ssh-tools.js';
 
 let dir: string;
 const markerDir = join(tmpdir(), `gc-hostile-marker-${process.pid}`);
+let core: TestApp;
 let app: App;
 let api: Api;
 
@@ -39,13 +40,12 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gc-hostile-'));
   mkdirSync(markerDir, { recursive: true });
   writeFileSync(join(dir, 'config.yaml'), '# operator\nhosts: []\n');
-  app = await startApp({ mode: 'web', version: 'test', dataDir: dir, configFile: join(dir, 'config.yaml'), logger: silentLogger, home: dir, pollIntervalMs: 250 });
-  api = createApi(app, silentLogger);
+  core = await startTestApp({ dataDir: dir, configFile: join(dir, 'config.yaml'), home: dir, pollIntervalMs: 250 });
+  ({ app, api } = core);
 });
 
 afterAll(async () => {
-  api?.dispose();
-  await app?.dispose();
+  await core?.dispose();
   rmSync(dir, { recursive: true, force: true });
   rmSync(markerDir, { recursive: true, force: true });
 });

@@ -1,5 +1,5 @@
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,8 @@ import { ConfigSchema } from '../../../src-main/core/config/index.js';
 import { FleetService } from '../../../src-main/core/fleet/index.js';
 import { MasterForward, MemoryPassphraseCache, MemoryTrustStore, OpenSshHelperServer, OpenSshProbe, OpenSshSession, TunnelSockets } from '../../../src-main/core/ssh/index.js';
 import { Agent, request as undiciRequest } from 'undici';
-import { freePort, sessionHomeLine } from '../../helpers/ssh-tools.js';
+import { HAVE_SSHD, keygen, startLoopbackSshd, type Sshd } from '../../helpers/sshd.js';
+import { HAVE_OPENSSH } from '../../helpers/ssh-tools.js';
 
 // The openssh transport's session against a real OpenSSH sshd on loopback:
 // trust decided by the console before any credential, commands and forwards
@@ -19,21 +20,12 @@ import { freePort, sessionHomeLine } from '../../helpers/ssh-tools.js';
 // (transports.test.ts) runs both transports through the fleet in a network
 // namespace; this one is the session on its own, and needs no namespace.
 
-const SSHD = '/usr/sbin/sshd';
-const HAVE = existsSync(SSHD) && (() => {
-  try {
-    execFileSync('ssh', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const HAVE = HAVE_SSHD && HAVE_OPENSSH;
 
 const dir = mkdtempSync(join(tmpdir(), 'gc-os-'));
 const ctl = join(dir, 'c');
-let sshd: ChildProcess;
+let sshd: Sshd;
 let port = 0;
-let log = '';
 let hostPub = '';
 const clientKey = join(dir, 'client');
 const encKey = join(dir, 'enc');
@@ -42,56 +34,17 @@ const sessions: OpenSshSession[] = [];
 const helper = new OpenSshHelperServer(ctl);
 const probe = new OpenSshProbe();
 
-function keygen(file: string, extra: string[] = []): void {
-  rmSync(file, { force: true });
-  rmSync(`${file}.pub`, { force: true });
-  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', file, ...extra]);
-}
-
 beforeAll(async () => {
   if (!HAVE) return;
-  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
-  keygen(join(dir, 'hostkey'));
-  hostPub = readFileSync(join(dir, 'hostkey.pub'), 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
-  keygen(clientKey);
-  keygen(encKey, ['-N', 'correct horse']);
-  keygen(join(dir, 'ca'));
-  keygen(certKey);
+  keygen(clientKey, 'ed25519');
+  keygen(encKey, 'ed25519', ['-N', 'correct horse']);
+  keygen(join(dir, 'ca'), 'ed25519');
+  keygen(certKey, 'ed25519');
   // Expired an hour ago.
   execFileSync('ssh-keygen', ['-q', '-s', join(dir, 'ca'), '-I', 'ops', '-n', 'root', '-V', '-2h:-1h', `${certKey}.pub`]);
-  writeFileSync(join(dir, 'authorized_keys'), [readFileSync(`${clientKey}.pub`, 'utf8'), readFileSync(`${encKey}.pub`, 'utf8')].join(''), { mode: 0o600 });
-  port = await freePort();
-  writeFileSync(
-    join(dir, 'sshd_config'),
-    [
-      `Port ${port}`,
-      'ListenAddress 127.0.0.1',
-      `HostKey ${join(dir, 'hostkey')}`,
-      `PidFile ${join(dir, 'sshd.pid')}`,
-      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
-      'StrictModes no',
-      'UsePAM no',
-      'PermitRootLogin prohibit-password',
-      'PasswordAuthentication no',
-      'KbdInteractiveAuthentication no',
-      'AllowTcpForwarding yes',
-      'LogLevel DEBUG1',
-      sessionHomeLine(dir),
-      '',
-    ].join('\n'),
-  );
-  sshd = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'pipe', 'pipe'] });
-  sshd.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`sshd did not start: ${log}`)), 10_000);
-    const check = () => {
-      if (/Server listening/.test(log)) {
-        clearTimeout(t);
-        resolve();
-      } else setTimeout(check, 20);
-    };
-    check();
-  });
+  sshd = await startLoopbackSshd({ parentDir: dir, authorizedKeyFiles: [`${clientKey}.pub`, `${encKey}.pub`] });
+  port = sshd.port;
+  hostPub = sshd.hostKeyPublic;
 }, 30_000);
 
 afterEach(async () => {
@@ -100,7 +53,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await helper.dispose();
-  sshd?.kill('SIGKILL');
+  await sshd?.kill();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -126,14 +79,14 @@ const known = () => `[127.0.0.1]:${port} ${hostPub}\n`;
 describe.skipIf(!HAVE)('openssh transport: one host through the system ssh', () => {
   it('an unknown key waits for the operator, and no credential reached sshd before the decision', async () => {
     const s = session({});
-    const before = log.length;
+    const before = sshd.log().length;
     await expect(s.connect()).rejects.toMatchObject({ code: 'SSH_HOST_KEY_UNKNOWN' });
     expect(s.state).toBe('awaiting-trust');
     expect(s.hostKeyProblem).toMatchObject({ status: 'unknown', role: 'host', endpoint: `[127.0.0.1]:${port}`, keyType: 'ssh-ed25519' });
     const fingerprint = s.hostKeyProblem!.fingerprint;
-    expect(execFileSync('ssh-keygen', ['-lf', join(dir, 'hostkey.pub')]).toString()).toContain(fingerprint);
+    expect(execFileSync('ssh-keygen', ['-lf', `${sshd.hostKeyFile}.pub`]).toString()).toContain(fingerprint);
     // sshd saw the key exchange, and no authentication request of any kind.
-    const seen = log.slice(before);
+    const seen = sshd.log().slice(before);
     expect(seen).toMatch(/Connection from 127\.0\.0\.1|kex/i);
     expect(seen).not.toMatch(/userauth-request|Accepted publickey|Failed publickey|Postponed publickey/);
     await s.trustFingerprint(fingerprint);

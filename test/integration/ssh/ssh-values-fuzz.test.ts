@@ -1,5 +1,5 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src-main/core/base/index.js';
 import { ConfigSchema } from '../../../src-main/core/config/index.js';
 import { generatedConfig, type GeneratedConfigInput } from '../../../src-main/core/ssh/openssh-config.js';
-import { freePort, HAVE_OPENSSH, sessionHomeLine } from '../../helpers/ssh-tools.js';
+import { HAVE_SSHD, startLoopbackSshd, type Sshd } from '../../helpers/sshd.js';
+import { HAVE_OPENSSH } from '../../helpers/ssh-tools.js';
 
 // Issue #26: every value that reaches the openssh transport's generated
 // config or ssh's command line is data. Hostile values (quotes, $(), backticks,
@@ -19,8 +20,7 @@ import { freePort, HAVE_OPENSSH, sessionHomeLine } from '../../helpers/ssh-tools
 // would create a marker file: none is ever created. A control run with the
 // old writer's output shows the marker does appear when a value is pasted raw.
 
-const SSHD = '/usr/sbin/sshd';
-const HAVE = HAVE_OPENSSH && existsSync(SSHD);
+const HAVE = HAVE_OPENSSH && HAVE_SSHD;
 // ssh lowercases a HostName before its jump command reaches the shell: the marker's path is lowercase.
 const markerDir = join('/tmp', `gcfuzz${process.pid}`);
 const MARKER = join(markerDir, 'm');
@@ -29,9 +29,8 @@ const home = join(dir, 'home');
 const key = join(dir, 'client');
 const knownHosts = join(dir, 'known_hosts');
 const included = join(dir, 'included_config');
-let sshd: ChildProcess | null = null;
+let sshd: Sshd | null = null;
 let port = 0;
-let sshdLog = '';
 let connects = 0;
 let written = 0;
 
@@ -193,43 +192,17 @@ beforeAll(async () => {
   if (!HAVE) return;
   mkdirSync(markerDir, { recursive: true });
   mkdirSync(home, { recursive: true });
-  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
-  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'hostkey')]);
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
-  writeFileSync(join(dir, 'authorized_keys'), readFileSync(`${key}.pub`), { mode: 0o600 });
-  port = await freePort();
-  const hostPub = readFileSync(join(dir, 'hostkey.pub'), 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+  // INFO: at DEBUG1 sshd writes its own lines to a session's stderr, which the harness check expects empty.
+  sshd = await startLoopbackSshd({ parentDir: dir, listen: ['127.0.0.1', '127.0.0.2'], authorizedKeyFiles: [`${key}.pub`], logLevel: 'INFO' });
+  port = sshd.port;
+  const hostPub = sshd.hostKeyPublic;
   writeFileSync(knownHosts, `[127.0.0.1]:${port} ${hostPub}\n[127.0.0.2]:${port} ${hostPub}\n`);
   writeFileSync(included, `Host *\n  HostName 127.0.0.2\n  Port ${port}\n  User root\n  IdentityFile ${key}\n  ProxyJump root@127.0.0.1:${port}\n`);
-  const config = [
-    `Port ${port}`,
-    'ListenAddress 127.0.0.1',
-    'ListenAddress 127.0.0.2',
-    `HostKey ${join(dir, 'hostkey')}`,
-    `PidFile ${join(dir, 'sshd.pid')}`,
-    `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
-    'StrictModes no',
-    'UsePAM no',
-    'PermitRootLogin prohibit-password',
-    'PasswordAuthentication no',
-    'KbdInteractiveAuthentication no',
-    'AllowTcpForwarding yes',
-    'MaxStartups 100',
-    sessionHomeLine(dir),
-    '',
-  ];
-  writeFileSync(join(dir, 'sshd_config'), config.join('\n'));
-  sshd = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  sshd.stderr!.on('data', (d: Buffer) => (sshdLog += d.toString()));
-  const deadline = Date.now() + 10_000;
-  while (!/Server listening/.test(sshdLog)) {
-    if (Date.now() > deadline) throw new Error(`sshd did not start: ${sshdLog}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }, 30_000);
 
-afterAll(() => {
-  sshd?.kill('SIGKILL');
+afterAll(async () => {
+  await sshd?.kill();
   rmSync(dir, { recursive: true, force: true });
   rmSync(markerDir, { recursive: true, force: true });
 });

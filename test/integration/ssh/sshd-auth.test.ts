@@ -1,5 +1,5 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { tcpDialer } from '../../../src-main/core/ssh/index.js';
 import type { FleetService } from '../../../src-main/core/fleet/index.js';
 import { createNetnsHost, keygen, knownHostsLine, preClean, type NetnsHost, type Sshd } from '../../helpers/netns-sshd.js';
 import { startFleet, waitHost } from './helpers.js';
+import { startSshAgent } from '../../helpers/ssh-tools.js';
 
 // Authentication against a real OpenSSH sshd in its own network namespace:
 // key files of every kind and format, an encrypted key unlocked by a
@@ -109,10 +110,8 @@ describe('authentication against OpenSSH sshd in a network namespace', () => {
   it('ssh-agent (SSH_AUTH_SOCK) with OpenSSH ssh-agent', async () => {
     const agentKey = newAuthorizedKey('id_agent', 'ed25519', 'openssh');
     const sock = join(ns.dir, 'agent.sock');
-    const agent: ChildProcess = spawn('ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
+    const agent = await startSshAgent(sock, [agentKey]);
     try {
-      for (let i = 0; i < 100 && !existsSync(sock); i++) await new Promise((r) => setTimeout(r, 20));
-      execFileSync('ssh-add', ['-q', agentKey], { env: { ...process.env, SSH_AUTH_SOCK: sock }, stdio: 'ignore' });
       const saved = process.env['SSH_AUTH_SOCK'];
       process.env['SSH_AUTH_SOCK'] = sock;
       try {

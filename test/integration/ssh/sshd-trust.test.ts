@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, type Api } from '../../../src-main/core/api.js';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { Api } from '../../../src-main/core/api.js';
+import type { App } from '../../../src-main/core/app.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createNetnsHost, knownHostsLine, preClean, type NetnsHost, type Sshd } from '../../helpers/netns-sshd.js';
 import { waitHost } from './helpers.js';
 
@@ -16,7 +16,7 @@ import { waitHost } from './helpers.js';
 let ns: NetnsHost;
 let sshd: Sshd;
 let dataDir: string;
-let running: { app: App; api: Api } | null = null;
+let running: TestApp | null = null;
 
 beforeAll(async () => {
   preClean();
@@ -35,8 +35,7 @@ afterAll(async () => {
 
 async function stop(): Promise<void> {
   if (!running) return;
-  running.api.dispose();
-  await running.app.dispose();
+  await running.dispose();
   running = null;
 }
 
@@ -60,9 +59,7 @@ function writeConfig(knownHostsText: string, port = 22): string {
 }
 
 async function start(configFile: string): Promise<{ app: App; api: Api }> {
-  const app = await startApp({ mode: 'web', version: 'test', dataDir, configFile, logger: silentLogger, pollIntervalMs: 250 });
-  const api = createApi(app, silentLogger);
-  running = { app, api };
+  running = await startTestApp({ dataDir, configFile, pollIntervalMs: 250 });
   return running;
 }
 

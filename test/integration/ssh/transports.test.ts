@@ -1,5 +1,5 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Pool, request } from 'undici';
 import { createTunnelAgent } from '../../../src-main/core/upstream-dispatch.js';
@@ -10,6 +10,7 @@ import { MemoryPassphraseCache } from '../../../src-main/core/ssh/index.js';
 import { createNetnsHost, fingerprintOf, keygen, knownHostsLine, preClean, type NetnsHost, type Sshd } from '../../helpers/netns-sshd.js';
 import { certAuthorityLine, createCa, describeCertificate, signHostKey, signUserKey } from '../../helpers/ssh-pki.js';
 import { startFleet, waitHost } from './helpers.js';
+import { startSshAgent } from '../../helpers/ssh-tools.js';
 
 // One suite, both SSH transports (issue #17): the builtin one (ssh2 in the
 // console) and the openssh one (the system `ssh` with a ControlMaster), each
@@ -178,12 +179,10 @@ describe.each(TRANSPORTS)('%s transport against OpenSSH sshd', (transport: Trans
   it('2. ssh-agent through ssh.identityAgent (SSH_AUTH_SOCK unset): the agent key is the one sshd accepts', async () => {
     const agentKey = newAuthorizedKey('id_agent');
     const sock = join(ns.dir, 'agent.sock');
-    const agent: ChildProcess = spawn('ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
+    const agent = await startSshAgent(sock, [agentKey]);
     const saved = process.env['SSH_AUTH_SOCK'];
     delete process.env['SSH_AUTH_SOCK'];
     try {
-      for (let i = 0; i < 100 && !existsSync(sock); i++) await sleep(20);
-      execFileSync('ssh-add', ['-q', agentKey], { env: { ...process.env, SSH_AUTH_SOCK: sock }, stdio: 'ignore' });
       const { fleet } = fleetOf([host('agent', { identityAgent: sock })]);
       const h = await waitHost(fleet, 'agent', tunnelUp);
       expect(h.state).toBe('connected');

@@ -9,6 +9,7 @@ import { startWebBridge, type WebBridge } from '../../../src-main/web/index.js';
 import { TickStreamDecoder, type FleetSnapshot, type HostView } from '../../../src-preload/contract/index.js';
 import { SseParser, type SseMessage } from '../../../src-renderer/src/transport/sse-parser.js';
 import { host as hostView } from '../../unit/renderer/fixtures/fleet.js';
+import { until } from '../../helpers/until.js';
 
 // The bridge over real loopback sockets, with a recording Api behind it, so
 // the assertions are about the bridge's own rules: token, Host header, body.
@@ -211,14 +212,6 @@ describe('web bridge', () => {
     });
   }
 
-  const until = async (check: () => boolean, what: string, ms = 10_000): Promise<void> => {
-    const end = Date.now() + ms;
-    while (!check()) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  };
-
   const gpuHost = (label: string, at: number, pad = ''): HostView =>
     hostView(label, {
       gpuModel: 'H100',
@@ -252,13 +245,13 @@ describe('web bridge', () => {
     };
     fire(fleetAt(1, ['a', 'b']));
     fire(fleetAt(2, ['a', 'b']));
-    await until(() => a.messages.filter((m) => m.event === 'fleet.tick').length === 2, 'two ticks on a');
+    await until(() => a.messages.filter((m) => m.event === 'fleet.tick').length === 2, { what: 'two ticks on a' });
     const b = await openStream();
     expect(b.id).not.toBe(a.id);
     fire(fleetAt(3, ['b', 'c']));
     fire(fleetAt(4, ['b', 'c']));
-    await until(() => b.messages.filter((m) => m.event === 'fleet.tick').length === 2, 'two ticks on b');
-    await until(() => a.messages.filter((m) => m.event === 'fleet.tick').length === 4, 'four ticks on a');
+    await until(() => b.messages.filter((m) => m.event === 'fleet.tick').length === 2, { what: 'two ticks on b' });
+    await until(() => a.messages.filter((m) => m.event === 'fleet.tick').length === 4, { what: 'four ticks on a' });
     const kinds = (x: { messages: SseMessage[] }) => x.messages.filter((m) => m.event === 'fleet.tick').map((m) => (JSON.parse(m.data) as { kind: string }).kind);
     expect(kinds(a)).toEqual(['key', 'delta', 'delta', 'delta']);
     expect(kinds(b)).toEqual(['key', 'delta']);
@@ -289,7 +282,7 @@ describe('web bridge', () => {
     for (; at < 300; at++) {
       fire(fleetAt(at, labels));
       const lastAt = at;
-      const arrived = await until(() => decodeAll(c.messages).at(-1)?.at === lastAt, `tick ${lastAt}`, 200).then(
+      const arrived = await until(() => decodeAll(c.messages).at(-1)?.at === lastAt, { what: `tick ${lastAt}`, timeoutMs: 200, intervalMs: 5 }).then(
         () => true,
         () => false,
       );
@@ -315,7 +308,7 @@ describe('web bridge', () => {
       rec.events.fire({ channel: 'fleet.tick', payload: { ...big, at: i + 1 } });
       rec.events.fire({ channel: 'telemetry.tick', payload: { at: i + 1, hosts: [{ host: 'a', staleReason: null, values: { 'gpu.0.util_pct': i } }] } });
     }
-    await until(() => c.messages.filter((m) => m.event === 'telemetry.tick').length === 3, 'every telemetry.tick');
+    await until(() => c.messages.filter((m) => m.event === 'telemetry.tick').length === 3, { what: 'every telemetry.tick' });
     expect(c.messages.map((m) => m.event)).toEqual(['fleet.tick', 'telemetry.tick', 'fleet.tick', 'telemetry.tick', 'fleet.tick', 'telemetry.tick']);
     c.close();
   });
@@ -336,7 +329,7 @@ describe('web bridge', () => {
     expect(JSON.parse(ok.body)).toEqual({ ok: true, data: {} });
     rec.events.fire({ channel: 'fleet.tick', payload: fleetAt(2, ['a']) });
     const kinds = (x: { messages: SseMessage[] }) => x.messages.filter((m) => m.event === 'fleet.tick').map((m) => (JSON.parse(m.data) as { kind: string }).kind);
-    await until(() => kinds(a).length === 2 && kinds(b).length === 2, 'two ticks each');
+    await until(() => kinds(a).length === 2 && kinds(b).length === 2, { what: 'two ticks each' });
     expect(kinds(a)).toEqual(['key', 'key']);
     expect(kinds(b)).toEqual(['key', 'delta']);
 
@@ -351,7 +344,7 @@ describe('web bridge', () => {
     expect((await resync({ stream: a.id, channel: 'fleet.tick' }, { 'x-gpu-console-token': 'b'.repeat(64) })).status).toBe(401);
     expect((await raw(bridge.port, { path: '/api/events/resync', headers: { host, 'x-gpu-console-token': token } })).status).toBe(405);
     a.close();
-    await until(() => a.res.destroyed, 'closed');
+    await until(() => a.res.destroyed, { what: 'closed' });
     await new Promise((r) => setTimeout(r, 50));
     expect((await resync({ stream: a.id, channel: 'fleet.tick' })).status).toBe(404);
     b.close();

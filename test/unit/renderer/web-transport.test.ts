@@ -4,6 +4,7 @@ import { TransportError, type ConnectionState } from '../../../src-renderer/src/
 import { unwrapInvokeResult } from '../../../src-renderer/src/transport/envelope.js';
 import { TickStreamEncoder } from '../../../src-preload/contract/index.js';
 import { host, snapshot } from './fixtures/fleet.js';
+import { until } from '../../helpers/until.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
 
@@ -43,14 +44,8 @@ function manualTimers(): {
 }
 
 const flush = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (check()) return;
-    await flush();
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** Polls on every macrotask turn (the stubs' streams and fetches settle there), for about as long as the 200 turns the old local helper allowed. */
+const TURNS = { timeoutMs: 1_000, intervalMs: 0 } as const;
 
 function jsonResponse(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
@@ -217,24 +212,24 @@ describe('WebTransport events', () => {
     const ticks: number[] = [];
     t.on('fleet.tick', (s) => ticks.push(s.at));
     t.start();
-    await until(() => states.at(-1)?.status === 'open', 'open');
+    await until(() => states.at(-1)?.status === 'open', { what: 'open', ...TURNS });
     expect(calls[0]?.url).toBe('/api/events');
     expect(calls[0]?.init?.headers).toMatchObject({ 'x-gpu-console-token': TOKEN, accept: 'text/event-stream' });
 
     const frame = `event: fleet.tick\ndata: ${JSON.stringify(new TickStreamEncoder().encode('fleet.tick', snapshot(42, [host('a')])))}\n\n`;
     streams[0]?.push(': keepalive\n\n' + frame.slice(0, 17));
     streams[0]?.push(frame.slice(17) + 'event: fleet.tick\ndata: {"kind":"key","seq":1,"state":{"at":"nope"}}\n\n');
-    await until(() => ticks.length === 1 && reports.length >= 1, 'tick + report');
+    await until(() => ticks.length === 1 && reports.length >= 1, { what: 'tick + report', ...TURNS });
     expect(ticks).toEqual([42]);
     expect(reports[0]).toMatch(/^\[web transport\] fleet\.tick: state\.at: /);
 
     streams[0]?.close();
-    await until(() => states.at(-1)?.status === 'lost', 'lost');
+    await until(() => states.at(-1)?.status === 'lost', { what: 'lost', ...TURNS });
     expect(states.at(-1)).toMatchObject({ status: 'lost', attempt: 1, nextRetryAt: 1500 });
     expect(timers.pending[0]?.ms).toBe(500);
     now = 1500;
     timers.fire();
-    await until(() => states.at(-1)?.status === 'open' && calls.length === 2, 'reopen');
+    await until(() => states.at(-1)?.status === 'open' && calls.length === 2, { what: 'reopen', ...TURNS });
     t.dispose();
   });
 
@@ -261,7 +256,7 @@ describe('WebTransport events', () => {
     const states: ConnectionState[] = [];
     t.onConnection((s) => states.push(s));
     t.start();
-    await until(() => states.at(-1)?.status === 'open', 'open');
+    await until(() => states.at(-1)?.status === 'open', { what: 'open', ...TURNS });
     let encoder = new TickStreamEncoder();
     const send = (i: number, at: number, hosts = [host('a'), host('b', { updatedAt: at })]) =>
       streams[i]?.push(`event: fleet.tick\ndata: ${JSON.stringify(encoder.encode('fleet.tick', snapshot(at, hosts)))}\n\n`);
@@ -273,7 +268,7 @@ describe('WebTransport events', () => {
     t.on('fleet.tick', (s) => got.push(s));
     send(0, 3);
     send(0, 4);
-    await until(() => got.length === 2, 'two ticks');
+    await until(() => got.length === 2, { what: 'two ticks', ...TURNS });
     expect(got.map((s) => s.at)).toEqual([3, 4]);
     expect(got[1]!.hosts[0]).toBe(got[0]!.hosts[0]);
     expect(got[1]!.hosts[1]!.updatedAt).toBe(4);
@@ -282,7 +277,7 @@ describe('WebTransport events', () => {
     // one tick lost on the way (a bug, a proxy): refused, reported, and this stream asked for a keyframe
     encoder.encode('fleet.tick', snapshot(5, [host('a')]));
     send(0, 6);
-    await until(() => calls.some((c) => c.url === '/api/events/resync'), 'resync request');
+    await until(() => calls.some((c) => c.url === '/api/events/resync'), { what: 'resync request', ...TURNS });
     const resync = calls.find((c) => c.url === '/api/events/resync')!;
     expect(resync.init?.method).toBe('POST');
     expect(resync.init?.headers).toMatchObject({ 'x-gpu-console-token': TOKEN, 'content-type': 'application/json' });
@@ -290,18 +285,18 @@ describe('WebTransport events', () => {
     expect(reports).toEqual(['[web transport] fleet.tick: a delta on #4, but the state held is #3']);
     encoder.resync('fleet.tick');
     send(0, 7);
-    await until(() => got.length === 3, 'keyframe');
+    await until(() => got.length === 3, { what: 'keyframe', ...TURNS });
     expect(got[2]!.at).toBe(7);
 
     // a new stream: the old state is gone, and the bridge's new encoder starts from a keyframe
     streams[0]?.close();
-    await until(() => states.at(-1)?.status === 'lost', 'lost');
+    await until(() => states.at(-1)?.status === 'lost', { what: 'lost', ...TURNS });
     timers.fire();
-    await until(() => streams.length === 2 && states.at(-1)?.status === 'open', 'reopen');
+    await until(() => streams.length === 2 && states.at(-1)?.status === 'open', { what: 'reopen', ...TURNS });
     encoder = new TickStreamEncoder();
     send(1, 8);
     send(1, 9);
-    await until(() => got.length === 5, 'ticks on the new stream');
+    await until(() => got.length === 5, { what: 'ticks on the new stream', ...TURNS });
     expect(got.map((s) => s.at)).toEqual([3, 4, 7, 8, 9]);
     expect(reports).toHaveLength(1);
     t.dispose();
@@ -327,13 +322,13 @@ describe('WebTransport events', () => {
     t.start();
     const delays: number[] = [];
     for (let i = 0; i < 7; i++) {
-      await until(() => timers.pending.length === 1, `retry ${i}`);
+      await until(() => timers.pending.length === 1, { what: `retry ${i}`, ...TURNS });
       delays.push(timers.pending[0]?.ms ?? -1);
       if (i === 6) mode = 'refuse';
       timers.fire();
     }
     expect(delays).toEqual([500, 1000, 2000, 4000, 8000, 10_000, 10_000]);
-    await until(() => states.at(-1)?.status === 'unauthorized', 'unauthorized');
+    await until(() => states.at(-1)?.status === 'unauthorized', { what: 'unauthorized', ...TURNS });
     await flush();
     expect(timers.pending).toHaveLength(0);
     t.dispose();

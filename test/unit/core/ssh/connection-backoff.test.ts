@@ -4,6 +4,7 @@ import type { Client, ConnectConfig } from 'ssh2';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../../src-main/core/base/index.js';
 import { SshConnection, type SshStateChange } from '../../../../src-main/core/ssh/index.js';
+import { until } from '../../../helpers/until.js';
 
 type Outcome = 'refused' | 'ready';
 
@@ -38,14 +39,8 @@ const flush = async () => {
   for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 1));
 };
 
-/** Real turns until `done()` holds: on a loaded machine the attempt's file read can take longer than a fixed few turns. */
-async function until(done: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 1));
-  }
-}
+/** Real turns until a condition holds: on a loaded machine the attempt's file read can take longer than a fixed few turns. */
+const REAL_TURNS = { timeoutMs: 5_000, intervalMs: 1 } as const;
 
 function build(script: Outcome[]) {
   const clock = new FakeClock(1_000_000);
@@ -80,14 +75,14 @@ describe('SshConnection reconnect policy (fake clock, scripted client)', () => {
     await flush();
     expect(clients).toHaveLength(1);
     clock.advance(1);
-    await until(() => conn.nextRetryAt !== null && conn.nextRetryAt > clock.now(), 'the second attempt to fail');
+    await until(() => conn.nextRetryAt !== null && conn.nextRetryAt > clock.now(), { what: 'the second attempt to fail', ...REAL_TURNS });
     expect(clients).toHaveLength(2);
     expect(conn.nextRetryAt).toBe(clock.now() + 2_000);
     clock.advance(2_000);
-    await until(() => conn.nextRetryAt !== null && conn.nextRetryAt > clock.now(), 'the third attempt to fail');
+    await until(() => conn.nextRetryAt !== null && conn.nextRetryAt > clock.now(), { what: 'the third attempt to fail', ...REAL_TURNS });
     expect(conn.nextRetryAt).toBe(clock.now() + 4_000);
     clock.advance(4_000);
-    await until(() => conn.state === 'connected', 'the fourth attempt to connect');
+    await until(() => conn.state === 'connected', { what: 'the fourth attempt to connect', ...REAL_TURNS });
     expect(conn.state).toBe('connected');
     expect(clients).toHaveLength(4);
     // keepalive and deadlines are passed to ssh2
@@ -97,7 +92,7 @@ describe('SshConnection reconnect policy (fake clock, scripted client)', () => {
 
     // An unexpected close starts again at 1 s.
     clients[3]!.emit('close');
-    await until(() => conn.nextRetryAt !== null, 'the close to schedule a retry');
+    await until(() => conn.nextRetryAt !== null, { what: 'the close to schedule a retry', ...REAL_TURNS });
     expect(conn.state).toBe('reconnecting');
     expect(conn.lastError?.code).toBe('SSH_DISCONNECTED');
     expect(conn.nextRetryAt).toBe(clock.now() + 1_000);
@@ -122,7 +117,7 @@ describe('SshConnection reconnect policy (fake clock, scripted client)', () => {
       delays.push(conn.nextRetryAt! - clock.now());
       clock.advance(conn.nextRetryAt! - clock.now());
       // The attempt runs and fails; the next retry is then scheduled in the future again.
-      await until(() => conn.nextRetryAt !== null && conn.nextRetryAt > clock.now(), `retry ${i + 2} to be scheduled`);
+      await until(() => conn.nextRetryAt !== null && conn.nextRetryAt > clock.now(), { what: `retry ${i + 2} to be scheduled`, ...REAL_TURNS });
     }
     expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
     await conn.dispose();
