@@ -15,9 +15,10 @@ import {
   type Evidence,
   type ReportExport,
 } from '../../src-preload/contract/index.js';
-import { launchChromium } from '../helpers/browser.js';
+import { openPage } from '../helpers/browser.js';
 import { assertBuilt, runCliProcess } from '../helpers/console-process.js';
 import { startDemoConsole, type DemoConsole } from '../helpers/demo-console.js';
+import { until } from '../helpers/until.js';
 
 // A scripted shift on the demo fleet — a benchmark, an alert it causes, a
 // sleep and a wake approved by a person, a manual gate marked — then one
@@ -50,14 +51,6 @@ async function call<T>(channel: string, input: unknown): Promise<T> {
   return r.data as T;
 }
 
-async function until(pred: () => boolean | Promise<boolean>, timeoutMs = 15_000, what = 'condition'): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error(`${what} not met in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const service = () => app.fleet.snapshot().hosts.find((h) => h.label === HOST)?.services.find((s) => s.id === 'qwen');
 
 async function approve(kind: 'sleep' | 'wake'): Promise<ActionView> {
@@ -83,8 +76,8 @@ beforeAll(async () => {
   app = c.app;
   api = c.api;
   startedAt = Date.now();
-  await until(() => service()?.sleep === 'awake' && service()?.tunnel.state === 'up', 20_000, 'qwen awake with its tunnel up');
-  await until(() => app.fleet.snapshot().hosts.some((h) => h.label === HOST && !h.gpuStale && h.updatedAt !== null), 15_000, 'a GPU reading');
+  await until(() => service()?.sleep === 'awake' && service()?.tunnel.state === 'up', { timeoutMs: 20_000, what: 'qwen awake with its tunnel up' });
+  await until(() => app.fleet.snapshot().hosts.some((h) => h.label === HOST && !h.gpuStale && h.updatedAt !== null), { timeoutMs: 15_000, what: 'a GPU reading' });
 
   // Planted secrets: an upstream API key in the secret store and a client token.
   await call('secrets.set', { name: 'planted-upstream-key', value: PLANTED_SECRET });
@@ -104,7 +97,7 @@ beforeAll(async () => {
   });
   const { runId } = await call<{ runId: string }>('bench.start', { scenario });
   run = await app.bench.service.whenFinished(runId);
-  await until(() => app.store.audit.list({ limit: 1000 }).some((e) => e.type === 'alert.raised' && e.target?.startsWith(HOST)), 20_000, 'a throughput alert');
+  await until(() => app.store.audit.list({ limit: 1000 }).some((e) => e.type === 'alert.raised' && e.target?.startsWith(HOST)), { timeoutMs: 20_000, what: 'a throughput alert' });
 
   slept = await approve('sleep');
   woke = await approve('wake');
@@ -230,9 +223,9 @@ describe('an evidence report of a scripted session', () => {
     const pdf = readFileSync(file('report.pdf'));
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
     expect((pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g) ?? []).length).toBeGreaterThanOrEqual(2);
-    const browser = await launchChromium();
+    const browser = await openPage(null, { viewport: { width: 1280, height: 900 } });
     try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const { page } = browser;
       const problems: string[] = [];
       page.on('console', (m) => {
         if (m.type() === 'error') problems.push(m.text());

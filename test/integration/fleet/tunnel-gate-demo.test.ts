@@ -12,6 +12,7 @@ import { createTunnelAgent } from '../../../src-main/core/upstream-dispatch.js';
 import type { ActionView, ServiceView } from '../../../src-preload/contract/index.js';
 import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 import { HAVE_OPENSSH } from '../../helpers/ssh-tools.js';
+import { until } from '../../helpers/until.js';
 
 // Issue #26 (finding 7), on the demo fleet as an operator runs it, over both
 // SSH transports: a plain client on a tunnel's local port (what the console
@@ -43,13 +44,8 @@ describe.each(TRANSPORTS)('%s transport: the tunnel ports refuse engine admin pa
   const svc = (label: string, id: string): ServiceView | undefined => app.fleet.snapshot().hosts.find((h) => h.label === label)?.services.find((s) => s.id === id);
   const localUrl = (label: string, id: string) => svc(label, id)!.tunnel.localUrl!;
 
-  async function until(pred: () => boolean, timeoutMs = 20_000): Promise<void> {
-    const end = Date.now() + timeoutMs;
-    while (!pred()) {
-      if (Date.now() > end) throw new Error(`condition not met in time: ${JSON.stringify(app.fleet.snapshot().hosts.map((h) => [h.label, h.state, h.lastError?.message, h.services.map((s) => s.tunnel.state)]))}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  /** 20 s, and a timeout shows each host's state, last error and tunnels. */
+  const WAIT = { timeoutMs: 20_000, what: () => `the demo fleet; hosts were ${JSON.stringify(app.fleet.snapshot().hosts.map((h) => [h.label, h.state, h.lastError?.message, h.services.map((s) => s.tunnel.state)]))}` };
 
   async function call<T>(channel: string, input: unknown): Promise<T> {
     const r = await api.invoke(channel, input, { caller: 'test' });
@@ -65,7 +61,7 @@ describe.each(TRANSPORTS)('%s transport: the tunnel ports refuse engine admin pa
     api = c.api;
     qwenSeen = recordRequests((c!.demo.host('l20-poc').simulator('qwen') as unknown as { server: Server }).server);
     coderSeen = recordRequests((c!.demo.host('strix').llamaServer('coder') as unknown as { server: Server }).server);
-    await until(() => svc('l20-poc', 'qwen')?.tunnel.state === 'up' && svc('l20-poc', 'qwen')?.sleep === 'awake' && svc('strix', 'coder')?.tunnel.state === 'up');
+    await until(() => svc('l20-poc', 'qwen')?.tunnel.state === 'up' && svc('l20-poc', 'qwen')?.sleep === 'awake' && svc('strix', 'coder')?.tunnel.state === 'up', WAIT);
   }, 60_000);
 
   afterAll(async () => {
@@ -147,10 +143,10 @@ describe.each(TRANSPORTS)('%s transport: the tunnel ports refuse engine admin pa
     const slept = await act('sleep');
     expect(slept.state, slept.error ?? undefined).toBe('verified');
     expect(qwenSeen.some((r) => /^POST \/sleep/.test(r))).toBe(true);
-    await until(() => svc('l20-poc', 'qwen')?.sleep === 'asleep-1');
+    await until(() => svc('l20-poc', 'qwen')?.sleep === 'asleep-1', WAIT);
     const woke = await act('wake');
     expect(woke.state, woke.error ?? undefined).toBe('verified');
-    await until(() => svc('l20-poc', 'qwen')?.sleep === 'awake');
+    await until(() => svc('l20-poc', 'qwen')?.sleep === 'awake', WAIT);
   }, 40_000);
 });
 

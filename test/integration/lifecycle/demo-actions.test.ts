@@ -7,6 +7,7 @@ import type { Api } from '../../../src-main/core/api.js';
 import type { App } from '../../../src-main/core/app.js';
 import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 import type { ActionView } from '../../../src-preload/contract/index.js';
+import { until } from '../../helpers/until.js';
 
 // The whole path against the demo fleet (time-scaled): proposal → approval
 // with nonce (and typed label) → drain → the planned calls through the SSH
@@ -21,14 +22,6 @@ async function call<T>(channel: string, input: unknown): Promise<T> {
   const r = await api.invoke(channel, input, { caller: 'test' });
   if (!r.ok) throw Object.assign(new Error(r.error.message), { code: r.error.code });
   return r.data as T;
-}
-
-async function until(pred: () => boolean, timeoutMs = 8_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const sleepOf = (upstream: string) => {
@@ -54,9 +47,9 @@ beforeAll(async () => {
   });
   app = c.app;
   api = c.api;
-  await until(() => sleepOf('l20-poc/qwen') === 'awake' && sleepOf('tri-gpu/ocr') === 'awake', 15_000);
+  await until(() => sleepOf('l20-poc/qwen') === 'awake' && sleepOf('tri-gpu/ocr') === 'awake', { timeoutMs: 15_000 });
   // The VRAM check compares against the last nvidia-smi reading: wait for one per host (under load the first poll can lag).
-  await until(() => ['l20-poc', 'tri-gpu'].every((l) => app.fleet.snapshot().hosts.some((h) => h.label === l && !h.gpuStale && h.updatedAt !== null)), 15_000);
+  await until(() => ['l20-poc', 'tri-gpu'].every((l) => app.fleet.snapshot().hosts.some((h) => h.label === l && !h.gpuStale && h.updatedAt !== null)), { timeoutMs: 15_000 });
 }, 30_000);
 
 afterAll(async () => {
@@ -74,9 +67,9 @@ describe('lifecycle against the demo fleet', () => {
     expect(slept.approver).toMatchObject({ displayName: 'Test Operator', via: 'test' });
     expect(c!.demo.host('l20-poc').simulator('qwen').state().sleepState).toBe('weights_offloaded');
 
-    await until(() => sleepOf('l20-poc/qwen') === 'asleep-1');
+    await until(() => sleepOf('l20-poc/qwen') === 'asleep-1', { timeoutMs: 8_000 });
     // The proxy learns sleep states from the fleet's ticks: wait until it sees this one too.
-    await until(() => app.proxy.snapshot().upstreams.find((u) => u.upstream === 'l20-poc/qwen')?.state === 'sleeping');
+    await until(() => app.proxy.snapshot().upstreams.find((u) => u.upstream === 'l20-poc/qwen')?.state === 'sleeping', { timeoutMs: 8_000 });
     // A request for the sleeping model: 503 model_sleeping, and exactly one wake proposal however many ask.
     for (let i = 0; i < 3; i++) {
       const r = await request(`${app.proxy.url()}/chat/completions`, {
@@ -101,7 +94,7 @@ describe('lifecycle against the demo fleet', () => {
     expect(c!.demo.host('l20-poc').simulator('qwen').state()).toMatchObject({ sleepState: 'awake', weightsValid: true });
 
     // History now feeds the next estimate.
-    await until(() => sleepOf('l20-poc/qwen') === 'awake');
+    await until(() => sleepOf('l20-poc/qwen') === 'awake', { timeoutMs: 8_000 });
     const next = await call<{ action: ActionView }>('actions.propose', { upstream: 'l20-poc/qwen', kind: 'sleep' });
     expect(next.action.downtimeBasis).toMatch(/^level-1 sleep took \d+\.\d s$/);
     await call('actions.reject', { id: next.action.id, nonce: next.action.nonce, reason: 'not now' });
@@ -122,7 +115,7 @@ describe('lifecycle against the demo fleet', () => {
     const off = await app.lifecycle.service.settled(pending.id);
     expect(off.state, off.error ?? '').toBe('verified');
     expect(c!.demo.host('tri-gpu').simulator('ocr').state().sleepState).toBe('discard_all');
-    await until(() => sleepOf('tri-gpu/ocr') === 'asleep-2');
+    await until(() => sleepOf('tri-gpu/ocr') === 'asleep-2', { timeoutMs: 8_000 });
 
     const { action } = await call<{ action: ActionView }>('actions.propose', { upstream: 'tri-gpu/ocr', kind: 'wake' });
     const calls = action.steps.filter((s) => s.kind === 'http').map((s) => s.text.split('  ')[0]);

@@ -5,6 +5,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../src-main/core/app.js';
 import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
+import { until } from '../../helpers/until.js';
 
 // A restart of l20-poc/qwen on the demo fleet while one client goes through
 // the console's proxy and another uses the SSH tunnel directly
@@ -17,13 +18,6 @@ let app: App;
 let c: DemoConsole | undefined;
 const UP = 'l20-poc/qwen';
 
-async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 const up = () => app.proxy.snapshot().upstreams.find((u) => u.upstream === UP);
 const svc = () => app.fleet.snapshot().hosts.find((h) => h.label === 'l20-poc')?.services.find((s) => s.id === 'qwen');
 
@@ -43,7 +37,7 @@ beforeAll(async () => {
     fleet: { timeScale: 100 }, proxyPort: 0, pollIntervalMs: 150,
   });
   app = c.app;
-  await until(() => svc()?.sleep === 'awake' && up()?.state === 'ready', 20_000);
+  await until(() => svc()?.sleep === 'awake' && up()?.state === 'ready', { timeoutMs: 20_000 });
 }, 30_000);
 
 afterAll(async () => {

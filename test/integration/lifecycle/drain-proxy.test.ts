@@ -5,6 +5,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../src-main/core/app.js';
 import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
+import { until } from '../../helpers/until.js';
 
 // A sleep action drains l20-poc/qwen through the real proxy on the demo
 // fleet: the requests running finish (drained, none cut), a request that was
@@ -17,13 +18,6 @@ let app: App;
 let c: DemoConsole | undefined;
 const UP = 'l20-poc/qwen';
 
-async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 const up = () => app.proxy.snapshot().upstreams.find((u) => u.upstream === UP);
 const sleepOf = () => app.fleet.snapshot().hosts.find((h) => h.label === 'l20-poc')?.services.find((s) => s.id === 'qwen')?.sleep;
 
@@ -42,7 +36,7 @@ beforeAll(async () => {
     fleet: { timeScale: 100 }, proxyPort: 0, pollIntervalMs: 150,
   });
   app = c.app;
-  await until(() => sleepOf() === 'awake' && up()?.state === 'ready', 20_000);
+  await until(() => sleepOf() === 'awake' && up()?.state === 'ready', { timeoutMs: 20_000 });
 }, 30_000);
 
 afterAll(async () => {
@@ -61,7 +55,7 @@ async function underLoad(kind: 'sleep' | 'restart') {
   const { action } = app.lifecycle.service.propose({ upstream: UP, kind, proposer: 'test', reason: 'drain test' });
   expect(action).toMatchObject({ inFlight: slots, queued: 1 });
   app.lifecycle.service.approve({ id: action.id, nonce: action.nonce!, caller: 'test', ...(kind === 'restart' ? { typedLabel: 'l20-poc' } : {}) });
-  await until(() => up()!.state === 'draining', 5_000);
+  await until(() => up()!.state === 'draining', { timeoutMs: 5_000 });
 
   // A newcomer during the drain: refused at once, honestly, with a Retry-After fitted to what follows —
   // a restart (expected back after the drain deadline + its expected time, longer than the 45 s
@@ -102,7 +96,7 @@ describe('drain during an action, through the real proxy', () => {
   }, 40_000);
 
   it('sleep: the queued one waits until resume, then gets the honest 503 model_sleeping with Retry-After from the expected wake time', async () => {
-    await until(() => sleepOf() === 'awake' && up()?.state === 'ready', 10_000);
+    await until(() => sleepOf() === 'awake' && up()?.state === 'ready', { timeoutMs: 10_000 });
     const q = await underLoad('sleep');
     expect(q.status, q.body).toBe(503);
     const err = (JSON.parse(q.body) as { error: { code: string; expected_wake_ms: number } }).error;

@@ -6,6 +6,7 @@ import type { Api } from '../../../src-main/core/api.js';
 import type { App } from '../../../src-main/core/app.js';
 import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 import type { ActionView, LifecycleTarget } from '../../../src-preload/contract/index.js';
+import { until } from '../../helpers/until.js';
 
 // llama-server on the demo's AMD APU host `strix` (systemd, port 8080),
 // through the whole path: the restart is offered because a restart command is
@@ -27,14 +28,6 @@ async function call<T>(channel: string, input: unknown): Promise<T> {
   return r.data as T;
 }
 
-async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const view = () => app.fleet.snapshot().hosts.find((h) => h.label === 'strix')?.services.find((s) => s.id === 'coder');
 const sim = () => c!.demo.host('strix').llamaServer('coder');
 
@@ -51,7 +44,7 @@ beforeAll(async () => {
   });
   app = c.app;
   api = c.api;
-  await until(() => view()?.health === 'ok' && view()?.stale === false && sim().state().process === 'up', 20_000);
+  await until(() => view()?.health === 'ok' && view()?.stale === false && sim().state().process === 'up', { timeoutMs: 20_000 });
 }, 30_000);
 
 afterAll(async () => {
@@ -86,7 +79,7 @@ describe('llama-server lifecycle on the demo host strix', () => {
   }, 30_000);
 
   it('a ghost keeping the port fails LIFECYCLE_GHOST_PROCESS, naming pid, process and port; it is left running', async () => {
-    await until(() => view()?.health === 'ok' && view()?.stale === false, 10_000);
+    await until(() => view()?.health === 'ok' && view()?.stale === false, { timeoutMs: 10_000 });
     const ghostPid = sim().state().pid!;
     sim().ghostOnNextRestart();
     const done = await restart();

@@ -6,6 +6,7 @@ import type { Api } from '../../../src-main/core/api.js';
 import type { App } from '../../../src-main/core/app.js';
 import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 import type { ActionView } from '../../../src-preload/contract/index.js';
+import { until } from '../../helpers/until.js';
 
 // Issue #27 finding 4 on the demo's AMD APU host `strix`: llama-server's
 // weights live in GTT and fill it while the model loads (1.5 s down, 14 s
@@ -24,14 +25,6 @@ async function call<T>(channel: string, input: unknown): Promise<T> {
   return r.data as T;
 }
 
-async function until(pred: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const strix = () => app.fleet.snapshot().hosts.find((h) => h.label === 'strix');
 const gttMiB = () => strix()?.gpus[0]?.gttUsedMiB ?? null;
 
@@ -42,7 +35,7 @@ beforeAll(async () => {
   });
   app = c.app;
   api = c.api;
-  await until(() => strix()?.services[0]?.health === 'ok' && (gttMiB() ?? 0) > 18_000);
+  await until(() => strix()?.services[0]?.health === 'ok' && (gttMiB() ?? 0) > 18_000, { timeoutMs: 20_000 });
 }, 40_000);
 
 afterAll(async () => {

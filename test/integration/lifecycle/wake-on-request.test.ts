@@ -7,6 +7,7 @@ import type { Api } from '../../../src-main/core/api.js';
 import type { App } from '../../../src-main/core/app.js';
 import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 import type { ActionView } from '../../../src-preload/contract/index.js';
+import { until } from '../../helpers/until.js';
 
 // Wake on request through the real path: a standing approval for wake on the
 // demo's l20-poc/qwen; the model is put to sleep; requests to it are held
@@ -23,14 +24,6 @@ async function call<T>(channel: string, input: unknown): Promise<T> {
   return r.data as T;
 }
 
-async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const qwen = () => app.fleet.snapshot().hosts.find((h) => h.label === 'l20-poc')?.services.find((s) => s.id === 'qwen');
 
 beforeAll(async () => {
@@ -42,8 +35,8 @@ beforeAll(async () => {
   });
   app = c.app;
   api = c.api;
-  await until(() => qwen()?.sleep === 'awake' && qwen()?.tunnel.state === 'up', 20_000);
-  await until(() => app.fleet.snapshot().hosts.some((h) => h.label === 'l20-poc' && !h.gpuStale && h.updatedAt !== null), 15_000);
+  await until(() => qwen()?.sleep === 'awake' && qwen()?.tunnel.state === 'up', { timeoutMs: 20_000 });
+  await until(() => app.fleet.snapshot().hosts.some((h) => h.label === 'l20-poc' && !h.gpuStale && h.updatedAt !== null), { timeoutMs: 15_000 });
 }, 40_000);
 
 afterAll(async () => {

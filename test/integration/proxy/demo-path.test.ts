@@ -4,6 +4,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../src-main/core/app.js';
 import { startDemoConsole, waitForTunnels } from './helpers.js';
+import { until } from '../../helpers/until.js';
 
 // The real path: openai client → proxy → SSH tunnel (ssh2) → demo vLLM simulator.
 
@@ -32,14 +33,6 @@ function runCurl(args: string[]): Promise<{ stdout: string; code: number | null 
     child.on('error', reject);
     child.on('close', (code) => resolve({ stdout, code }));
   });
-}
-
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const rowsFor = (id: string) => app.proxy.requests({ limit: 2000, outcome: 'all' }).filter((r) => r.id === id);

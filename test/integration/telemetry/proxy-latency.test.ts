@@ -7,6 +7,7 @@ import type { App } from '../../../src-main/core/app.js';
 import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 import { chooseLatency, latencySeries, type LatencyFigures } from '../../../src-preload/contract/latency.js';
 import type { HostTick } from '../../../src-preload/contract/index.js';
+import { until } from '../../helpers/until.js';
 
 // Issue #27 finding 8 through the demo console: requests to strix's
 // llama-server go through the proxy; the telemetry ticks (what the host view
@@ -17,14 +18,6 @@ import type { HostTick } from '../../../src-preload/contract/index.js';
 let app: App;
 let c: DemoConsole | undefined;
 const ticks: HostTick[] = [];
-
-async function until(pred: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   c = await startDemoConsole({
@@ -37,7 +30,7 @@ beforeAll(async () => {
     const strix = (e.payload as { hosts: HostTick[] }).hosts.find((h) => h.host === 'strix');
     if (strix) ticks.push(strix);
   });
-  await until(() => app.fleet.snapshot().hosts.find((h) => h.label === 'strix')?.services[0]?.health === 'ok');
+  await until(() => app.fleet.snapshot().hosts.find((h) => h.label === 'strix')?.services[0]?.health === 'ok', { timeoutMs: 20_000 });
 }, 40_000);
 
 afterAll(async () => {
@@ -66,7 +59,7 @@ describe("a llama-server host's latency", () => {
     expect(await Promise.all([ask(true), ask(true), ask(true), ask(false)])).toEqual([200, 200, 200, 200]);
 
     const names = latencySeries('coder');
-    await until(() => ticks.some((t) => t.values[names.proxy.e2eP95S] != null));
+    await until(() => ticks.some((t) => t.values[names.proxy.e2eP95S] != null), { timeoutMs: 20_000 });
     const tick = ticks.findLast((t) => t.values[names.proxy.e2eP95S] != null)!;
     expect(figures(tick.values, names.server)).toEqual({ ttftP50S: null, ttftP95S: null, e2eP50S: null, e2eP95S: null });
     const proxy = figures(tick.values, names.proxy);
