@@ -24,6 +24,7 @@ import {
 } from '../../../src-main/core/telemetry/index.js';
 import { waitForTick } from '../fleet/helpers/wait.js';
 import { freePort, startPrometheus, which, type PromTarget, type RunningPrometheus } from './prometheus-harness.js';
+import { until } from '../../helpers/until.js';
 
 // The Prometheus API source against the REAL Prometheus (Debian's package),
 // on 127.0.0.1 only: it scrapes the demo fleet's services through the
@@ -83,15 +84,12 @@ async function serve(handler: () => string): Promise<number> {
 const allUp = (s: FleetSnapshot) =>
   s.hosts.length > 0 && s.hosts.every((h) => h.state === 'connected' && h.services.every((v) => v.tunnel.state === 'up'));
 
-async function until<T>(what: string, fn: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await fn();
-  while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; last ${JSON.stringify(last).slice(0, 2000)}\nprometheus log: ${prom?.log().slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 200));
-    last = await fn();
-  }
-  return last;
+/** Reads until `done` accepts a reading and returns it; a timeout shows the last reading and Prometheus's log. */
+async function readUntil<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  let last: T | undefined;
+  const seen = () => `${what}; last ${JSON.stringify(last).slice(0, 2000)}\nprometheus log: ${prom?.log().slice(-2000)}`;
+  await until(async () => done((last = await read())), { timeoutMs, intervalMs: 200, what: seen });
+  return last as T;
 }
 
 const source = (host: string, target: ConstructorParameters<typeof PrometheusApiSource>[0]['target'], over: Partial<PrometheusSourceConfig> = {}) =>
@@ -129,7 +127,7 @@ describe.skipIf(prometheusVersion === null)(`PrometheusApiSource against a real 
     promConfig = ConfigSchema.parse({ telemetry: { prometheus: { url: prom.url, timeoutMs: 3_000 } } }).telemetry.prometheus!;
     // Wait until every target has been scraped once (its `up` exists).
     const client = new PrometheusClient({ url: prom.url, timeoutMs: 3_000, dispatcher: agent });
-    await until(
+    await readUntil(
       'every target scraped',
       async () => (await client.instant('up')).series.length,
       (n) => n === targets.length,
@@ -165,7 +163,7 @@ describe.skipIf(prometheusVersion === null)(`PrometheusApiSource against a real 
       let lastDirect: ServiceReading | null = null;
       const started = Date.now();
       // Prometheus scrapes every second: wait until it has seen what the direct scrape sees.
-      await until(
+      await readUntil(
         `${s.host}/${s.service.id} through Prometheus equals the direct scrape`,
         async () => {
           [lastProm, lastDirect] = await Promise.all([src.scrape(), directReading(s)]);
@@ -202,7 +200,7 @@ describe.skipIf(prometheusVersion === null)(`PrometheusApiSource against a real 
       let compared = 0;
       for (const h of withGpus.hosts.filter((x) => x.gpus.length > 0 && !x.gpuStale)) {
         const src = source(h.label, { kind: 'gpus' });
-        const r = await until(`${h.label} GPUs through Prometheus`, () => src.scrape(), (x) => x.ok && x.gpus!.length === h.gpus.length);
+        const r = await readUntil(`${h.label} GPUs through Prometheus`, () => src.scrape(), (x) => x.ok && x.gpus!.length === h.gpus.length);
         if (!r.ok) continue;
         await waitForTick(fleet, () => true);
         const views = recent.slice(-60).flatMap((t) => t.hosts.filter((x) => x.label === h.label && !x.gpuStale));
@@ -232,7 +230,7 @@ describe.skipIf(prometheusVersion === null)(`PrometheusApiSource against a real 
 
   it('GPUs: DCGM exporter series through Prometheus, host picked by a mapped label (Hostname)', async () => {
     const src = source('node-7', { kind: 'gpus' }, { hostMatch: 'job="dcgm",Hostname="{host}"' });
-    const r = await until('DCGM GPUs', () => src.scrape(), (x) => x.ok);
+    const r = await readUntil('DCGM GPUs', () => src.scrape(), (x) => x.ok);
     expect(r.ok && r.gpus).toEqual([
       {
         index: 0,
@@ -264,7 +262,7 @@ describe.skipIf(prometheusVersion === null)(`PrometheusApiSource against a real 
   it('bad input from a real Prometheus: a target it cannot scrape, no matching series, a bad matcher — each a coded stale reading', async () => {
     const base = services[0]!;
     const dead = source('l20-poc', { kind: 'service', service: { ...base.service, id: 'dead' } });
-    const down = await until('dead target has up = 0', () => dead.scrape(), (x) => !x.ok && x.stale.code === PrometheusErrorCode.TARGET_DOWN);
+    const down = await readUntil('dead target has up = 0', () => dead.scrape(), (x) => !x.ok && x.stale.code === PrometheusErrorCode.TARGET_DOWN);
     expect(!down.ok && down.stale.message).toMatch(/Prometheus cannot scrape models\/127\.0\.0\.1:\d+ \(up = 0\)/);
 
     const none = await source('l20-poc', { kind: 'service', service: { ...base.service, id: 'nope' } }).scrape();
