@@ -6,6 +6,7 @@ import { EXIT, UsageError, createOutput, shown, type Output } from './output.js'
 import { MAX_DEMO_HOSTS, serve } from './serve.js';
 import { VERSION } from './version.js';
 import { benchCommands } from './extra/bench.js';
+import { demoFleetCommands } from './extra/demo-fleet.js';
 import { lifecycleCommands } from './extra/lifecycle.js';
 import { proxyCommands } from './extra/proxy.js';
 import { reportCommands } from './extra/report.js';
@@ -13,7 +14,7 @@ import { secretsCommands } from './extra/secrets.js';
 import { sshCommands } from './extra/ssh.js';
 import type { CliCommand } from './extra/types.js';
 
-const EXTRA_COMMANDS: CliCommand[] = [...sshCommands, ...proxyCommands, ...secretsCommands, ...lifecycleCommands, ...benchCommands, ...reportCommands];
+const EXTRA_COMMANDS: CliCommand[] = [...sshCommands, ...proxyCommands, ...secretsCommands, ...lifecycleCommands, ...benchCommands, ...reportCommands, ...demoFleetCommands];
 
 function findExtra(command: string | undefined, rest: string[]): { cmd: CliCommand; args: string[] } | null {
   if (!command) return null;
@@ -29,7 +30,8 @@ Usage: gpu-console <command> [options]
 
 Commands:
   serve                 Run the console headless and serve its UI on 127.0.0.1.
-      --demo              run the built-in demo fleet (also the default when no config file exists)
+      --demo              run the built-in demo fleet in this process (also the default when no
+                          config file exists); \`demo-fleet\` runs it as a process of its own
       --demo-traffic on|off
                           simulated application traffic on the demo fleet (default on)
       --demo-time-scale N divide the demo fleet's sleep/wake/restart times by N (default 1)

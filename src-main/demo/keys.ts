@@ -50,7 +50,7 @@ export async function loadOrCreateKey(dir: string, name: string, comment: string
   const { pair, key } = generateEd25519(comment);
   await writeFile(path, pair.private, { mode: 0o600 });
   await chmod(path, 0o600);
-  await writeFile(`${path}.pub`, pair.public.trim() + '\n', { mode: 0o644 });
+  await writeFile(`${path}.pub`, pair.public.trim() + '\n', { mode: 0o600 });
   return { path, privateKey: pair.private, publicKey: key, publicLine: publicLineOf(key) };
 }
 
