@@ -1,10 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, navViewIds, setTheme } from '../helpers/browser.js';
-import { assertBuilt, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { navViewIds, setTheme, startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
 
 // Accessibility (#18 item 7): axe-core finds no serious or critical violation
 // in any view, in either theme, and a waiting proposal can be approved and
@@ -42,25 +41,19 @@ async function tabTo(page: Page, testId: string | RegExp): Promise<void> {
 }
 
 describe('accessibility', () => {
-  let consoleProc: RunningConsole;
-  let browser: Browser;
+  let ui: ConsoleInBrowser;
   let page: Page;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-a11y-'));
 
   beforeAll(async () => {
-    assertBuilt();
-    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir]);
-    browser = await launchChromium();
     // bypassCSP lets the test inject axe-core; the console's own CSP stays as it is.
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
-    await page.goto(consoleProc.ui);
-    await page.getByTestId('nav-fleet').waitFor({ timeout: 15_000 });
+    ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir], { bypassCSP: true, readyTestId: 'nav-fleet' });
+    page = ui.page;
     await page.locator('td').nth(3).waitFor({ timeout: 20_000 });
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await consoleProc?.stop();
+    await ui?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -2,11 +2,11 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchRun } from '../../src-preload/contract/index.js';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import { bridgeCall, type RunningConsole } from '../helpers/console-process.js';
 
 // The built console: a run whose stored row no longer reads (#26.5) shows in
 // the Benchmarks view as "damaged run <id>: <what failed>" with a Delete
@@ -14,8 +14,8 @@ import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../h
 // (strix) shows its GTT peak beside the VRAM carve-out (#27.6).
 
 describe('damaged runs and AMD peaks in the Benchmarks view', () => {
+  let ui: ConsoleInBrowser;
   let consoleProc: RunningConsole;
-  let browser: Browser;
   let page: Page;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-bench-damaged-'));
   const call = async <T,>(channel: string, input: unknown): Promise<T> => {
@@ -25,15 +25,13 @@ describe('damaged runs and AMD peaks in the Benchmarks view', () => {
   };
 
   beforeAll(async () => {
-    assertBuilt();
-    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0']);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0'], { load: false });
+    consoleProc = ui.console;
+    page = ui.page;
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    expect(await consoleProc?.stop()).toBe(0);
+    expect(await ui?.stop()).toBe(0);
   });
 
   async function strixRun(): Promise<BenchRun> {

@@ -1,31 +1,29 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import type { RunningConsole } from '../helpers/console-process.js';
 
 // The built console end to end: a small sweep started from the Benchmarks view
 // in headless Chromium (through the proxy, class batch), progress seen, the
 // result table and the comparison of two runs shown.
 
 describe('benchmarks through the built console', () => {
+  let ui: ConsoleInBrowser;
   let consoleProc: RunningConsole;
-  let browser: Browser;
   let page: Page;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-bench-'));
 
   beforeAll(async () => {
-    assertBuilt();
-    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0']);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0'], { load: false });
+    consoleProc = ui.console;
+    page = ui.page;
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    expect(await consoleProc?.stop()).toBe(0);
+    expect(await ui?.stop()).toBe(0);
   });
 
   async function startRun(name: string): Promise<void> {

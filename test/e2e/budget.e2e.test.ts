@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import { bridgeCall, type RunningConsole } from '../helpers/console-process.js';
 
 // The host view's budget: the demo fleet's own (l20-poc's USD 500 gate from
 // the config, a fleet budget in the summary), then an override set inline
@@ -12,23 +12,19 @@ import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../h
 // with a message.
 
 describe('budget in the host view', () => {
+  let ui: ConsoleInBrowser;
   let consoleProc: RunningConsole;
-  let browser: Browser;
   let page: Page;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-budget-'));
 
   beforeAll(async () => {
-    assertBuilt();
-    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir]);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    await page.goto(consoleProc.ui);
-    await page.getByTestId('nav-host').waitFor({ timeout: 15_000 });
+    ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir], { readyTestId: 'nav-host' });
+    consoleProc = ui.console;
+    page = ui.page;
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await consoleProc?.stop();
+    await ui?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -1,10 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, CLI, runCliProcess, startConsole, type RunningConsole } from '../helpers/console-process.js';
-import { freePort, sessionHomeLine } from '../helpers/ssh-tools.js';
+import { HAVE_SSHD, knownHostsLine, startLoopbackSshd, type Sshd } from '../helpers/sshd.js';
 
 // `gpu-console hosts connect LABEL` at a terminal: a host whose key is
 // encrypted is unlocked by asking on the TTY (no echo) and handing the
@@ -12,39 +12,29 @@ import { freePort, sessionHomeLine } from '../helpers/ssh-tools.js';
 // terminal is a real pty (util-linux `script`), the host a real sshd on
 // loopback. Without a terminal (a script, CI) nothing is asked.
 
-const SSHD = '/usr/sbin/sshd';
-const HAVE = existsSync(SSHD) && existsSync('/usr/bin/script');
+const HAVE = HAVE_SSHD && existsSync('/usr/bin/script');
 const PASS = 'tty horse battery';
 
 const dir = mkdtempSync(join(tmpdir(), 'gc-tty-'));
-let sshd: ReturnType<typeof spawn> | null = null;
+let sshd: Sshd | null = null;
 let port = 0;
 let consoleProc: RunningConsole | null = null;
 
 beforeAll(async () => {
   if (!HAVE) return;
-  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
-  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'hostkey')]);
   // One key per host: the console keeps a typed passphrase per key file, so a shared key would be asked once.
   for (const t of ['builtin', 'openssh']) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', PASS, '-f', join(dir, `enc-${t}`)]);
-  writeFileSync(join(dir, 'authorized_keys'), ['builtin', 'openssh'].map((t) => readFileSync(join(dir, `enc-${t}.pub`), 'utf8')).join(''), { mode: 0o600 });
-  port = await freePort();
-  writeFileSync(
-    join(dir, 'sshd_config'),
-    [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(dir, 'hostkey')}`, `PidFile ${join(dir, 'sshd.pid')}`, `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`, 'StrictModes no', 'UsePAM no', 'PermitRootLogin prohibit-password', 'PasswordAuthentication no', 'KbdInteractiveAuthentication no', sessionHomeLine(dir), ''].join('\n'),
-  );
-  sshd = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: 'ignore' });
-  const hostPub = readFileSync(join(dir, 'hostkey.pub'), 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
-  writeFileSync(join(dir, 'known_hosts'), `[127.0.0.1]:${port} ${hostPub}\n`);
+  sshd = await startLoopbackSshd({ parentDir: dir, authorizedKeyFiles: ['builtin', 'openssh'].map((t) => join(dir, `enc-${t}.pub`)), logLevel: 'INFO' });
+  port = sshd.port;
+  writeFileSync(join(dir, 'known_hosts'), knownHostsLine(sshd));
   const host = (label: string, transport: string) =>
     `  - label: ${label}\n    ssh: { host: 127.0.0.1, port: ${port}, user: root, identityFile: ${join(dir, `enc-${transport}`)}, transport: ${transport} }\n    knownHostsFile: ${join(dir, 'known_hosts')}\n    services: []\n`;
   writeFileSync(join(dir, 'config.yaml'), `hosts:\n${host('enc-builtin', 'builtin')}${host('enc-openssh', 'openssh')}`);
-  await new Promise((r) => setTimeout(r, 300));
 }, 30_000);
 
 afterAll(async () => {
   await consoleProc?.stop();
-  sshd?.kill('SIGKILL');
+  await sshd?.kill();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -1,35 +1,32 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import type { RunningConsole } from '../helpers/console-process.js';
 import { ROOT } from '../helpers/imports.js';
 
 // The real path end to end: `gpu-console serve --demo` → SSH to the demo hosts
 // → tunnels → the UI in headless Chromium through the web bridge.
 
 describe('gpu-console serve --demo, seen in a browser', () => {
+  let ui: ConsoleInBrowser;
   let consoleProc: RunningConsole;
-  let browser: Browser;
   let page: Page;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-'));
   const readyFile = join(dataDir, 'ready-from-flag.json');
 
   beforeAll(async () => {
-    assertBuilt();
-    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0', '--ready-file', readyFile]);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     // A locator that never matches fails with its name instead of running into the test's own timeout.
-    page.setDefaultTimeout(15_000);
+    ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0', '--ready-file', readyFile], { load: false, defaultTimeoutMs: 15_000 });
+    consoleProc = ui.console;
+    page = ui.page;
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    const code = await consoleProc?.stop();
+    const code = await ui?.stop();
     expect(code).toBe(0);
     expect(existsSync(readyFile)).toBe(false);
     expect(existsSync(join(dataDir, 'ready.json'))).toBe(false);

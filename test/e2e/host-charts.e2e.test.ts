@@ -1,33 +1,31 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import type { RunningConsole } from '../helpers/console-process.js';
 
 // The host charts on a fresh start (#18): 1-2-5 y ticks, a legend that never
 // pages, an empty panel that says why, and a time axis that starts no earlier
 // than the console did. Set HOST_SHOTS_DIR to also write screenshots.
 
 describe('host charts on a fresh start', () => {
+  let ui: ConsoleInBrowser;
   let consoleProc: RunningConsole;
-  let browser: Browser;
   let page: Page;
   let startedAt = 0;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-hostcharts-'));
 
   beforeAll(async () => {
-    assertBuilt();
     startedAt = Date.now();
-    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0']);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0'], { load: false });
+    consoleProc = ui.console;
+    page = ui.page;
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await consoleProc?.stop();
+    await ui?.stop();
   });
 
   it('VRAM ticks are 1-2-5 steps, the legend has no page arrows, queue wait says why it is empty, the x axis starts at the data', async () => {

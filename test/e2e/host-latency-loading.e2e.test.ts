@@ -1,12 +1,12 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionView, ProxyStats } from '../../src-preload/contract/index.js';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import { bridgeCall, type RunningConsole } from '../helpers/console-process.js';
 
 // Issue #27 findings 7 and 8 in the built console, in headless Chromium at
 // 1440×900: the demo's llama-server host (strix) shows the TTFT / end-to-end
@@ -16,8 +16,8 @@ import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../h
 // LATENCY_SHOTS_DIR when set (host-llama-latency.png, service-loading.png).
 
 describe('a llama-server host: proxy-measured latency, and loading during a restart', () => {
+  let ui: ConsoleInBrowser;
   let consoleProc: RunningConsole;
-  let browser: Browser;
   let page: Page;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-llama-latency-'));
   const shots = process.env.LATENCY_SHOTS_DIR ?? null;
@@ -29,16 +29,14 @@ describe('a llama-server host: proxy-measured latency, and loading during a rest
   }
 
   beforeAll(async () => {
-    assertBuilt();
-    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0']);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0'], { load: false });
+    consoleProc = ui.console;
+    page = ui.page;
     if (shots) mkdirSync(shots, { recursive: true });
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await consoleProc?.stop();
+    await ui?.stop();
   });
 
   it("strix's host view shows the proxy's TTFT / end-to-end for coder, labelled 'measured at the proxy'", async () => {

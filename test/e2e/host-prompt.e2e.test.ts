@@ -3,11 +3,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import ssh2 from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import { bridgeCall, type RunningConsole } from '../helpers/console-process.js';
 import { ROOT } from '../helpers/imports.js';
 import { HAVE_OPENSSH } from '../helpers/ssh-tools.js';
 
@@ -21,7 +20,7 @@ const CODE = '731904';
 const dir = mkdtempSync(join(tmpdir(), 'gc-e2e-otp-'));
 let server: InstanceType<typeof ssh2.Server> | null = null;
 let proc: RunningConsole | null = null;
-let browser: Browser | null = null;
+let ui: ConsoleInBrowser | null = null;
 
 beforeAll(async () => {
   if (!HAVE_OPENSSH) return;
@@ -55,20 +54,16 @@ beforeAll(async () => {
 }, 20_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await proc?.stop();
+  await ui?.stop();
   server?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe.skipIf(!HAVE_OPENSSH)('a host asking for a one-time code, answered in the browser', () => {
   it('shows the question on the card, and the code typed there logs the host in', async () => {
-    assertBuilt();
-    proc = await startConsole(['--config', join(dir, 'config.yaml'), '--data-dir', join(dir, 'data'), '--ui-port', '0', '--proxy-port', '0']);
-    browser = await launchChromium();
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    page.setDefaultTimeout(15_000);
-    await page.goto(proc.ui);
+    ui = await startConsoleInBrowser(['--config', join(dir, 'config.yaml'), '--data-dir', join(dir, 'data'), '--ui-port', '0', '--proxy-port', '0'], { defaultTimeoutMs: 15_000 });
+    proc = ui.console;
+    const page = ui.page;
     const card = page.getByTestId('host-card-otp-host');
     await expect.poll(() => card.getByTestId('host-prompt-text').textContent(), { timeout: 20_000 }).toMatch(/Verification code:/);
     expect(await card.getByTestId('host-state').textContent()).toMatch(/connecting/i);
@@ -85,7 +80,7 @@ describe.skipIf(!HAVE_OPENSSH)('a host asking for a one-time code, answered in t
   }, 60_000);
 
   it('Decline tells the host no at once: the card says the login failed because the question was declined', async () => {
-    const page = browser!.contexts()[0]!.pages()[0]!;
+    const page = ui!.page;
     const card = page.getByTestId('host-card-otp-host');
     await bridgeCall(proc!.ui, 'hosts.disconnect', { label: 'otp-host' });
     // hosts.connect answers when the login is done, and this login waits for the question: not awaited here.

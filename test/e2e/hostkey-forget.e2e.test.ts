@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, runCliProcess, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import { runCliProcess, type RunningConsole } from '../helpers/console-process.js';
 import { createNetnsHost, preClean, type NetnsHost, type Sshd } from '../helpers/netns-sshd.js';
 
 // A host reinstalled after the operator confirmed its key in the console: the
@@ -15,15 +15,14 @@ import { createNetnsHost, preClean, type NetnsHost, type Sshd } from '../helpers
 
 let ns: NetnsHost;
 let sshd: Sshd;
+let ui: ConsoleInBrowser | null = null;
 let consoleProc: RunningConsole | null = null;
-let browser: Browser;
 let page: Page;
 const work = mkdtempSync(join(tmpdir(), 'gc-e2e-hk-'));
 const dataDir = join(work, 'data');
 const shots = process.env.HOSTKEY_SHOTS_DIR ?? null;
 
 beforeAll(async () => {
-  assertBuilt();
   preClean();
   ns = await createNetnsHost();
   sshd = await ns.startSshd();
@@ -43,15 +42,14 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-  consoleProc = await startConsole(['--config', config, '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0']);
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  ui = await startConsoleInBrowser(['--config', config, '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0'], { load: false });
+  consoleProc = ui.console;
+  page = ui.page;
   if (shots) mkdirSync(shots, { recursive: true });
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  if (consoleProc) expect(await consoleProc.stop()).toBe(0);
+  if (ui) expect(await ui.stop()).toBe(0);
   await ns?.dispose();
   rmSync(work, { recursive: true, force: true });
 });

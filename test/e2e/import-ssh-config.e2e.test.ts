@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import { bridgeCall, type RunningConsole } from '../helpers/console-process.js';
 
 // The ~/.ssh/config import as an operator does it in a browser: main reads
 // ~/.ssh/config (with its Includes) itself, or the browser uploads a chosen
@@ -15,26 +15,23 @@ const work = mkdtempSync(join(tmpdir(), 'gc-e2e-import-'));
 const home = join(work, 'home');
 const dataDir = join(work, 'data');
 const shots = process.env.IMPORT_SHOTS_DIR ?? null;
+let ui: ConsoleInBrowser;
 let consoleProc: RunningConsole;
-let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  assertBuilt();
   mkdirSync(join(home, '.ssh', 'conf.d'), { recursive: true });
   writeFileSync(join(home, '.ssh', 'config'), 'Include conf.d/*\nHost gpu-east\n  HostName 192.0.2.21\n  User ops\n  IdentityFile ~/.ssh/id_ed25519\n');
   writeFileSync(join(home, '.ssh', 'conf.d', 'lab'), 'Host lab-a100\n  HostName 192.0.2.31\n  User lab\n  ProxyJump ops@192.0.2.1\n');
   // The console runs with this HOME, so ~/.ssh/config is ours; the demo fleet stays the inventory.
-  consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0'], 30_000, { HOME: home });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  await page.goto(consoleProc.ui);
+  ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0'], { env: { HOME: home } });
+  consoleProc = ui.console;
+  page = ui.page;
   if (shots) mkdirSync(shots, { recursive: true });
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  expect(await consoleProc?.stop()).toBe(0);
+  expect(await ui?.stop()).toBe(0);
 });
 
 describe('import hosts from an ssh config (web)', () => {

@@ -1,10 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, navViewIds, setTheme } from '../helpers/browser.js';
-import { assertBuilt, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { navViewIds, setTheme, startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
 
 // Layout check (#18 item 8): every view in the nav, at two window sizes and in
 // both themes, with no table header or cell cutting its text (an element whose
@@ -49,27 +48,21 @@ async function clippedCells(page: Page): Promise<Clip[]> {
 }
 
 describe('layout: no table cell cuts its text', () => {
-  let consoleProc: RunningConsole;
-  let browser: Browser;
+  let ui: ConsoleInBrowser;
   let page: Page;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-layout-'));
   const shots = process.env.GC_SHOTS_DIR;
 
   beforeAll(async () => {
-    assertBuilt();
     if (shots) mkdirSync(shots, { recursive: true });
-    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir]);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: SIZES[0] });
-    await page.goto(consoleProc.ui);
-    await page.getByTestId('nav-fleet').waitFor({ timeout: 15_000 });
+    ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir], { viewport: SIZES[0], readyTestId: 'nav-fleet' });
+    page = ui.page;
     // Give the demo fleet a moment to fill tables with real rows.
     await page.locator('td').nth(3).waitFor({ timeout: 20_000 });
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await consoleProc?.stop();
+    await ui?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -1,18 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
 
 // The bell's panel behaves as a popover: Escape closes it (focus back on the
 // bell), a click outside closes it and still reaches what was clicked, and
 // another view closes it.
 
 describe('notifications popover', () => {
-  let consoleProc: RunningConsole;
-  let browser: Browser;
+  let ui: ConsoleInBrowser;
   let page: Page;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-notify-'));
   const panel = () => page.getByTestId('notifications-panel');
@@ -22,17 +20,12 @@ describe('notifications popover', () => {
   };
 
   beforeAll(async () => {
-    assertBuilt();
-    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir]);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    await page.goto(consoleProc.ui);
-    await page.getByTestId('nav-proxy').waitFor({ timeout: 15_000 });
+    ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir], { readyTestId: 'nav-proxy' });
+    page = ui.page;
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await consoleProc?.stop();
+    await ui?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -4,10 +4,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, setTheme } from '../helpers/browser.js';
-import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { setTheme, startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import { bridgeCall, type RunningConsole } from '../helpers/console-process.js';
 
 // The Notifications view: a webhook channel added through the form, pointing
 // at a loopback receiver in this test (the console's config.yaml sets
@@ -47,8 +47,8 @@ function clippedCells(page: Page): Promise<string[]> {
 }
 
 describe('notifications view', () => {
+  let ui: ConsoleInBrowser;
   let consoleProc: RunningConsole;
-  let browser: Browser;
   let page: Page;
   let receiver: Server;
   let port: number;
@@ -57,7 +57,6 @@ describe('notifications view', () => {
   const configFile = join(dataDir, 'config.yaml');
 
   beforeAll(async () => {
-    assertBuilt();
     receiver = createServer((req, res) => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString()));
@@ -69,17 +68,14 @@ describe('notifications view', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     port = (receiver.address() as AddressInfo).port;
     writeFileSync(configFile, 'hosts: []\nnotifications:\n  allowLoopback: true\n');
-    consoleProc = await startConsole(['--config', configFile, '--data-dir', dataDir]);
-    browser = await launchChromium();
     // bypassCSP lets the test inject axe-core; the console's own CSP stays as it is.
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
-    await page.goto(consoleProc.ui);
-    await page.getByTestId('nav-notifications').waitFor({ timeout: 15_000 });
+    ui = await startConsoleInBrowser(['--config', configFile, '--data-dir', dataDir], { bypassCSP: true, readyTestId: 'nav-notifications' });
+    consoleProc = ui.console;
+    page = ui.page;
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await consoleProc?.stop();
+    await ui?.stop();
     await new Promise((r) => receiver?.close(r));
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -2,10 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
+import { openPage, type BrowserPage } from '../helpers/browser.js';
 import { assertBuilt, bridgeCall, runCliProcess, startConsole, type RunningConsole } from '../helpers/console-process.js';
 import { ROOT } from '../helpers/imports.js';
 import { HAVE_OPENSSH } from '../helpers/ssh-tools.js';
@@ -24,7 +23,7 @@ interface Host { label: string; state: string; transport?: { kind: string; clien
 describe.skipIf(!HAVE_OPENSSH)('the console on the openssh transport', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-os-'));
   let proc: RunningConsole | null = null;
-  let browser: Browser | null = null;
+  let browser: BrowserPage | null = null;
 
   afterAll(async () => {
     await browser?.close();
@@ -85,10 +84,8 @@ describe.skipIf(!HAVE_OPENSSH)('the console on the openssh transport', () => {
   }, 40_000);
 
   it('the host view names the transport and shows what ssh -G reports', async () => {
-    browser = await launchChromium();
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    page.setDefaultTimeout(15_000);
-    await page.goto(proc!.ui);
+    browser = await openPage(proc!.ui, { defaultTimeoutMs: 15_000 });
+    const page = browser.page;
     // The shortcuts work once the app has rendered: wait for the fleet first (a keypress before is lost).
     await page.getByTestId('host-card-l20-poc').waitFor();
     await page.keyboard.press('Alt+2');

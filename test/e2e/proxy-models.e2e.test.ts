@@ -2,12 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyStatsSchema, type ProxyStats } from '../../src-preload/contract/index.js';
 import { upstreamFigures as upstream } from '../helpers/proxy-figures.js';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, bridgeCall, runCliProcess, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import { bridgeCall, runCliProcess, type RunningConsole } from '../helpers/console-process.js';
 import { ROOT } from '../helpers/imports.js';
 
 // The Proxy view's Models section in headless Chromium: live on the demo fleet
@@ -38,26 +38,24 @@ function replicaStats(at: number): ProxyStats {
 }
 
 describe('the Proxy view: models, replicas and where requests went', () => {
+  let ui: ConsoleInBrowser;
   let consoleProc: RunningConsole;
-  let browser: Browser;
   let proxyUrl: string;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-proxy-models-'));
 
   beforeAll(async () => {
-    assertBuilt();
-    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0']);
+    ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0'], { load: false });
+    consoleProc = ui.console;
     const m = consoleProc.output().match(/^GPU Console ready ui=\S+ proxy=(\S+)$/m);
     if (!m) throw new Error(`no proxy= in the ready line:\n${consoleProc.output()}`);
     proxyUrl = m[1]!;
-    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    expect(await consoleProc?.stop()).toBe(0);
+    expect(await ui?.stop()).toBe(0);
   });
 
-  const newPage = (): Promise<Page> => browser.newPage({ viewport: { width: 1440, height: 900 } });
+  const newPage = (): Promise<Page> => ui.newPage();
 
   it('lists every demo model with its one replica, and a chat through the proxy shows as routed to it', async () => {
     const created = await runCliProcess(['tokens', 'create', 'models-e2e', '--max-class', 'interactive', '--data-dir', dataDir]);

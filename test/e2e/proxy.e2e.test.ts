@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, runCliProcess, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import { runCliProcess, type RunningConsole } from '../helpers/console-process.js';
 import { ROOT } from '../helpers/imports.js';
 
 // The built console end to end: a token from the CLI, a chat through the proxy
@@ -13,25 +13,23 @@ import { ROOT } from '../helpers/imports.js';
 // Proxy view in headless Chromium.
 
 describe('the proxy through the built console', () => {
+  let ui: ConsoleInBrowser;
   let consoleProc: RunningConsole;
-  let browser: Browser;
   let page: Page;
   let proxyUrl: string;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-proxy-'));
 
   beforeAll(async () => {
-    assertBuilt();
-    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0']);
+    ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0'], { load: false });
+    consoleProc = ui.console;
+    page = ui.page;
     const m = consoleProc.output().match(/^GPU Console ready ui=\S+ proxy=(\S+)$/m);
     if (!m) throw new Error(`no proxy= in the ready line:\n${consoleProc.output()}`);
     proxyUrl = m[1]!;
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    expect(await consoleProc?.stop()).toBe(0);
+    expect(await ui?.stop()).toBe(0);
   });
 
   it('creates a token with the CLI (alone on stdout), serves a chat with it, and shows the request in the Proxy view', async () => {

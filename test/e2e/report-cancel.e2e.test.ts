@@ -1,10 +1,10 @@
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import { bridgeCall, type RunningConsole } from '../helpers/console-process.js';
 
 // Cancelling an export from the Reports view crosses every boundary: the
 // button aborts the page's fetch, the web bridge sees the connection close and
@@ -20,8 +20,8 @@ interface AuditRow {
 }
 
 describe('cancelling an export in the Reports view', () => {
+  let ui: ConsoleInBrowser;
   let consoleProc: RunningConsole;
-  let browser: Browser;
   let page: Page;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-report-cancel-'));
   const reportsDir = join(dataDir, 'reports');
@@ -37,16 +37,14 @@ describe('cancelling an export in the Reports view', () => {
     (await call<{ events: AuditRow[] }>('audit.list', { limit: 1000 })).events.filter((e) => e.type.startsWith('report.export'));
 
   beforeAll(async () => {
-    assertBuilt();
-    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0']);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0'], { load: false });
+    consoleProc = ui.console;
+    page = ui.page;
     page.on('pageerror', (err) => pageErrors.push(err.message));
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    expect(await consoleProc?.stop()).toBe(0);
+    expect(await ui?.stop()).toBe(0);
   });
 
   it('stops a running export: "nothing was written", no folder, nothing listed, a cancelled audit row', async () => {

@@ -1,11 +1,11 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionView, CostSummary, Evidence, FleetSnapshot } from '../../src-preload/contract/index.js';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import { bridgeCall, type RunningConsole } from '../helpers/console-process.js';
 
 // Issue #27, done when: "a report built on the demo after one approval, one
 // rejection and one withdrawal reads 'approved 1 · rejected 1 · withdrawn 1'
@@ -19,8 +19,8 @@ import { assertBuilt, bridgeCall, startConsole, type RunningConsole } from '../h
 const HOUR = 3_600_000;
 
 describe('decisions and cost in a report on the demo fleet', () => {
+  let ui: ConsoleInBrowser;
   let consoleProc: RunningConsole;
-  let browser: Browser;
   let page: Page;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-decisions-'));
   const shots = process.env.REPORT_DECISION_SHOTS_DIR ?? null;
@@ -33,16 +33,14 @@ describe('decisions and cost in a report on the demo fleet', () => {
   const action = async (id: string) => (await call<{ actions: ActionView[] }>('actions.list', { limit: 50 })).actions.find((a) => a.id === id)!;
 
   beforeAll(async () => {
-    assertBuilt();
-    consoleProc = await startConsole(['--demo', '--demo-time-scale', '200', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0']);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    ui = await startConsoleInBrowser(['--demo', '--demo-time-scale', '200', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0'], { load: false });
+    consoleProc = ui.console;
+    page = ui.page;
     if (shots) mkdirSync(shots, { recursive: true });
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    expect(await consoleProc?.stop()).toBe(0);
+    expect(await ui?.stop()).toBe(0);
   });
 
   it('one approval, one rejection, one withdrawal: the report reads approved 1 · rejected 1 · withdrawn 1, its cost equals cost.summary', async () => {

@@ -3,10 +3,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import type { RunningConsole } from '../helpers/console-process.js';
 
 // The Reports view of the built console in headless Chromium, as an operator
 // at the end of a shift uses it: one host, the last hour, live checks over
@@ -23,23 +23,21 @@ const GATE = 'order.matches';
 const NOTE = 'Checked against order #4711: 1× L20 48 GB, 16 vCPU, 128 GB RAM, eu-central.';
 
 describe('the Reports view', () => {
+  let ui: ConsoleInBrowser;
   let consoleProc: RunningConsole;
-  let browser: Browser;
   let page: Page;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-reports-'));
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    assertBuilt();
-    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0']);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0'], { load: false });
+    consoleProc = ui.console;
+    page = ui.page;
     page.on('pageerror', (err) => pageErrors.push(err.message));
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    expect(await consoleProc?.stop()).toBe(0);
+    expect(await ui?.stop()).toBe(0);
   });
 
   it('previews, marks a gate, exports, verifies and lists a report', async () => {

@@ -1,12 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeriesResult } from '../../src-preload/contract/index.js';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
+import type { RunningConsole } from '../helpers/console-process.js';
 import { TTFT_BUCKETS } from '../../src-main/demo/engine-metrics.js';
 
 // Load driven into a demo host through its tunnel (bypassing the proxy, like
@@ -34,8 +34,8 @@ const column = (r: SeriesResult, metric: string): (number | null)[] => r.series.
 const known = (xs: readonly (number | null)[]): number[] => xs.filter((x): x is number => x !== null);
 
 describe('telemetry end to end: load → charts and cost move → history survives a restart', () => {
+  let ui: ConsoleInBrowser;
   let consoleProc: RunningConsole;
-  let browser: Browser;
   let page: Page;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-tel-'));
   const args = ['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0'];
@@ -44,17 +44,15 @@ describe('telemetry end to end: load → charts and cost move → history surviv
   let loadStartedAt = 0;
 
   beforeAll(async () => {
-    assertBuilt();
-    consoleProc = await startConsole(args);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    ui = await startConsoleInBrowser(args, { load: false });
+    consoleProc = ui.console;
+    page = ui.page;
   }, 60_000);
 
   afterAll(async () => {
     loadStop = true;
     await load;
-    await browser?.close();
-    await consoleProc?.stop();
+    await ui?.stop();
   });
 
   it('drives chat load into the demo host through its tunnel; the fleet card shows TTFT p95 and an estimated cost', async () => {
@@ -126,11 +124,10 @@ describe('telemetry end to end: load → charts and cost move → history surviv
     const before = await api<SeriesResult>(consoleProc.ui, 'telemetry.series', { host: HOST, range: '1h', metrics: ['svc.qwen.gen_tok_s'] });
     const loaded = before.t.filter((t, i) => t >= loadStartedAt - 10_000 && (column(before, 'svc.qwen.gen_tok_s')[i] ?? 0) > 0);
     expect(loaded.length).toBeGreaterThan(0);
-    await browser.close();
-    expect(await consoleProc.stop()).toBe(0);
+    expect(await ui.stop()).toBe(0);
 
-    consoleProc = await startConsole(args);
-    browser = await launchChromium();
+    ui = await startConsoleInBrowser(args, { load: false });
+    consoleProc = ui.console;
     const after = await api<SeriesResult>(consoleProc.ui, 'telemetry.series', { host: HOST, range: '1h', metrics: ['svc.qwen.gen_tok_s'], endMs: Date.now() });
     const kept = after.t.filter((t, i) => loaded.includes(t) && (column(after, 'svc.qwen.gen_tok_s')[i] ?? 0) > 0);
     // the 10 s rows of the loaded window came back from disk (the last, still open bucket may be flushed at shutdown or not)

@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/browser.js';
-import { assertBuilt, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
 
 // One time format in the UI (#18): every time the Audit and Actions views show
 // is a local 24-hour clock with its zone ("14:03:07 UTC+1"), never a bare
@@ -13,23 +12,17 @@ import { assertBuilt, startConsole, type RunningConsole } from '../helpers/conso
 const ZONED = /\b\d\d:\d\d:\d\d UTC([+−]\d+(:\d\d)?)?\b/;
 
 describe('times carry their zone', () => {
-  let consoleProc: RunningConsole;
-  let browser: Browser;
+  let ui: ConsoleInBrowser;
   let page: Page;
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-time-'));
 
   beforeAll(async () => {
-    assertBuilt();
-    consoleProc = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir]);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, timezoneId: 'Europe/Berlin' });
-    await page.goto(consoleProc.ui);
-    await page.getByTestId('nav-actions').waitFor({ timeout: 15_000 });
+    ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir], { timezoneId: 'Europe/Berlin', readyTestId: 'nav-actions' });
+    page = ui.page;
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await consoleProc?.stop();
+    await ui?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
