@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type App } from '../../../src-main/core/app.js';
-import { silentLogger } from '../../../src-main/core/base/index.js';
+import type { App } from '../../../src-main/core/app.js';
 import { DEMO_HOSTS, startDemoFleet, type DemoFleet, type HostProfile } from '../../../src-main/demo/index.js';
 import type { FleetSnapshot } from '../../../src-preload/contract/index.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
 
 // A llama-server started with --sleep-idle-seconds unloads its model when idle
 // and loads it again on the next request. The console shows it asleep, but
@@ -16,6 +16,7 @@ import type { FleetSnapshot } from '../../../src-preload/contract/index.js';
 
 let dir: string;
 let demo: DemoFleet;
+let core: TestApp;
 let app: App;
 let token: string;
 
@@ -44,11 +45,12 @@ beforeAll(async () => {
   demo = await startDemoFleet({ dir: join(dir, 'demo'), timeScale: 1000, decodeSpeedFactor: 20, profiles: [profile] });
   const configFile = join(dir, 'config.yaml');
   writeFileSync(configFile, JSON.stringify({ hosts: demo.config.hosts }));
-  app = await startApp({ mode: 'web', version: 'test', dataDir: join(dir, 'console'), configFile, logger: silentLogger, pollIntervalMs: 200, proxyPort: 0 });
+  core = await startTestApp({ dataDir: join(dir, 'console'), configFile, pollIntervalMs: 200, proxyPort: 0 });
+  app = core.app;
   token = app.proxy.createToken('tests', 'interactive', 'test').token;
 }, 60_000);
 afterAll(async () => {
-  await app?.dispose();
+  await core?.dispose();
   await demo?.dispose();
   rmSync(dir, { recursive: true, force: true });
 });
