@@ -4,9 +4,12 @@
 // 1 Hz through real SSH sessions), with one UI client on the real web bridge's
 // event stream as an open window would be. Everything the process does counts:
 // the console core, both ends of every SSH session, the simulated hosts, the
-// bridge.
+// bridge. With --fleet-process the hosts run in `gpu-console demo-fleet --hosts
+// N` instead, and `serve --config` reads the file it writes: the console's
+// figures are then its own, and the fleet process's are printed apart (its
+// --traffic goes straight to the simulators, not through the proxy).
 //
-//   node --import tsx test/bench/demo-scale.ts [--hosts 64] [--minutes 10] [--warmup 60] [--traffic on|off] [--no-ui] [--node-flags '--flag ...']
+//   node --import tsx test/bench/demo-scale.ts [--hosts 64] [--minutes 10] [--warmup 60] [--traffic on|off] [--no-ui] [--fleet-process] [--node-flags '--flag ...']
 //
 // --node-flags passes V8/Node flags to the console process (to compare GC settings).
 //
@@ -32,6 +35,7 @@ const MINUTES = Number(arg('minutes', '10'));
 const WARMUP_S = Number(arg('warmup', '60'));
 const TRAFFIC = arg('traffic', 'off');
 const UI = !process.argv.includes('--no-ui');
+const FLEET_PROCESS = process.argv.includes('--fleet-process');
 const NODE_FLAGS = arg('node-flags', '').split(' ').filter((f) => f.length > 0);
 const MB = 1_000_000;
 const MiB = 1_048_576;
@@ -82,12 +86,36 @@ async function followEvents(ui: string, bytes: Map<string, number>, signal: Abor
   }
 }
 
+/** `gpu-console demo-fleet --hosts N` in its own process; resolves with it and its config file once it is ready. */
+async function startFleetProcess(dir: string): Promise<{ pid: number; config: string; stop(): Promise<void> }> {
+  const args = ['demo-fleet', '--hosts', String(HOSTS), '--write-config', join(dir, 'demo.yaml'), '--data-dir', join(dir, 'fleet'), ...(TRAFFIC === 'on' ? ['--traffic'] : [])];
+  const fleet = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const config = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    fleet.stdout!.on('data', (c: Buffer) => {
+      out += c.toString('utf8');
+      const m = /^GPU Console demo fleet ready config=(\S+)/m.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    fleet.once('exit', (code) => reject(new Error(`demo-fleet exited ${code}:\n${out}`)));
+  });
+  const stop = () => new Promise<void>((resolve) => {
+    fleet.once('exit', () => resolve());
+    fleet.kill('SIGTERM');
+  });
+  return { pid: fleet.pid!, config, stop };
+}
+
 async function main(): Promise<void> {
   assertBuilt();
   const dir = mkdtempSync(join(tmpdir(), 'gpu-console-demo-scale-'));
-  console.log(`demo-scale: serve --demo-hosts ${HOSTS} (8 GPUs, 2 services each), traffic ${TRAFFIC}, UI client ${UI ? 'on' : 'off'}${NODE_FLAGS.length ? `, node ${NODE_FLAGS.join(' ')}` : ''}, ${MINUTES} min after ${WARMUP_S} s warm-up (node ${process.version})`);
+  const how = FLEET_PROCESS ? `serve --config on \`demo-fleet --hosts ${HOSTS}\` (its own process)` : `serve --demo-hosts ${HOSTS}`;
+  console.log(`demo-scale: ${how} (8 GPUs, 2 services each), traffic ${TRAFFIC}, UI client ${UI ? 'on' : 'off'}${NODE_FLAGS.length ? `, node ${NODE_FLAGS.join(' ')}` : ''}, ${MINUTES} min after ${WARMUP_S} s warm-up (node ${process.version})`);
+  // Start-up counts from the console's start: a separate fleet is up (listening, config written) before it.
+  const fleet = FLEET_PROCESS ? await startFleetProcess(dir) : null;
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...NODE_FLAGS, CLI, 'serve', '--demo-hosts', String(HOSTS), '--demo-traffic', TRAFFIC, '--data-dir', dir, '--print-url'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const serveArgs = fleet ? ['--config', fleet.config, '--data-dir', join(dir, 'console')] : ['--demo-hosts', String(HOSTS), '--demo-traffic', TRAFFIC, '--data-dir', dir];
+  const child = spawn(process.execPath, [...NODE_FLAGS, CLI, 'serve', ...serveArgs, '--print-url'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const ui = await new Promise<string>((resolve, reject) => {
     const onData = (c: Buffer) => {
@@ -126,6 +154,8 @@ async function main(): Promise<void> {
   const mainStat = `/proc/${pid}/task/${pid}/stat`;
   const cpu0 = cpuMs(procStat);
   const main0 = cpuMs(mainStat);
+  const fleetCpu0 = fleet ? cpuMs(`/proc/${fleet.pid}/stat`) : 0;
+  const fleetRss: number[] = [];
   const w0 = performance.now();
   bytes.clear();
   const rss: number[] = [];
@@ -135,6 +165,7 @@ async function main(): Promise<void> {
   for (let s = 10; s <= MINUTES * 60; s += 10) {
     await sleep(w0 + s * 1000 - performance.now());
     rss.push(rssBytes(pid));
+    if (fleet) fleetRss.push(rssBytes(fleet.pid));
     if (s % 60 === 0) {
       const c = cpuMs(procStat);
       const w = performance.now();
@@ -147,6 +178,7 @@ async function main(): Promise<void> {
   const wallMs = performance.now() - w0;
   const cpu = cpuMs(procStat) - cpu0;
   const mainCpu = cpuMs(mainStat) - main0;
+  const fleetCpu = fleet ? cpuMs(`/proc/${fleet.pid}/stat`) - fleetCpu0 : 0;
   abort.abort();
   const ticks = wallMs / 1000;
 
@@ -160,6 +192,9 @@ async function main(): Promise<void> {
   console.log(`\nOver ${fmt(wallMs / 1000)} s:`);
   console.log(`  process CPU, all threads: ${fmt(cpuPct, 1)} % of one core   [target < 25 %] ${cpuPct < 25 ? 'met' : 'MISSED'}`);
   console.log(`  main thread CPU: ${fmt((mainCpu / wallMs) * 100, 1)} % of one core (the rest: libuv/V8 worker threads, GC helpers)`);
+  if (fleet) {
+    console.log(`  the demo fleet's own process (not counted in the console's figures): CPU ${fmt((fleetCpu / wallMs) * 100, 1)} % of one core, RSS ${fmt(Math.min(...fleetRss) / MB)} … ${fmt(Math.max(...fleetRss) / MB)} MB`);
+  }
   console.log(`  RSS: ${fmt(minR / MB)} … ${fmt(maxR / MB)} MB, spread ${fmt(((maxR - minR) / minR) * 100, 2)} %, last vs first minute ${fmt(drift, 2)} %   [target flat ±5 %, ≤ 400 MB] ${Math.abs(drift) <= 5 && maxR <= 400 * MB ? 'met' : 'MISSED'}`);
   if (UI) {
     const perTick = [...bytes].filter(([, b]) => b > 0).sort((a, b) => b[1] - a[1]).map(([c, b]) => `${c} ${fmt(b / ticks / 1024)} KiB`);
@@ -169,6 +204,7 @@ async function main(): Promise<void> {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
+  await fleet?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 

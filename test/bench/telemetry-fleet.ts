@@ -3,7 +3,7 @@
 // alerts, proxy, lifecycle policies) reading a demo fleet of 64 hosts × 8 GPUs
 // × 2 services at 1 Hz through real SSH sessions (ssh2 client ↔ the demo's
 // ssh2 servers on loopback), the demo fleet in a child process so that its
-// CPU is not counted.
+// CPU is not counted with the console's; it is reported on its own line.
 //
 //   node --expose-gc --import tsx test/bench/telemetry-fleet.ts [--minutes 10] [--hosts 64] [--gpus 8] [--services 2] [--warmup 60] [--traffic]
 //
@@ -15,7 +15,7 @@
 // bridge subscriber's delta-coded wire form (TickStreamEncoder over the api's
 // events, what a browser tab or window now receives; that encoding is counted
 // in the main-thread CPU, as `serve` with one tab does it); ticks that arrived
-// and hosts connected.
+// and hosts connected; the demo fleet process's CPU and RSS, apart.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { silentLogger } from '../../src-main/core/base/index.js';
+import { cpuMs } from './lib/children.js';
 import { startApp } from '../../src-main/core/app.js';
 import { createApi } from '../../src-main/core/api.js';
 import { TickStreamEncoder } from '../../src-preload/contract/index.js';
@@ -58,15 +59,26 @@ function mainThreadCpuMs(): number | null {
   }
 }
 
+/** Resident memory of another process (Linux /proc; NaN elsewhere). */
+function rssOf(pid: number): number {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'gpu-console-telemetry-bench-'));
   const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'demo-fleet-process.ts'), join(dir, 'demo'), String(HOSTS), String(GPUS), String(SERVICES), TRAFFIC ? 'traffic' : 'quiet'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
   const configFile = await new Promise<string>((resolve, reject) => {
     const rl = createInterface({ input: child.stdout });
     rl.on('line', (line) => {
-      if (line.startsWith('READY ')) resolve(line.slice(6));
+      const ready = /^GPU Console demo fleet ready config=(\S+)/.exec(line);
+      if (ready) resolve(ready[1]!);
     });
     child.once('exit', (code) => reject(new Error(`demo fleet exited ${code}`)));
   });
@@ -132,6 +144,7 @@ async function main(): Promise<void> {
   const elu0 = performance.eventLoopUtilization();
   const cpu0 = process.cpuUsage();
   const main0 = mainThreadCpuMs();
+  const fleetCpu0 = cpuMs(child.pid!);
   const wall0 = performance.now();
   const ticks0 = ticks;
   fleetBytes = 0;
@@ -155,6 +168,7 @@ async function main(): Promise<void> {
   const wallMs = performance.now() - wall0;
   const cpu = process.cpuUsage(cpu0);
   const main1 = mainThreadCpuMs();
+  const fleetCpu = cpuMs(child.pid!) - fleetCpu0;
   const elu = performance.eventLoopUtilization(elu0);
   const n = ticks - ticks0;
   const minR = Math.min(...rss);
@@ -171,10 +185,12 @@ async function main(): Promise<void> {
       ` = ${fmt((100 * (fleetWireBytes + telemetryWireBytes)) / Math.max(1, fleetBytes + telemetryBytes))} % of the whole state; diff + stringify ${fmt(encodeMs / Math.max(1, n), 2)} ms per tick`,
   );
   console.log(`  ticks per second: ${fmt(n / (wallMs / 1000), 2)} (1.00 = no round lost)`);
+  console.log(`  the demo fleet's own process (not counted above): CPU ${fmt((fleetCpu / wallMs) * 100, 2)} % of one core, RSS ${fmt(rssOf(child.pid!) / MiB)} MiB`);
   await api.dispose();
   await app.dispose();
-  child.stdin.end();
-  await new Promise((r) => child.once('exit', r));
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
   rmSync(dir, { recursive: true, force: true });
 }
 

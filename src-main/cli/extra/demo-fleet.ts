@@ -14,7 +14,7 @@ import { stringify } from 'yaml';
 import { AppError, createLogger, type LogLevel, type Logger } from '../../core/base/index.js';
 import { parseConfig } from '../../core/config/index.js';
 import { writeFileAtomically } from '../../core/ssh/index.js';
-import { DemoErrorCode, startDemoFleet, syntheticProfiles, type DemoFleet } from '../../demo/index.js';
+import { DemoErrorCode, startDemoFleet, syntheticProfiles, type DemoFleet, type HostProfile } from '../../demo/index.js';
 import { resolveDataDir } from '../options.js';
 import { EXIT, UsageError, logLine, type Output } from '../output.js';
 import { MAX_DEMO_HOSTS } from '../serve.js';
@@ -24,6 +24,8 @@ export interface DemoFleetCommandOptions {
   configFile: string;
   /** N synthetic hosts (8 GPUs, 2 services each); absent: the built-in three. */
   hosts?: number;
+  /** Hosts of a shape --hosts does not give (a benchmark's GPUs and services per host); wins over `hosts`. */
+  profiles?: readonly HostProfile[];
   dataDir: string;
   timeScale?: number;
   traffic: boolean;
@@ -166,7 +168,7 @@ export async function runDemoFleet(options: DemoFleetCommandOptions, output: Out
       traffic: options.traffic,
       ...(options.timeScale !== undefined ? { timeScale: options.timeScale } : {}),
       ...(options.sshTransport ? { sshTransport: options.sshTransport } : {}),
-      ...(options.hosts !== undefined ? { profiles: syntheticProfiles(options.hosts, { labelPrefix: 'demo' }) } : {}),
+      ...(options.profiles ? { profiles: options.profiles } : options.hosts !== undefined ? { profiles: syntheticProfiles(options.hosts, { labelPrefix: 'demo' }) } : {}),
     });
     await writeFleetConfig(fleet, options.configFile);
   } catch (err) {
