@@ -14,6 +14,8 @@ export interface TestApp {
   app: App;
   /** The contract's dispatcher over `app`, as the bridges call it. */
   api: Api;
+  /** One channel through `api` (caller 'test'); a refusal throws an Error with the answer's message, code, retryable and details. */
+  call<T = unknown>(channel: string, input: unknown): Promise<T>;
   /** The dispatcher, then the core; harmless twice. The data folder is the caller's to remove. */
   dispose(): Promise<void>;
 }
@@ -26,6 +28,11 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   return {
     app,
     api,
+    async call<T>(channel: string, input: unknown): Promise<T> {
+      const r = await api.invoke(channel, input, { caller: 'test' });
+      if (!r.ok) throw Object.assign(new Error(r.error.message), r.error);
+      return r.data as T;
+    },
     async dispose() {
       if (disposed) return;
       disposed = true;

@@ -19,11 +19,7 @@ let server: Server;
 let port: number;
 const got: { headers: IncomingMessage['headers']; body: string; url: string }[] = [];
 
-async function call<T>(channel: string, input: unknown): Promise<T> {
-  const r = await api.invoke(channel, input, { caller: 'test' });
-  if (!r.ok) throw Object.assign(new Error(r.error.message), r.error);
-  return r.data as T;
-}
+const call = <T,>(channel: string, input: unknown): Promise<T> => core.call<T>(channel, input);
 async function fails(channel: string, input: unknown): Promise<{ code: string; message: string }> {
   const r = await api.invoke(channel, input, { caller: 'test' });
   if (r.ok) throw new Error(`${channel} should have failed`);

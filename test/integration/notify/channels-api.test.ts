@@ -17,11 +17,7 @@ let api: Api;
 let server: Server;
 const got: { headers: IncomingMessage['headers']; body: string }[] = [];
 
-async function call<T>(channel: string, input: unknown): Promise<T> {
-  const r = await api.invoke(channel, input, { caller: 'test' });
-  if (!r.ok) throw Object.assign(new Error(r.error.message), r.error);
-  return r.data as T;
-}
+const call = <T,>(channel: string, input: unknown): Promise<T> => core.call<T>(channel, input);
 
 beforeAll(async () => {
   server = createServer((req, res) => {

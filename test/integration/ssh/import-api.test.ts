@@ -3,7 +3,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Api } from '../../../src-main/core/api.js';
 import type { App } from '../../../src-main/core/app.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { waitHost } from './helpers.js';
@@ -15,14 +14,9 @@ import { waitHost } from './helpers.js';
 let dir: string;
 let core: TestApp;
 let app: App;
-let api: Api;
 const PASS = 'tr0ub4dor&3-never-logged';
 
-async function call<T>(channel: string, input: unknown): Promise<T> {
-  const r = await api.invoke(channel, input, { caller: 'test' });
-  if (!r.ok) throw Object.assign(new Error(r.error.message), r.error);
-  return r.data as T;
-}
+const call = <T,>(channel: string, input: unknown): Promise<T> => core.call<T>(channel, input);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gc-import-'));
@@ -41,7 +35,7 @@ beforeAll(async () => {
   );
   writeFileSync(join(dir, '.ssh', 'conf.d', '10-lab.conf'), 'Host lab-1\n  HostName 192.0.2.50\n  User lab\nroot:x:0:0:root:/root:/bin/bash\n');
   core = await startTestApp({ dataDir: dir, configFile: join(dir, 'config.yaml'), home: dir, pollIntervalMs: 250 });
-  ({ app, api } = core);
+  app = core.app;
 });
 
 afterAll(async () => {

@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Api } from '../../../src-main/core/api.js';
 import type { App } from '../../../src-main/core/app.js';
 import { HAVE_OPENSSH } from '../../helpers/ssh-tools.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
@@ -18,13 +17,8 @@ let dir: string;
 const markerDir = join(tmpdir(), `gc-hostile-marker-${process.pid}`);
 let core: TestApp;
 let app: App;
-let api: Api;
 
-async function call<T>(channel: string, input: unknown): Promise<T> {
-  const r = await api.invoke(channel, input, { caller: 'test' });
-  if (!r.ok) throw Object.assign(new Error(r.error.message), r.error);
-  return r.data as T;
-}
+const call = <T,>(channel: string, input: unknown): Promise<T> => core.call<T>(channel, input);
 
 /** True as soon as `file` exists; false once `ms` have passed without it. */
 async function appears(file: string, ms: number): Promise<boolean> {
@@ -41,7 +35,7 @@ beforeAll(async () => {
   mkdirSync(markerDir, { recursive: true });
   writeFileSync(join(dir, 'config.yaml'), '# operator\nhosts: []\n');
   core = await startTestApp({ dataDir: dir, configFile: join(dir, 'config.yaml'), home: dir, pollIntervalMs: 250 });
-  ({ app, api } = core);
+  app = core.app;
 });
 
 afterAll(async () => {
