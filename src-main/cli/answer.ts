@@ -13,8 +13,7 @@ export function unwrapAnswer<C extends InvokeChannel>(channel: C, raw: unknown):
     throw new AppError(BridgeErrorCode.TRANSPORT, `${channel}: malformed answer from the console (${envelope.message})`, { details: { channel } });
   }
   if (!envelope.data.ok) {
-    const { code, message, retryable, details } = envelope.data.error;
-    throw new AppError(code, message, { retryable, details });
+    throw AppError.fromWire(envelope.data.error);
   }
   const output = parseStrict(invokeChannels[channel].output, envelope.data.data);
   if (!output.ok) {

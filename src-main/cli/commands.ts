@@ -6,6 +6,7 @@ import { loadConfigFile } from '../core/config/index.js';
 import { findRunningConsole } from '../core/instance/index.js';
 import { callRunningConsole } from './bridge-client.js';
 import { callConsole } from './core-client.js';
+import { CliErrorCode } from './errors.js';
 import { EXIT, shown, type Output } from './output.js';
 
 // Audit reads go through the contract (`audit.verify`, `audit.list`): to the running console, else to a
@@ -168,8 +169,8 @@ function ttyPassphrasePrompt(): PassphrasePrompt | null {
 /** The running console's UI URL (with its token), or with `proxy` its proxy's base URL (for OPENAI_BASE_URL, `bench run --target`). */
 export function uiUrl(dataDir: string, output: Output, proxy = false): number {
   const running = findRunningConsole(dataDir);
-  if (!running) throw new AppError('CLI_NO_RUNNING_CONSOLE', `no console is running on data dir ${dataDir} (start one with: gpu-console serve)`);
-  if (proxy && !output.json && running.proxy === null) throw new AppError('CLI_NO_PROXY', `the console on data dir ${dataDir} has no proxy listening`);
+  if (!running) throw new AppError(CliErrorCode.NO_RUNNING_CONSOLE, `no console is running on data dir ${dataDir} (start one with: gpu-console serve)`);
+  if (proxy && !output.json && running.proxy === null) throw new AppError(CliErrorCode.NO_PROXY, `the console on data dir ${dataDir} has no proxy listening`);
   output.out(output.json ? JSON.stringify({ ui: running.ui, proxy: running.proxy }) : proxy ? running.proxy! : running.ui);
   return EXIT.OK;
 }

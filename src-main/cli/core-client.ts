@@ -12,6 +12,7 @@ import { startApp } from '../core/app.js';
 import { AppError, createLogger } from '../core/base/index.js';
 import { findRunningConsole } from '../core/instance/index.js';
 import { unwrapAnswer } from './answer.js';
+import { CliErrorCode } from './errors.js';
 import { logLine } from './output.js';
 import { callRunningConsole } from './bridge-client.js';
 import { VERSION } from './version.js';
@@ -44,7 +45,7 @@ export async function withConsole<T>(dataDir: string, options: ConsoleOptions, f
   }
   if (options.requireDatabase) {
     const file = join(dataDir, DB_NAME);
-    if (!existsSync(file)) throw new AppError('CLI_NO_DATABASE', `no database at ${file} (has a console run with --data-dir ${dataDir}?)`);
+    if (!existsSync(file)) throw new AppError(CliErrorCode.NO_DATABASE, `no database at ${file} (has a console run with --data-dir ${dataDir}?)`);
   }
   const logger = createLogger({ level: 'error', scope: 'gpu-console', write: logLine });
   const app = await startApp({ mode: 'web', version: VERSION, dataDir, configFile: options.configFile ?? null, offline: true, logger });

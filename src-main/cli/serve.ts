@@ -8,6 +8,7 @@ import { defaultConfigPath } from '../core/config/index.js';
 import { DEMO_CONFIG_REASON, startDemoFleet, syntheticProfiles, type DemoFleet } from '../demo/index.js';
 import { findRunningConsole, prepareDataDir, readyFilePath, removeReadyFile, writeReadyFile, type ReadyInfo } from '../core/instance/index.js';
 import { startWebBridge } from '../web/index.js';
+import { CliErrorCode } from './errors.js';
 import { EXIT, logLine, type Output } from './output.js';
 import { VERSION } from './version.js';
 
@@ -56,7 +57,7 @@ export function findRendererDir(): string {
     (c): c is string => typeof c === 'string',
   );
   for (const dir of candidates) if (existsSync(join(dir, 'index.html'))) return dir;
-  throw new AppError('CLI_RENDERER_NOT_BUILT', 'the UI is not built: run `npm run build` first');
+  throw new AppError(CliErrorCode.RENDERER_NOT_BUILT, 'the UI is not built: run `npm run build` first');
 }
 
 /** The demo fleet, when asked for (--demo, --demo-hosts) or when there is no config file; it runs in this process. */
@@ -113,7 +114,7 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
     await api.dispose();
     await app.dispose();
     await demo?.dispose();
-    throw new AppError('CLI_UI_PORT_UNAVAILABLE', `cannot listen on 127.0.0.1:${options.uiPort}: ${(err as Error).message}`, { cause: err });
+    throw new AppError(CliErrorCode.UI_PORT_UNAVAILABLE, `cannot listen on 127.0.0.1:${options.uiPort}: ${(err as Error).message}`, { cause: err });
   }
 
   const info: ReadyInfo = { ui: bridge.url, proxy: app.info().proxyUrl, pid: process.pid };

@@ -16,11 +16,18 @@ import {
   type InvokeChannel,
   type InvokeResult,
 } from '../../src-preload/contract/index.js';
-import { AppError, Emitter, toAppError, type Disposable, type Logger } from './base/index.js';
+import { AppError, BaseErrorCode, Emitter, toAppError, type Disposable, type Logger } from './base/index.js';
 import type { AppEvent } from './app.js';
 import type { CallContext, Handler, HandlersFor } from './channel.js';
 
 export type { CallContext } from './channel.js';
+
+// The bridges' own codes (the contract's) are codes of this console like any capability's.
+declare module './base/index.js' {
+  interface ErrorCodeRegistry {
+    bridge: BridgeErrorCode;
+  }
+}
 
 /** What the dispatcher needs of the core: its channel table and its event stream (App satisfies it). */
 export interface ApiHost {
@@ -88,7 +95,7 @@ export function createApi(app: ApiHost, logger: Logger): Api {
       return { ok: true, data: checked.data };
     } catch (err) {
       const e = toAppError(err);
-      if (e.code === 'INTERNAL_ERROR' || e.code === 'INTERNAL_ASSERTION') logger.error(`${channel} failed`, { error: e.message });
+      if (e.code === BaseErrorCode.INTERNAL_ERROR || e.code === BaseErrorCode.INTERNAL_ASSERTION) logger.error(`${channel} failed`, { error: e.message });
       return { ok: false, error: contractError(e) };
     }
   }

@@ -16,9 +16,9 @@ import { ConfigSchema, ConfigService, type ConfigInput } from './config/index.js
 import { FleetService, HostService, SshConfigImportService, fleetChannels, type ConfigSource } from './fleet/index.js';
 import { prepareDataDir, recordConsoleStarted, recordConsoleStopped } from './instance/index.js';
 import { ConsoleLifecycle, StoredWakeEstimates, lifecycleChannels, lifecycleTargets, policySettings } from './lifecycle/index.js';
-import { DeliveryDispatcher, DeliveryLog, NotificationService, NotifyChannelRegistry, notifyChannels } from './notify/index.js';
+import { DeliveryDispatcher, DeliveryLog, NotificationService, NotifyChannelRegistry, NotifyErrorCode, notifyChannels } from './notify/index.js';
 import type { FilePicker, Notifier, PdfPrinter, SecretStore } from './ports.js';
-import { ProxyService, proxyChannels } from './proxy/index.js';
+import { ProxyService, proxyChannels, requestWindows } from './proxy/index.js';
 import { createConsoleReport, reportChannels, type ReportService } from './report/index.js';
 import { FileSecretStore, secretsChannels } from './secrets/index.js';
 import { KeyValueTrustStore, MemoryPassphraseCache } from './ssh/index.js';
@@ -185,7 +185,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         list: () => notifyRegistry.list(),
         test: (id, n) => {
           const c = notifyRegistry.find(id);
-          if (!c) throw new AppError('NOTIFY_CHANNEL_UNKNOWN', `no notification channel ${id}`);
+          if (!c) throw new AppError(NotifyErrorCode.CHANNEL_UNKNOWN, `no notification channel ${id}`);
           return outbound.test(c, n);
         },
         save: (draft, secret, caller) => notifyRegistry.save(draft, secret, caller),
@@ -219,7 +219,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     );
     const budget = disposables.add(new BudgetService({ settings: store.settings, audit: store.audit, config, fleet, notices: notifications, clock, logger: logger.child('budget') }));
     const telemetry = disposables.add(
-      new TelemetryService({ store, config, fleet, proxy, notices: notifications, emit, clock, logger, startedAt, alertThresholds: options.alertThresholds, budget }),
+      new TelemetryService({ store, config, fleet, proxy, requests: requestWindows(store.db), notices: notifications, emit, clock, logger, startedAt, alertThresholds: options.alertThresholds, budget }),
     );
     const lifecycle = disposables.add(new ConsoleLifecycle({ store, config, fleet, proxy, notices: notifications, emit, clock, logger: logger.child('lifecycle'), offPrem }));
     // Wake on request: a request to a sleeping model waits for one wake when a standing approval covers it.

@@ -41,6 +41,13 @@ export const UpstreamDispatchErrorCode = {
   /** A URL named a tunnel this console does not hold (closed since, or another console's). */
   TUNNEL_UNKNOWN: 'UPSTREAM_TUNNEL_UNKNOWN',
 } as const;
+export type UpstreamDispatchErrorCode = (typeof UpstreamDispatchErrorCode)[keyof typeof UpstreamDispatchErrorCode];
+
+declare module './base/index.js' {
+  interface ErrorCodeRegistry {
+    upstreamDispatch: UpstreamDispatchErrorCode;
+  }
+}
 
 /**
  * undici's connector for TCP, and for a registered tunnel name its private socket. Connectors for

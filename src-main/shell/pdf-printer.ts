@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BrowserWindow, session, type Session } from 'electron';
-import { AppError, withDeadline } from '../core/base/index.js';
+import { AppError, BaseErrorCode, withDeadline } from '../core/base/index.js';
 import type { PdfPrinter } from '../core/ports.js';
 import { ReportErrorCode } from '../core/report/index.js';
 
@@ -49,7 +49,7 @@ export class ElectronPdfPrinter implements PdfPrinter {
   }
 
   async printHtmlToPdf(html: string, signal?: AbortSignal): Promise<Buffer> {
-    if (signal?.aborted) throw new AppError('CANCELLED', 'the operation was cancelled');
+    if (signal?.aborted) throw new AppError(BaseErrorCode.CANCELLED, 'the operation was cancelled');
     // A file rather than a data: URL: Chromium caps URL length, reports with many charts exceed it.
     const dir = await mkdtemp(join(this.tmpRoot, 'gpu-console-pdf-'));
     const file = join(dir, 'report.html');
@@ -95,14 +95,14 @@ export class ElectronPdfPrinter implements PdfPrinter {
         withDeadline(p, this.timeoutMs, ReportErrorCode.PDF_FAILED, `${step} took longer than ${Math.round(this.timeoutMs / 1000)} s`, onAbort);
       try {
         await deadline(win.loadURL(url), 'loading the report for printing');
-        if (signal?.aborted) throw new AppError('CANCELLED', 'the operation was cancelled');
+        if (signal?.aborted) throw new AppError(BaseErrorCode.CANCELLED, 'the operation was cancelled');
         const pdf = await deadline(wc.printToPDF({ printBackground: true, pageSize: 'A4', preferCSSPageSize: true }), 'printing the PDF');
         if (pdf.subarray(0, 5).toString('latin1') !== '%PDF-') {
           throw new AppError(ReportErrorCode.PDF_FAILED, `Electron produced something that is not a PDF (${pdf.length} bytes)`, { retryable: true });
         }
         return Buffer.from(pdf);
       } catch (err) {
-        if (signal?.aborted) throw new AppError('CANCELLED', 'the operation was cancelled');
+        if (signal?.aborted) throw new AppError(BaseErrorCode.CANCELLED, 'the operation was cancelled');
         if (err instanceof AppError) throw err;
         throw new AppError(ReportErrorCode.PDF_FAILED, `printing the PDF failed: ${err instanceof Error ? err.message : String(err)}`, { retryable: true, cause: err });
       }

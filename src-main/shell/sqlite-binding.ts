@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AppError, type Logger } from '../core/base/index.js';
+import { StoreErrorCode } from '../core/store/index.js';
 
 export interface ElectronRuntime {
   electronVersion: string;
@@ -124,7 +125,7 @@ export async function ensureElectronSqliteBinding(options: {
     rmSync(work, { recursive: true, force: true });
   }
   throw new AppError(
-    'STORE_NATIVE_BINDING_UNAVAILABLE',
+    StoreErrorCode.NATIVE_BINDING_UNAVAILABLE,
     `could not get better-sqlite3 for Electron ${options.runtime.electronVersion} (ABI ${options.runtime.abi}); tried: ${tried.join(', ')}. ` +
       'Check network access to the Electron headers, or run the console headless with `gpu-console serve`.',
     { details: { tried } },

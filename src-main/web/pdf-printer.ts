@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, win32 } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { AppError } from '../core/base/index.js';
+import { AppError, BaseErrorCode } from '../core/base/index.js';
 import type { PdfPrinter } from '../core/ports.js';
 import { ReportErrorCode } from '../core/report/index.js';
 
@@ -94,7 +94,7 @@ export class ChromiumPdfPrinter implements PdfPrinter {
         { details: { tried: [...this.candidates], env: CHROMIUM_ENV } },
       );
     }
-    if (signal?.aborted) throw new AppError('CANCELLED', 'the operation was cancelled');
+    if (signal?.aborted) throw new AppError(BaseErrorCode.CANCELLED, 'the operation was cancelled');
     // mkdtemp creates the folder readable by this user only; the report and the profile stay private.
     const dir = await mkdtemp(join(this.tmpRoot, 'gpu-console-pdf-'));
     try {
@@ -170,7 +170,7 @@ export class ChromiumPdfPrinter implements PdfPrinter {
         kill();
       }, this.timeoutMs);
       const onAbort = () => {
-        outcome = new AppError('CANCELLED', 'the operation was cancelled');
+        outcome = new AppError(BaseErrorCode.CANCELLED, 'the operation was cancelled');
         kill();
       };
       signal?.addEventListener('abort', onAbort, { once: true });

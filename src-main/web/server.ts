@@ -79,7 +79,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+function sendError(res: ServerResponse, status: number, code: BridgeErrorCode, message: string): void {
   const error: ContractError = { code, message, retryable: false, details: {} };
   sendJson(res, status, { ok: false, error });
 }
@@ -94,12 +94,12 @@ const NO_BODY: unique symbol = Symbol('no body');
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > MAX_BODY_BYTES) throw new AppError('BRIDGE_BODY_TOO_LARGE', `body over ${MAX_BODY_BYTES} bytes`);
+  if (declared > MAX_BODY_BYTES) throw new AppError(BridgeErrorCode.BODY_TOO_LARGE, `body over ${MAX_BODY_BYTES} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new AppError('BRIDGE_BODY_TOO_LARGE', `body over ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES) throw new AppError(BridgeErrorCode.BODY_TOO_LARGE, `body over ${MAX_BODY_BYTES} bytes`);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
@@ -184,7 +184,7 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
     // The call's work stops when the client goes away before its answer (a closed tab, an aborted fetch).
     const controller = new AbortController();
     const onClose = () => {
-      if (!res.writableFinished) controller.abort(new AppError('BRIDGE_CLIENT_GONE', 'the client closed the connection'));
+      if (!res.writableFinished) controller.abort(new AppError(BridgeErrorCode.CLIENT_GONE, 'the client closed the connection'));
     };
     res.once('close', onClose);
     const caller = req.headers[CALLER_HEADER] === 'cli' ? 'cli' : 'web';
@@ -241,7 +241,7 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
     try {
       body = await readBody(req);
     } catch (err) {
-      sendError(res, 413, 'BRIDGE_BODY_TOO_LARGE', err instanceof Error ? err.message : 'body too large');
+      sendError(res, 413, BridgeErrorCode.BODY_TOO_LARGE, err instanceof Error ? err.message : 'body too large');
       return NO_BODY;
     }
     if (body.length === 0) return {};
@@ -255,14 +255,14 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
 
   async function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const file = resolveStaticPath(options.rendererDir, url.pathname);
-    if (!file) return sendError(res, 404, 'BRIDGE_NOT_FOUND', 'not found');
+    if (!file) return sendError(res, 404, BridgeErrorCode.NOT_FOUND, 'not found');
     let size: number;
     try {
       const info = await stat(file);
-      if (!info.isFile()) return sendError(res, 404, 'BRIDGE_NOT_FOUND', 'not found');
+      if (!info.isFile()) return sendError(res, 404, BridgeErrorCode.NOT_FOUND, 'not found');
       size = info.size;
     } catch {
-      return sendError(res, 404, 'BRIDGE_NOT_FOUND', 'not found');
+      return sendError(res, 404, BridgeErrorCode.NOT_FOUND, 'not found');
     }
     res.writeHead(200, {
       ...RENDERER_SECURITY_HEADERS,

@@ -1,3 +1,7 @@
+// Error codes that cross the contract and that the renderer or the CLI match
+// (never as string literals: test/unit/architecture/error-codes.test.ts).
+// Every other capability declares its codes in its own errors.ts in core.
+
 /** Codes the bridges themselves produce; capabilities add their own prefixes. */
 export const BridgeErrorCode = {
   UNKNOWN_CHANNEL: 'CONTRACT_UNKNOWN_CHANNEL',
@@ -7,6 +11,12 @@ export const BridgeErrorCode = {
   FORBIDDEN_HOST: 'BRIDGE_FORBIDDEN_HOST',
   FORBIDDEN_SENDER: 'BRIDGE_FORBIDDEN_SENDER',
   BAD_REQUEST: 'BRIDGE_BAD_REQUEST',
+  /** A web-bridge call whose body is over its size limit. */
+  BODY_TOO_LARGE: 'BRIDGE_BODY_TOO_LARGE',
+  /** The web client closed the connection before the answer (the call's signal aborts with it). */
+  CLIENT_GONE: 'BRIDGE_CLIENT_GONE',
+  /** A path the web bridge serves nothing at. */
+  NOT_FOUND: 'BRIDGE_NOT_FOUND',
   /** A path with a malformed percent-escape. */
   INVALID_PATH: 'BRIDGE_INVALID_PATH',
   TRANSPORT: 'BRIDGE_TRANSPORT_FAILED',
@@ -16,3 +26,35 @@ export const BridgeErrorCode = {
   CANCELLED: 'BRIDGE_CANCELLED',
   INTERNAL: 'INTERNAL_ERROR',
 } as const;
+export type BridgeErrorCode = (typeof BridgeErrorCode)[keyof typeof BridgeErrorCode];
+
+/** Stable codes of the report capability; callers match the code, not the message. */
+export const ReportErrorCode = {
+  /** The output folder cannot be created or written (permissions, read-only disk, a file in the way). */
+  OUTPUT_UNWRITABLE: 'REPORT_OUTPUT_UNWRITABLE',
+  /** An output folder that does not exist, with missing parents outside the home and data folders: not created there. */
+  OUTPUT_DIR_REFUSED: 'REPORT_OUTPUT_DIR_REFUSED',
+  SIGNING_KEY_UNREADABLE: 'REPORT_SIGNING_KEY_UNREADABLE',
+  SIGNING_KEY_ENCRYPTED: 'REPORT_SIGNING_KEY_ENCRYPTED',
+  SIGNING_KEY_PASSPHRASE_INCORRECT: 'REPORT_SIGNING_KEY_PASSPHRASE_INCORRECT',
+  SIGNING_KEY_UNSUPPORTED: 'REPORT_SIGNING_KEY_UNSUPPORTED',
+  /** A key file that is not the operator's own signing key: a host or system key, another user's, or readable by others. */
+  SIGNING_KEY_REFUSED: 'REPORT_SIGNING_KEY_REFUSED',
+  /** No SSH_AUTH_SOCK, or the agent does not answer or refuses to sign. */
+  SIGNING_AGENT_UNAVAILABLE: 'REPORT_SIGNING_AGENT_UNAVAILABLE',
+  SIGNING_KEY_NOT_IN_AGENT: 'REPORT_SIGNING_KEY_NOT_IN_AGENT',
+  /** A signer principal that cannot be written into allowed_signers (empty, quotes, commas, control characters). */
+  SIGNER_PRINCIPAL_INVALID: 'REPORT_SIGNER_PRINCIPAL_INVALID',
+  /** No PDF printer in this host (no Electron, no Chromium found). */
+  PDF_UNAVAILABLE: 'REPORT_PDF_UNAVAILABLE',
+  PDF_FAILED: 'REPORT_PDF_FAILED',
+  /** A folder given to verify holds no manifest.json, or it does not parse. */
+  MANIFEST_INVALID: 'REPORT_MANIFEST_INVALID',
+  SIGNATURE_INVALID: 'REPORT_SIGNATURE_INVALID',
+  UNKNOWN_HOST: 'REPORT_UNKNOWN_HOST',
+  UNKNOWN_GATE: 'REPORT_UNKNOWN_GATE',
+  EXPORT_RUNNING: 'REPORT_EXPORT_RUNNING',
+  /** The caller went away or cancelled: the export stopped and left no folder. */
+  CANCELLED: 'REPORT_CANCELLED',
+} as const;
+export type ReportErrorCode = (typeof ReportErrorCode)[keyof typeof ReportErrorCode];

@@ -36,6 +36,7 @@ export const TunnelTestStepSchema = z
     detail: z.string(),
   })
   .strict();
+export type TunnelTestStep = z.infer<typeof TunnelTestStepSchema>;
 
 /** The operator's Test of a tunnel: GET /v1/models, then a 1-token chat. */
 export const TunnelTestResultSchema = z
@@ -54,10 +55,13 @@ export type TunnelTestResult = z.infer<typeof TunnelTestResultSchema>;
 export const HostKeyProblemSchema = z
   .object({
     status: z.enum(['unknown', 'changed', 'revoked']),
+    /** The hop that presented it: the host itself or its jump host. */
     role: z.enum(['host', 'jump']),
+    /** known_hosts name: `host` or `[host]:port`. */
     endpoint: z.string(),
     keyType: z.string(),
     fingerprint: z.string(),
+    /** For `changed`: what known_hosts or the console's trust store holds. */
     knownFingerprints: z.array(z.string()),
     knownSource: z.enum(['known_hosts', 'console']).nullable(),
   })

@@ -2,6 +2,7 @@
 // server's own histograms where it keeps them (vLLM), else what the console's
 // proxy measured for that model, else "—" with the reason. One function for
 // the fleet card, the host view (figures and chart) and any report.
+import { serviceSeries, type ServiceFigure, type ServiceSeriesName } from './series-names.js';
 
 export type ServiceKind = 'vllm' | 'llama-server';
 
@@ -64,10 +65,10 @@ function pick(f: LatencyFigures): LatencyFigures {
 }
 
 /** The series of one service's latency figures, from its server and from the proxy (`svc.<id>.…`). */
-export function latencySeries(serviceId: string): { server: Record<keyof LatencyFigures, string>; proxy: Record<keyof LatencyFigures, string> } {
-  const p = `svc.${serviceId}.`;
+export function latencySeries(serviceId: string): { server: Record<keyof LatencyFigures, ServiceSeriesName>; proxy: Record<keyof LatencyFigures, ServiceSeriesName> } {
+  const n = (f: ServiceFigure) => serviceSeries(serviceId, f);
   return {
-    server: { ttftP50S: `${p}ttft_p50_s`, ttftP95S: `${p}ttft_p95_s`, e2eP50S: `${p}e2e_p50_s`, e2eP95S: `${p}e2e_p95_s` },
-    proxy: { ttftP50S: `${p}proxy_ttft_p50_s`, ttftP95S: `${p}proxy_ttft_p95_s`, e2eP50S: `${p}proxy_e2e_p50_s`, e2eP95S: `${p}proxy_e2e_p95_s` },
+    server: { ttftP50S: n('ttft_p50_s'), ttftP95S: n('ttft_p95_s'), e2eP50S: n('e2e_p50_s'), e2eP95S: n('e2e_p95_s') },
+    proxy: { ttftP50S: n('proxy_ttft_p50_s'), ttftP95S: n('proxy_ttft_p95_s'), e2eP50S: n('proxy_e2e_p50_s'), e2eP95S: n('proxy_e2e_p95_s') },
   };
 }

@@ -8,8 +8,8 @@ import { HostLabelSchema, ModelNameSchema } from './primitives.js';
 
 const Label = HostLabelSchema;
 
-/** Series names are `gpu.<index>.<figure>`, `svc.<serviceId>.<figure>` or `host.<figure>`. */
-export const MetricNameSchema = z.string().regex(/^(gpu\.\d{1,3}|svc\.[A-Za-z0-9_-]{1,63}|host)\.[a-z0-9_]{1,40}$/);
+// Series names (`gpu.<index>.<figure>`, `svc.<serviceId>.<figure>`, `host.<figure>`)
+// and MetricNameSchema: series-names.ts.
 /** A metric name, or a prefix ending in `*` (`gpu.*`, `svc.qwen.*`). */
 export const MetricPatternSchema = z.string().regex(/^[A-Za-z0-9_.-]{0,120}\*?$/);
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Emitter, FakeClock, silentLogger } from '../../src-main/core/base/index.js';
 import { ConfigSchema, ConfigService, type ConfigInput } from '../../src-main/core/config/index.js';
 import { LifecycleService, lifecycleTargets } from '../../src-main/core/lifecycle/index.js';
-import { RequestLog } from '../../src-main/core/proxy/index.js';
+import { RequestLog, requestWindows } from '../../src-main/core/proxy/index.js';
 import { createConsoleReport, type ReportService } from '../../src-main/core/report/index.js';
 import { openStore, type Store } from '../../src-main/core/store/index.js';
 import { TelemetryService } from '../../src-main/core/telemetry/index.js';
@@ -110,7 +110,7 @@ export async function startReportWorld(opts: { dbFile?: string; startMs?: number
     exec: (label: string) => Promise.resolve({ exitCode: exitCodes.get(label) ?? 0, signal: null, stdout: '', stderr: exitCodes.get(label) ? 'Error: no such container' : '', truncated: false }),
   };
   const telemetry = new TelemetryService({
-    store, config, clock, logger: silentLogger, proxy: null, notices: { notify: () => undefined }, emit: () => undefined,
+    store, config, clock, logger: silentLogger, proxy: null, requests: requestWindows(store.db), notices: { notify: () => undefined }, emit: () => undefined,
     fleet: { onDidTick: (l) => ticks.on(l), serviceFigures: () => new Map() },
   });
   const requests = new RequestLog({ db: store.db, clock, logger: silentLogger, flushIntervalMs: 10_000 });
@@ -127,7 +127,7 @@ export async function startReportWorld(opts: { dbFile?: string; startMs?: number
     bench: {
       repo: {
         getRun: () => { throw new Error('no bench runs in this world'); },
-        readRun: () => { throw new Error('no bench runs in this world'); },
+        runsOverlapping: () => [],
       },
       evaluateRun: () => { throw new Error('no bench runs in this world'); },
       evaluateWindow: (fromMs, toMs) => ({ source: 'proxy traffic', fromMs, toMs, figures: [] }),

@@ -9,7 +9,7 @@ import { homedir, userInfo } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SshConfigApplyResult } from '../../../src-preload/contract/index.js';
-import { AppError, escapeControls } from '../../core/base/index.js';
+import { AppError, BaseErrorCode, escapeControls } from '../../core/base/index.js';
 import { defaultConfigPath } from '../../core/config/index.js';
 import { findRunningConsole } from '../../core/instance/index.js';
 import {
@@ -26,6 +26,7 @@ import {
 } from '../../core/ssh/index.js';
 import { callRunningConsole } from '../bridge-client.js';
 import { withConsole } from '../core-client.js';
+import { CliErrorCode } from '../errors.js';
 import { resolveDataDir } from '../options.js';
 import { EXIT, UsageError, type Output } from '../output.js';
 import type { CliCommand } from './types.js';
@@ -115,10 +116,10 @@ async function applyThroughConsole(
     const preview = await call('hosts.importPreview', {
       source: source === join(homedir(), '.ssh', 'config') ? { kind: 'default' } : { kind: 'content', name: source.length <= 255 ? source : basename(source).slice(0, 255), text },
     });
-    if (!preview) throw new AppError('INTERNAL_ASSERTION', 'hosts.importPreview answered no preview for content');
+    if (!preview) throw new AppError(BaseErrorCode.INTERNAL_ASSERTION, 'hosts.importPreview answered no preview for content');
     if (running && configFlag !== null && resolve(preview.configFile) !== configFlag) {
       throw new AppError(
-        'CLI_CONFIG_FILE_MISMATCH',
+        CliErrorCode.CONFIG_FILE_MISMATCH,
         `the console running on ${dataDir} keeps its hosts in ${preview.configFile}: import without --config, or stop that console to import into ${configFlag}`,
         { details: { consoleConfigFile: preview.configFile, configFile: configFlag } },
       );

@@ -3,6 +3,7 @@
 // running console.
 import { parseArgs } from 'node:util';
 import { AppError } from '../../core/base/index.js';
+import { FleetErrorCode } from '../../core/fleet/index.js';
 import { callRunningConsole } from '../bridge-client.js';
 import { resolveDataDir } from '../options.js';
 import { EXIT, UsageError, shown, type Output } from '../output.js';
@@ -97,7 +98,7 @@ const testCommand: CliCommand = {
         for (const s of r.steps) output.out(`  ${s.name.padEnd(6)} ${s.ok ? 'ok  ' : 'FAIL'} ${s.status ?? '—'} ${s.latencyMs} ms  ${shown(s.detail)}`);
         if (r.error) output.out(`  ${r.error.code}: ${shown(r.error.message)}`);
       }
-      if (!r.ok) throw new AppError(r.error?.code ?? 'FLEET_PROBE_FAILED', r.error?.message ?? 'the tunnel test failed');
+      if (!r.ok) throw r.error ? AppError.fromWire(r.error) : new AppError(FleetErrorCode.PROBE_FAILED, 'the tunnel test failed');
     },
   ),
 };

@@ -1,4 +1,5 @@
 import type { Alert, AlertEvent, AlertKind, AlertSeverity, Baseline } from '../../../src-preload/contract/telemetry.js';
+import { parseSeriesName, serviceSeries, type ServiceFigure } from '../../../src-preload/contract/index.js';
 import { Emitter, type Clock, type Disposable } from '../base/index.js';
 
 // Degradation alerts. Each rule turns a host's tick into a condition with a
@@ -251,10 +252,10 @@ export function alertTickFromValues(
 ): HostAlertTick {
   const ids = new Set<string>();
   for (const k of Object.keys(values)) {
-    const m = /^svc\.([^.]+)\./.exec(k);
-    if (m) ids.add(m[1]!);
+    const name = parseSeriesName(k);
+    if (name?.scope === 'svc') ids.add(name.serviceId);
   }
-  const v = (id: string, f: string): number | null => values[`svc.${id}.${f}`] ?? null;
+  const v = (id: string, f: ServiceFigure): number | null => values[serviceSeries(id, f)] ?? null;
   return {
     host,
     staleReason,

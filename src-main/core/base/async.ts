@@ -1,4 +1,4 @@
-import { AppError } from './errors.js';
+import { AppError, BaseErrorCode, type ErrorCode } from './errors.js';
 import type { Logger } from './log.js';
 
 /** Deliberate fire-and-forget: the promise runs on, and a rejection is logged, never lost. */
@@ -12,7 +12,7 @@ export function fireAndForget(promise: Promise<unknown>, logger: Logger, what: s
 export async function withDeadline<T>(
   promise: Promise<T>,
   timeoutMs: number,
-  code: string,
+  code: ErrorCode,
   message: string,
   onTimeout?: () => void,
 ): Promise<T> {
@@ -32,5 +32,5 @@ export async function withDeadline<T>(
 
 /** Rejects with an abort error if `signal` is already aborted. */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new AppError('CANCELLED', 'the operation was cancelled');
+  if (signal?.aborted) throw new AppError(BaseErrorCode.CANCELLED, 'the operation was cancelled');
 }

@@ -2,6 +2,7 @@
 // events, an injectable clock, backoff, deadlines, a redacting logger, and the
 // on-prem guard every outbound call site asks.
 export * from './errors.js';
+export * from './cancellation.js';
 export * from './disposable.js';
 export * from './events.js';
 export * from './clock.js';

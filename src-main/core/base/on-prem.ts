@@ -2,17 +2,13 @@
 // its own SSH tunnels or on loopback. Each outbound call site asks the app's one
 // OffPremCounter before it connects; a refusal is counted by purpose, and the
 // counts go to /metrics and to the evidence report.
-import { AppError } from './errors.js';
+import { AppError, OnPremErrorCode } from './errors.js';
 import { tunnelHosts, type TunnelHosts } from './tunnel-hosts.js';
 
 /** What an outbound call was for: forwarding a client request, a lifecycle change, a health probe. */
 export type OffPremPurpose = 'proxy' | 'lifecycle' | 'probe';
 export const OFF_PREM_PURPOSES: readonly OffPremPurpose[] = ['proxy', 'lifecycle', 'probe'];
 export type OffPremCounts = Record<OffPremPurpose, number>;
-
-export const OnPremErrorCode = {
-  REFUSED: 'ONPREM_REFUSED',
-} as const;
 
 /**
  * 127.0.0.0/8, ::1 or localhost: the console's own machine (its tunnels' public ports listen there).

@@ -5,13 +5,13 @@
 // A run through the proxy gets its own token of the scenario's class, revoked
 // when the run ends, so the proxy's accounting shows it under that client.
 import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import type { BenchRun, BenchScenario, Evaluation } from '../../../src-preload/contract/index.js';
 import { AppError, DisposableStore, operatorActor, toAppError, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
 import { evaluate, type EvalSample } from '../eval/index.js';
 import type { FleetService } from '../fleet/index.js';
+import { requestWindows, type RequestWindows } from '../proxy/index.js';
 import type { Store } from '../store/index.js';
 import { BenchErrorCode } from './errors.js';
 import { importGuidellm } from './guidellm.js';
@@ -42,23 +42,12 @@ export interface ConsoleBenchDeps {
   logger: Logger;
 }
 
-type RequestWindowRow = {
-  ts: number;
-  total_ms: number;
-  queue_ms: number;
-  ttft_ms: number | null;
-  status: number;
-  error_code: string | null;
-  tokens_out: number | null;
-  upstream: string | null;
-  model: string | null;
-};
-
 export class ConsoleBench implements Disposable {
   readonly repo: BenchRepository;
   readonly service: BenchService;
   private readonly disposables = new DisposableStore();
-  private readonly requestRows: Database.Statement<[number, number], RequestWindowRow>;
+  /** The proxy's request log, read through the proxy's own queries (its table). */
+  private readonly requests: RequestWindows;
 
   constructor(private readonly deps: ConsoleBenchDeps) {
     const { store, clock, fleet } = deps;
@@ -79,9 +68,7 @@ export class ConsoleBench implements Disposable {
           }),
       }),
     );
-    this.requestRows = store.db.prepare<[number, number], RequestWindowRow>(
-      "SELECT ts, total_ms, queue_ms, ttft_ms, status, error_code, tokens_out, upstream, model FROM requests WHERE ts >= ? AND ts < ? AND endpoint LIKE '%completions'",
-    );
+    this.requests = requestWindows(store.db);
   }
 
   /** Checks a scenario (target, prompts, JSON Schema, pre-flight) without running it. */
@@ -116,7 +103,7 @@ export class ConsoleBench implements Disposable {
 
   /** The evaluation figures of the proxy's own traffic in a window (its request rows). */
   evaluateWindow(fromMs: number, toMs: number, model?: string): Evaluation {
-    const rows = this.requestRows.all(fromMs, toMs).filter((r) => !model || r.model === model);
+    const rows = this.requests.completions(fromMs, toMs).filter((r) => !model || r.model === model);
     const samples: EvalSample[] = rows.map((r) => ({
       startMs: r.ts,
       totalMs: r.total_ms,

@@ -21,7 +21,10 @@ export const BenchErrorCode = {
   RUN_INVALID: 'BENCH_RUN_INVALID',
   /** A stored run that no longer reads as a run; shown as damaged, and it can be deleted. */
   RUN_DAMAGED: 'BENCH_RUN_DAMAGED',
+  /** A run the console stopped in the middle of (found running at the next start): its error, stored. */
+  INTERRUPTED: 'BENCH_INTERRUPTED',
 } as const;
+export type BenchErrorCode = (typeof BenchErrorCode)[keyof typeof BenchErrorCode];
 
 /** Per-request error codes recorded in a run (not thrown). */
 export const RequestErrorCode = {
@@ -29,3 +32,11 @@ export const RequestErrorCode = {
   CONNECTION: 'BENCH_CONNECTION_FAILED',
   BAD_STREAM: 'BENCH_BAD_STREAM',
 } as const;
+export type RequestErrorCode = (typeof RequestErrorCode)[keyof typeof RequestErrorCode];
+
+declare module '../base/index.js' {
+  interface ErrorCodeRegistry {
+    bench: BenchErrorCode;
+    benchRequest: RequestErrorCode;
+  }
+}

@@ -207,6 +207,18 @@ export class BenchRepository {
     return read.run;
   }
 
+  /**
+   * Runs that overlap [fromMs, toMs] (started before toMs, finished — or, still
+   * running, started — at or after fromMs), oldest first; each a run or what is
+   * damaged in it. The report's window of runs.
+   */
+  runsOverlapping(fromMs: number, toMs: number): ReadRun[] {
+    return this.db
+      .prepare<[number, number], RunRow>('SELECT * FROM bench_runs WHERE started_at < ? AND COALESCE(finished_at, started_at) >= ? ORDER BY started_at')
+      .all(toMs, fromMs)
+      .map(readRun);
+  }
+
   /** The run or what is damaged in it (BENCH_RUN_NOT_FOUND when there is no such row). */
   readRun(id: string): ReadRun {
     const row = this.db.prepare<[string], RunRow>('SELECT * FROM bench_runs WHERE id = ?').get(id);
@@ -267,7 +279,7 @@ export class BenchRepository {
   markInterrupted(): void {
     this.db
       .prepare(`UPDATE bench_runs SET state = 'failed', error = ?, finished_at = started_at WHERE state = 'running'`)
-      .run(JSON.stringify({ code: 'BENCH_INTERRUPTED', message: 'the console stopped while this run was in progress' }));
+      .run(JSON.stringify({ code: BenchErrorCode.INTERRUPTED, message: 'the console stopped while this run was in progress' }));
   }
 
   private row(run: BenchRun): RunRow {

@@ -9,6 +9,7 @@ import { request } from 'undici';
 import type { BenchProgress, BenchRun, BenchScenario, Peaks } from '../../../src-preload/contract/index.js';
 import { AppError, DisposableStore, fireAndForget, toAppError, type Clock, type Disposable, type Logger } from '../base/index.js';
 import { createKeepAliveAgent } from '../upstream-dispatch.js';
+import type { AuditEventType } from '../store/index.js';
 import { BenchErrorCode } from './errors.js';
 import { NO_PEAKS, raisePeaks, type PeakReading } from './peaks.js';
 import { loadPrompts, type BenchPrompt } from './prompts.js';
@@ -37,7 +38,7 @@ export interface BenchServiceOptions {
   emitProgress(p: BenchProgress): void;
   /** Subscribe to telemetry readings of a host/service while a run lasts. */
   watchPeaks?(host: string, serviceId: string | null, onReading: (r: PeakReading) => void): Disposable;
-  audit(type: string, target: string | null, payload: Record<string, unknown>): void;
+  audit(type: AuditEventType, target: string | null, payload: Record<string, unknown>): void;
   /** Deadline of the reachability check before a run (ms). */
   preflightTimeoutMs?: number;
 }
@@ -185,7 +186,8 @@ export class BenchService implements Disposable {
       this.active.delete(run.id);
       await dispatcher.destroy().catch(() => undefined);
     }
-    this.o.audit(`bench.run.${final.state}`, run.upstream ?? p.target.endpoint.url, { runId: run.id, levels: final.levels.length });
+    // by now `final` is completed, cancelled or failed (it starts as `run`, still running)
+    this.o.audit(`bench.run.${final.state as Exclude<BenchRun['state'], 'running'>}`, run.upstream ?? p.target.endpoint.url, { runId: run.id, levels: final.levels.length });
     emit(final.state, lastProgress, final.error?.message ?? final.note, true);
   }
 

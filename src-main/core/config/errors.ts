@@ -8,6 +8,8 @@ export const ConfigErrorCode = {
   UNREADABLE: 'CONFIG_UNREADABLE',
   /** YAML syntax, schema or cross-field (duplicates) errors; details list every issue. */
   INVALID: 'CONFIG_INVALID',
+  /** The console runs the built-in demo fleet: there is no config file to reload. */
+  DEMO_MODE: 'CONFIG_DEMO_MODE',
 } as const;
 
 export type ConfigErrorCode = (typeof ConfigErrorCode)[keyof typeof ConfigErrorCode];
@@ -20,4 +22,10 @@ export interface ConfigIssue {
   /** 1-based; 0 when unknown. */
   column: number;
   message: string;
+}
+
+declare module '../base/index.js' {
+  interface ErrorCodeRegistry {
+    config: ConfigErrorCode;
+  }
 }

@@ -111,15 +111,18 @@ export function costShares(
     .sort((a, b) => (b.cost.value ?? -1) - (a.cost.value ?? -1) || a.key.localeCompare(b.key));
 }
 
-/** The proxy's request rows (store table `requests`) as spans. `upstream` is `label/serviceId`. */
-export function spanFromRequestRow(row: {
+/** What the cost split needs of one of the proxy's answered request rows (proxy's requestWindows().answered). */
+export interface RequestSpanRow {
   ts: number;
   total_ms: number;
   model: string | null;
   client: string;
   tokens_out: number | null;
   upstream: string | null;
-}): RequestSpan | null {
+}
+
+/** The proxy's request rows as spans. `upstream` is `label/serviceId`. */
+export function spanFromRequestRow(row: RequestSpanRow): RequestSpan | null {
   if (row.upstream === null) return null;
   const host = row.upstream.split('/')[0] ?? row.upstream;
   return { startMs: row.ts, endMs: row.ts + row.total_ms, model: row.model, client: row.client, completionTokens: row.tokens_out, host };

@@ -5,7 +5,7 @@
 // observed: reserved time it never saw is neither priced nor divided by, and
 // the coverage says how much of the window that was. Tokens nobody measured
 // stay unknown (null), never 0.
-import { SERIES_RANGES, type CostWindowFigures, type Estimate, type HostCost, type SeriesQuery, type SeriesRange, type SeriesResult } from '../../../src-preload/contract/index.js';
+import { SERIES_RANGES, hostSeries, type CostWindowFigures, type Estimate, type HostCost, type SeriesQuery, type SeriesRange, type SeriesResult } from '../../../src-preload/contract/index.js';
 import { budgetComputeHours, costPerMillionOutputTokens, hostPricePerHour, hoursUntilBudgetGate, runRate, type HostPrice } from './cost-math.js';
 import { estimate, unavailable } from './estimate.js';
 import { shareGpuTime, type RequestSpan } from './request-share.js';
@@ -45,7 +45,7 @@ const TIER_MS: Record<string, number> = { '1s': 1_000, '10s': 10_000, '5m': 300_
 function readBuckets(src: WindowCostSources, host: string, start: number, end: number): SeriesResult {
   const minStep = Math.max(10_000, src.pollIntervalMs?.() ?? 0);
   const pick = (stepAtLeast: number) => RANGES.find((r) => SERIES_RANGES[r].spanMs >= end - start && SERIES_RANGES[r].stepMs >= stepAtLeast) ?? '7d';
-  const query = (range: SeriesRange) => src.series({ host, range, metrics: ['host.gen_tok_s', 'host.busy_pct'], endMs: end });
+  const query = (range: SeriesRange) => src.series({ host, range, metrics: [hostSeries('gen_tok_s'), hostSeries('busy_pct')], endMs: end });
   const first = query(pick(minStep));
   const coarsest = Math.max(0, ...first.tiers.map((t) => TIER_MS[t] ?? 0));
   return coarsest > first.stepMs ? query(pick(coarsest)) : first;
@@ -67,8 +67,8 @@ export function windowUsage(src: WindowCostSources, host: string, fromMs: number
     const start = Math.max(fromMs, end - LONGEST_MS);
     const r = readBuckets(src, host, start, end);
     const col = (m: string) => r.series.find((c) => c.metric === m)?.avg ?? [];
-    const gen = col('host.gen_tok_s');
-    const busyPct = col('host.busy_pct');
+    const gen = col(hostSeries('gen_tok_s'));
+    const busyPct = col(hostSeries('busy_pct'));
     for (let i = 0; i < r.t.length; i++) {
       const g = gen[i];
       if (g === null || g === undefined || !Number.isFinite(g)) continue;

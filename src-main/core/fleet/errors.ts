@@ -13,3 +13,9 @@ export const FleetErrorCode = {
 } as const;
 
 export type FleetErrorCode = (typeof FleetErrorCode)[keyof typeof FleetErrorCode];
+
+declare module '../base/index.js' {
+  interface ErrorCodeRegistry {
+    fleet: FleetErrorCode;
+  }
+}

@@ -15,6 +15,7 @@ import {
   type SourceReading,
   type TelemetrySource,
 } from '../telemetry/index.js';
+import { FleetErrorCode } from './errors.js';
 import { ServiceMonitor } from './service-monitor.js';
 import { SOURCE_DETAIL, execGpuSource, tunnelServiceSource, type PollSettings } from './sources.js';
 
@@ -188,12 +189,12 @@ export class HostRuntime {
 
   async testTunnel(serviceId: string, settings: PollSettings): Promise<TunnelTestResult> {
     const service = this.services.find((s) => s.config.id === serviceId);
-    if (!service) throw new AppError('FLEET_UNKNOWN_SERVICE', `host ${this.label} has no service ${serviceId}`, { details: { label: this.label, serviceId } });
+    if (!service) throw new AppError(FleetErrorCode.UNKNOWN_SERVICE, `host ${this.label} has no service ${serviceId}`, { details: { label: this.label, serviceId } });
     const state = this.session.state;
     const notReady =
       state === 'connected'
         ? null
-        : new AppError('FLEET_TUNNEL_NOT_READY', `SSH to ${this.label} is ${state}${this.session.lastError ? ` (${this.session.lastError.code})` : ''}`);
+        : new AppError(FleetErrorCode.TUNNEL_NOT_READY, `SSH to ${this.label} is ${state}${this.session.lastError ? ` (${this.session.lastError.code})` : ''}`);
     return service.runTest(this.clock, settings, notReady);
   }
 

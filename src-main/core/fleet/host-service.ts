@@ -7,9 +7,9 @@
 // `ssh.trustedHostKeys` (next to, never instead of, ~/.ssh/known_hosts).
 // Passphrases live in this process's memory only.
 import type { HostConnectionState, TunnelTestResult } from '../../../src-preload/contract/index.js';
-import { AppError, DisposableStore, operatorActor, type Disposable, type Logger } from '../base/index.js';
+import { AppError, BaseErrorCode, DisposableStore, operatorActor, type Disposable, type Logger } from '../base/index.js';
 import type { EventSink } from '../channel.js';
-import type { ConfigService } from '../config/index.js';
+import { ConfigErrorCode, type ConfigService } from '../config/index.js';
 import { hostTransitionNotification, type Notices } from '../notify/index.js';
 import { SshErrorCode, knownHostsName, type HostKeyTrustStore } from '../ssh/index.js';
 import type { Store } from '../store/index.js';
@@ -136,7 +136,7 @@ export class HostService implements Disposable {
       });
       return state;
     } catch (err) {
-      const e = err instanceof AppError ? err : new AppError('INTERNAL_ERROR', String(err));
+      const e = err instanceof AppError ? err : new AppError(BaseErrorCode.INTERNAL_ERROR, String(err));
       this.audit.append({
         type: 'ssh.hostkey.trust.rejected',
         actor,
@@ -242,7 +242,7 @@ export class HostService implements Disposable {
   async reloadConfig(): Promise<AppError | null> {
     const { config } = this.deps;
     const source = this.deps.configSource;
-    if (!source.fromFile) return new AppError('CONFIG_DEMO_MODE', source.reason);
+    if (!source.fromFile) return new AppError(ConfigErrorCode.DEMO_MODE, source.reason);
     const error = await config.reload();
     if (error) {
       this.audit.append({ type: 'config.reload.failed', actor: 'system', target: config.path, payload: { code: error.code, message: error.message } });

@@ -3,6 +3,7 @@ import type { ServiceConfig } from '../config/index.js';
 import { toAppError, type AppError, type Clock } from '../base/index.js';
 import type { TunnelListener } from '../ssh/index.js';
 import { ServiceDeriver, TelemetryErrorCode, formatStaleReason, type ServiceFigures, type ServiceReading, type SourceReading } from '../telemetry/index.js';
+import { FleetErrorCode } from './errors.js';
 import { probeTunnel, testTunnel, type ProbeResult, type TunnelTestResult } from './tunnel-probe.js';
 import { SOURCE_DETAIL, type ScrapeSettings, type ServiceSource } from './sources.js';
 
@@ -101,7 +102,7 @@ export class ServiceMonitor {
   async runTest(clock: Clock, settings: ScrapeSettings, notReady: AppError | null): Promise<TunnelTestResult> {
     const forward = this.forward;
     if (!forward || notReady) {
-      const e = notReady ?? { code: 'FLEET_TUNNEL_NOT_READY', message: 'the tunnel has no local listener yet' };
+      const e = notReady ?? { code: FleetErrorCode.TUNNEL_NOT_READY, message: 'the tunnel has no local listener yet' };
       this.lastTest = { ok: false, at: clock.now(), totalMs: 0, localUrl: forward?.url ?? null, steps: [], error: { code: e.code, message: e.message } };
       return this.lastTest;
     }

@@ -1,6 +1,7 @@
 // End-to-end checks through a tunnel: the probe (GET /v1/models) that decides
 // whether a tunnel is `up`, and the operator's Test (models, then a 1-token chat).
 import { request, type Dispatcher } from 'undici';
+import type { TunnelTestResult, TunnelTestStep } from '../../../src-preload/contract/index.js';
 import { AppError, offPremError, type Clock, type OnPremGuard } from '../base/index.js';
 import { FleetErrorCode } from './errors.js';
 
@@ -12,22 +13,8 @@ export interface ProbeResult {
   error: { code: string; message: string } | null;
 }
 
-export interface TunnelTestStep {
-  name: 'models' | 'chat';
-  ok: boolean;
-  status: number | null;
-  latencyMs: number;
-  detail: string;
-}
-
-export interface TunnelTestResult {
-  ok: boolean;
-  at: number;
-  totalMs: number;
-  localUrl: string | null;
-  steps: TunnelTestStep[];
-  error: { code: string; message: string } | null;
-}
+// The Test's answer crosses the contract (hosts.testTunnel): the contract declares it.
+export type { TunnelTestResult, TunnelTestStep };
 
 interface HttpOptions {
   dispatcher: Dispatcher;

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError, type Logger } from '../base/index.js';
+import { InstanceErrorCode } from './errors.js';
 
 /**
  * The platform's user-data folder for GPU Console — the same folder the
@@ -34,6 +35,6 @@ export function prepareDataDir(dir: string, logger: Logger, platform: NodeJS.Pla
     logger.warn('data folder tightened', { dir, was: mode.toString(8).padStart(4, '0'), now: '0700' });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
-    throw new AppError('INSTANCE_DATA_DIR_UNUSABLE', `the data folder ${dir} cannot be made private to this user (${code})`, { details: { dir, reason: code }, cause: err });
+    throw new AppError(InstanceErrorCode.DATA_DIR_UNUSABLE, `the data folder ${dir} cannot be made private to this user (${code})`, { details: { dir, reason: code }, cause: err });
   }
 }

@@ -1,5 +1,6 @@
 // Where a console keeps its data and how one console process is found by
 // another command: the default data folder and the ready file.
+export { InstanceErrorCode } from './errors.js';
 export { defaultDataDir, prepareDataDir } from './data-dir.js';
 export {
   READY_FILE_NAME,

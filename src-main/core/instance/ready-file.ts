@@ -3,6 +3,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../base/index.js';
+import { InstanceErrorCode } from './errors.js';
 
 // A running console announces itself in `<dataDir>/ready.json` (0600): the UI
 // URL with its token, the proxy URL and the pid. Other `gpu-console` commands
@@ -48,10 +49,10 @@ function readReadyFileRaw(file: string): ReadyInfo | null {
   try {
     json = JSON.parse(text);
   } catch {
-    throw new AppError('INSTANCE_READY_FILE_INVALID', `${file} is not valid JSON`);
+    throw new AppError(InstanceErrorCode.READY_FILE_INVALID, `${file} is not valid JSON`);
   }
   const parsed = ReadyInfoSchema.safeParse(json);
-  if (!parsed.success) throw new AppError('INSTANCE_READY_FILE_INVALID', `${file} does not describe a running console`);
+  if (!parsed.success) throw new AppError(InstanceErrorCode.READY_FILE_INVALID, `${file} does not describe a running console`);
   return parsed.data;
 }
 

@@ -378,7 +378,7 @@ export class LifecycleService implements Disposable {
   // --- internals -----------------------------------------------------------
 
   private assertLive(): void {
-    if (this.disposed) throw new AppError('LIFECYCLE_DISPOSED', 'the console is shutting down');
+    if (this.disposed) throw new AppError(LifecycleErrorCode.DISPOSED, 'the console is shutting down');
   }
 
   private require(id: string): ActionRecord {

@@ -24,4 +24,13 @@ export const LifecycleErrorCode = {
   ROUTER_MODEL_UNKNOWN: 'LIFECYCLE_ROUTER_MODEL_UNKNOWN',
   /** driver llama-router, but GET /models has no per-model status: not a router. */
   NOT_ROUTER_MODE: 'LIFECYCLE_NOT_ROUTER_MODE',
+  /** The console is shutting down: no new approval starts a run. */
+  DISPOSED: 'LIFECYCLE_DISPOSED',
 } as const;
+export type LifecycleErrorCode = (typeof LifecycleErrorCode)[keyof typeof LifecycleErrorCode];
+
+declare module '../base/index.js' {
+  interface ErrorCodeRegistry {
+    lifecycle: LifecycleErrorCode;
+  }
+}

@@ -3,7 +3,7 @@
 import type { ActionView } from '../../../src-preload/contract/index.js';
 import type { Clock } from '../base/index.js';
 import type { NotificationInput } from '../notify/index.js';
-import type { Store } from '../store/index.js';
+import type { AuditEventType, Store } from '../store/index.js';
 import type { LifecycleTargetConfig } from './drivers/index.js';
 import { observe } from './observe.js';
 import type { LifecycleFleet } from './ports.js';
@@ -34,7 +34,7 @@ export class ActionJournal {
   }
 
   /** An audit event about one action: the action's id, kind and state, then `payload`. */
-  audit(type: string, actor: string, rec: ActionRecord, payload: Record<string, unknown>): void {
+  audit(type: AuditEventType, actor: string, rec: ActionRecord, payload: Record<string, unknown>): void {
     this.deps.store.audit.append({ type, actor, target: rec.view.upstream, payload: { actionId: rec.view.id, kind: rec.view.kind, state: rec.view.state, ...payload } });
   }
 

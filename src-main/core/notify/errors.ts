@@ -17,3 +17,10 @@ export const NotifyErrorCode = {
   /** A queued notice's channel was edited or removed before it went out: it is not sent with the new secret to the old URL. */
   CHANNEL_CHANGED: 'NOTIFY_CHANNEL_CHANGED',
 } as const;
+export type NotifyErrorCode = (typeof NotifyErrorCode)[keyof typeof NotifyErrorCode];
+
+declare module '../base/index.js' {
+  interface ErrorCodeRegistry {
+    notify: NotifyErrorCode;
+  }
+}

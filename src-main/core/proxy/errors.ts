@@ -82,3 +82,9 @@ export function errorBody(e: WireError): string {
     error: { message: e.message, type: errorType(e.status), param: e.param ?? null, code: e.code, ...(e.extra ?? {}) },
   });
 }
+
+declare module '../base/index.js' {
+  interface ErrorCodeRegistry {
+    proxy: ProxyErrorCode;
+  }
+}

@@ -6,7 +6,7 @@
 // "a person must act" when the host waits for trust or its key changed.
 import type { FleetSnapshot, HostView, ServiceView } from '../../../src-preload/contract/index.js';
 import { Emitter, toAppError, type Clock, type Logger } from '../base/index.js';
-import type { FleetService } from '../fleet/index.js';
+import { FleetErrorCode, type FleetService } from '../fleet/index.js';
 import type { UpstreamSpec } from './registry.js';
 import type { Unavailable, UpstreamAvailability, UpstreamResolver } from './resolver.js';
 
@@ -95,7 +95,7 @@ export class FleetResolver implements UpstreamResolver {
       };
     }
     const probe = view?.tunnel.lastProbe;
-    if (view?.tunnel.state === 'degraded' && probe && !probe.ok && probe.error?.code === 'FLEET_PROBE_TIMEOUT') {
+    if (view?.tunnel.state === 'degraded' && probe && !probe.ok && probe.error?.code === FleetErrorCode.PROBE_TIMEOUT) {
       // Connected on paper, but the end-to-end probe got no answer in time: the link is presumed dead
       // until SSH's keepalive (or the console's own check) drops it; forwarding now would hang.
       return {

@@ -24,6 +24,8 @@ import {
   type ReportRequest,
   type SeriesResult,
   decisionFacts,
+  hostSeries,
+  parseSeriesName,
 } from '../../../src-preload/contract/index.js';
 import { AppError } from '../base/index.js';
 import type { AuditEvent } from '../store/index.js';
@@ -123,7 +125,7 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
   const charts: EvidenceChart[] = [];
   const seriesByHost = new Map<string, SeriesResult | null>();
   const seriesOf = (host: string) => {
-    if (!seriesByHost.has(host)) seriesByHost.set(host, src.series(host, fromMs, toMs, ['host.gen_tok_s', 'host.busy_pct', 'gpu.*']));
+    if (!seriesByHost.has(host)) seriesByHost.set(host, src.series(host, fromMs, toMs, [hostSeries('gen_tok_s'), hostSeries('busy_pct'), 'gpu.*']));
     return seriesByHost.get(host) ?? null;
   };
 
@@ -134,10 +136,13 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
     for (const h of hosts) {
       const s = seriesOf(h.label);
       if (!s || s.t.length === 0) continue;
-      const gen = s.series.find((c) => c.metric === 'host.gen_tok_s');
+      const gen = s.series.find((c) => c.metric === hostSeries('gen_tok_s'));
       if (gen) charts.push(lineChart(`tok-${h.label}`, `${h.label}: generated tokens/s`, h.label, 'tok/s', s.t, [{ name: 'tok/s', values: gen.avg }]));
-      const vram = s.series.filter((c) => /^gpu\.\d+\.vram_used_mib$/.test(c.metric));
-      if (vram.length) charts.push(lineChart(`vram-${h.label}`, `${h.label}: VRAM used`, h.label, 'MiB', s.t, vram.map((c) => ({ name: `GPU ${c.metric.split('.')[1]}`, values: c.avg }))));
+      const vram = s.series.flatMap((c) => {
+        const n = parseSeriesName(c.metric);
+        return n?.scope === 'gpu' && n.figure === 'vram_used_mib' ? [{ name: `GPU ${n.index}`, values: c.avg }] : [];
+      });
+      if (vram.length) charts.push(lineChart(`vram-${h.label}`, `${h.label}: VRAM used`, h.label, 'MiB', s.t, vram));
     }
   }
 

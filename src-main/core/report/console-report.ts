@@ -24,7 +24,7 @@ import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
 import type { FleetService } from '../fleet/index.js';
 import type { PdfPrinter, SecretStore } from '../ports.js';
-import type { AuditEvent, Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import { configuredService, runLiveChecks } from './live-checks.js';
 import type { ReportSources } from './builder.js';
 import { ReportRepository } from './repository.js';
@@ -37,8 +37,8 @@ export interface ConsoleReportDeps {
   secrets: SecretStore;
   series: { query(q: SeriesQuery): SeriesResult };
   bench: {
-    /** A run, or what is damaged in a row that no longer reads as one. */
-    repo: { readRun(id: string): { ok: true; run: BenchRun } | { ok: false; damaged: DamagedRun } };
+    /** The runs overlapping a window, oldest first: each a run, or what is damaged in a row that no longer reads as one. */
+    repo: { runsOverlapping(fromMs: number, toMs: number): ({ ok: true; run: BenchRun } | { ok: false; damaged: DamagedRun })[] };
     evaluateRun(id: string): Evaluation;
     evaluateWindow(fromMs: number, toMs: number): Evaluation;
   };
@@ -67,19 +67,8 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
   const { store, fleet, config, clock, logger } = deps;
   const repo = new ReportRepository(store.db);
 
-  type AuditRow = { seq: number; ts: number; type: string; actor: string; target: string | null; payload: string; prev_hash: string; hash: string };
-  // Type prefixes are filtered by SQLite (e.g. `alert.%`), so a long window full of other events is not read into memory.
-  const auditRowsStmt = (prefixes: number) =>
-    store.db.prepare<unknown[], AuditRow>(
-      `SELECT * FROM audit_events WHERE ts >= ? AND ts < ?${prefixes ? ` AND (${Array(prefixes).fill("type LIKE ? ESCAPE '\\'").join(' OR ')})` : ''} ORDER BY seq LIMIT ?`,
-    );
-  const auditSpan = store.db.prepare<[number, number], { lo: number | null; hi: number | null }>(
-    'SELECT MIN(seq) AS lo, MAX(seq) AS hi FROM audit_events WHERE ts >= ? AND ts < ?',
-  );
-  const runIds = store.db.prepare<[number, number], { id: string }>(
-    'SELECT id FROM bench_runs WHERE started_at < ? AND COALESCE(finished_at, started_at) >= ? ORDER BY started_at',
-  );
-  const runsIn = (fromMs: number, toMs: number) => runIds.all(toMs, fromMs).map(({ id }) => deps.bench.repo.readRun(id));
+  // The audit log and the bench runs are the store's and bench's tables: read through their own queries.
+  const runsIn = (fromMs: number, toMs: number) => deps.bench.repo.runsOverlapping(fromMs, toMs);
 
   const hostConfig = (label: string) => config.current.hosts.find((h) => h.label === label);
   const hostView = (label: string) => fleet.snapshot().hosts.find((h) => h.label === label);
@@ -135,12 +124,12 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
   };
 
   const auditCoverage = (fromMs: number, toMs: number): AuditCoverage => {
-    const span = auditSpan.get(fromMs, toMs);
+    const span = store.audit.seqSpan(fromMs, toMs);
     const verified = store.audit.verify();
     const head = verified.ok ? verified.head : verified.lastGood;
     return {
-      fromSeq: span?.lo ?? null,
-      toSeq: span?.hi ?? null,
+      fromSeq: span.fromSeq,
+      toSeq: span.toSeq,
       headSeq: head?.seq ?? null,
       headHash: head?.hash ?? null,
       chainVerified: verified.ok,
@@ -169,21 +158,7 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
         offPrem: deps.offPrem,
       });
     },
-    auditEvents: (fromMs, toMs, prefixes) => {
-      const likes = (prefixes ?? []).map((p) => `${p.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      const rows = auditRowsStmt(likes.length).all(fromMs, toMs, ...likes, MAX_AUDIT_ROWS);
-      const out: AuditEvent[] = [];
-      for (const r of rows) {
-        let payload: Record<string, unknown> = {};
-        try {
-          payload = JSON.parse(r.payload) as Record<string, unknown>;
-        } catch {
-          payload = { unreadable: true };
-        }
-        out.push({ seq: r.seq, ts: r.ts, type: r.type, actor: r.actor, target: r.target, payload, prevHash: r.prev_hash, hash: r.hash });
-      }
-      return out;
-    },
+    auditEvents: (fromMs, toMs, prefixes) => store.audit.between({ fromMs, toMs, typePrefixes: prefixes ?? [], limit: MAX_AUDIT_ROWS }),
     auditCoverage,
     benchRuns: (fromMs, toMs) => runsIn(fromMs, toMs).flatMap((r) => (r.ok ? [{ run: r.run, evaluation: deps.bench.evaluateRun(r.run.id) }] : [])),
     damagedBenchRuns: (fromMs, toMs) => runsIn(fromMs, toMs).flatMap((r) => (r.ok ? [] : [r.damaged])),

@@ -1,36 +1,17 @@
+import { ReportErrorCode } from '../../../src-preload/contract/index.js';
 import { AppError } from '../base/index.js';
 
-/** Stable codes of the report capability; callers match the code, not the message. */
-export const ReportErrorCode = {
-  /** The output folder cannot be created or written (permissions, read-only disk, a file in the way). */
-  OUTPUT_UNWRITABLE: 'REPORT_OUTPUT_UNWRITABLE',
-  /** An output folder that does not exist, with missing parents outside the home and data folders: not created there. */
-  OUTPUT_DIR_REFUSED: 'REPORT_OUTPUT_DIR_REFUSED',
-  SIGNING_KEY_UNREADABLE: 'REPORT_SIGNING_KEY_UNREADABLE',
-  SIGNING_KEY_ENCRYPTED: 'REPORT_SIGNING_KEY_ENCRYPTED',
-  SIGNING_KEY_PASSPHRASE_INCORRECT: 'REPORT_SIGNING_KEY_PASSPHRASE_INCORRECT',
-  SIGNING_KEY_UNSUPPORTED: 'REPORT_SIGNING_KEY_UNSUPPORTED',
-  /** A key file that is not the operator's own signing key: a host or system key, another user's, or readable by others. */
-  SIGNING_KEY_REFUSED: 'REPORT_SIGNING_KEY_REFUSED',
-  /** No SSH_AUTH_SOCK, or the agent does not answer or refuses to sign. */
-  SIGNING_AGENT_UNAVAILABLE: 'REPORT_SIGNING_AGENT_UNAVAILABLE',
-  SIGNING_KEY_NOT_IN_AGENT: 'REPORT_SIGNING_KEY_NOT_IN_AGENT',
-  /** A signer principal that cannot be written into allowed_signers (empty, quotes, commas, control characters). */
-  SIGNER_PRINCIPAL_INVALID: 'REPORT_SIGNER_PRINCIPAL_INVALID',
-  /** No PDF printer in this host (no Electron, no Chromium found). */
-  PDF_UNAVAILABLE: 'REPORT_PDF_UNAVAILABLE',
-  PDF_FAILED: 'REPORT_PDF_FAILED',
-  /** A folder given to verify holds no manifest.json, or it does not parse. */
-  MANIFEST_INVALID: 'REPORT_MANIFEST_INVALID',
-  SIGNATURE_INVALID: 'REPORT_SIGNATURE_INVALID',
-  UNKNOWN_HOST: 'REPORT_UNKNOWN_HOST',
-  UNKNOWN_GATE: 'REPORT_UNKNOWN_GATE',
-  EXPORT_RUNNING: 'REPORT_EXPORT_RUNNING',
-  /** The caller went away or cancelled: the export stopped and left no folder. */
-  CANCELLED: 'REPORT_CANCELLED',
-} as const;
+// The report's codes are declared in the contract (src-preload/contract/codes.ts):
+// the Reports view matches them (its advice, the passphrase field).
+export { ReportErrorCode };
 
 /** Throws REPORT_CANCELLED once the caller gave up (checked between the steps of a build or export). */
 export function stopIfCancelled(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new AppError(ReportErrorCode.CANCELLED, 'the report was cancelled');
+}
+
+declare module '../base/index.js' {
+  interface ErrorCodeRegistry {
+    report: ReportErrorCode;
+  }
 }

@@ -10,7 +10,7 @@ import { createTunnelAgent } from '../upstream-dispatch.js';
 import type { Check, HostSecurity, InventoryHost, InventoryService } from '../../../src-preload/contract/index.js';
 import { describeUrlTarget, toAppError, type Clock, type Disposable, type OnPremGuard } from '../base/index.js';
 import type { HostConfig, ServiceConfig } from '../config/index.js';
-import { shellJoin, type ExecResult } from '../ssh/index.js';
+import { SshErrorCode, shellJoin, type ExecResult } from '../ssh/index.js';
 import { bindScope, parseSocketAddress, parseSshdConfig, parseSsListeners, passwordAuthVerdict, rootLoginVerdict, type BindScope, type Measured, type SsListener } from './host-facts.js';
 import { redactServiceConfig, scrubSecrets } from './redact-config.js';
 import { AMD_SYSFS_COMMAND, nvidiaSmiQueryCommand, parseAmdSysfs, parseLlamaProps, parseNvidiaSmiCsv, parseVllmModels, parseVllmVersion } from '../telemetry/index.js';
@@ -107,7 +107,7 @@ function withinDeadline<T>(clock: Clock, timeoutMs: number, work: (signal: Abort
   });
 }
 
-const TIMEOUT_CODES = new Set(['SSH_EXEC_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const TIMEOUT_CODES = new Set<string>([SshErrorCode.EXEC_TIMEOUT, 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 function errorCode(err: unknown): string | null {
   const code = (err as { code?: unknown } | null)?.code;

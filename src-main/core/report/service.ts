@@ -14,7 +14,7 @@ import type {
   ReportVerifyResult,
   SignRequest,
 } from '../../../src-preload/contract/index.js';
-import { AppError, type Clock, type Logger } from '../base/index.js';
+import { AppError, BaseErrorCode, type Clock, type Logger } from '../base/index.js';
 import type { PdfPrinter } from '../ports.js';
 import { expandTilde } from '../ssh/index.js';
 import { canonicalJson, type AuditLog } from '../store/index.js';
@@ -149,7 +149,7 @@ export class ReportService {
       progress('done', 'done', files.dir);
       return record;
     } catch (err) {
-      const e = err instanceof AppError ? err : new AppError('INTERNAL_ERROR', (err as Error).message, { cause: err });
+      const e = err instanceof AppError ? err : new AppError(BaseErrorCode.INTERNAL_ERROR, (err as Error).message, { cause: err });
       this.o.audit.append({ type: 'report.export.failed', actor, target: id, payload: { code: e.code, message: e.message } });
       progress('failed', 'failed', `${e.code}: ${e.message}`);
       throw err;

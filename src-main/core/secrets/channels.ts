@@ -6,6 +6,7 @@ import { isAppError, operatorActor } from '../base/index.js';
 import type { HandlersFor } from '../channel.js';
 import type { SecretStore } from '../ports.js';
 import type { AuditLog } from '../store/index.js';
+import { SecretsErrorCode } from './errors.js';
 import { checkWritableKey } from './keys.js';
 
 export function secretsChannels(secrets: SecretStore, audit: AuditLog): HandlersFor<keyof typeof secretsInvokeChannels> {
@@ -19,7 +20,7 @@ export function secretsChannels(secrets: SecretStore, audit: AuditLog): Handlers
         await secrets.set(name, value);
       } catch (err) {
         // The keychain store keeps it for this session and says why it could not persist.
-        if (!isAppError(err) || err.code !== 'SECRETS_NOT_PERSISTENT') throw err;
+        if (!isAppError(err) || err.code !== SecretsErrorCode.NOT_PERSISTENT) throw err;
         persisted = false;
         message = err.message;
       }

@@ -7,3 +7,10 @@ export const SecretsErrorCode = {
   /** The name is one a capability keeps for itself (a notification channel's URL): not writable through secrets.*. */
   NAME_RESERVED: 'SECRETS_NAME_RESERVED',
 } as const;
+export type SecretsErrorCode = (typeof SecretsErrorCode)[keyof typeof SecretsErrorCode];
+
+declare module '../base/index.js' {
+  interface ErrorCodeRegistry {
+    secrets: SecretsErrorCode;
+  }
+}

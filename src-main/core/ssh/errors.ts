@@ -61,3 +61,26 @@ export const SshErrorCode = {
 } as const;
 
 export type SshErrorCode = (typeof SshErrorCode)[keyof typeof SshErrorCode];
+
+export const TunnelGateErrorCode = {
+  /** The private socket did not take the connection (the tunnel is changing hands or closing). */
+  PRIVATE_UNREACHABLE: 'TUNNEL_PRIVATE_UNREACHABLE',
+  /** The connection to the private socket failed before the model server answered. */
+  UPSTREAM_FAILED: 'TUNNEL_UPSTREAM_FAILED',
+} as const;
+export type TunnelGateErrorCode = (typeof TunnelGateErrorCode)[keyof typeof TunnelGateErrorCode];
+
+export const TunnelPathErrorCode = {
+  ADMIN_PATH_REFUSED: 'TUNNEL_ADMIN_PATH_REFUSED',
+  TARGET_REFUSED: 'TUNNEL_REQUEST_TARGET_REFUSED',
+  HOST_REFUSED: 'TUNNEL_HOST_REFUSED',
+} as const;
+export type TunnelPathErrorCode = (typeof TunnelPathErrorCode)[keyof typeof TunnelPathErrorCode];
+
+declare module '../base/index.js' {
+  interface ErrorCodeRegistry {
+    ssh: SshErrorCode;
+    tunnelGate: TunnelGateErrorCode;
+    tunnelPath: TunnelPathErrorCode;
+  }
+}

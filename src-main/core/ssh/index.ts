@@ -6,7 +6,7 @@
 // both, before any credential; keepalive and reconnect with backoff; `exec`
 // with deadline and output cap; tunnels with a private socket for the console
 // and a gated loopback port for everyone else; the ~/.ssh/config import.
-export { SshErrorCode } from './errors.js';
+export { SshErrorCode, TunnelGateErrorCode, TunnelPathErrorCode } from './errors.js';
 export {
   SshConnection,
   type SshConnectionOptions,
@@ -33,9 +33,9 @@ export { LocalForward, type LocalForwardOptions, type ForwardChannelOpener } fro
 export { MasterForward, canMasterListen, type MasterListener, type MasterForwardOptions } from './master-forward.js';
 export type { TunnelListener } from './tunnel-listener.js';
 export { GatedTunnel, type GatedTunnelOptions } from './gated-tunnel.js';
-export { TunnelGate, TunnelGateErrorCode, type TunnelGateOptions } from './tunnel-gate.js';
+export { TunnelGate, type TunnelGateOptions } from './tunnel-gate.js';
 export { TunnelSockets, type TunnelSocketsOptions } from './tunnel-sockets.js';
-export { TUNNEL_ALLOWED, V1_ADMIN, TunnelPathErrorCode, checkTunnelHost, checkTunnelRequest, canonicalPath, isAllowedPath, type TunnelVerdict } from './tunnel-paths.js';
+export { TUNNEL_ALLOWED, V1_ADMIN, checkTunnelHost, checkTunnelRequest, canonicalPath, isAllowedPath, type TunnelVerdict } from './tunnel-paths.js';
 export { KnownHosts, knownHostsName, hostMatches, type HostKeyVerdict, type KnownHostEntry } from './known-hosts.js';
 export { sha256Fingerprint, isSha256Fingerprint } from './fingerprint.js';
 export { loadPrivateKey, loadKeyFile, checkKeyFile, readKeyFile, MAX_KEY_FILE_BYTES } from './keys.js';

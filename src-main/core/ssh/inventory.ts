@@ -7,7 +7,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isMap, isSeq, parseDocument, YAMLSeq } from 'yaml';
 import { AppError } from '../base/index.js';
-import { parseConfig } from '../config/index.js';
+import { ConfigErrorCode, parseConfig } from '../config/index.js';
 import type { ImportedHost, SkippedHost } from './ssh-config.js';
 
 /** The YAML shape of one imported host (services are left for the operator to add). */
@@ -43,18 +43,18 @@ export function mergeHostsIntoYaml(
 ): MergeResult {
   const doc = parseDocument(existing ?? '');
   if (doc.errors.length > 0) {
-    throw new AppError('CONFIG_INVALID', `${options.file} is not valid YAML (${doc.errors[0]!.message}); fix it before importing`, {
+    throw new AppError(ConfigErrorCode.INVALID, `${options.file} is not valid YAML (${doc.errors[0]!.message}); fix it before importing`, {
       details: { file: options.file },
     });
   }
   if (doc.contents === null || doc.contents === undefined) doc.contents = doc.createNode({}) as never;
-  if (!isMap(doc.contents)) throw new AppError('CONFIG_INVALID', `${options.file} does not hold a mapping at the top`, { details: { file: options.file } });
+  if (!isMap(doc.contents)) throw new AppError(ConfigErrorCode.INVALID, `${options.file} does not hold a mapping at the top`, { details: { file: options.file } });
   let seq = doc.get('hosts');
   if (seq === undefined || seq === null) {
     seq = new YAMLSeq();
     doc.set('hosts', seq);
   }
-  if (!isSeq(seq)) throw new AppError('CONFIG_INVALID', `${options.file}: "hosts" is not a list`, { details: { file: options.file } });
+  if (!isSeq(seq)) throw new AppError(ConfigErrorCode.INVALID, `${options.file}: "hosts" is not a list`, { details: { file: options.file } });
   const taken = new Set(
     (doc.toJS() as { hosts?: { label?: unknown }[] }).hosts?.map((h) => (typeof h?.label === 'string' ? h.label.toLowerCase() : '')) ?? [],
   );
@@ -80,7 +80,7 @@ export async function readConfigText(file: string): Promise<string | null> {
     return await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new AppError('CONFIG_UNREADABLE', `cannot read ${file}: ${(err as Error).message}`, { details: { file }, cause: err });
+    throw new AppError(ConfigErrorCode.UNREADABLE, `cannot read ${file}: ${(err as Error).message}`, { details: { file }, cause: err });
   }
 }
 

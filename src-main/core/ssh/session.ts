@@ -3,6 +3,7 @@
 // it), and the host-key problem it reports when it stops on a key.
 import type { Duplex } from 'node:stream';
 import type { Client } from 'ssh2';
+import type { HostKeyProblem } from '../../../src-preload/contract/index.js';
 import type { HostConfig } from '../config/index.js';
 import type { AppError, Clock, Disposable, Emitter, Logger } from '../base/index.js';
 import { tcpDialer, type Dialer } from './dialer.js';
@@ -25,19 +26,8 @@ export type SshHostTarget = Pick<HostConfig, 'label' | 'ssh' | 'knownHostsFile'>
 /** Creates the ssh2 client; tests inject their own. */
 export type SshClientFactory = () => Client;
 
-/** A host key the session saw and could not accept on its own. */
-export interface HostKeyProblem {
-  status: 'unknown' | 'changed' | 'revoked';
-  /** The hop that presented it: the host itself or its jump host. */
-  role: 'host' | 'jump';
-  /** known_hosts name: `host` or `[host]:port`. */
-  endpoint: string;
-  keyType: string;
-  fingerprint: string;
-  /** For `changed`: what known_hosts or the console's trust store holds. */
-  knownFingerprints: string[];
-  knownSource: 'known_hosts' | 'console' | null;
-}
+/** A host key the session saw and could not accept on its own (the contract's: the UI shows it as it is). */
+export type { HostKeyProblem };
 
 /** Shared services the sessions of one app read at each attempt (so the app may install them after building the fleet). */
 export interface SshServices {

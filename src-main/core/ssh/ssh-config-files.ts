@@ -6,7 +6,7 @@
 // hands it a path.
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { AppError } from '../base/index.js';
+import { AppError, isCancellation } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
 import { directiveOf, splitConfigLines, type SshConfigIssue, type SshConfigLine } from './ssh-config-parse.js';
 
@@ -43,7 +43,7 @@ async function expandInclude(arg: string, home: string): Promise<string[]> {
 
 /** A file-system error as its errno code; our own coded errors (size, cancellation) go on up. */
 function errnoOf(err: unknown): { kind: 'errno'; code: string; cause: unknown } {
-  if (err instanceof AppError || (err instanceof Error && err.name === 'AbortError')) throw err;
+  if (err instanceof AppError || isCancellation(err)) throw err;
   return { kind: 'errno', code: (err as NodeJS.ErrnoException).code ?? 'EIO', cause: err };
 }
 

@@ -8,15 +8,8 @@ import { Agent as HttpAgent, createServer, request as httpRequest, type Incoming
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { AppError, silentLogger, type Logger } from '../base/index.js';
-import { SshErrorCode } from './errors.js';
+import { SshErrorCode, TunnelGateErrorCode, TunnelPathErrorCode } from './errors.js';
 import { checkTunnelHost, checkTunnelRequest, type TunnelVerdict } from './tunnel-paths.js';
-
-export const TunnelGateErrorCode = {
-  /** The private socket did not take the connection (the tunnel is changing hands or closing). */
-  PRIVATE_UNREACHABLE: 'TUNNEL_PRIVATE_UNREACHABLE',
-  /** The connection to the private socket failed before the model server answered. */
-  UPSTREAM_FAILED: 'TUNNEL_UPSTREAM_FAILED',
-} as const;
 
 /** Idle keep-alive connections to the private socket: below the engines' 5 s (Node also reads their hint, minus 1 s). */
 const IDLE_KEEP_ALIVE_MS = 4_000;
@@ -69,7 +62,7 @@ export class TunnelGate {
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(req, socket, head));
     this.server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
       this.refused++;
-      socket.end(rawResponse(400, 'TUNNEL_REQUEST_TARGET_REFUSED', 'the tunnel is not a proxy: CONNECT is refused'));
+      socket.end(rawResponse(400, TunnelPathErrorCode.TARGET_REFUSED, 'the tunnel is not a proxy: CONNECT is refused'));
     });
   }
 

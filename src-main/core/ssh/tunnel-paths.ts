@@ -18,11 +18,7 @@
 // again, is what goes on to the server, so what was checked is what it gets:
 // `/%73leep`, `//sleep`, `/v1/../sleep` are /sleep.
 
-export const TunnelPathErrorCode = {
-  ADMIN_PATH_REFUSED: 'TUNNEL_ADMIN_PATH_REFUSED',
-  TARGET_REFUSED: 'TUNNEL_REQUEST_TARGET_REFUSED',
-  HOST_REFUSED: 'TUNNEL_HOST_REFUSED',
-} as const;
+import { TunnelPathErrorCode } from './errors.js';
 
 const READ = ['GET', 'HEAD', 'OPTIONS'] as const;
 const INFER = ['POST', 'OPTIONS'] as const;
@@ -73,7 +69,7 @@ export const V1_ADMIN: readonly string[] = ['/v1/load_lora_adapter', '/v1/unload
 
 export type TunnelVerdict =
   | { ok: true; /** Path (and query) to send on: the checked path, encoded again. */ target: string }
-  | { ok: false; status: 400 | 403; code: string; message: string };
+  | { ok: false; status: 400 | 403; code: TunnelPathErrorCode; message: string };
 
 const MAX_DECODE_ROUNDS = 3;
 

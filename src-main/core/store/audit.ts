@@ -17,14 +17,16 @@
 
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type { AuditBreak, AuditHead, AuditVerifyResult } from '../../../src-preload/contract/index.js';
 import { AppError, redact, type Clock } from '../base/index.js';
 import { canonicalJson, isPlainObject } from './canonical-json.js';
+import type { AuditEventType } from './audit-types.js';
 import { StoreErrorCode, wrapSqliteError } from './errors.js';
 import { GENESIS_HASH } from './migrations.js';
 
 export interface AuditEventInput {
-  /** Dotted event name, e.g. `host.trust.confirmed`. */
-  type: string;
+  /** Dotted event name from the console's vocabulary (audit-types.ts), e.g. `ssh.hostkey.trusted`. */
+  type: AuditEventType;
   /** Who: `operator:alice`, `system`, `policy:idle-sleep`. */
   actor: string;
   /** What it concerns, e.g. a host label; null/absent when nothing in particular. */
@@ -44,28 +46,8 @@ export interface AuditEvent {
   hash: string;
 }
 
-export interface AuditHead {
-  seq: number;
-  hash: string;
-}
-
-export type AuditBreak = 'hash-mismatch' | 'prev-mismatch' | 'gap' | 'bad-payload';
-
-export type AuditVerifyResult =
-  | { ok: true; count: number; head: AuditHead | null }
-  | {
-      ok: false;
-      /** Rows that verified before the break. */
-      count: number;
-      /** Seq of the first row that does not verify. */
-      brokenAt: number;
-      reason: AuditBreak;
-      /** gap: the seq expected (as a decimal string); prev-mismatch: the previous row's hash; hash-mismatch: the recomputed hash. */
-      expected?: string;
-      /** The value found in the row (seq as a decimal string for a gap). */
-      actual?: string;
-      lastGood: AuditHead | null;
-    };
+// The verifier's answer crosses the contract (audit.verify): one declaration, the contract's.
+export type { AuditBreak, AuditHead, AuditVerifyResult };
 
 export interface AuditListQuery {
   /** 1..1000; default 100. */
@@ -76,10 +58,29 @@ export interface AuditListQuery {
   type?: string;
 }
 
+export interface AuditWindowQuery {
+  /** from ≤ ts < to (ms epoch). */
+  fromMs: number;
+  toMs: number;
+  /** Only types starting with one of these (`alert.`, `host.`); none or empty: every type. */
+  typePrefixes?: readonly string[];
+  /** At most this many rows. */
+  limit: number;
+}
+
 export interface AuditLog {
   append(input: AuditEventInput): AuditEvent;
   /** Newest first. */
   list(query?: AuditListQuery): AuditEvent[];
+  /**
+   * The rows of a time window, oldest first, for readers that summarise a
+   * period (the evidence report). Prefixes are matched by SQLite, so a long
+   * window full of other events is not read into memory. Unlike list(), a
+   * damaged payload reads as `{ unreadable: true }`: a report shows the row.
+   */
+  between(query: AuditWindowQuery): AuditEvent[];
+  /** The first and last seq written in a window; nulls when none. */
+  seqSpan(fromMs: number, toMs: number): { fromSeq: number | null; toSeq: number | null };
   head(): AuditHead | null;
   /** Walks the whole chain row by row (streamed, O(n) time, O(1) memory). */
   verify(): AuditVerifyResult;
@@ -127,6 +128,8 @@ export function createAuditLog(db: Database.Database, clock: Clock, ensureOpen: 
   );
   const allStmt = db.prepare<[], AuditRow>('SELECT * FROM audit_events ORDER BY seq');
   const listStmts = new Map<string, Database.Statement>();
+  const windowStmts = new Map<number, Database.Statement<unknown[], AuditRow>>();
+  const spanStmt = db.prepare<[number, number], { lo: number | null; hi: number | null }>('SELECT MIN(seq) AS lo, MAX(seq) AS hi FROM audit_events WHERE ts >= ? AND ts < ?');
 
   const appendTx = db.transaction((input: AuditEventInput): AuditEvent => {
     const { type, actor } = input;
@@ -150,6 +153,16 @@ export function createAuditLog(db: Database.Database, clock: Clock, ensureOpen: 
         `SELECT * FROM audit_events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq DESC LIMIT @limit`,
       );
       listStmts.set(key, stmt);
+    }
+    return stmt;
+  };
+
+  const windowStatement = (prefixes: number): Database.Statement<unknown[], AuditRow> => {
+    let stmt = windowStmts.get(prefixes);
+    if (!stmt) {
+      const types = prefixes ? ` AND (${Array(prefixes).fill("type LIKE ? ESCAPE '\\'").join(' OR ')})` : '';
+      stmt = db.prepare<unknown[], AuditRow>(`SELECT * FROM audit_events WHERE ts >= ? AND ts < ?${types} ORDER BY seq LIMIT ?`);
+      windowStmts.set(prefixes, stmt);
     }
     return stmt;
   };
@@ -181,6 +194,18 @@ export function createAuditLog(db: Database.Database, clock: Clock, ensureOpen: 
       if (query.type !== undefined) params['type'] = query.type;
       if (query.beforeSeq !== undefined) params['beforeSeq'] = query.beforeSeq;
       return (stmt.all(params) as AuditRow[]).map(toEvent);
+    },
+
+    between({ fromMs, toMs, typePrefixes = [], limit }: AuditWindowQuery): AuditEvent[] {
+      ensureOpen();
+      const likes = typePrefixes.map((p) => `${p.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      return windowStatement(likes.length).all(fromMs, toMs, ...likes, limit).map(toWindowEvent);
+    },
+
+    seqSpan(fromMs: number, toMs: number): { fromSeq: number | null; toSeq: number | null } {
+      ensureOpen();
+      const span = spanStmt.get(fromMs, toMs);
+      return { fromSeq: span?.lo ?? null, toSeq: span?.hi ?? null };
     },
 
     head(): AuditHead | null {
@@ -297,6 +322,17 @@ function toEvent(row: AuditRow): AuditEvent {
     prevHash: row.prev_hash,
     hash: row.hash,
   };
+}
+
+/** A row as a window reader sees it: the stored payload as parsed, or `{ unreadable: true }` when it does not parse. */
+function toWindowEvent(row: AuditRow): AuditEvent {
+  let payload: Record<string, unknown>;
+  try {
+    payload = JSON.parse(row.payload) as Record<string, unknown>;
+  } catch {
+    payload = { unreadable: true };
+  }
+  return { seq: row.seq, ts: row.ts, type: row.type, actor: row.actor, target: row.target, payload, prevHash: row.prev_hash, hash: row.hash };
 }
 
 function invalidQuery(message: string): AppError {

@@ -22,6 +22,8 @@ export const StoreErrorCode = {
   INVALID_VALUE: 'STORE_INVALID_VALUE',
   /** A stored row could not be decoded (damaged by hand). */
   CORRUPT: 'STORE_CORRUPT',
+  /** The better-sqlite3 native module does not load in this runtime (built for another Node or Electron ABI). */
+  NATIVE_BINDING_UNAVAILABLE: 'STORE_NATIVE_BINDING_UNAVAILABLE',
   /** An audit event was refused before it was written (empty type/actor, payload not an object). */
   AUDIT_INVALID_EVENT: 'AUDIT_INVALID_EVENT',
   /** An audit query was out of bounds (limit outside 1..1000, bad beforeSeq). */
@@ -41,4 +43,10 @@ export function wrapSqliteError(err: unknown, what: string): AppError {
     details: { sqliteCode: code },
     cause: err,
   });
+}
+
+declare module '../base/index.js' {
+  interface ErrorCodeRegistry {
+    store: StoreErrorCode;
+  }
 }

@@ -13,8 +13,10 @@ export {
   type AuditHead,
   type AuditBreak,
   type AuditListQuery,
+  type AuditWindowQuery,
   type AuditVerifyResult,
 } from './audit.js';
+export { AUDIT_EVENT_TYPES, type AuditEventType } from './audit-types.js';
 export { canonicalJson } from './canonical-json.js';
 export { StoreErrorCode } from './errors.js';
 export { auditChannels, verifyAudit } from './channels.js';

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { AppError, type Clock, type Logger } from '../base/index.js';
+import { AppError, BaseErrorCode, type Clock, type Logger } from '../base/index.js';
 import { StoreErrorCode } from './errors.js';
 import type { Migration } from './migrations.js';
 
@@ -86,6 +86,6 @@ export function applyMigrations(
 
 function assertWellFormed(known: readonly Migration[]): void {
   known.forEach((m, i) => {
-    if (m.version !== i + 1) throw new AppError('INTERNAL_ASSERTION', `migration #${i} has version ${m.version}, expected ${i + 1}`);
+    if (m.version !== i + 1) throw new AppError(BaseErrorCode.INTERNAL_ASSERTION, `migration #${i} has version ${m.version}, expected ${i + 1}`);
   });
 }

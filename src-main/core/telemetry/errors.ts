@@ -24,3 +24,23 @@ export const TelemetryErrorCode = {
 } as const;
 
 export type TelemetryErrorCode = (typeof TelemetryErrorCode)[keyof typeof TelemetryErrorCode];
+
+/** Codes of the Prometheus source beyond the shared TELEMETRY_* transport codes. */
+export const PrometheusErrorCode = {
+  /** Prometheus answered `status: error` (bad matcher, query timeout, overload). */
+  QUERY_ERROR: 'TELEMETRY_PROMETHEUS_QUERY_ERROR',
+  /** No series match: wrong matchers, or Prometheus does not scrape the target. */
+  NO_DATA: 'TELEMETRY_PROMETHEUS_NO_DATA',
+  /** Prometheus scrapes the target but the scrape fails (`up` is 0). */
+  TARGET_DOWN: 'TELEMETRY_PROMETHEUS_TARGET_DOWN',
+  /** The newest sample is older than `staleAfterMs`: Prometheus stopped scraping the target. */
+  STALE: 'TELEMETRY_PROMETHEUS_STALE',
+} as const;
+export type PrometheusErrorCode = (typeof PrometheusErrorCode)[keyof typeof PrometheusErrorCode];
+
+declare module '../base/index.js' {
+  interface ErrorCodeRegistry {
+    telemetry: TelemetryErrorCode;
+    prometheus: PrometheusErrorCode;
+  }
+}

@@ -1,9 +1,10 @@
-import type { HostView } from '../../../src-preload/contract/fleet.js';
+import { gpuSeries, hostSeries, serviceSeries, SERVER_FIGURES, type GpuFigure, type HostView, type ServerFigure } from '../../../src-preload/contract/index.js';
 import type { ServiceFigures } from './derive.js';
 import type { GpuReading } from './readings.js';
 
-// One host's values for one tick, keyed by series name (see MetricNameSchema
-// in the contract): what the series store records and `telemetry.tick` carries.
+// One host's values for one tick, keyed by series name (the contract's series
+// vocabulary, series-names.ts): what the series store records and
+// `telemetry.tick` carries.
 
 export type HostValues = Record<string, number | null>;
 
@@ -12,68 +13,49 @@ type GpuFigures = Pick<GpuReading, 'index' | 'memoryUsedMiB' | 'memoryTotalMiB' 
 /** GTT series exist only for GPUs that report GTT (AMD); NVIDIA hosts get no empty columns. */
 export function gpuValues(gpus: readonly GpuFigures[], out: HostValues = {}): HostValues {
   for (const g of gpus) {
-    const p = `gpu.${g.index}.`;
-    out[p + 'vram_used_mib'] = g.memoryUsedMiB;
-    out[p + 'vram_total_mib'] = g.memoryTotalMiB;
-    out[p + 'util_pct'] = g.utilizationPct;
-    out[p + 'power_w'] = g.powerW;
-    out[p + 'temp_c'] = g.temperatureC;
+    const name = (f: GpuFigure) => gpuSeries(g.index, f);
+    out[name('vram_used_mib')] = g.memoryUsedMiB;
+    out[name('vram_total_mib')] = g.memoryTotalMiB;
+    out[name('util_pct')] = g.utilizationPct;
+    out[name('power_w')] = g.powerW;
+    out[name('temp_c')] = g.temperatureC;
     if (g.gttUsedMiB !== undefined || g.gttTotalMiB !== undefined) {
-      out[p + 'gtt_used_mib'] = g.gttUsedMiB ?? null;
-      out[p + 'gtt_total_mib'] = g.gttTotalMiB ?? null;
+      out[name('gtt_used_mib')] = g.gttUsedMiB ?? null;
+      out[name('gtt_total_mib')] = g.gttTotalMiB ?? null;
     }
   }
   return out;
 }
 
+/** A server's derived figures under their series names (every figure of SERVER_FIGURES). */
 export function serviceValues(serviceId: string, f: ServiceFigures, out: HostValues = {}): HostValues {
-  const p = `svc.${serviceId}.`;
-  out[p + 'running'] = f.running;
-  out[p + 'waiting'] = f.waiting;
-  out[p + 'kv_pct'] = f.kvCachePct;
-  out[p + 'kv_tokens'] = f.kvTokensInUse;
-  out[p + 'kv_capacity_tokens'] = f.kvCapacityTokens;
-  out[p + 'prompt_tok_s'] = f.promptTokPerS;
-  out[p + 'gen_tok_s'] = f.genTokPerS;
-  out[p + 'finished_req_s'] = f.requestsPerS;
-  out[p + 'prefix_hit_pct'] = f.prefixHitPct;
-  out[p + 'prompt_cache_pct'] = f.promptCacheReusePct;
-  out[p + 'spec_accept_pct'] = f.specAcceptancePct;
-  out[p + 'ttft_p50_s'] = f.ttftP50S;
-  out[p + 'ttft_p95_s'] = f.ttftP95S;
-  out[p + 'ttft_p95_le_s'] = f.ttftP95LeS;
-  out[p + 'itl_p50_s'] = f.itlP50S;
-  out[p + 'itl_p95_s'] = f.itlP95S;
-  out[p + 'e2e_p50_s'] = f.e2eP50S;
-  out[p + 'e2e_p95_s'] = f.e2eP95S;
+  const figures: Record<ServerFigure, number | null> = {
+    running: f.running,
+    waiting: f.waiting,
+    kv_pct: f.kvCachePct,
+    kv_tokens: f.kvTokensInUse,
+    kv_capacity_tokens: f.kvCapacityTokens,
+    prompt_tok_s: f.promptTokPerS,
+    gen_tok_s: f.genTokPerS,
+    finished_req_s: f.requestsPerS,
+    prefix_hit_pct: f.prefixHitPct,
+    prompt_cache_pct: f.promptCacheReusePct,
+    spec_accept_pct: f.specAcceptancePct,
+    ttft_p50_s: f.ttftP50S,
+    ttft_p95_s: f.ttftP95S,
+    ttft_p95_le_s: f.ttftP95LeS,
+    itl_p50_s: f.itlP50S,
+    itl_p95_s: f.itlP95S,
+    e2e_p50_s: f.e2eP50S,
+    e2e_p95_s: f.e2eP95S,
+  };
+  for (const k of SERVER_FIGURES) out[serviceSeries(serviceId, k)] = figures[k];
   return out;
 }
 
-const SERVICE_FIGURES = [
-  'running',
-  'waiting',
-  'kv_pct',
-  'kv_tokens',
-  'kv_capacity_tokens',
-  'prompt_tok_s',
-  'gen_tok_s',
-  'finished_req_s',
-  'prefix_hit_pct',
-  'prompt_cache_pct',
-  'spec_accept_pct',
-  'ttft_p50_s',
-  'ttft_p95_s',
-  'ttft_p95_le_s',
-  'itl_p50_s',
-  'itl_p95_s',
-  'e2e_p50_s',
-  'e2e_p95_s',
-] as const;
-
 /** Null every value of a service (a stale tick is a gap in the charts, not the last value repeated). */
 export function staleServiceValues(serviceId: string, out: HostValues = {}): HostValues {
-  const p = `svc.${serviceId}.`;
-  for (const k of SERVICE_FIGURES) out[p + k] = null;
+  for (const k of SERVER_FIGURES) out[serviceSeries(serviceId, k)] = null;
   return out;
 }
 
@@ -82,8 +64,8 @@ export function staleServiceValues(serviceId: string, out: HostValues = {}): Hos
  * host together). Null when the price or the throughput is unknown or zero.
  */
 export function costValues(pricePerHourUsd: number | null, genTokPerS: number | null, out: HostValues = {}): HostValues {
-  out['host.cost_usd_h'] = pricePerHourUsd;
-  out['host.cost_usd_per_mtok'] =
+  out[hostSeries('cost_usd_h')] = pricePerHourUsd;
+  out[hostSeries('cost_usd_per_mtok')] =
     pricePerHourUsd !== null && genTokPerS !== null && genTokPerS > 0 ? (pricePerHourUsd / (3600 * genTokPerS)) * 1e6 : null;
   return out;
 }
@@ -116,7 +98,7 @@ export function hostValuesFromView(host: HostView, figures: ReadonlyMap<string, 
   let genKnown = false;
   let busy: boolean | null = null;
   for (const s of host.services) {
-    const p = `svc.${s.id}.`;
+    const name = (f: ServerFigure) => serviceSeries(s.id, f);
     if (s.stale) {
       staleServiceValues(s.id, out);
       continue;
@@ -124,22 +106,22 @@ export function hostValuesFromView(host: HostView, figures: ReadonlyMap<string, 
     const f = figures.get(s.id);
     if (f !== undefined) serviceValues(s.id, f, out);
     else {
-      out[p + 'running'] = s.requestsRunning;
-      out[p + 'waiting'] = s.requestsWaiting;
-      out[p + 'kv_pct'] = s.kvCachePct;
-      out[p + 'prompt_tok_s'] = s.promptTokensPerS;
-      out[p + 'gen_tok_s'] = s.generationTokensPerS;
+      out[name('running')] = s.requestsRunning;
+      out[name('waiting')] = s.requestsWaiting;
+      out[name('kv_pct')] = s.kvCachePct;
+      out[name('prompt_tok_s')] = s.promptTokensPerS;
+      out[name('gen_tok_s')] = s.generationTokensPerS;
     }
-    const g = out[p + 'gen_tok_s'] ?? null;
+    const g = out[name('gen_tok_s')] ?? null;
     if (g !== null) {
       gen += g;
       genKnown = true;
     }
-    const running = out[p + 'running'] ?? null;
+    const running = out[name('running')] ?? null;
     if (running !== null || g !== null) busy = busy === true || (running ?? 0) > 0 || (g ?? 0) > 0;
   }
-  out['host.gen_tok_s'] = genKnown ? gen : null;
-  out['host.busy_pct'] = busy === null ? null : busy ? 100 : 0;
+  out[hostSeries('gen_tok_s')] = genKnown ? gen : null;
+  out[hostSeries('busy_pct')] = busy === null ? null : busy ? 100 : 0;
   costValues(host.pricePerHourUsd, genKnown ? gen : null, out);
   return out;
 }

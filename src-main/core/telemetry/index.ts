@@ -91,6 +91,7 @@ export { telemetryChannels } from './channels.js';
 export { GPU_DETECT_COMMAND, parseGpuDetect, vendorOf, type GpuToolKind, type GpuDetection } from './gpu-detect.js';
 export { AMD_SYSFS_DEVICE_FILES, AMD_SYSFS_HWMON_FILES } from './amd-gpu.js';
 export { renderFleetExposition, escapeLabelValue, FLEET_GPU_SERIES } from './fleet-exposition.js';
-export { PrometheusClient, PrometheusErrorCode, promqlString, regexLiteral, fillMatchers, type PromResult, type PromSeries, type PromSample, type PromPoint } from './prometheus-api.js';
+export { PrometheusErrorCode } from './errors.js';
+export { PrometheusClient, promqlString, regexLiteral, fillMatchers, type PromResult, type PromSeries, type PromSample, type PromPoint } from './prometheus-api.js';
 export { PrometheusApiSource, mergePrometheusConfig, familiesFromSeries, type PrometheusApiSourceOptions } from './prometheus-api-source.js';
 export { gpuReadingsFromSeries, DCGM } from './prometheus-gpu-series.js';

@@ -1,10 +1,10 @@
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../base/index.js';
 import { ConfigSchema, type HostTelemetryConfig, type PrometheusSourceConfig, type ServiceConfig } from '../config/index.js';
-import { TelemetryErrorCode } from './errors.js';
+import { PrometheusErrorCode, TelemetryErrorCode } from './errors.js';
 import { FLEET_GPU_SERIES } from './fleet-exposition.js';
 import { readLlamaServerMetrics } from './llama-server-metrics.js';
-import { PrometheusClient, PrometheusErrorCode, fillMatchers, type PromResult, type PromSample } from './prometheus-api.js';
+import { PrometheusClient, fillMatchers, type PromResult, type PromSample } from './prometheus-api.js';
 import { DCGM, GPU_SERIES_NAMES, gpuReadingsFromSeries } from './prometheus-gpu-series.js';
 import type { MetricFamily, MetricSample } from './prometheus.js';
 import type { ServiceReading, SourceReading } from './readings.js';
@@ -71,7 +71,7 @@ const SKEW_TOLERANCE_MS = 1_000;
 const tag = (part: 'scraped_at' | 'down', expr: string): string => `label_replace(${expr}, "${PART}", "${part}", "", "")`;
 
 /** The series of one evaluation time. */
-interface Evaluation {
+interface QueryEvaluation {
   tMs: number;
   samples: PromSample[];
 }
@@ -216,11 +216,11 @@ export class PrometheusApiSource implements TelemetrySource {
     return readings;
   }
 
-  private read(ev: Evaluation, unreadable: number): SourceReading {
+  private read(ev: QueryEvaluation, unreadable: number): SourceReading {
     return this.options.target.kind === 'service' ? this.readService(ev, this.options.target.service, unreadable) : this.readGpus(ev, unreadable);
   }
 
-  private readService(ev: Evaluation, service: ServiceConfig, unreadable: number): SourceReading {
+  private readService(ev: QueryEvaluation, service: ServiceConfig, unreadable: number): SourceReading {
     const prefix = PREFIX[service.kind];
     const ups = ev.samples.filter((s) => s.labels['__name__'] === 'up' && s.labels[PART] === undefined);
     const scraped = ev.samples.filter((s) => s.labels[PART] === 'scraped_at');
@@ -257,7 +257,7 @@ export class PrometheusApiSource implements TelemetrySource {
     return { ok: true, atMs: this.toLocalTime(scrapedAtMs ?? ev.tMs), service: { ...base, health }, unreadable };
   }
 
-  private readGpus(ev: Evaluation, unreadable: number): SourceReading {
+  private readGpus(ev: QueryEvaluation, unreadable: number): SourceReading {
     const names = new Set(GPU_SERIES_NAMES);
     const data = ev.samples.filter((s) => s.labels[PART] === undefined && names.has(s.labels['__name__'] ?? ''));
     const down = ev.samples.filter((s) => s.labels[PART] === 'down');

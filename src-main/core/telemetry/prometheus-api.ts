@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { AppError } from '../base/index.js';
-import { TelemetryErrorCode } from './errors.js';
+import { PrometheusErrorCode, TelemetryErrorCode } from './errors.js';
 import { fetchText } from './http-scrape.js';
 import { looksLikeHtml, parseJsonBody } from './json-body.js';
 import { parseSampleValue } from './prometheus.js';
@@ -11,18 +11,6 @@ import { parseSampleValue } from './prometheus.js';
 // stops evaluating too), a cap on the answer, the answer checked with zod, and
 // every failure a coded AppError. Plus the PromQL text helpers: string
 // escaping and the config's matcher templates (`host="{host}"`).
-
-/** Codes of the Prometheus source beyond the shared TELEMETRY_* transport codes. */
-export const PrometheusErrorCode = {
-  /** Prometheus answered `status: error` (bad matcher, query timeout, overload). */
-  QUERY_ERROR: 'TELEMETRY_PROMETHEUS_QUERY_ERROR',
-  /** No series match: wrong matchers, or Prometheus does not scrape the target. */
-  NO_DATA: 'TELEMETRY_PROMETHEUS_NO_DATA',
-  /** Prometheus scrapes the target but the scrape fails (`up` is 0). */
-  TARGET_DOWN: 'TELEMETRY_PROMETHEUS_TARGET_DOWN',
-  /** The newest sample is older than `staleAfterMs`: Prometheus stopped scraping the target. */
-  STALE: 'TELEMETRY_PROMETHEUS_STALE',
-} as const;
 
 export interface PromPoint {
   /** Milliseconds since the epoch, on Prometheus's clock. */

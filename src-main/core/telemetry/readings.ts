@@ -1,4 +1,5 @@
-import type { Histogram, SleepState } from './vllm-metrics.js';
+import type { ServiceHealth, SleepState } from '../../../src-preload/contract/index.js';
+import type { Histogram } from './vllm-metrics.js';
 
 // What a source reads in one scrape, normalised across server kinds and GPU
 // vendors. Every figure that may be unknown is null — never a made-up zero.
@@ -10,7 +11,7 @@ export interface StaleReason {
   atMs: number;
 }
 
-export type ServiceHealth = 'ok' | 'loading' | 'down' | 'unknown';
+export type { ServiceHealth };
 
 export interface ServiceReading {
   kind: 'vllm' | 'llama-server';

@@ -6,12 +6,24 @@
 // output tokens from generation rates. Cost summaries integrate the series
 // (all traffic, proxy or not); per model and per client they come from the
 // proxy's request rows. Baselines (manual or from a benchmark) are audited.
-import { BaselineSchema, type CostSummary, type CostSummaryQuery, type FleetSnapshot, type HostCost, type HostView, type ProxyStats, type TelemetryTick } from '../../../src-preload/contract/index.js';
+import {
+  BaselineSchema,
+  hostSeries,
+  serviceSeries,
+  type CostSummary,
+  type CostSummaryQuery,
+  type FleetSnapshot,
+  type HostCost,
+  type HostView,
+  type ProxyFigure,
+  type ProxyStats,
+  type TelemetryTick,
+} from '../../../src-preload/contract/index.js';
 import { AlertEngine, alertTickFromValues, type AlertThresholds } from '../alerts/index.js';
 import { DisposableStore, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
-import { RollingCost, costShares, hostCost, spanFromRequestRow, windowUsage, type RequestSpan, type WindowCostSources } from '../cost/index.js';
+import { RollingCost, costShares, hostCost, spanFromRequestRow, windowUsage, type RequestSpan, type RequestSpanRow, type WindowCostSources } from '../cost/index.js';
 import type { Notices } from '../notify/index.js';
 import type { Store } from '../store/index.js';
 import type { ServiceFigures } from './derive.js';
@@ -37,6 +49,11 @@ export interface TelemetryServiceDeps {
   config: ConfigService;
   fleet: TelemetryFleet;
   proxy: ProxyStatsSource | null;
+  /**
+   * The proxy's answered requests of a window, for the cost split (the proxy's requestWindows():
+   * the requests table is the proxy's, and telemetry may not import the proxy, which imports it).
+   */
+  requests: { answered(fromMs: number, toMs: number): readonly RequestSpanRow[] };
   notices: Notices;
   emit: EventSink;
   clock: Clock;
@@ -57,19 +74,19 @@ export function proxyValues(host: string, stats: ProxyStats, out: HostValues = {
   const s = (ms: number | null): number | null => (ms === null ? null : ms / 1000);
   for (const u of stats.upstreams) {
     if (u.label !== host) continue;
-    const p = `svc.${u.serviceId}.proxy_`;
-    out[`${p}queued`] = u.queued;
+    const name = (f: ProxyFigure) => serviceSeries(u.serviceId, f);
+    out[name('proxy_queued')] = u.queued;
     for (const c of u.classes) {
-      out[`${p}${c.class}_wait_p50_s`] = s(c.waitP50Ms);
-      out[`${p}${c.class}_wait_p95_s`] = s(c.waitP95Ms);
-      out[`${p}${c.class}_ttft_p50_s`] = s(c.ttftP50Ms);
-      out[`${p}${c.class}_ttft_p95_s`] = s(c.ttftP95Ms);
+      out[name(`proxy_${c.class}_wait_p50_s`)] = s(c.waitP50Ms);
+      out[name(`proxy_${c.class}_wait_p95_s`)] = s(c.waitP95Ms);
+      out[name(`proxy_${c.class}_ttft_p50_s`)] = s(c.ttftP50Ms);
+      out[name(`proxy_${c.class}_ttft_p95_s`)] = s(c.ttftP95Ms);
     }
     const l = u.latency;
-    out[`${p}ttft_p50_s`] = s(l?.ttftP50Ms ?? null);
-    out[`${p}ttft_p95_s`] = s(l?.ttftP95Ms ?? null);
-    out[`${p}e2e_p50_s`] = s(l?.e2eP50Ms ?? null);
-    out[`${p}e2e_p95_s`] = s(l?.e2eP95Ms ?? null);
+    out[name('proxy_ttft_p50_s')] = s(l?.ttftP50Ms ?? null);
+    out[name('proxy_ttft_p95_s')] = s(l?.ttftP95Ms ?? null);
+    out[name('proxy_e2e_p50_s')] = s(l?.e2eP50Ms ?? null);
+    out[name('proxy_e2e_p95_s')] = s(l?.e2eP95Ms ?? null);
   }
   return out;
 }
@@ -142,11 +159,8 @@ export class TelemetryService implements Disposable {
     );
     this.disposables.add(deps.fleet.onDidTick((snapshot) => this.onTick(snapshot)));
 
-    const requestRows = store.db.prepare<[number, number], { ts: number; total_ms: number; model: string | null; client: string; tokens_out: number | null; upstream: string | null }>(
-      'SELECT ts, total_ms, model, client, tokens_out, upstream FROM requests WHERE ts >= ? AND ts < ? AND status < 400',
-    );
     const spansBetween = (fromMs: number, toMs: number): RequestSpan[] =>
-      requestRows.all(fromMs, toMs).map(spanFromRequestRow).filter((s): s is RequestSpan => s !== null);
+      deps.requests.answered(fromMs, toMs).map(spanFromRequestRow).filter((s): s is RequestSpan => s !== null);
     const costSources: WindowCostSources = { series: (q) => series.query(q), requestSpans: spansBetween, now: () => clock.now(), pollIntervalMs: () => config.current.telemetry?.pollIntervalMs ?? 1000 };
     const priceOf = (label: string) => config.current.hosts.find((h) => h.label === label)?.pricePerHourUsd ?? null;
     // One function for the host view and evidence reports: the same window gives the same figures.
@@ -201,11 +215,11 @@ export class TelemetryService implements Disposable {
       const cost = this.rollingFor(host.label).push(
         snapshot.at,
         host.pricePerHourUsd,
-        live.map((s) => ({ id: s.id, genTokPerS: values[`svc.${s.id}.gen_tok_s`] ?? null, running: values[`svc.${s.id}.running`] ?? null })),
+        live.map((s) => ({ id: s.id, genTokPerS: values[serviceSeries(s.id, 'gen_tok_s')] ?? null, running: values[serviceSeries(s.id, 'running')] ?? null })),
       );
-      values['host.cost_usage_usd_per_mtok'] = cost.usageBasedUsdPerMTok;
-      values['host.cost_reserved_usd_per_mtok'] = cost.reservationBasedUsdPerMTok;
-      for (const s of host.services) values[`svc.${s.id}.cost_usd_per_mtok`] = cost.perService.get(s.id) ?? null;
+      values[hostSeries('cost_usage_usd_per_mtok')] = cost.usageBasedUsdPerMTok;
+      values[hostSeries('cost_reserved_usd_per_mtok')] = cost.reservationBasedUsdPerMTok;
+      for (const s of host.services) values[serviceSeries(s.id, 'cost_usd_per_mtok')] = cost.perService.get(s.id) ?? null;
       if (proxy !== null) proxyValues(host.label, proxy, values);
       const staleReason = staleReasonOf(host);
       this.series.record(host.label, snapshot.at, values);

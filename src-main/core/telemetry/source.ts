@@ -1,4 +1,5 @@
 import { toAppError } from '../base/index.js';
+import { TelemetryErrorCode } from './errors.js';
 import { fetchText, type HttpScrapeOptions, type HttpText } from './http-scrape.js';
 import type { SourceReading, StaleReason } from './readings.js';
 
@@ -37,7 +38,7 @@ export function staleReason(code: string, message: string, atMs: number): StaleR
 }
 
 export function staleFromError(err: unknown, atMs: number): StaleReason {
-  const e = toAppError(err, 'TELEMETRY_SCRAPE_FAILED');
+  const e = toAppError(err, TelemetryErrorCode.SCRAPE_FAILED);
   return { code: e.code, message: e.message, atMs };
 }
 

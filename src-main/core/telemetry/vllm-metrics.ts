@@ -1,3 +1,4 @@
+import type { SleepState } from '../../../src-preload/contract/index.js';
 import { parsePrometheusText, DEFAULT_MAX_METRICS_BYTES, type MetricFamily, type MetricSample } from './prometheus.js';
 
 // vLLM figures out of parsed Prometheus families, tolerant of version drift
@@ -7,7 +8,8 @@ import { parsePrometheusText, DEFAULT_MAX_METRICS_BYTES, type MetricFamily, type
 // there: a family that lacks an engine, or mixes series with and without the
 // label, gives null (and an issue naming it), never a total of some engines.
 
-export type SleepState = 'awake' | 'asleep-1' | 'asleep-2' | 'unknown';
+/** The sleep level vLLM reports (the contract's, shown as it is). */
+export type { SleepState };
 
 export interface HistogramBucket {
   le: number;

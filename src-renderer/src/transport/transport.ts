@@ -78,5 +78,5 @@ export function isCancelled(error: unknown): boolean {
 export function toContractError(error: unknown): ContractError {
   if (error instanceof TransportError) return error.toContractError();
   const message = error instanceof Error ? error.message : String(error);
-  return { code: 'INTERNAL_ERROR', message, retryable: false, details: {} };
+  return { code: BridgeErrorCode.INTERNAL, message, retryable: false, details: {} };
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { FakeClock } from '../../../src-main/core/base/index.js';
 import { openStore, type AuditEvent, type Store } from '../../../src-main/core/store/index.js';
+import { auditType } from '../../helpers/audit-types.js';
 
 let dir: string;
 let file: string;
@@ -25,7 +26,7 @@ beforeEach(() => {
     clock.advance(1000);
     events.push(
       store.audit.append({
-        type: i % 2 ? 'host.connect' : 'action.approved',
+        type: i % 2 ? 'host.connect' : auditType('action.approved'),
         actor: i % 2 ? 'system' : 'operator:alice',
         target: `host-${i}`,
         payload: { i, note: `event ${i}` },
@@ -154,7 +155,7 @@ describe('audit chain tamper drills (real file, second connection)', () => {
     const other = openStore({ file, clock: new FakeClock(1_800_000_000_000) });
     try {
       for (let i = 0; i < 50; i++) {
-        (i % 2 ? store : other).audit.append({ type: 'proxy.request', actor: 'system', payload: { i } });
+        (i % 2 ? store : other).audit.append({ type: auditType('proxy.request'), actor: 'system', payload: { i } });
       }
       expect(other.audit.verify()).toMatchObject({ ok: true, count: 56 });
       expect(store.audit.verify()).toEqual(other.audit.verify());
@@ -171,7 +172,7 @@ describe('audit append under a held write lock', () => {
     try {
       let caught: unknown;
       try {
-        busy.audit.append({ type: 'a.b', actor: 'system', payload: {} });
+        busy.audit.append({ type: auditType('a.b'), actor: 'system', payload: {} });
       } catch (err) {
         caught = err;
       }

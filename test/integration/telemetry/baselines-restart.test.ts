@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Emitter, FakeClock, silentLogger, type Logger } from '../../../src-main/core/base/index.js';
 import { ConfigService } from '../../../src-main/core/config/index.js';
+import { requestWindows } from '../../../src-main/core/proxy/index.js';
 import { openStore, type Store } from '../../../src-main/core/store/index.js';
 import { TelemetryService } from '../../../src-main/core/telemetry/index.js';
 import type { FleetSnapshot } from '../../../src-preload/contract/index.js';
@@ -27,6 +28,7 @@ function startTelemetry(store: Store, clock: FakeClock, logger: Logger = silentL
     config: new ConfigService({ path: join(dir, 'none.yaml'), home: dir }),
     fleet: { onDidTick: (l: (s: FleetSnapshot) => void) => ticks.on(l), serviceFigures: () => new Map() },
     proxy: null,
+    requests: requestWindows(store.db),
     notices: { notify: () => undefined },
     emit: () => undefined,
     clock,

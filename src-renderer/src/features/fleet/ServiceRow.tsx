@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import type { ServiceView } from '../../../../src-preload/contract/index.js';
+import { serviceSeries, type ServiceView } from '../../../../src-preload/contract/index.js';
 import { Badge } from '../../components/Badge.js';
 import { CopyButton } from '../../components/CopyButton.js';
 import { MeterBar } from '../../components/MeterBar.js';
@@ -173,7 +173,7 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s, pollInte
       <td className="col-num col-cost num">
         <LiveFigure
           host={label}
-          metric={`svc.${s.id}.cost_usd_per_mtok`}
+          metric={serviceSeries(s.id, 'cost_usd_per_mtok')}
           testId="cost-per-mtok"
           format={formatUsdPerMTok}
           unavailable="unavailable"

@@ -5,6 +5,7 @@
 import { useCallback, useMemo, useSyncExternalStore } from 'react';
 import { useServices } from '../../app/app-context.js';
 import { chooseLatency, latencySeries, type LatencyChoice, type LatencyFigures, type ServiceKind } from '../../../../src-preload/contract/latency.js';
+import { serviceSeries } from '../../../../src-preload/contract/series-names.js';
 import { LiveFigures, liveFiguresFor } from './live-figures.js';
 
 export interface ServiceLatency extends LatencyChoice {
@@ -19,7 +20,7 @@ export function useServiceLatency(host: string, serviceId: string, kind: Service
   const live = liveFiguresFor(transport);
   const metrics = useMemo(() => {
     const names = latencySeries(serviceId);
-    return [...FIELDS.map((f) => names.server[f]), ...FIELDS.map((f) => names.proxy[f]), `svc.${serviceId}.ttft_p95_le_s`];
+    return [...FIELDS.map((f) => names.server[f]), ...FIELDS.map((f) => names.proxy[f]), serviceSeries(serviceId, 'ttft_p95_le_s')];
   }, [serviceId]);
   const keys = useMemo(() => metrics.map((m) => LiveFigures.key(host, m)), [host, metrics]);
   const subscribe = useCallback(

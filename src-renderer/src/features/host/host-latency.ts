@@ -4,6 +4,7 @@
 // function as the service's figures (chooseLatency in the contract). Lines not
 // chosen stay as empty series, so the chart's series ids do not move.
 import { chooseLatency, latencySeries, type LatencyFigures, type ServiceKind } from '../../../../src-preload/contract/latency.js';
+import { parseSeriesName, seriesMatcher } from '../../../../src-preload/contract/series-names.js';
 import type { Point } from './host-panels.js';
 
 export interface LatencyPanelView {
@@ -14,7 +15,7 @@ export interface LatencyPanelView {
   readonly reason: string | null;
 }
 
-const SERVICE_OF = /^svc\.([^.]+)\.(?:proxy_)?(?:ttft|e2e)_p(?:50|95)_s$/;
+const isLatency = seriesMatcher({ svc: ['ttft_p50_s', 'ttft_p95_s', 'e2e_p50_s', 'e2e_p95_s', 'proxy_ttft_p50_s', 'proxy_ttft_p95_s', 'proxy_e2e_p50_s', 'proxy_e2e_p95_s'] });
 const EMPTY: Point[] = [];
 
 function lastKnown(points: readonly Point[] | undefined): number | null {
@@ -36,8 +37,8 @@ function figuresOf(lines: ReadonlyMap<string, Point[]>, names: Record<keyof Late
 export function latencyPanelView(lines: ReadonlyMap<string, Point[]>, kinds: Readonly<Record<string, ServiceKind>> = {}): LatencyPanelView {
   const ids = new Set(Object.keys(kinds));
   for (const metric of lines.keys()) {
-    const id = SERVICE_OF.exec(metric)?.[1];
-    if (id !== undefined) ids.add(id);
+    const name = isLatency(metric) ? parseSeriesName(metric) : null;
+    if (name?.scope === 'svc') ids.add(name.serviceId);
   }
   const out = new Map<string, Point[]>();
   const notes: string[] = [];

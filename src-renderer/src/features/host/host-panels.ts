@@ -3,6 +3,8 @@
 // React, no DOM: tested in test/unit/renderer/host-panels.test.ts.
 import type { HostTick, MetricUnit, SeriesRange, SeriesResult } from '../../../../src-preload/contract/telemetry.js';
 import { SERIES_RANGES, metricUnit } from '../../../../src-preload/contract/telemetry.js';
+import { hostSeries, seriesMatcher } from '../../../../src-preload/contract/series-names.js';
+import { TrafficClassSchema } from '../../../../src-preload/contract/proxy.js';
 import type { GpuVendor } from '../../../../src-preload/contract/fleet.js';
 import { PROXY_LATENCY_LABEL } from '../../../../src-preload/contract/latency.js';
 
@@ -18,33 +20,31 @@ export interface PanelDef {
   readonly legendKnownOnly?: boolean;
 }
 
-const re = (r: RegExp) => (m: string) => r.test(m);
-
 export const HOST_PANELS: readonly PanelDef[] = [
   // AMD hosts add GTT (system memory the GPU maps; on an APU it holds the model); NVIDIA hosts have no GTT series
-  { id: 'vram', title: 'VRAM used per GPU', unit: 'MiB', patterns: ['gpu.*'], match: re(/^gpu\.\d+\.(vram|gtt)_used_mib$/) },
-  { id: 'util', title: 'GPU utilisation', unit: '%', patterns: ['gpu.*'], match: re(/^gpu\.\d+\.util_pct$/), yMax: 100 },
-  { id: 'power', title: 'Power', unit: 'W', patterns: ['gpu.*'], match: re(/^gpu\.\d+\.power_w$/) },
-  { id: 'temp', title: 'Temperature', unit: '°C', patterns: ['gpu.*'], match: re(/^gpu\.\d+\.temp_c$/) },
-  { id: 'kv', title: 'KV cache', unit: '%', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.kv_pct$/), yMax: 100 },
-  { id: 'queue', title: 'Requests running / waiting', unit: 'req', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.(running|waiting)$/) },
+  { id: 'vram', title: 'VRAM used per GPU', unit: 'MiB', patterns: ['gpu.*'], match: seriesMatcher({ gpu: ['vram_used_mib', 'gtt_used_mib'] }) },
+  { id: 'util', title: 'GPU utilisation', unit: '%', patterns: ['gpu.*'], match: seriesMatcher({ gpu: ['util_pct'] }), yMax: 100 },
+  { id: 'power', title: 'Power', unit: 'W', patterns: ['gpu.*'], match: seriesMatcher({ gpu: ['power_w'] }) },
+  { id: 'temp', title: 'Temperature', unit: '°C', patterns: ['gpu.*'], match: seriesMatcher({ gpu: ['temp_c'] }) },
+  { id: 'kv', title: 'KV cache', unit: '%', patterns: ['svc.*'], match: seriesMatcher({ svc: ['kv_pct'] }), yMax: 100 },
+  { id: 'queue', title: 'Requests running / waiting', unit: 'req', patterns: ['svc.*'], match: seriesMatcher({ svc: ['running', 'waiting'] }) },
   {
     id: 'cache',
     title: 'Prefix hit · prompt-cache reuse · spec. acceptance',
     unit: '%',
     patterns: ['svc.*'],
-    match: re(/^svc\.[^.]+\.(prefix_hit|prompt_cache|spec_accept)_pct$/),
+    match: seriesMatcher({ svc: ['prefix_hit_pct', 'prompt_cache_pct', 'spec_accept_pct'] }),
     yMax: 100,
     legendKnownOnly: true,
   },
-  { id: 'tok', title: 'Tokens per second', unit: 'tok/s', patterns: ['svc.*'], match: re(/^svc\.[^.]+\.(gen|prompt)_tok_s$/) },
+  { id: 'tok', title: 'Tokens per second', unit: 'tok/s', patterns: ['svc.*'], match: seriesMatcher({ svc: ['gen_tok_s', 'prompt_tok_s'] }) },
   // The server's histograms, or what the proxy measured where the server keeps none (host-latency.ts chooses per service)
   {
     id: 'latency',
     title: 'TTFT / end-to-end p50 · p95',
     unit: 's',
     patterns: ['svc.*'],
-    match: re(/^svc\.[^.]+\.(proxy_)?(ttft|e2e)_p(50|95)_s$/),
+    match: seriesMatcher({ svc: ['ttft_p50_s', 'ttft_p95_s', 'e2e_p50_s', 'e2e_p95_s', 'proxy_ttft_p50_s', 'proxy_ttft_p95_s', 'proxy_e2e_p50_s', 'proxy_e2e_p95_s'] }),
     legendKnownOnly: true,
   },
   {
@@ -52,9 +52,9 @@ export const HOST_PANELS: readonly PanelDef[] = [
     title: 'Proxy queue wait p95 per class',
     unit: 's',
     patterns: ['svc.*'],
-    match: re(/^svc\.[^.]+\.proxy_(interactive|system|batch)_wait_p95_s$/),
+    match: seriesMatcher({ svc: TrafficClassSchema.options.map((c) => `proxy_${c}_wait_p95_s` as const) }),
   },
-  { id: 'cost', title: 'Cost per 1M output tokens (estimate, last 5 min)', unit: 'USD/1M tok', patterns: ['host.*'], match: re(/^host\.cost_(usage|reserved)_usd_per_mtok$/) },
+  { id: 'cost', title: 'Cost per 1M output tokens (estimate, last 5 min)', unit: 'USD/1M tok', patterns: ['host.*'], match: seriesMatcher({ host: ['cost_usage_usd_per_mtok', 'cost_reserved_usd_per_mtok'] }) },
 ];
 
 export const RANGES: readonly SeriesRange[] = ['15m', '1h', '24h', '7d'];
@@ -95,10 +95,10 @@ export function seriesLabel(metric: string): string {
     const derived = /^ttft_p\d+_s$/.test(svc[2]!) ? ' (≤ bucket bound, interpolated)' : '';
     return `${svc[1]} ${figure}${derived}`;
   }
-  if (metric === 'host.cost_usd_per_mtok') return 'USD per 1M output tokens';
-  if (metric === 'host.cost_usage_usd_per_mtok') return 'USD per 1M output tokens (busy time)';
-  if (metric === 'host.cost_reserved_usd_per_mtok') return 'USD per 1M output tokens (all time)';
-  if (metric === 'host.cost_usd_h') return 'USD per hour';
+  if (metric === hostSeries('cost_usd_per_mtok')) return 'USD per 1M output tokens';
+  if (metric === hostSeries('cost_usage_usd_per_mtok')) return 'USD per 1M output tokens (busy time)';
+  if (metric === hostSeries('cost_reserved_usd_per_mtok')) return 'USD per 1M output tokens (all time)';
+  if (metric === hostSeries('cost_usd_h')) return 'USD per hour';
   return metric;
 }
 

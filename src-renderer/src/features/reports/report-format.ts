@@ -1,7 +1,7 @@
 // How the Reports view words things: gate counts, digests, windows, sizes, the
 // advice that goes with each report error code, and which progress events
 // belong to the export this page started.
-import type { ContractError, Gate, GateStatus, ReportExport, ReportProgress, ReportVerifyResult } from '../../../../src-preload/contract/index.js';
+import { ReportErrorCode, type ContractError, type Gate, type GateStatus, type ReportExport, type ReportProgress, type ReportVerifyResult } from '../../../../src-preload/contract/index.js';
 import { formatTime, zoneLabel } from '../../format/format.js';
 
 export type GateCounts = ReportExport['gates'];
@@ -44,25 +44,25 @@ export function windowText(fromMs: number, toMs: number): string {
 /** What the operator can do about a report error, by its stable code. */
 export function errorAdvice(code: string): string | null {
   switch (code) {
-    case 'REPORT_SIGNING_KEY_ENCRYPTED':
+    case ReportErrorCode.SIGNING_KEY_ENCRYPTED:
       return 'The signing key is encrypted: enter its passphrase and export again.';
-    case 'REPORT_SIGNING_KEY_PASSPHRASE_INCORRECT':
+    case ReportErrorCode.SIGNING_KEY_PASSPHRASE_INCORRECT:
       return 'The passphrase does not open this key: enter it again.';
-    case 'REPORT_SIGNING_KEY_UNREADABLE':
+    case ReportErrorCode.SIGNING_KEY_UNREADABLE:
       return 'The key file cannot be read by the console: check the path and its permissions.';
-    case 'REPORT_SIGNING_KEY_UNSUPPORTED':
+    case ReportErrorCode.SIGNING_KEY_UNSUPPORTED:
       return 'Use an ed25519, ECDSA or RSA key in OpenSSH or PEM format.';
-    case 'REPORT_OUTPUT_UNWRITABLE':
+    case ReportErrorCode.OUTPUT_UNWRITABLE:
       return 'Choose an output folder the console can write to, or leave it empty for the default.';
-    case 'REPORT_PDF_UNAVAILABLE':
+    case ReportErrorCode.PDF_UNAVAILABLE:
       return 'This console has no browser to print a PDF with: untick PDF and export md, html or json.';
-    case 'REPORT_PDF_FAILED':
+    case ReportErrorCode.PDF_FAILED:
       return 'Printing the PDF failed: export without PDF, or try again.';
-    case 'REPORT_EXPORT_RUNNING':
+    case ReportErrorCode.EXPORT_RUNNING:
       return 'Another export is still running: wait for it to finish.';
-    case 'REPORT_UNKNOWN_HOST':
+    case ReportErrorCode.UNKNOWN_HOST:
       return 'A chosen host is no longer in the inventory: update the host selection.';
-    case 'REPORT_MANIFEST_INVALID':
+    case ReportErrorCode.MANIFEST_INVALID:
       return 'The folder holds no readable manifest.json: is it an export folder?';
     default:
       return null;
@@ -84,7 +84,7 @@ export function verifyHeadline(r: ReportVerifyResult): { tone: 'ok' | 'warn' | '
 
 /** Whether the passphrase field should be offered (and focused) after this error. */
 export function wantsPassphrase(code: string): boolean {
-  return code === 'REPORT_SIGNING_KEY_ENCRYPTED' || code === 'REPORT_SIGNING_KEY_PASSPHRASE_INCORRECT';
+  return code === ReportErrorCode.SIGNING_KEY_ENCRYPTED || code === ReportErrorCode.SIGNING_KEY_PASSPHRASE_INCORRECT;
 }
 
 export function errorText(e: ContractError): string {

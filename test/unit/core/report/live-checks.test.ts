@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HostSecuritySchema, InventoryHostSchema, type Check } from '../../../../src-preload/contract/index.js';
 import { AppError, FakeClock, createOffPremCounter, type OffPremPurpose } from '../../../../src-main/core/base/index.js';
 import { HostConfigSchema, type HostConfig } from '../../../../src-main/core/config/index.js';
+import { SecretsErrorCode } from '../../../../src-main/core/secrets/index.js';
 import type { ExecResult } from '../../../../src-main/core/ssh/index.js';
 import { AMD_SYSFS_COMMAND } from '../../../../src-main/core/telemetry/index.js';
 import {
@@ -475,9 +476,9 @@ describe('API checks', () => {
     );
     expect(byId(vague, 'api.auth.qwen')).toMatchObject({ verdict: 'unverified', evidence: 'GET /v1/models without a key → 500: Internal Server Error' });
 
-    const storeBroken = await runLiveChecks(host(), fake({ keys: { qwen: new AppError('SECRETS_UNAVAILABLE', 'the secret store is locked'), gemma: null } }).deps);
+    const storeBroken = await runLiveChecks(host(), fake({ keys: { qwen: new AppError(SecretsErrorCode.UNREADABLE, 'the secret store is locked'), gemma: null } }).deps);
     expect(byId(storeBroken, 'api.auth.qwen')).toMatchObject({ verdict: 'unverified' });
-    expect(byId(storeBroken, 'api.auth.qwen').evidence).toBe('the API key could not be read: SECRETS_UNAVAILABLE: the secret store is locked');
+    expect(byId(storeBroken, 'api.auth.qwen').evidence).toBe('the API key could not be read: SECRETS_UNREADABLE: the secret store is locked');
   });
 });
 

@@ -14,6 +14,7 @@ import { allowedSignersLine } from '../../../../src-main/core/report/allowed-sig
 import { loadSigner, type FileSigner } from '../../../../src-main/core/report/sshsig.js';
 import { verifyExport } from '../../../../src-main/core/report/verify.js';
 import { auditHash, canonicalJson, openStore, type Store } from '../../../../src-main/core/store/index.js';
+import { auditType } from '../../../helpers/audit-types.js';
 
 const NS = 'gpu-console-evidence';
 const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
@@ -133,7 +134,7 @@ beforeEach(() => {
   store = openStore({ file: dbFile, clock });
   for (let i = 1; i <= 6; i++) {
     clock.advance(1000);
-    store.audit.append({ type: i % 2 ? 'host.connect' : 'action.approved', actor: 'operator:alice', target: `gpu-${i}`, payload: { i } });
+    store.audit.append({ type: i % 2 ? 'host.connect' : auditType('action.approved'), actor: 'operator:alice', target: `gpu-${i}`, payload: { i } });
   }
   const head = store.audit.head()!;
   coverage = { fromSeq: 2, toSeq: 5, headSeq: head.seq, headHash: head.hash, chainVerified: true, chainProblem: null };

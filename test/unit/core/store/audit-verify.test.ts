@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../../src-main/core/base/index.js';
 import { auditHash, openStore, verifyAudit } from '../../../../src-main/core/store/index.js';
+import { auditType } from '../../../helpers/audit-types.js';
 
 describe('audit verify', () => {
   it('accepts rows with awkward text and numbers, and recomputes the same hash auditHash gives', () => {
@@ -18,7 +19,7 @@ describe('audit verify', () => {
     const targets = [null, 'host "x"', 'h/ü', undefined];
     payloads.forEach((payload, i) => {
       clock.advance(1_000 + i);
-      const e = store.audit.append({ type: `test.kind-${i}`, actor: i % 2 ? 'operator:zoë' : 'system', target: targets[i], payload });
+      const e = store.audit.append({ type: auditType(`test.kind-${i}`), actor: i % 2 ? 'operator:zoë' : 'system', target: targets[i], payload });
       expect(e.hash).toBe(auditHash(e.prevHash, e));
     });
     expect(store.audit.verify()).toMatchObject({ ok: true, count: payloads.length });
@@ -31,7 +32,7 @@ describe('a broken chain pages the on-call', () => {
     const store = openStore({ file: ':memory:', clock: new FakeClock(1_700_000_000_000) });
     const sent: { key: string; severity: string; event?: string; body: string; route: string }[] = [];
     const notices = { notify: (n: (typeof sent)[number]) => void sent.push(n) };
-    for (let i = 0; i < 3; i++) store.audit.append({ type: 'test.row', actor: 'system', payload: { i } });
+    for (let i = 0; i < 3; i++) store.audit.append({ type: auditType('test.row'), actor: 'system', payload: { i } });
     expect(verifyAudit(store, notices)).toMatchObject({ ok: true, count: 3 });
     expect(sent).toEqual([]);
     // Someone with file access drops the append-only triggers and edits a row behind the console's back.

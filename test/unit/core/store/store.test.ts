@@ -13,6 +13,7 @@ import {
   type Store,
 } from '../../../../src-main/core/store/index.js';
 import { tempDir } from './helpers.js';
+import { auditType } from '../../../helpers/audit-types.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -153,7 +154,7 @@ describe('openStore: migrations', () => {
     store.dispose();
     expect(store.isOpen).toBe(false);
     expect(catchError(() => store.settings.get('x')).code).toBe('STORE_CLOSED');
-    expect(catchError(() => store.audit.append({ type: 'a.b', actor: 'system', payload: {} })).code).toBe('STORE_CLOSED');
+    expect(catchError(() => store.audit.append({ type: auditType('a.b'), actor: 'system', payload: {} })).code).toBe('STORE_CLOSED');
   });
 });
 
@@ -196,7 +197,7 @@ describe('store.audit', () => {
     const clock = new FakeClock(1_700_000_000_123);
     const store = memStore(clock);
     const first = store.audit.append({
-      type: 'host.trust.confirmed',
+      type: auditType('host.trust.confirmed'),
       actor: 'operator:alice',
       target: 'l20-poc',
       payload: { fingerprint: 'SHA256:abc', z: 1, a: [1, 2] },
@@ -226,7 +227,7 @@ describe('store.audit', () => {
     expect(store.audit.head()).toBeNull();
     let last = null;
     for (let i = 0; i < 250; i++) {
-      last = store.audit.append({ type: 'proxy.request', actor: 'system', target: `svc-${i % 3}`, payload: { i, ok: i % 2 === 0 } });
+      last = store.audit.append({ type: auditType('proxy.request'), actor: 'system', target: `svc-${i % 3}`, payload: { i, ok: i % 2 === 0 } });
     }
     expect(store.audit.verify()).toEqual({ ok: true, count: 250, head: { seq: 250, hash: last!.hash } });
   });
@@ -234,7 +235,7 @@ describe('store.audit', () => {
   it('redacts secret-looking payload keys before hashing and storing', () => {
     const store = memStore();
     const event = store.audit.append({
-      type: 'upstream.key.set',
+      type: auditType('upstream.key.set'),
       actor: 'operator:alice',
       payload: { service: 'qwen', apiKey: 'sk-live-123', nested: { password: 'hunter2', note: 'ok' }, list: [{ token: 't' }] },
     });
@@ -257,13 +258,13 @@ describe('store.audit', () => {
       { type: 'a.b', actor: 'system', payload: { when: new Date() } },
       { type: 'a.b', actor: 'system', payload: { n: Number.POSITIVE_INFINITY } },
     ];
-    for (const input of bad) expect(catchError(() => store.audit.append(input)).code).toBe('AUDIT_INVALID_EVENT');
+    for (const input of bad) expect(catchError(() => store.audit.append({ ...input, type: auditType(input.type) })).code).toBe('AUDIT_INVALID_EVENT');
     expect(store.audit.head()).toBeNull();
   });
 
   it('lists newest first with paging and a type filter', () => {
     const store = memStore();
-    for (let i = 1; i <= 12; i++) store.audit.append({ type: i % 3 === 0 ? 'host.connect' : 'proxy.request', actor: 'system', payload: { i } });
+    for (let i = 1; i <= 12; i++) store.audit.append({ type: i % 3 === 0 ? 'host.connect' : auditType('proxy.request'), actor: 'system', payload: { i } });
     expect(store.audit.list({ limit: 3 }).map((e) => e.seq)).toEqual([12, 11, 10]);
     expect(store.audit.list({ limit: 3, beforeSeq: 10 }).map((e) => e.seq)).toEqual([9, 8, 7]);
     expect(store.audit.list({ type: 'host.connect' }).map((e) => e.seq)).toEqual([12, 9, 6, 3]);
@@ -277,7 +278,7 @@ describe('store.audit', () => {
 
   it('triggers refuse UPDATE and DELETE through normal SQL', () => {
     const store = memStore();
-    store.audit.append({ type: 'a.b', actor: 'system', payload: { v: 1 } });
+    store.audit.append({ type: auditType('a.b'), actor: 'system', payload: { v: 1 } });
     expect(() => store.db.prepare("UPDATE audit_events SET payload = '{}' WHERE seq = 1").run()).toThrow(/append-only/);
     expect(() => store.db.prepare('DELETE FROM audit_events WHERE seq = 1').run()).toThrow(/append-only/);
     expect(() => store.db.prepare('DELETE FROM audit_events').run()).toThrow(/append-only/);
