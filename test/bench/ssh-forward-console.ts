@@ -20,10 +20,11 @@ import { createRequire } from 'node:module';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import ssh2 from 'ssh2';
-import { Agent } from 'undici';
-import { silentLogger, tunnelHosts } from '../../src-main/core/base/index.js';
+import { Pool } from 'undici';
+import { silentLogger } from '../../src-main/core/base/index.js';
 import { ConfigSchema } from '../../src-main/core/config/index.js';
 import { FleetService, type FleetServiceOptions } from '../../src-main/core/fleet/index.js';
+import { upstreamKey } from '../../src-main/core/upstream/index.js';
 
 const epochMs = (t = performance.now()): number => performance.timeOrigin + t;
 
@@ -64,9 +65,9 @@ proto['exec'] = function (this: unknown, ...args: unknown[]) {
 };
 // Per request and per packet, so installed only when tracing (each wrapper costs an allocation per call).
 if (tracing) {
-  // The fleet's own HTTP (scrapes, probes) through its undici Agent: when each request starts. The bench's requests come from another process.
-  const dispatchOrig = Agent.prototype.dispatch;
-  Agent.prototype.dispatch = function (this: Agent, ...args: Parameters<Agent['dispatch']>) {
+  // The fleet's own HTTP (scrapes, probes) through its services' upstream clients (an undici Pool each): when each request starts. The bench's requests come from another process.
+  const dispatchOrig = Pool.prototype.dispatch;
+  Pool.prototype.dispatch = function (this: Pool, ...args: Parameters<Pool['dispatch']>) {
     trace.http.push(epochMs());
     return dispatchOrig.apply(this, args);
   };
@@ -133,7 +134,8 @@ const announce = setInterval(() => {
   const h = fleet.snapshot().hosts[0]!;
   if (h.services[0]?.tunnel.state !== 'up') return;
   clearInterval(announce);
-  const socketPath = tunnelHosts.socketPathOf(new URL(fleet.tunnelUrl(label, h.services[0].id)).hostname);
+  const end = fleet.upstream(upstreamKey(label, h.services[0].id)).endpoint;
+  const socketPath = end.kind === 'tunnel' ? end.socketPath : null;
   process.stdout.write(`url ${h.services[0].tunnel.localUrl} ${socketPath}\n`);
 }, 20);
 createInterface({ input: process.stdin }).on('line', (line) => {

@@ -18,6 +18,7 @@ import { openStore, type Store } from '../../src-main/core/store/index.js';
 import { TelemetryService } from '../../src-main/core/telemetry/index.js';
 import type { ActionView, Evidence, FleetSnapshot, HostView, ReportRequestInput, ServiceView } from '../../src-preload/contract/index.js';
 import { ReportRequestSchema } from '../../src-preload/contract/index.js';
+import { urlClient } from './upstream.js';
 
 export const WORLD_T0 = Date.UTC(2026, 2, 2, 8, 0, 0);
 
@@ -106,7 +107,7 @@ export async function startReportWorld(opts: { dbFile?: string; startMs?: number
   const snapshot = (): FleetSnapshot => ({ at: clock.now(), hosts: config.current.hosts.map((h) => hostView(h.label, rates.get(h.label), priceOf(h.label), clock.now())) });
   const fleet = {
     snapshot,
-    tunnelUrl: () => upstream.url,
+    upstream: () => urlClient(upstream.url),
     exec: (label: string) => Promise.resolve({ exitCode: exitCodes.get(label) ?? 0, signal: null, stdout: '', stderr: exitCodes.get(label) ? 'Error: no such container' : '', truncated: false }),
   };
   const telemetry = new TelemetryService({

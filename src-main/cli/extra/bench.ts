@@ -10,11 +10,11 @@
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { Agent, request } from 'undici';
 import { parse as parseYaml } from 'yaml';
 import { BenchScenarioSchema, BenchTargetSchema, type BenchRun, type BenchScenario } from '../../../src-preload/contract/index.js';
 import { compileSchema, loadPrompts, markdownTable, plannedRequests, runBenchmark } from '../../core/bench/index.js';
 import { toAppError } from '../../core/base/index.js';
+import { UpstreamClient } from '../../core/upstream/index.js';
 import { EXIT, UsageError, shown, type Output } from '../output.js';
 import type { CliCommand } from './types.js';
 
@@ -100,28 +100,29 @@ const run: CliCommand = {
       if (process.env.GPU_CONSOLE_TOKEN) headers.authorization = `Bearer ${process.env.GPU_CONSOLE_TOKEN}`;
       if (target.class) headers['x-priority'] = target.class;
       const base = target.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+      // The target's client: the keep-alive rule and the one retry of the console's own calls (the
+      // contract takes loopback URLs only, so there is no on-prem question left to ask).
+      const client = UpstreamClient.forUrl(base, { onPrem: null, purpose: 'probe' });
       try {
-        const res = await request(`${base}/v1/models`, { headers, signal: AbortSignal.timeout(5_000) });
-        const text = await res.body.text();
-        if (res.statusCode >= 400) throw new Error(`answered ${res.statusCode}: ${text.slice(0, 200)}`);
+        const res = await client.request({ path: '/v1/models', headers, deadlineMs: 5_000, maxBodyBytes: 64 * 1024, overflow: 'truncate' });
+        if (res.status >= 400) throw new Error(`answered ${res.status}: ${res.text.slice(0, 200)}`);
       } catch (err) {
         // The message quotes what the target answered.
+        await client.destroy();
         output.err(`error BENCH_TARGET_UNREACHABLE: ${shown(base)}/v1/models: ${shown((err as Error).message)}`);
         return EXIT.FAILED;
       }
       const controller = new AbortController();
       const onSigint = () => controller.abort();
       process.once('SIGINT', onSigint);
-      const dispatcher = new Agent({ connections: Math.max(...scenario.levels, scenario.stability?.concurrency ?? 1) + 1 });
       const startedAt = Date.now();
       const tty = !output.json && process.stderr.isTTY;
       const result = await runBenchmark({
         scenario,
         prompts,
-        endpoint: { url: `${base}/v1/chat/completions`, headers, model: target.model },
+        endpoint: { client, path: '/v1/chat/completions', headers, model: target.model },
         schema,
         signal: controller.signal,
-        dispatcher,
         now: () => performance.now(),
         onProgress: (p) => {
           if (output.json) return;
@@ -130,7 +131,7 @@ const run: CliCommand = {
         },
       });
       process.removeListener('SIGINT', onSigint);
-      await dispatcher.destroy();
+      await client.destroy();
       if (tty) process.stderr.write('\n');
       const runView: BenchRun = {
         id: 'cli',

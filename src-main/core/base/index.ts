@@ -11,5 +11,4 @@ export * from './backoff.js';
 export * from './async.js';
 export * from './actor.js';
 export * from './on-prem.js';
-export * from './tunnel-hosts.js';
 export * from './control-chars.js';

@@ -1,9 +1,9 @@
 // The on-prem rule (field notes §3): the console calls upstreams only through
-// its own SSH tunnels or on loopback. Each outbound call site asks the app's one
-// OffPremCounter before it connects; a refusal is counted by purpose, and the
+// its own SSH tunnels or on loopback. A tunnel's client (core/upstream) is on
+// this machine by construction; a client of a configured URL asks the app's one
+// OffPremCounter once, when it is made; a refusal is counted by purpose, and the
 // counts go to /metrics and to the evidence report.
 import { AppError, OnPremErrorCode } from './errors.js';
-import { tunnelHosts, type TunnelHosts } from './tunnel-hosts.js';
 
 /** What an outbound call was for: forwarding a client request, a lifecycle change, a health probe. */
 export type OffPremPurpose = 'proxy' | 'lifecycle' | 'probe';
@@ -15,18 +15,16 @@ export type OffPremCounts = Record<OffPremPurpose, number>;
  * The same rule as config's isLoopbackUrl (lifecycle.routerBaseUrl), so a URL the config
  * check accepts is never refused at call time. The URL parser has already normalised
  * the host (`127.1`, `0x7f.0.0.1` → 127.0.0.1), and the host is what it connects to
- * (`http://a.example@127.0.0.1/` goes to 127.0.0.1). Also a name `tunnels` holds: the
- * private end of one of the console's own tunnels (a Unix socket on this machine); an
- * unregistered name under the tunnels' domain is not, as it would reach nothing.
+ * (`http://a.example@127.0.0.1/` goes to 127.0.0.1). A tunnel's private end has no URL:
+ * its client is bound to the socket, never to a name.
  */
-export function isOnPremUrl(url: string | URL, tunnels: TunnelHosts = tunnelHosts): boolean {
+export function isOnPremUrl(url: string | URL): boolean {
   let host: string;
   try {
     host = (typeof url === 'string' ? new URL(url) : url).hostname.toLowerCase();
   } catch {
     return false;
   }
-  if (tunnels.socketPathOf(host) !== null) return true;
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
   if (host === 'localhost' || host === '::1') return true;
   const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
@@ -53,10 +51,8 @@ export interface OnPremGuard {
 export class OffPremCounter implements OnPremGuard {
   private readonly refused: OffPremCounts = { proxy: 0, lifecycle: 0, probe: 0 };
 
-  constructor(private readonly tunnels: TunnelHosts = tunnelHosts) {}
-
   check(url: string | URL, purpose: OffPremPurpose): boolean {
-    if (isOnPremUrl(url, this.tunnels)) return true;
+    if (isOnPremUrl(url)) return true;
     this.refused[purpose] += 1;
     return false;
   }

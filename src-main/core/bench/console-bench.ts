@@ -13,6 +13,7 @@ import { evaluate, type EvalSample } from '../eval/index.js';
 import type { FleetService } from '../fleet/index.js';
 import { requestWindows, type RequestWindows } from '../proxy/index.js';
 import type { Store } from '../store/index.js';
+import { UpstreamClient, upstreamKey } from '../upstream/index.js';
 import { BenchErrorCode } from './errors.js';
 import { importGuidellm } from './guidellm.js';
 import { NO_PEAKS, peakReadingOf } from './peaks.js';
@@ -192,8 +193,8 @@ export class ConsoleBench implements Disposable {
   private refuseIfAsleep(host: string, serviceId: string): void {
     const view = this.deps.fleet.snapshot().hosts.find((h) => h.label === host)?.services.find((s) => s.id === serviceId);
     if (view && (view.sleep === 'asleep-1' || view.sleep === 'asleep-2')) {
-      throw new AppError(BenchErrorCode.TARGET_ASLEEP, `${host}/${serviceId} is asleep (${view.sleep}); wake it (with approval) before benchmarking`, {
-        details: { upstream: `${host}/${serviceId}`, sleep: view.sleep },
+      throw new AppError(BenchErrorCode.TARGET_ASLEEP, `${upstreamKey(host, serviceId)} is asleep (${view.sleep}); wake it (with approval) before benchmarking`, {
+        details: { upstream: upstreamKey(host, serviceId), sleep: view.sleep },
       });
     }
   }
@@ -207,27 +208,34 @@ export class ConsoleBench implements Disposable {
       // only one minted for this run (a caller-chosen loopback listener must not receive one).
       const headers: Record<string, string> = {};
       if (t.class) headers['x-priority'] = t.class;
-      let release: () => void = noop;
+      let revoke: () => void = noop;
       if (this.isOwnProxy(t.baseUrl)) {
         const minted = this.mintRunToken(t.class ?? 'batch', caller);
         headers.authorization = `Bearer ${minted.token}`;
-        release = minted.release;
+        revoke = minted.release;
       }
-      return { endpoint: { url: chatUrl(t.baseUrl), headers, model: t.model }, upstream: null, host: null, serviceId: null, model: t.model, slots: null, release };
+      const own = runClient(t.baseUrl);
+      const release = () => {
+        revoke();
+        own.release();
+      };
+      return { endpoint: { client: own.client, path: own.path, headers, model: t.model }, upstream: null, host: null, serviceId: null, model: t.model, slots: null, release };
     }
     if (t.kind === 'tunnel') {
       const host = config.current.hosts.find((h) => h.label === t.host);
       const svc = host?.services.find((x) => x.id === t.serviceId);
       if (!host || !svc) throw new AppError(BenchErrorCode.TARGET_UNKNOWN, `no service ${t.host}/${t.serviceId} in the inventory`, { details: { target: t } });
       this.refuseIfAsleep(host.label, svc.id);
-      let url: string;
+      const key = upstreamKey(host.label, svc.id);
+      let client: UpstreamClient;
       try {
-        url = fleet.tunnelUrl(host.label, svc.id);
+        // The service's own client: the run shares its keep-alive connections with the proxy and telemetry.
+        client = fleet.upstream(key);
       } catch (err) {
-        throw new AppError(BenchErrorCode.TARGET_UNREACHABLE, `the tunnel to ${host.label}/${svc.id} is not up: ${toAppError(err).message}`, { retryable: true, cause: err });
+        throw new AppError(BenchErrorCode.TARGET_UNREACHABLE, `the tunnel to ${key} is not up: ${toAppError(err).message}`, { retryable: true, cause: err });
       }
       const model = t.model ?? svc.model;
-      return { endpoint: { url: chatUrl(url), headers: {}, model }, upstream: `${host.label}/${svc.id}`, host: host.label, serviceId: svc.id, model: svc.model, slots: svc.slots, release: noop };
+      return { endpoint: { client, path: '/v1/chat/completions', headers: {}, model }, upstream: key, host: host.label, serviceId: svc.id, model: svc.model, slots: svc.slots, release: noop };
     }
     const found = this.findService(t.model);
     if (!found) throw new AppError(BenchErrorCode.TARGET_UNKNOWN, `no service serves the model "${t.model}"`, { details: { model: t.model } });
@@ -236,15 +244,20 @@ export class ConsoleBench implements Disposable {
     const base = proxy?.url() ?? null;
     if (!proxy || !base) throw new AppError(BenchErrorCode.TARGET_UNREACHABLE, 'the proxy is not running');
     const minted = this.mintRunToken(t.class, caller);
-    const slots = config.current.proxy.upstreams?.[`${found.host.label}/${found.service.id}`]?.slots ?? found.service.slots;
+    const key = upstreamKey(found.host.label, found.service.id);
+    const slots = config.current.proxy.upstreams?.[key]?.slots ?? found.service.slots;
+    const own = runClient(base);
     return {
-      endpoint: { url: chatUrl(base), headers: { authorization: `Bearer ${minted.token}`, 'x-priority': t.class }, model: t.model },
-      upstream: `${found.host.label}/${found.service.id}`,
+      endpoint: { client: own.client, path: own.path, headers: { authorization: `Bearer ${minted.token}`, 'x-priority': t.class }, model: t.model },
+      upstream: key,
       host: found.host.label,
       serviceId: found.service.id,
       model: found.service.model,
       slots,
-      release: minted.release,
+      release: () => {
+        minted.release();
+        own.release();
+      },
     };
   }
 
@@ -278,7 +291,17 @@ export class ConsoleBench implements Disposable {
   }
 }
 
-function chatUrl(base: string): string {
+/**
+ * A client of its own for a run's URL (a local server, or the console's own proxy), closed when the run
+ * ends, and the chat path on it. The contract takes loopback URLs only (LoopbackHttpUrl), so it is on
+ * this machine before it gets here.
+ */
+function runClient(base: string): { client: UpstreamClient; path: string; release: () => void } {
   const b = base.replace(/\/+$/, '');
-  return /\/v1$/.test(b) ? `${b}/chat/completions` : `${b}/v1/chat/completions`;
+  const client = UpstreamClient.forUrl(b, { onPrem: null, purpose: 'probe' });
+  return {
+    client,
+    path: /\/v1$/.test(b) ? '/chat/completions' : '/v1/chat/completions',
+    release: () => void client.destroy(),
+  };
 }

@@ -3,23 +3,22 @@
 // latency, usage from the server, finish reason and a coded error. Never
 // throws: a failure is a result with an error code. A request that met a
 // kept-alive connection the server had just closed is sent once more on a fresh
-// one, as the proxy does (isStaleConnectionFailure); its times count from the
-// first attempt.
-import { errors as undiciErrors, request, type Dispatcher } from 'undici';
-import { isStaleConnectionFailure, openFreshConnection } from '../upstream-dispatch.js';
+// one by the target's UpstreamClient, as the proxy does; its times count from
+// the first attempt.
+import { AppError } from '../base/index.js';
+import { UpstreamErrorCode, type UpstreamClient, type UpstreamStream } from '../upstream/index.js';
 import { RequestErrorCode } from './errors.js';
 
 export interface RequestSpec {
-  url: string;
+  /** The target's client: its keep-alive connections, the one retry, the deadline and the classifier. */
+  client: Pick<UpstreamClient, 'stream'>;
+  /** The chat completions path on it. */
+  path: string;
   headers: Record<string, string>;
   body: Record<string, unknown>;
   stream: boolean;
   timeoutMs: number;
   signal: AbortSignal;
-  /** Keep-alive dispatcher (createKeepAliveAgent). */
-  dispatcher: Dispatcher;
-  /** Opens the connection of its own for the one retry; closed when the request ends (default: a one-shot Client). */
-  freshConnection?: (origin: string) => Dispatcher;
   /** Monotonic milliseconds (performance.now in production; injected in tests). */
   now: () => number;
 }
@@ -109,41 +108,29 @@ export async function runRequest(spec: RequestSpec): Promise<RequestRun> {
     cancelled: false,
     retried: false,
   };
-  const timeout = AbortSignal.timeout(spec.timeoutMs);
-  const signal = AbortSignal.any([spec.signal, timeout]);
-  const body = JSON.stringify(spec.body);
-  const send = (dispatcher: Dispatcher, reset: boolean) =>
-    request(spec.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...spec.headers },
-      body,
-      dispatcher,
-      signal,
-      headersTimeout: spec.timeoutMs,
-      bodyTimeout: spec.timeoutMs,
-      // The retry's connection carries this request only (Connection: close): never a reused one.
-      ...(reset ? { reset: true } : {}),
-    });
-  let fresh: Dispatcher | null = null;
+  let answer: UpstreamStream | null = null;
   try {
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await send(spec.dispatcher, false);
-    } catch (err) {
-      // request() rejects only before the status line: no byte of the answer was seen.
-      if (signal.aborted || !isStaleConnectionFailure(err, false)) throw err;
+    // The client sends it once more on a fresh connection when it met one the server had just closed.
+    answer = await spec.client.stream({
+      method: 'POST',
+      path: spec.path,
+      headers: { 'content-type': 'application/json', ...spec.headers },
+      body: JSON.stringify(spec.body),
+      deadlineMs: spec.timeoutMs,
+      signal: spec.signal,
+    });
+    if (answer.retried) {
       out.retried = true;
       retriesTotal++;
-      fresh = (spec.freshConnection ?? openFreshConnection)(new URL(spec.url).origin);
-      res = await send(fresh, true);
     }
-    out.status = res.statusCode;
+    const res = answer;
+    out.status = res.status;
     const q = res.headers['x-queue-ms'];
     if (typeof q === 'string' && /^\d+(\.\d+)?$/.test(q)) out.queueMs = Number(q);
-    if (res.statusCode >= 400) {
+    if (res.status >= 400) {
       const text = (await readCapped(res.body, MAX_ERROR_BYTES).catch(() => null))?.text ?? '';
       out.totalMs = spec.now() - t0;
-      out.errorCode = errorCodeOf(res.statusCode, text);
+      out.errorCode = errorCodeOf(res.status, text);
       out.errorMessage = text.slice(0, 300);
       return out;
     }
@@ -177,17 +164,25 @@ export async function runRequest(spec: RequestSpec): Promise<RequestRun> {
       out.errorCode = null;
       return out;
     }
-    if (timeout.aborted || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
+    // Before the status line the client threw it coded; while the body was read, the answer's classifier says.
+    const coded = answer ? answer.classify(err) : err;
+    if (!answer && coded instanceof AppError && coded.details['retried'] === true) {
+      out.retried = true;
+      retriesTotal++;
+    }
+    if (coded instanceof AppError && coded.code === UpstreamErrorCode.TIMEOUT) {
       out.errorCode = RequestErrorCode.TIMEOUT;
       out.errorMessage = `no complete answer within ${spec.timeoutMs} ms`;
       return out;
     }
     out.errorCode = out.status === null ? RequestErrorCode.CONNECTION : RequestErrorCode.BAD_STREAM;
-    out.errorMessage = (err as Error).message;
+    // What the library (or the JSON parser) said, as before the classifier wrapped it.
+    out.errorMessage = (coded instanceof AppError && coded.cause instanceof Error ? coded.cause : (err as Error)).message;
     return out;
   } finally {
-    // Its one request has ended (answer read, or failed): nothing else will use it.
-    await fresh?.destroy().catch(() => undefined);
+    if (answer && !answer.body.readableEnded) answer.body.destroy();
+    // The retry's connection carried this one request: nothing else will use it.
+    await answer?.release();
   }
 }
 

@@ -3,8 +3,8 @@
 // whatever the server does (in flight bounded by MAX_OPEN_IN_FLIGHT). Phases:
 // warm-up (not measured), each level, then the optional stability loop. A
 // cancel aborts what is in flight and returns what was measured, marked partial.
-import type { Dispatcher } from 'undici';
 import type { BenchScenario, LevelResult } from '../../../src-preload/contract/index.js';
+import type { UpstreamClient } from '../upstream/index.js';
 import { levelResult, type RecordedRequest } from './aggregate.js';
 import { runRequest, type RequestOutcome } from './http-request.js';
 import type { BenchPrompt } from './prompts.js';
@@ -13,10 +13,17 @@ import type { CompiledSchema } from './schema-check.js';
 const MAX_OPEN_IN_FLIGHT = 1024;
 
 export interface Endpoint {
-  /** Full URL of the chat completions endpoint. */
-  url: string;
+  /** The target's client: a service's (its tunnel's), or one made for the run's URL or the proxy. */
+  client: UpstreamClient;
+  /** The chat completions path on it. */
+  path: string;
   headers: Record<string, string>;
   model: string;
+}
+
+/** The endpoint as audit rows and messages name it: `http://127.0.0.1:8000/v1/chat/completions`, `gpu-a/qwen (SSH tunnel)/v1/chat/completions`. */
+export function endpointText(e: Pick<Endpoint, 'client' | 'path'>): string {
+  return `${e.client.target}${e.path}`;
 }
 
 export interface RunnerProgress {
@@ -37,7 +44,6 @@ export interface RunnerOptions {
   endpoint: Endpoint;
   schema: CompiledSchema | null;
   signal: AbortSignal;
-  dispatcher: Dispatcher;
   now: () => number;
   onProgress?(p: RunnerProgress): void;
 }
@@ -101,13 +107,13 @@ export async function runBenchmark(o: RunnerOptions): Promise<RunnerResult> {
     const mySeq = seq++;
     const prompt = o.prompts[mySeq % o.prompts.length]!;
     const outcome = await runRequest({
-      url: o.endpoint.url,
+      client: o.endpoint.client,
+      path: o.endpoint.path,
       headers: o.endpoint.headers,
       body: buildBody(scenario, o.endpoint.model, prompt),
       stream: scenario.stream,
       timeoutMs: scenario.requestTimeoutMs,
       signal,
-      dispatcher: o.dispatcher,
       now,
     });
     const rec = record(mySeq, phase, level, outcome, t0, o.schema, prompt.expected ?? scenario.responseFormat?.expected);

@@ -5,16 +5,14 @@
 // with whatever was measured, marked partial.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { request } from 'undici';
 import type { BenchProgress, BenchRun, BenchScenario, Peaks } from '../../../src-preload/contract/index.js';
 import { AppError, DisposableStore, fireAndForget, toAppError, type Clock, type Disposable, type Logger } from '../base/index.js';
-import { createKeepAliveAgent } from '../upstream-dispatch.js';
 import type { AuditEventType } from '../store/index.js';
 import { BenchErrorCode } from './errors.js';
 import { NO_PEAKS, raisePeaks, type PeakReading } from './peaks.js';
 import { loadPrompts, type BenchPrompt } from './prompts.js';
 import type { BenchRepository } from './repository.js';
-import { plannedRequests, runBenchmark, type Endpoint } from './runner.js';
+import { endpointText, plannedRequests, runBenchmark, type Endpoint } from './runner.js';
 import { compileSchema, type CompiledSchema } from './schema-check.js';
 
 export interface ResolvedTarget {
@@ -25,7 +23,7 @@ export interface ResolvedTarget {
   serviceId: string | null;
   model: string;
   slots: number | null;
-  /** Undo what resolving did (a per-run proxy token is revoked). */
+  /** Undo what resolving did (a per-run proxy token is revoked, a client made for the run closed). */
   release(): void;
 }
 
@@ -98,7 +96,7 @@ export class BenchService implements Disposable {
       note: null,
     };
     this.o.repo.insertRun(run);
-    this.o.audit('bench.run.started', p.target.upstream ?? p.target.endpoint.url, { runId: id, name: run.name, levels: p.scenario.levels, mode: p.scenario.mode });
+    this.o.audit('bench.run.started', p.target.upstream ?? endpointText(p.target.endpoint), { runId: id, name: run.name, levels: p.scenario.levels, mode: p.scenario.mode });
     const controller = new AbortController();
     const finished = this.execute(run, p, controller);
     this.active.set(id, { controller, finished });
@@ -129,10 +127,6 @@ export class BenchService implements Disposable {
   private async execute(run: BenchRun, p: Prepared, controller: AbortController): Promise<void> {
     const peaks: Peaks = { ...run.peaks };
     const watch = p.target.host && this.o.watchPeaks ? this.o.watchPeaks(p.target.host, p.target.serviceId, (r) => raisePeaks(peaks, r)) : null;
-    const maxLevel = Math.max(...p.scenario.levels, p.scenario.stability?.concurrency ?? 1);
-    // Keep-alive, as clients of a model server are (pipelining 0 sent Connection: close and paid a
-    // connect — through a tunnel an SSH channel open — on every measured request).
-    const dispatcher = createKeepAliveAgent(p.scenario.mode === 'open' ? null : maxLevel + 1);
     let lastEmit = -Infinity;
     const emit = (state: BenchRun['state'], pr: Omit<BenchProgress, 'runId' | 'name' | 'state' | 'message'>, message: string | null, force: boolean) => {
       const t = this.now();
@@ -160,7 +154,6 @@ export class BenchService implements Disposable {
         endpoint: p.target.endpoint,
         schema: p.schema,
         signal: controller.signal,
-        dispatcher,
         now: this.now,
         onProgress: (pr) => {
           lastProgress = pr;
@@ -184,33 +177,29 @@ export class BenchService implements Disposable {
       void watch?.dispose();
       p.target.release();
       this.active.delete(run.id);
-      await dispatcher.destroy().catch(() => undefined);
     }
     // by now `final` is completed, cancelled or failed (it starts as `run`, still running)
-    this.o.audit(`bench.run.${final.state as Exclude<BenchRun['state'], 'running'>}`, run.upstream ?? p.target.endpoint.url, { runId: run.id, levels: final.levels.length });
+    this.o.audit(`bench.run.${final.state as Exclude<BenchRun['state'], 'running'>}`, run.upstream ?? endpointText(p.target.endpoint), { runId: run.id, levels: final.levels.length });
     emit(final.state, lastProgress, final.error?.message ?? final.note, true);
   }
 
+  /** GET /models on the run's own client (keep-alive, as clients of a model server are; the run reuses the connection). */
   private async preflight(target: ResolvedTarget): Promise<void> {
-    const url = target.endpoint.url.replace(/\/chat\/completions$/, '/models');
-    // The run's own kind of dispatcher: a tunnel target is the tunnel's private socket (core/upstream-dispatch.ts).
-    const dispatcher = createKeepAliveAgent(1);
+    const { client, headers } = target.endpoint;
+    const path = target.endpoint.path.replace(/\/chat\/completions$/, '/models');
+    const url = endpointText({ client, path });
+    let res: { status: number; text: string };
     try {
-      const res = await request(url, { dispatcher, headers: target.endpoint.headers, signal: AbortSignal.timeout(this.o.preflightTimeoutMs ?? 5_000) });
-      const text = await res.body.text();
-      if (res.statusCode >= 400) {
-        const sleeping = /model_sleeping|asleep/i.test(text);
-        throw new AppError(
-          sleeping ? BenchErrorCode.TARGET_ASLEEP : BenchErrorCode.TARGET_UNREACHABLE,
-          `${url} answered ${res.statusCode}${openAiErrorMessage(text)}`,
-          { details: { url, status: res.statusCode } },
-        );
-      }
+      res = await client.request({ path, headers, deadlineMs: this.o.preflightTimeoutMs ?? 5_000, maxBodyBytes: 1024 * 1024, overflow: 'truncate' });
     } catch (err) {
-      if (err instanceof AppError) throw err;
-      throw new AppError(BenchErrorCode.TARGET_UNREACHABLE, `${url} is not reachable: ${(err as Error).message}`, { retryable: true, details: { url }, cause: err });
-    } finally {
-      await dispatcher.destroy().catch(() => undefined);
+      const e = toAppError(err);
+      throw new AppError(BenchErrorCode.TARGET_UNREACHABLE, `${url} is not reachable: ${e.message}`, { retryable: true, details: { url }, cause: err });
+    }
+    if (res.status >= 400) {
+      const sleeping = /model_sleeping|asleep/i.test(res.text);
+      throw new AppError(sleeping ? BenchErrorCode.TARGET_ASLEEP : BenchErrorCode.TARGET_UNREACHABLE, `${url} answered ${res.status}${openAiErrorMessage(res.text)}`, {
+        details: { url, status: res.status },
+      });
     }
   }
 

@@ -1,6 +1,5 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Agent } from 'undici';
 import type { FleetSnapshot, HostConnectionState } from '../../../src-preload/contract/index.js';
 import type { Config, HostConfig } from '../config/index.js';
 import { AppError, Emitter, fireAndForget, silentLogger, systemClock, type Clock, type Disposable, type Logger, type OnPremGuard } from '../base/index.js';
@@ -22,7 +21,7 @@ import {
   type ExecResult,
 } from '../ssh/index.js';
 import { PrometheusApiSource, mergePrometheusConfig, type ServiceFigures, type TelemetrySource } from '../telemetry/index.js';
-import { createTunnelAgent } from '../upstream-dispatch.js';
+import { UpstreamClient, upstreamKey, type UpstreamKey } from '../upstream/index.js';
 import { FleetErrorCode } from './errors.js';
 import { HostRuntime } from './host-runtime.js';
 import type { PollSettings } from './sources.js';
@@ -55,7 +54,7 @@ export interface FleetServiceOptions {
   sshServices?: Partial<SshServices>;
   /** Extra options for the default sessions (tests: backoff, keepalive, waits). */
   sshOptions?: Omit<SshConnectionOptions, 'clock' | 'logger' | 'services'>;
-  /** Counts (and refuses) probes outside loopback and the tunnels. */
+  /** Counts (and refuses) an operator's Test whose public URL is off this machine. */
   offPrem?: OnPremGuard;
   /**
    * The openssh transport: where control sockets, generated configs and the helper live (keep it
@@ -105,7 +104,8 @@ export class FleetService implements Disposable {
   private readonly logger: Logger;
   private readonly factory: ConnectionFactory;
   private readonly hosts = new Map<string, HostRuntime>();
-  private readonly agent: Agent;
+  /** One client per Prometheus URL the hosts read (not a model server: no on-prem rule, see prometheusClient). */
+  private readonly prometheusClients = new Map<string, UpstreamClient>();
   private readonly settings: PollSettings;
   private readonly pollIntervalMs: number;
   private readonly tickEmitter = new Emitter<FleetSnapshot>();
@@ -153,10 +153,7 @@ export class FleetService implements Disposable {
     this.pollIntervalMs = options.pollIntervalMs ?? options.config.telemetry?.pollIntervalMs ?? 1_000;
     this.tunnelSockets = new TunnelSockets({ preferredDir: options.tunnelDir ?? null, logger: this.logger });
     this.tunnelDirGiven = options.tunnelDir !== undefined;
-    // Our own pool, so that dispose() closes every keep-alive socket into the tunnels (their private ends).
-    this.agent = createTunnelAgent({ connections: 4, keepAliveTimeout: 4_000 });
     this.settings = {
-      dispatcher: this.agent,
       timeoutMs: options.scrapeTimeoutMs ?? 3_000,
       maxBytes: options.maxScrapeBytes ?? 8 * 1024 * 1024,
       execTimeoutMs: options.execTimeoutMs ?? 5_000,
@@ -288,45 +285,50 @@ export class FleetService implements Disposable {
   }
 
   /**
-   * The private URL of a service's tunnel, for the console's own callers (proxy, lifecycle drivers, report
-   * checks, bench): `http://<id>.tunnel.gpu-console.invalid`, which only core/upstream-dispatch.ts's dispatchers
-   * connect (to the tunnel's private socket); admin paths pass there. Operators and apps get the public
-   * `tunnel.localUrl` of the snapshot. Throws while the tunnel has no listener.
+   * The client of a service's endpoint, for the console's own callers (proxy, lifecycle drivers, report
+   * checks, bench): bound to its tunnel's private socket, where admin paths pass. Made when the tunnel
+   * opens, closed with it (a call through a closed one fails UPSTREAM_CLOSED); operators and apps get the
+   * public `tunnel.localUrl` of the snapshot. Throws FLEET_UNKNOWN_HOST, FLEET_UNKNOWN_SERVICE, or
+   * FLEET_TUNNEL_NOT_READY while the tunnel is not open.
    */
-  tunnelUrl(label: string, serviceId: string): string {
+  upstream(key: UpstreamKey): UpstreamClient {
+    const slash = key.lastIndexOf('/');
+    const label = key.slice(0, slash);
+    const serviceId = key.slice(slash + 1);
     const host = this.requireHost(label);
     const service = host.services.find((s) => s.config.id === serviceId);
     if (!service) {
       throw new AppError(FleetErrorCode.UNKNOWN_SERVICE, `host ${label} has no service ${serviceId}`, { details: { label, serviceId } });
     }
-    if (!service.forward) {
-      throw new AppError(FleetErrorCode.TUNNEL_NOT_READY, `the tunnel to ${label}/${serviceId} is not open (SSH ${host.session.state})`, {
+    const client = service.client;
+    if (!client) {
+      throw new AppError(FleetErrorCode.TUNNEL_NOT_READY, `the tunnel to ${key} is not open (SSH ${host.session.state})`, {
         retryable: true,
         details: { label, serviceId, state: host.session.state },
       });
     }
-    return service.forward.privateUrl;
+    return client;
   }
 
   /**
-   * A URL on one of the tunnels' public ports (http://127.0.0.1:<port>/… or localhost), as the same URL on that
-   * tunnel's private end; any other URL unchanged. For lifecycle.routerBaseUrl pointing at a tunnel: the
-   * router's admin paths would be refused by the public port's gate.
+   * A URL on one of the tunnels' public ports (http://127.0.0.1:<port>/… or localhost) as that tunnel's
+   * client and the URL's path; null for any other URL. For a lifecycle.routerBaseUrl pointing at a
+   * tunnel: the public port's gate would refuse the router's admin paths.
    */
-  privateUrlOf(url: string): string {
+  upstreamAt(url: string): { client: UpstreamClient; path: string } | null {
     let u: URL;
     try {
       u = new URL(url);
     } catch {
-      return url;
+      return null;
     }
-    if (u.protocol !== 'http:' || (u.hostname !== '127.0.0.1' && u.hostname.toLowerCase() !== 'localhost')) return url;
+    if (u.protocol !== 'http:' || (u.hostname !== '127.0.0.1' && u.hostname.toLowerCase() !== 'localhost')) return null;
     const port = Number(u.port || 80);
     for (const host of this.hosts.values()) {
-      const forward = host.services.find((s) => s.forward?.localPort === port)?.forward;
-      if (forward) return `${forward.privateUrl}${u.pathname}${u.search}`;
+      const service = host.services.find((s) => s.forward?.localPort === port);
+      if (service?.client) return { client: service.client, path: `${u.pathname}${u.search}` };
     }
-    return url;
+    return null;
   }
 
   /** Runs one command on a host's SSH session (lifecycle restarts). Throws FLEET_UNKNOWN_HOST, or the session's SSH_* errors. */
@@ -383,7 +385,8 @@ export class FleetService implements Disposable {
     await this.opensshHelper?.dispose();
     this.tunnelSockets.dispose();
     // A round still in flight is not awaited: its I/O was just torn down and it fires nothing once disposed.
-    await this.agent.destroy().catch(() => undefined);
+    await Promise.allSettled([...this.prometheusClients.values()].map((c) => c.destroy()));
+    this.prometheusClients.clear();
     this.tickEmitter.dispose();
     this.hostStateEmitter.dispose();
   }
@@ -406,6 +409,20 @@ export class FleetService implements Disposable {
     return (host.telemetry?.source ?? this.telemetry.source) === 'prometheus';
   }
 
+  /**
+   * The one client of a Prometheus URL, shared by every host that reads it. Prometheus is no model
+   * server and the operator may run it anywhere (README: "Reading a Prometheus you already run"), so
+   * the on-prem rule does not apply to it; it still gets the keep-alive rule, deadlines and caps.
+   */
+  private prometheusClient(url: string): UpstreamClient {
+    let client = this.prometheusClients.get(url);
+    if (!client) {
+      client = UpstreamClient.forUrl(url, { onPrem: null, purpose: 'probe' }, { connections: 8 });
+      this.prometheusClients.set(url, client);
+    }
+    return client;
+  }
+
   /** Sources that do not read over the host's own SSH: Prometheus, when the host (or the fleet) says so. */
   private prometheusSources(host: HostConfig): { gpuSource: TelemetrySource | null; serviceSources: Map<string, TelemetrySource> } {
     const serviceSources = new Map<string, TelemetrySource>();
@@ -413,9 +430,9 @@ export class FleetService implements Disposable {
     // The schema refuses a host that reads Prometheus without a URL at either level.
     const prometheus = mergePrometheusConfig(this.telemetry.prometheus, host.telemetry?.prometheus);
     if (prometheus === null) return { gpuSource: null, serviceSources };
-    const common = { clock: this.clock, dispatcher: this.agent, prometheus, host: host.label, maxBytes: this.settings.maxBytes };
+    const common = { clock: this.clock, client: this.prometheusClient(prometheus.url), prometheus, host: host.label, maxBytes: this.settings.maxBytes };
     for (const s of host.services) {
-      serviceSources.set(s.id, new PrometheusApiSource({ ...common, id: `${host.label}/${s.id}`, target: { kind: 'service', service: s } }));
+      serviceSources.set(s.id, new PrometheusApiSource({ ...common, id: upstreamKey(host.label, s.id), target: { kind: 'service', service: s } }));
     }
     const gpuSource = host.telemetry?.gpu === 'none' ? null : new PrometheusApiSource({ ...common, id: `${host.label}/gpus`, target: { kind: 'gpus' } });
     return { gpuSource, serviceSources };

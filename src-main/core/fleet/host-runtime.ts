@@ -2,6 +2,7 @@ import type { CredentialPrompt, ErrorSummary, FigureSource, GpuVendor, GpuView, 
 import type { HostConfig } from '../config/index.js';
 import { AppError, DisposableStore, fireAndForget, toAppError, type Clock, type Logger } from '../base/index.js';
 import { GatedTunnel, SshErrorCode, type SshSession, type SshStateChange, type TunnelSockets } from '../ssh/index.js';
+import { UpstreamClient, upstreamKey } from '../upstream/index.js';
 import type { TunnelTestResult } from './tunnel-probe.js';
 import {
   GPU_DETECT_COMMAND,
@@ -100,7 +101,7 @@ export class HostRuntime {
       const elsewhere = sources.serviceSources?.get(s.id) ?? null;
       return elsewhere
         ? new ServiceMonitor(s, () => elsewhere, false)
-        : new ServiceMonitor(s, (privateUrl) => (privateUrl === null ? null : tunnelServiceSource(config, s, privateUrl, clock, sources.settings)));
+        : new ServiceMonitor(s, (client) => (client === null ? null : tunnelServiceSource(config, s, client, clock, sources.settings)));
     });
     this.disposables.add(session.onDidChangeState((change) => this.handleState(change)));
   }
@@ -165,7 +166,12 @@ export class HostRuntime {
             await forward.close();
             continue;
           }
-          service.attachForward(forward);
+          // The service's one client, bound to the private socket for the tunnel's life (it survives reconnects as the tunnel does).
+          const client = UpstreamClient.forTunnel(upstreamKey(this.label, service.config.id), forward.privateSocketPath, {
+            host: service.config.remoteHost,
+            port: service.config.remotePort,
+          });
+          service.attachForward({ forward, client });
         } catch (err) {
           const e = toAppError(err);
           service.listenError = { code: e.code, message: e.message, at: this.clock.now() };
@@ -213,9 +219,11 @@ export class HostRuntime {
   async closeForwards(): Promise<void> {
     await this.openingForwards;
     const closing = this.services.map(async (s) => {
-      const f = s.forward;
-      s.forward = null;
-      await f?.close();
+      const open = s.detachForward();
+      if (!open) return;
+      await open.forward.close();
+      // Calls still in flight end UPSTREAM_CLOSED; the next tunnel gets a client of its own.
+      await open.client.destroy();
     });
     await Promise.all(closing);
   }

@@ -2,6 +2,7 @@ import type { EngineView, ErrorSummary, FigureSource, HostConnectionState, Servi
 import type { ServiceConfig } from '../config/index.js';
 import { toAppError, type AppError, type Clock } from '../base/index.js';
 import type { TunnelListener } from '../ssh/index.js';
+import { UpstreamClient } from '../upstream/index.js';
 import { ServiceDeriver, TelemetryErrorCode, formatStaleReason, type ServiceFigures, type ServiceReading, type SourceReading } from '../telemetry/index.js';
 import { FleetErrorCode } from './errors.js';
 import { probeTunnel, testTunnel, type ProbeResult, type TunnelTestResult } from './tunnel-probe.js';
@@ -12,8 +13,14 @@ const reason = (err: { code: string; message: string }): string => `${err.code}:
 const PROBE_EVERY_POLLS = 10;
 const round1 = (v: number | null): number | null => (v === null ? null : Math.round(v * 10) / 10);
 
-/** Builds the service's telemetry source once its tunnel has a private URL (or at once, for a source that does not need one). */
-export type ServiceSourceFactory = (privateUrl: string | null) => ServiceSource | null;
+/** Builds the service's telemetry source once its tunnel has a client (or at once, for a source that does not need one). */
+export type ServiceSourceFactory = (client: UpstreamClient | null) => ServiceSource | null;
+
+/** What the fleet holds for one service's open tunnel: the tunnel, and the client of its private end. */
+export interface OpenTunnel {
+  forward: TunnelListener;
+  client: UpstreamClient;
+}
 
 /**
  * One model service on one host: its tunnel, its telemetry source, the last
@@ -24,7 +31,7 @@ export type ServiceSourceFactory = (privateUrl: string | null) => ServiceSource 
  * the view by one mapper, `figuresView`.
  */
 export class ServiceMonitor {
-  forward: TunnelListener | null = null;
+  private open: OpenTunnel | null = null;
   listenError: ErrorSummary | null = null;
   private hadForward = false;
   private source: ServiceSource | null;
@@ -82,15 +89,25 @@ export class ServiceMonitor {
     return due;
   }
 
+  /** The tunnel, while it is open. */
+  get forward(): TunnelListener | null {
+    return this.open?.forward ?? null;
+  }
+
+  /** The client of the tunnel's private end, while it is open. */
+  get client(): UpstreamClient | null {
+    return this.open?.client ?? null;
+  }
+
   /** One probe through the tunnel (joins one in flight). */
   runProbe(clock: Clock, settings: ScrapeSettings): Promise<void> {
-    const forward = this.forward;
-    if (!forward) return Promise.resolve();
+    const open = this.open;
+    if (!open) return Promise.resolve();
     if (this.probing) return this.probing;
     const epoch = this.linkEpoch;
-    this.probing = probeTunnel(forward.privateUrl, clock, { dispatcher: settings.dispatcher, timeoutMs: settings.timeoutMs, offPrem: settings.offPrem })
+    this.probing = probeTunnel(open.client, clock, { timeoutMs: settings.timeoutMs })
       .then((result) => {
-        if (epoch === this.linkEpoch && this.forward === forward) this.lastProbe = result;
+        if (epoch === this.linkEpoch && this.open === open) this.lastProbe = result;
       })
       .finally(() => {
         this.probing = null;
@@ -98,7 +115,10 @@ export class ServiceMonitor {
     return this.probing;
   }
 
-  /** The operator's Test through the tunnel's public port, as their apps reach it (models, then a 1-token chat). */
+  /**
+   * The operator's Test through the tunnel's public port, as their apps reach it (models, then a 1-token
+   * chat), over a client of that port made for the Test and closed after it.
+   */
   async runTest(clock: Clock, settings: ScrapeSettings, notReady: AppError | null): Promise<TunnelTestResult> {
     const forward = this.forward;
     if (!forward || notReady) {
@@ -106,7 +126,21 @@ export class ServiceMonitor {
       this.lastTest = { ok: false, at: clock.now(), totalMs: 0, localUrl: forward?.url ?? null, steps: [], error: { code: e.code, message: e.message } };
       return this.lastTest;
     }
-    this.lastTest = await testTunnel(forward.url, this.config.model, clock, { dispatcher: settings.dispatcher, timeoutMs: Math.max(settings.timeoutMs, 15_000), offPrem: settings.offPrem });
+    let client: UpstreamClient;
+    try {
+      client = UpstreamClient.forUrl(forward.url, { onPrem: settings.offPrem ?? null, purpose: 'probe' }, { connections: 1 });
+    } catch (err) {
+      // Refused before anything connected (the on-prem guard): the first step did not run.
+      const e = toAppError(err);
+      const step = { name: 'models' as const, ok: false, status: null, latencyMs: 0, detail: e.message };
+      this.lastTest = { ok: false, at: clock.now(), totalMs: 0, localUrl: forward.url, steps: [step], error: { code: e.code, message: e.message } };
+      return this.lastTest;
+    }
+    try {
+      this.lastTest = await testTunnel(client, this.config.model, clock, { timeoutMs: Math.max(settings.timeoutMs, 15_000), localUrl: forward.url });
+    } finally {
+      await client.destroy();
+    }
     return this.lastTest;
   }
 
@@ -120,11 +154,18 @@ export class ServiceMonitor {
     return this.lastOk === true;
   }
 
-  attachForward(forward: TunnelListener): void {
-    this.forward = forward;
+  attachForward(open: OpenTunnel): void {
+    this.open = open;
     this.hadForward = true;
     this.listenError = null;
-    if (this.throughTunnel) this.source = this.makeSource(forward.privateUrl);
+    if (this.throughTunnel) this.source = this.makeSource(open.client);
+  }
+
+  /** Takes the tunnel and its client away (the caller closes both); readings through it stop here. */
+  detachForward(): OpenTunnel | null {
+    const open = this.open;
+    this.open = null;
+    return open;
   }
 
   /** SSH left `connected`: figures through the tunnel turn stale, the tunnel must prove itself again afterwards. */

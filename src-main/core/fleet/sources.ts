@@ -1,6 +1,6 @@
-import type { Dispatcher } from 'undici';
 import type { HostConfig, ServiceConfig } from '../config/index.js';
 import type { Clock, OnPremGuard } from '../base/index.js';
+import { upstreamKey, type UpstreamClient } from '../upstream/index.js';
 import {
   AmdGpuSource,
   LlamaServerHttpSource,
@@ -18,10 +18,9 @@ import {
 // tunnels; the sources only read through what they are handed.
 
 export interface ScrapeSettings {
-  dispatcher: Dispatcher;
   timeoutMs: number;
   maxBytes: number;
-  /** Counts (and refuses) probes outside loopback and the tunnels. */
+  /** Counts (and refuses) the operator's Test when its public URL is off this machine (tunnel clients are on it by construction). */
   offPrem?: OnPremGuard;
 }
 
@@ -41,10 +40,10 @@ export type ServiceSource = TelemetrySource & {
   readonly detail?: string;
 };
 
-/** The HTTP source of a service, reading through the tunnel's local URL. */
-export function tunnelServiceSource(host: HostConfig, service: ServiceConfig, baseUrl: string, clock: Clock, settings: ScrapeSettings): ServiceSource {
-  const get = httpGetFor(baseUrl, { dispatcher: settings.dispatcher, timeoutMs: settings.timeoutMs });
-  const options = { id: `${host.label}/${service.id}`, get, clock, maxBytes: settings.maxBytes };
+/** The HTTP source of a service, reading through its tunnel's client. */
+export function tunnelServiceSource(host: HostConfig, service: ServiceConfig, client: UpstreamClient, clock: Clock, settings: ScrapeSettings): ServiceSource {
+  const get = httpGetFor(client, { timeoutMs: settings.timeoutMs });
+  const options = { id: upstreamKey(host.label, service.id), get, clock, maxBytes: settings.maxBytes };
   return service.kind === 'vllm' ? new VllmHttpSource(options) : new LlamaServerHttpSource({ ...options, model: service.model });
 }
 

@@ -1,8 +1,8 @@
 // End-to-end checks through a tunnel: the probe (GET /v1/models) that decides
 // whether a tunnel is `up`, and the operator's Test (models, then a 1-token chat).
-import { request, type Dispatcher } from 'undici';
 import type { TunnelTestResult, TunnelTestStep } from '../../../src-preload/contract/index.js';
-import { AppError, offPremError, type Clock, type OnPremGuard } from '../base/index.js';
+import { AppError, OnPremErrorCode, type Clock } from '../base/index.js';
+import { UpstreamErrorCode, type UpstreamClient } from '../upstream/index.js';
 import { FleetErrorCode } from './errors.js';
 
 export interface ProbeResult {
@@ -17,53 +17,40 @@ export interface ProbeResult {
 export type { TunnelTestResult, TunnelTestStep };
 
 interface HttpOptions {
-  dispatcher: Dispatcher;
   timeoutMs: number;
-  /** The app's on-prem guard: a URL off this machine is refused (and counted as a 'probe') before any connection. */
-  offPrem?: OnPremGuard;
 }
 
 const MAX_BODY = 1024 * 1024;
 
-async function call(url: string, opts: HttpOptions, body?: unknown): Promise<{ status: number; json: unknown; text: string }> {
-  if (opts.offPrem && !opts.offPrem.check(url, 'probe')) throw offPremError(url, 'probe');
+async function call(client: UpstreamClient, path: string, opts: HttpOptions, body?: unknown): Promise<{ status: number; json: unknown; text: string }> {
   try {
-    const res = await request(url, {
+    const res = await client.request({
       method: body === undefined ? 'GET' : 'POST',
+      path,
       headers: body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
-      signal: AbortSignal.timeout(opts.timeoutMs),
-      dispatcher: opts.dispatcher,
+      body: body === undefined ? null : JSON.stringify(body),
+      deadlineMs: opts.timeoutMs,
+      maxBodyBytes: MAX_BODY,
+      overflow: 'truncate',
     });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_BODY) {
-        res.body.destroy();
-        break;
-      }
-      chunks.push(chunk as Buffer);
-    }
-    const text = Buffer.concat(chunks).toString('utf8');
     let json: unknown = null;
     try {
-      json = JSON.parse(text) as unknown;
+      json = JSON.parse(res.text) as unknown;
     } catch {
       json = null;
     }
-    return { status: res.statusCode, json, text };
+    return { status: res.status, json, text: res.text };
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    const name = (err as Error).name;
-    const timedOut = name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
-    throw new AppError(
-      timedOut ? FleetErrorCode.PROBE_TIMEOUT : FleetErrorCode.PROBE_FAILED,
-      timedOut ? `no answer within ${opts.timeoutMs} ms` : `${code ? `${code} ` : ''}${(err as Error).message}`,
-      { retryable: true, details: code ? { undiciCode: code } : {}, cause: err },
-    );
+    // The upstream classifier's verdict in the fleet's probe codes (the proxy's resolver reads FLEET_PROBE_TIMEOUT).
+    const e = err instanceof AppError ? err : new AppError(FleetErrorCode.PROBE_FAILED, String(err));
+    if (e.code === OnPremErrorCode.REFUSED) throw e;
+    const timedOut = e.code === UpstreamErrorCode.TIMEOUT;
+    const undiciCode = e.details['undiciCode'];
+    throw new AppError(timedOut ? FleetErrorCode.PROBE_TIMEOUT : FleetErrorCode.PROBE_FAILED, e.message, {
+      retryable: true,
+      details: typeof undiciCode === 'string' ? { undiciCode } : {},
+      cause: err,
+    });
   }
 }
 
@@ -77,11 +64,11 @@ function describeFailure(status: number, json: unknown, text: string): { code: s
 }
 
 /** GET /v1/models through the tunnel: the cheapest request that proves the whole path to the model server. */
-export async function probeTunnel(baseUrl: string, clock: Clock, opts: HttpOptions): Promise<ProbeResult> {
+export async function probeTunnel(client: UpstreamClient, clock: Clock, opts: HttpOptions): Promise<ProbeResult> {
   const started = performance.now();
   const at = clock.now();
   try {
-    const res = await call(`${baseUrl}/v1/models`, opts);
+    const res = await call(client, '/v1/models', opts);
     const latencyMs = round(performance.now() - started);
     if (res.status !== 200) return { ok: false, at, latencyMs, error: describeFailure(res.status, res.json, res.text) };
     return { ok: true, at, latencyMs, error: null };
@@ -93,8 +80,8 @@ export async function probeTunnel(baseUrl: string, clock: Clock, opts: HttpOptio
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
-/** The operator's Test: list the models, then ask for one token of chat. */
-export async function testTunnel(baseUrl: string, model: string, clock: Clock, opts: HttpOptions): Promise<TunnelTestResult> {
+/** The operator's Test: list the models, then ask for one token of chat, through `client` (the tunnel's public port, as apps reach it). */
+export async function testTunnel(client: UpstreamClient, model: string, clock: Clock, opts: HttpOptions & { localUrl: string }): Promise<TunnelTestResult> {
   const at = clock.now();
   const started = performance.now();
   const steps: TunnelTestStep[] = [];
@@ -102,7 +89,7 @@ export async function testTunnel(baseUrl: string, model: string, clock: Clock, o
     ok: error === null,
     at,
     totalMs: round(performance.now() - started),
-    localUrl: baseUrl,
+    localUrl: opts.localUrl,
     steps,
     error,
   });
@@ -110,7 +97,7 @@ export async function testTunnel(baseUrl: string, model: string, clock: Clock, o
   let t = performance.now();
   let chatModel = model;
   try {
-    const res = await call(`${baseUrl}/v1/models`, opts);
+    const res = await call(client, '/v1/models', opts);
     const ids = ((res.json as { data?: { id?: unknown }[] } | null)?.data ?? []).map((d) => d.id).filter((id): id is string => typeof id === 'string');
     const ok = res.status === 200 && ids.length > 0;
     if (ok && !ids.includes(model)) chatModel = ids[0]!;
@@ -130,7 +117,7 @@ export async function testTunnel(baseUrl: string, model: string, clock: Clock, o
 
   t = performance.now();
   try {
-    const res = await call(`${baseUrl}/v1/chat/completions`, opts, {
+    const res = await call(client, '/v1/chat/completions', opts, {
       model: chatModel,
       messages: [{ role: 'user', content: 'Reply with OK.' }],
       max_tokens: 1,

@@ -1,5 +1,5 @@
-import { Agent, request } from 'undici';
-import { AppError, offPremError, toAppError, type OnPremGuard } from '../base/index.js';
+import { AppError, toAppError, type OnPremGuard } from '../base/index.js';
+import { UpstreamClient, UpstreamErrorCode, upstreamKey } from '../upstream/index.js';
 import type { DriverIo, HttpAnswer, LifecycleTargetConfig } from './drivers/index.js';
 import { LifecycleErrorCode } from './errors.js';
 import type { LifecycleFleet } from './ports.js';
@@ -7,37 +7,60 @@ import type { LifecycleFleet } from './ports.js';
 const MAX_BODY_BYTES = 256 * 1024;
 
 /**
- * HTTP to a service through its SSH tunnel (paths) or to an absolute URL (router
- * admin API), with a deadline; and read-only commands on its host (`ss`).
+ * The clients of the absolute URLs drivers call (a router's admin API), one per origin, each checked
+ * against the on-prem rule when made (the config check refuses other router URLs; this counts what
+ * slips by). Owned by the runner, closed with it.
  */
-export function httpIo(target: LifecycleTargetConfig, fleet: LifecycleFleet, agent: Agent, offPrem: OnPremGuard | null = null): DriverIo {
+export class UrlClients {
+  private readonly byOrigin = new Map<string, UpstreamClient>();
+
+  constructor(private readonly offPrem: OnPremGuard | null) {}
+
+  /** The client of `url`'s origin and the path to send. Throws ONPREM_REFUSED for a URL off this machine. */
+  at(url: string): { client: UpstreamClient; path: string } {
+    const u = new URL(url);
+    let client = this.byOrigin.get(u.origin);
+    if (!client) {
+      client = UpstreamClient.forUrl(u.origin, { onPrem: this.offPrem, purpose: 'lifecycle' }, { connections: 4 });
+      this.byOrigin.set(u.origin, client);
+    }
+    return { client, path: `${u.pathname}${u.search}` };
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.byOrigin.values()];
+    this.byOrigin.clear();
+    await Promise.allSettled(all.map((c) => c.destroy()));
+  }
+}
+
+/**
+ * HTTP to a service through its tunnel's client (paths) or to an absolute URL (router admin API), with a
+ * deadline; and read-only commands on its host (`ss`). Calls that change the server (POST) go on a
+ * connection of their own and are never sent twice; reads share the client's keep-alive connections.
+ */
+export function httpIo(target: LifecycleTargetConfig, fleet: LifecycleFleet, urls: UrlClients): DriverIo {
   return {
     async http(method, where, body, timeoutMs): Promise<HttpAnswer> {
       // A router URL on a tunnel's public port goes to its private end: the public one refuses admin paths.
-      const url = where.url ? (fleet.privateUrlOf?.(where.url) ?? where.url) : `${fleet.tunnelUrl(target.label, target.serviceId)}${where.path ?? ''}`;
-      // Only the console's tunnels or loopback (config check refuses other router URLs; this counts what slips by).
-      if (offPrem && !offPrem.check(url, 'lifecycle')) throw offPremError(url, 'lifecycle');
-      const signal = AbortSignal.timeout(timeoutMs);
+      const to = where.url
+        ? (fleet.upstreamAt?.(where.url) ?? urls.at(where.url))
+        : { client: fleet.upstream(upstreamKey(target.label, target.serviceId)), path: where.path ?? '' };
       try {
-        const res = await request(url, {
+        const res = await to.client.request({
           method,
-          dispatcher: agent,
-          headers: body !== null ? { 'content-type': 'application/json' } : {},
-          body: body ?? undefined,
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-          // A fresh connection per call: a keep-alive socket the server (or the tunnel) closed would fail a POST that must not be retried.
-          reset: true,
-          signal,
+          path: to.path,
+          body,
+          deadlineMs: timeoutMs,
+          maxBodyBytes: MAX_BODY_BYTES,
+          overflow: 'truncate',
+          // A POST that met a connection the server had just closed must not be sent again on a guess.
+          freshConnection: method !== 'GET',
         });
-        let text = '';
-        for await (const chunk of res.body) {
-          if (text.length < MAX_BODY_BYTES) text += (chunk as Buffer).toString('utf8');
-        }
-        return { status: res.statusCode, text };
+        return { status: res.status, text: res.text };
       } catch (err) {
         const e = toAppError(err);
-        const timedOut = signal.aborted || /timeout/i.test(e.message) || /UND_ERR_.*TIMEOUT/.test(e.code);
+        const timedOut = e.code === UpstreamErrorCode.TIMEOUT;
         throw new AppError(
           LifecycleErrorCode.STEP_FAILED,
           timedOut ? `${method} ${where.path ?? where.url} did not answer within ${timeoutMs} ms` : `${method} ${where.path ?? where.url} failed: ${e.message}`,

@@ -1,16 +1,18 @@
 import type { FleetSnapshot } from '../../../src-preload/contract/index.js';
 import type { Disposable } from '../base/index.js';
 import type { ExecOptions, ExecResult } from '../ssh/index.js';
+import type { UpstreamClient, UpstreamKey } from '../upstream/index.js';
 
 /** What the lifecycle capability needs from the fleet (FleetService satisfies it). */
 export interface LifecycleFleet {
   snapshot(): FleetSnapshot;
-  tunnelUrl(label: string, serviceId: string): string;
+  /** The client of a service's tunnel; throws FLEET_TUNNEL_NOT_READY while it is not open. */
+  upstream(key: UpstreamKey): UpstreamClient;
   /**
-   * A loopback URL on one of the tunnels' public ports (a router's admin API reached through a tunnel) as the
-   * same URL on that tunnel's private end, which passes admin paths; any other URL unchanged.
+   * A loopback URL on one of the tunnels' public ports (a router's admin API reached through a tunnel) as
+   * that tunnel's client (its private end passes admin paths) and the URL's path; null for any other URL.
    */
-  privateUrlOf?(url: string): string;
+  upstreamAt?(url: string): { client: UpstreamClient; path: string } | null;
   exec(label: string, command: string, options?: ExecOptions): Promise<ExecResult>;
   /** Each published snapshot (what the proxy learns sleep states from); absent in tests that poll `snapshot`. */
   onDidTick?(listener: (snapshot: FleetSnapshot) => void): Disposable;

@@ -1,14 +1,13 @@
 // Running an approved action: re-plan and refuse if the calls changed, drain
 // (the proxy, then direct tunnel clients at the engine, within one deadline),
 // the planned calls exactly as approved, verify, resume admission; each step
-// is audited. Owns the HTTP agent and the cancel signal of each run.
-import { createTunnelAgent } from '../upstream-dispatch.js';
+// is audited. Owns the router URLs' clients and the cancel signal of each run.
 import type { ActionView, FleetSnapshot } from '../../../src-preload/contract/index.js';
 import { AppError, DisposableStore, toAppError, type Clock, type Logger, type OnPremGuard } from '../base/index.js';
 import { driverFor, restartFailureHint, stepText, type DriverIo, type DriverStep, type LifecycleDriver, type LifecycleTargetConfig } from './drivers/index.js';
 import { errorText } from './drivers/llama-checks.js';
 import { LifecycleErrorCode } from './errors.js';
-import { httpIo } from './io.js';
+import { UrlClients, httpIo } from './io.js';
 import { waitForDirectClients } from './direct-drain.js';
 import type { ActionJournal } from './journal.js';
 import { observe, sleepLevel, sleepLevelIn } from './observe.js';
@@ -45,11 +44,13 @@ const BEFORE_TIMEOUT_MS = 5_000;
 const FLEET_CATCH_UP_MS = 5_000;
 
 export class ActionRunner {
-  // Reaches the tunnels' private sockets (the public ports refuse the admin paths drivers call).
-  private readonly agent = createTunnelAgent({ connections: 4, keepAliveTimeout: 2_000 });
+  /** Clients of the router URLs drivers call; services are reached through the fleet's clients. */
+  private readonly urls: UrlClients;
   private readonly aborts = new Set<AbortController>();
 
-  constructor(private readonly deps: RunnerDeps) {}
+  constructor(private readonly deps: RunnerDeps) {
+    this.urls = new UrlClients(deps.offPrem ?? null);
+  }
 
   /** Runs `rec` (approved) through to verified or failed, updating it as it goes. */
   async run(rec: ActionRecord, target: LifecycleTargetConfig): Promise<ActionView> {
@@ -57,7 +58,7 @@ export class ActionRunner {
     const abort = new AbortController();
     this.aborts.add(abort);
     const driver: LifecycleDriver = driverFor(target);
-    const io: DriverIo = httpIo(target, this.deps.fleet, this.agent, this.deps.offPrem ?? null);
+    const io: DriverIo = httpIo(target, this.deps.fleet, this.urls);
     const upstream = target.upstream;
     const runner = `lifecycle:${rec.view.id}`;
     const before = observe(this.deps.fleet, target);
@@ -216,9 +217,9 @@ export class ActionRunner {
     for (const a of this.aborts) a.abort();
   }
 
-  /** Closes the HTTP agent, once the runs have ended. */
+  /** Closes the router URLs' clients, once the runs have ended. */
   async close(): Promise<void> {
-    await this.agent.destroy().catch(() => undefined);
+    await this.urls.close();
   }
 
   private async runStep(step: DriverStep, target: LifecycleTargetConfig, io: DriverIo, timeoutMs: number, signal: AbortSignal): Promise<StepOutcome> {

@@ -7,6 +7,7 @@
 import type { FleetSnapshot, HostView, ServiceView } from '../../../src-preload/contract/index.js';
 import { Emitter, toAppError, type Clock, type Logger } from '../base/index.js';
 import { FleetErrorCode, type FleetService } from '../fleet/index.js';
+import { upstreamKey, type UpstreamClient } from '../upstream/index.js';
 import type { UpstreamSpec } from './registry.js';
 import type { Unavailable, UpstreamAvailability, UpstreamResolver } from './resolver.js';
 
@@ -45,7 +46,7 @@ export class FleetResolver implements UpstreamResolver {
   wakeOnRequest: WakeOnRequest | null = null;
 
   constructor(
-    private readonly fleet: Pick<FleetService, 'tunnelUrl'>,
+    private readonly fleet: Pick<FleetService, 'upstream'>,
     private readonly estimates: WakeEstimates,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -56,7 +57,7 @@ export class FleetResolver implements UpstreamResolver {
     this.services.clear();
     for (const h of snapshot.hosts) {
       this.hosts.set(h.label, h);
-      for (const s of h.services) this.services.set(`${h.label}/${s.id}`, s);
+      for (const s of h.services) this.services.set(upstreamKey(h.label, s.id), s);
     }
     this.changed.fire();
   }
@@ -82,9 +83,9 @@ export class FleetResolver implements UpstreamResolver {
     if (view && (view.sleep === 'asleep-1' || view.sleep === 'asleep-2') && view.sleepControl !== 'automatic') return this.sleeping(spec, view);
     // Its model list answers while it loads (so the tunnel probe passes); everything else is a 503.
     if (view?.health === 'loading') return this.loading(spec, view);
-    let url: string;
+    let client: UpstreamClient;
     try {
-      url = this.fleet.tunnelUrl(spec.label, spec.serviceId);
+      client = this.fleet.upstream(upstreamKey(spec.label, spec.serviceId));
     } catch (err) {
       return {
         ok: false,
@@ -106,7 +107,7 @@ export class FleetResolver implements UpstreamResolver {
         recovery: { reason: 'reconnecting', expectedMs: DEAD_LINK_RECOVERY_MS },
       };
     }
-    return { ok: true, url, degraded: view?.tunnel.state === 'degraded' };
+    return { ok: true, url: client.target, client, degraded: view?.tunnel.state === 'degraded' };
   }
 
   private hostDown(host: HostView, spec: UpstreamSpec): Unavailable {

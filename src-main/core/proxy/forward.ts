@@ -2,22 +2,22 @@
 // relays the answer as it arrives: backpressure from the client pauses the
 // upstream, a client that leaves aborts the upstream request (freeing its
 // slot), and the usage is read on the way for accounting. A request that met a
-// connection the upstream had just closed is sent once more on a fresh one
-// (the rule: isStaleConnectionFailure in core/upstream-dispatch.ts).
+// connection the upstream had just closed is sent once more on a fresh one of
+// the same UpstreamClient (the rule: isStaleConnectionFailure in core/upstream).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { fireAndForget, silentLogger, type Logger } from '../base/index.js';
-import { isStaleConnectionFailure, openFreshConnection } from '../upstream-dispatch.js';
+import { isStaleConnectionFailure } from '../upstream/index.js';
 import { baseHeaders, writeError, wire, type Exchange } from './exchange.js';
 import type { WireError } from './errors.js';
 import { SseRelay, usageFromBody, type Usage } from './sse.js';
 import { MAX_STORED_BYTES } from './idempotency.js';
 
 export interface ForwardRequest {
-  /** The keep-alive pool to the upstream (see createUpstreamPool). */
+  /** The keep-alive pool of the upstream's client (UpstreamClient.dispatcher). */
   dispatcher: Dispatcher;
-  /** Opens the connection of its own for the one retry; closed by forward() when the request ends (default: a one-shot Client). */
-  freshConnection?: (origin: string) => Dispatcher;
+  /** Opens the connection of its own for the one retry (UpstreamClient.openFreshConnection); closed by forward() when the request ends. */
+  freshConnection: (origin: string) => Dispatcher;
   logger?: Logger;
   origin: string;
   path: string;
@@ -342,7 +342,7 @@ export function forward(ex: Exchange, req: ForwardRequest): Promise<ForwardResul
         error: err.message,
       });
       try {
-        fresh = (req.freshConnection ?? openFreshConnection)(req.origin);
+        fresh = req.freshConnection(req.origin);
       } catch (e) {
         writeError(ex, wire(502, 'upstream_unreachable', `the upstream could not be reached: ${(e as Error).message}`, { retryAfterS: 1 }));
         finish(false, 'upstream');

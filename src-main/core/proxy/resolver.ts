@@ -3,6 +3,7 @@
 // When it is not reachable the answer says why, how soon it should be back
 // (a hold is only worth it when that fits the request's hold budget), or that
 // a person must act first.
+import type { UpstreamClient } from '../upstream/index.js';
 import type { UpstreamSpec } from './registry.js';
 
 /** Why a held request waits; sent in queue frames and X-Hold-Reason. */
@@ -35,8 +36,12 @@ export interface Unavailable {
 }
 
 export type UpstreamAvailability =
-  /** `degraded`: the last end-to-end probe failed; other replicas are preferred while it lasts. */
-  | { ok: true; url: string; degraded?: boolean }
+  /**
+   * `degraded`: the last end-to-end probe failed; other replicas are preferred while it lasts.
+   * `client`: the endpoint's own client (the fleet's, bound to its tunnel; `url` then only describes it).
+   * Without one, `url` is a loopback origin the proxy makes a client for, on-prem checked once.
+   */
+  | { ok: true; url: string; degraded?: boolean; client?: UpstreamClient }
   | Unavailable;
 
 /** Where an upstream is reachable now; cheap, no I/O (the fleet keeps the state). */

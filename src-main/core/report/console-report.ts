@@ -23,6 +23,7 @@ import type { Clock, Logger, OffPremCounter } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
 import type { FleetService } from '../fleet/index.js';
+import { upstreamKey } from '../upstream/index.js';
 import type { PdfPrinter, SecretStore } from '../ports.js';
 import type { Store } from '../store/index.js';
 import { configuredService, runLiveChecks } from './live-checks.js';
@@ -33,7 +34,7 @@ import { ReportService } from './service.js';
 export interface ConsoleReportDeps {
   store: Store;
   config: ConfigService;
-  fleet: Pick<FleetService, 'snapshot' | 'exec' | 'tunnelUrl'>;
+  fleet: Pick<FleetService, 'snapshot' | 'exec' | 'upstream'>;
   secrets: SecretStore;
   series: { query(q: SeriesQuery): SeriesResult };
   bench: {
@@ -54,8 +55,8 @@ export interface ConsoleReportDeps {
   dataDir: string;
   home: string;
   /**
-   * The app's off-prem counter: its counts feed the on-prem gate and it guards the live checks' calls.
-   * Absent: the gate is unverified (nothing counts refusals).
+   * The app's off-prem counter: its counts feed the on-prem gate (the live checks go through the fleet's
+   * tunnel clients, on this machine by construction). Absent: the gate is unverified (nothing counts refusals).
    */
   offPrem?: Pick<OffPremCounter, 'check' | 'counts'>;
 }
@@ -96,7 +97,7 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
   };
 
   const apiKey = async (label: string, serviceId: string): Promise<string | null> => {
-    const ref = config.current.proxy.upstreams?.[`${label}/${serviceId}`]?.apiKeyRef;
+    const ref = config.current.proxy.upstreams?.[upstreamKey(label, serviceId)]?.apiKeyRef;
     return ref ? await deps.secrets.get(ref) : null;
   };
 
@@ -149,13 +150,12 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
       const v = hostView(label);
       return runLiveChecks(h, {
         exec: (command, opts) => fleet.exec(label, command, opts),
-        serviceUrl: (serviceId) => fleet.tunnelUrl(label, serviceId),
+        upstream: (serviceId) => fleet.upstream(upstreamKey(label, serviceId)),
         apiKey: (serviceId) => apiKey(label, serviceId),
         hostKeyFingerprint: v?.hostKeyFingerprint ?? null,
         connection: v?.state ?? 'disconnected',
         sshTransport: transportText(v?.transport),
         clock,
-        offPrem: deps.offPrem,
       });
     },
     auditEvents: (fromMs, toMs, prefixes) => store.audit.between({ fromMs, toMs, typePrefixes: prefixes ?? [], limit: MAX_AUDIT_ROWS }),
@@ -170,7 +170,7 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
     onPrem: (labels) => ({
       routers: config.current.hosts
         .filter((h) => labels.includes(h.label))
-        .flatMap((h) => h.services.flatMap((s) => (s.lifecycle?.routerBaseUrl ? [{ target: `${h.label}/${s.id}`, url: s.lifecycle.routerBaseUrl }] : []))),
+        .flatMap((h) => h.services.flatMap((s) => (s.lifecycle?.routerBaseUrl ? [{ target: upstreamKey(h.label, s.id), url: s.lifecycle.routerBaseUrl }] : []))),
       offPremCalls: deps.offPrem?.counts() ?? null,
     }),
   });

@@ -1,14 +1,14 @@
 // Live checks of one host for the evidence report, run now: facts read over
-// SSH (nvidia-smi, ss, sshd -T) and through the service tunnels (/health,
-// /version or /props, /v1/models), each check pass | fail | unverified.
+// SSH (nvidia-smi, ss, sshd -T) and through each service's upstream client —
+// the fleet's, bound to its tunnel — (/health, /version or /props, /v1/models),
+// each check pass | fail | unverified.
 // Whatever cannot be measured (host down, a command refused, a deadline
 // passed) is unverified with the reason, never pass. runLiveChecks never
 // throws, and the services' API keys never reach its result.
 
-import { request, type Dispatcher } from 'undici';
-import { createTunnelAgent } from '../upstream-dispatch.js';
 import type { Check, HostSecurity, InventoryHost, InventoryService } from '../../../src-preload/contract/index.js';
-import { describeUrlTarget, toAppError, type Clock, type Disposable, type OnPremGuard } from '../base/index.js';
+import { AppError, OnPremErrorCode, toAppError, type Clock, type Disposable } from '../base/index.js';
+import { UpstreamErrorCode, type UpstreamClient } from '../upstream/index.js';
 import type { HostConfig, ServiceConfig } from '../config/index.js';
 import { SshErrorCode, shellJoin, type ExecResult } from '../ssh/index.js';
 import { bindScope, parseSocketAddress, parseSshdConfig, parseSsListeners, passwordAuthVerdict, rootLoginVerdict, type BindScope, type Measured, type SsListener } from './host-facts.js';
@@ -24,14 +24,14 @@ export interface LiveHttpResponse {
   text: string;
 }
 
-/** GET through a tunnel. Transport failures reject; the status of any answer resolves. */
-export type LiveHttpGet = (url: string, options: { headers: Record<string, string>; timeoutMs: number; signal: AbortSignal }) => Promise<LiveHttpResponse>;
+/** What the checks use of a service's upstream client (the fleet's, bound to its tunnel). */
+export type LiveUpstream = Pick<UpstreamClient, 'request' | 'target'>;
 
 export interface LiveCheckDeps {
   /** One command on the host's SSH session (FleetService.exec). */
   exec(command: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<ExecResult>;
-  /** The tunnel's local base URL of a service; throws while the tunnel is down. */
-  serviceUrl(serviceId: string): string;
+  /** The upstream client of a service (its tunnel's); throws while the tunnel is down. */
+  upstream(serviceId: string): LiveUpstream;
   /** The service's upstream API key from the secret store; null when none is configured. */
   apiKey(serviceId: string): Promise<string | null>;
   /** The key the session verified at connect (null when it never connected). */
@@ -41,12 +41,8 @@ export interface LiveCheckDeps {
   /** The SSH transport, as the evidence names it (null when unknown). */
   sshTransport?: string | null;
   clock: Clock;
-  /** Default: undici over a pool of its own, closed when the checks end. */
-  httpGet?: LiveHttpGet;
   /** Deadline of each check. Default 10 s. */
   checkTimeoutMs?: number;
-  /** The app's on-prem guard: a service URL off this machine is refused (counted as a 'probe'), its API checks unverified. */
-  offPrem?: OnPremGuard;
 }
 
 export interface LiveCheckResult {
@@ -107,7 +103,7 @@ function withinDeadline<T>(clock: Clock, timeoutMs: number, work: (signal: Abort
   });
 }
 
-const TIMEOUT_CODES = new Set<string>([SshErrorCode.EXEC_TIMEOUT, 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const TIMEOUT_CODES = new Set<string>([SshErrorCode.EXEC_TIMEOUT, UpstreamErrorCode.TIMEOUT, 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 function errorCode(err: unknown): string | null {
   const code = (err as { code?: unknown } | null)?.code;
@@ -118,6 +114,9 @@ const isTimeout = (err: unknown): boolean => err instanceof DeadlineExceeded || 
 
 function describeError(err: unknown, timeoutMs: number): string {
   if (isTimeout(err)) return `no answer within ${formatSeconds(timeoutMs)}`;
+  // The upstream classifier keeps what the library said: the evidence names that (UND_ERR_SOCKET: other side closed).
+  const undiciCode = err instanceof AppError ? err.details['undiciCode'] : undefined;
+  if (typeof undiciCode === 'string' && err instanceof AppError && err.cause instanceof Error) return oneLine(`${undiciCode}: ${err.cause.message}`);
   const code = errorCode(err);
   return oneLine(`${code ? `${code}: ` : ''}${toAppError(err).message}`);
 }
@@ -141,40 +140,10 @@ function exitText(r: ExecResult): string {
 
 export { bindScope, parseSocketAddress, parseSshdConfig, parseSsListeners, passwordAuthVerdict, rootLoginVerdict, redactServiceConfig, type BindScope, type Measured, type SsListener };
 
-// ── HTTP ──────────────────────────────────────────────────────────────────
-
-/** GET over undici with deadlines, a body cap and no redirects. */
-export function undiciHttpGet(dispatcher?: Dispatcher): LiveHttpGet {
-  return async (url, { headers, timeoutMs, signal }) => {
-    const res = await request(url, {
-      method: 'GET',
-      headers: { accept: 'application/json', ...headers },
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      signal,
-      ...(dispatcher ? { dispatcher } : {}),
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      const buf = chunk as Buffer;
-      if (size + buf.length > MAX_BODY_BYTES) {
-        chunks.push(buf.subarray(0, MAX_BODY_BYTES - size));
-        res.body.destroy();
-        break;
-      }
-      size += buf.length;
-      chunks.push(buf);
-    }
-    return { status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') };
-  };
-}
-
 // ── the checks ────────────────────────────────────────────────────────────
 
 interface Ctx {
   deps: LiveCheckDeps;
-  http: LiveHttpGet;
   timeoutMs: number;
 }
 
@@ -304,17 +273,14 @@ interface ServiceFacts {
   inventory: InventoryHost['services'][number];
 }
 
-function baseUrl(ctx: Ctx, service: ServiceConfig): { ok: true; url: string } | { ok: false; reason: string } {
-  let url: string;
+function upstreamOf(ctx: Ctx, service: ServiceConfig): { ok: true; upstream: LiveUpstream } | { ok: false; reason: string } {
   try {
-    url = ctx.deps.serviceUrl(service.id).replace(/\/+$/, '');
+    return { ok: true, upstream: ctx.deps.upstream(service.id) };
   } catch (err) {
+    // The on-prem guard refused its client where it was made: that, not a closed tunnel, is the reason.
+    if (err instanceof AppError && err.code === OnPremErrorCode.REFUSED) return { ok: false, reason: oneLine(err.message) };
     return { ok: false, reason: `tunnel not open: ${describeError(err, ctx.timeoutMs)}` };
   }
-  if (ctx.deps.offPrem && !ctx.deps.offPrem.check(url, 'probe')) {
-    return { ok: false, reason: `refused: the service URL ${describeUrlTarget(url)} is not on this machine (upstreams only through the console's tunnels)` };
-  }
-  return { ok: true, url };
 }
 
 /** The console's own tunnel answers 502/503 `{"error":{"type":"tunnel_error"}}` when the host refuses the channel: no answer from the service. */
@@ -329,9 +295,13 @@ function tunnelError(res: LiveHttpResponse): string | null {
   }
 }
 
-async function get(ctx: Ctx, url: string, key: string | null): Promise<Outcome<LiveHttpResponse>> {
-  const headers: Record<string, string> = key !== null ? { authorization: `Bearer ${key}` } : {};
-  const out = await attempt(ctx, (signal) => ctx.http(url, { headers, timeoutMs: ctx.timeoutMs, signal }));
+/** GET through the service's client, with the check's deadline (the injected clock's signal) and a body cap; no redirects. */
+async function get(ctx: Ctx, upstream: LiveUpstream, path: string, key: string | null): Promise<Outcome<LiveHttpResponse>> {
+  const headers: Record<string, string> = { accept: 'application/json', ...(key !== null ? { authorization: `Bearer ${key}` } : {}) };
+  const out = await attempt(ctx, async (signal) => {
+    const r = await upstream.request({ path, headers, signal, deadlineMs: ctx.timeoutMs, maxBodyBytes: MAX_BODY_BYTES, overflow: 'truncate' });
+    return { status: r.status, text: r.text };
+  });
   const viaTunnel = out.ok ? tunnelError(out.value) : null;
   return viaTunnel !== null ? { ok: false, reason: oneLine(viaTunnel), timedOut: false } : out;
 }
@@ -358,36 +328,37 @@ export function configuredService(service: ServiceConfig, health: InventoryServi
 
 async function checkService(ctx: Ctx, service: ServiceConfig, keyOutcome: Outcome<string | null>): Promise<ServiceFacts> {
   const inventory: ServiceFacts['inventory'] = configuredService(service);
-  const base = baseUrl(ctx, service);
+  const base = upstreamOf(ctx, service);
   if (!base.ok) {
     const off: Measured = { verdict: 'unverified', evidence: base.reason };
     return { health: off, auth: off, inventory };
   }
+  const up = base.upstream;
   const key = keyOutcome.ok ? keyOutcome.value : null;
   // llama-server answers /v1/models without a key even when one is set; /props is behind it.
   const protectedPath = service.kind === 'llama-server' ? '/props' : '/v1/models';
 
   const [health, auth, version, models] = await Promise.all([
-    get(ctx, `${base.url}/health`, null),
+    get(ctx, up, '/health', null),
     (async (): Promise<Measured> => {
       if (!keyOutcome.ok) return { verdict: 'unverified', evidence: `the API key could not be read: ${keyOutcome.reason}` };
       if (key === null) return { verdict: 'unverified', evidence: 'no API key configured for this service' };
-      const without = await get(ctx, `${base.url}${protectedPath}`, null);
+      const without = await get(ctx, up, protectedPath, null);
       if (!without.ok) return { verdict: 'unverified', evidence: `GET ${protectedPath} without a key: ${without.reason}` };
       const w = without.value.status;
       const first = `GET ${protectedPath} without a key → ${w}`;
       if (w === 200) return { verdict: 'fail', evidence: `${first} (answered without authentication)` };
       // Any other refusal (404, 5xx) says nothing about authentication.
       if (w !== 401 && w !== 403) return { verdict: 'unverified', evidence: `${first}: ${oneLine(without.value.text || '(empty body)', 160)}` };
-      const withKey = await get(ctx, `${base.url}${protectedPath}`, key);
+      const withKey = await get(ctx, up, protectedPath, key);
       if (!withKey.ok) return { verdict: 'unverified', evidence: `${first}; with the configured key: ${withKey.reason}` };
       const k = withKey.value.status;
       if (k === 200) return { verdict: 'pass', evidence: `${first}; with the configured key → 200` };
       if (k === 401 || k === 403) return { verdict: 'fail', evidence: `${first}; with the configured key → ${k} (the key is refused)` };
       return { verdict: 'unverified', evidence: `${first}; with the configured key → ${k}: ${oneLine(withKey.value.text || '(empty body)', 160)}` };
     })(),
-    get(ctx, `${base.url}${service.kind === 'vllm' ? '/version' : '/props'}`, key),
-    get(ctx, `${base.url}/v1/models`, key),
+    get(ctx, up, service.kind === 'vllm' ? '/version' : '/props', key),
+    get(ctx, up, '/v1/models', key),
   ]);
 
   let healthCheck: Measured;
@@ -446,8 +417,7 @@ function address(host: HostConfig): string {
  */
 export async function runLiveChecks(host: HostConfig, deps: LiveCheckDeps): Promise<LiveCheckResult> {
   const timeoutMs = deps.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  const agent = deps.httpGet ? null : createTunnelAgent({ connections: 2, keepAliveTimeout: 1_000 });
-  const ctx: Ctx = { deps, http: deps.httpGet ?? undiciHttpGet(agent!), timeoutMs };
+  const ctx: Ctx = { deps, timeoutMs };
   const secrets: string[] = [];
   try {
     const result = await checkHost(host, ctx, secrets);
@@ -455,8 +425,6 @@ export async function runLiveChecks(host: HostConfig, deps: LiveCheckDeps): Prom
   } catch (err) {
     // A bug, not a host problem: still an answer, with the reason.
     return scrubSecrets(notMeasured(host, deps, `live checks failed: ${describeError(err, timeoutMs)}`), secrets);
-  } finally {
-    await agent?.destroy().catch(() => undefined);
   }
 }
 

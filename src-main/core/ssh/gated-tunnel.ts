@@ -1,9 +1,9 @@
 // One tunnel as the fleet holds it: a private end (a Unix socket in the
-// console's 0700 folder, registered under a tunnel name for the console's own
-// HTTP clients) and a public gate on 127.0.0.1 for operators and their apps.
+// console's 0700 folder, which the service's UpstreamClient is bound to) and a
+// public gate on 127.0.0.1 for operators and their apps.
 // On the openssh transport the master holds the private socket while the link
 // is up; on the builtin one the console does.
-import { AppError, tunnelHosts, type TunnelHostEntry, type TunnelHosts } from '../base/index.js';
+import type { AppError } from '../base/index.js';
 import { LocalForward, type ForwardChannelOpener, type LocalForwardOptions } from './local-forward.js';
 import { MasterForward, canMasterListen, type MasterListener } from './master-forward.js';
 import { TunnelGate } from './tunnel-gate.js';
@@ -13,8 +13,6 @@ import type { TunnelSockets } from './tunnel-sockets.js';
 export interface GatedTunnelOptions extends Omit<LocalForwardOptions, 'socketPath' | 'reclaimStale'> {
   /** Where the private socket goes. */
   sockets: TunnelSockets;
-  /** The registry the private end's name goes in; default the process's. */
-  tunnels?: TunnelHosts;
 }
 
 type PrivateEnd = Pick<LocalForward, 'activeStreams' | 'listening' | 'stats' | 'abortStreams' | 'close'>;
@@ -25,13 +23,12 @@ export class GatedTunnel implements TunnelListener {
   private constructor(
     private readonly inner: PrivateEnd,
     private readonly gate: TunnelGate,
-    private readonly name: TunnelHostEntry,
     private readonly socketPath: string,
     private readonly sockets: TunnelSockets,
   ) {}
 
   static async open(session: ForwardChannelOpener | MasterListener, options: GatedTunnelOptions): Promise<GatedTunnel> {
-    const { sockets, tunnels = tunnelHosts, localPort, ...rest } = options;
+    const { sockets, localPort, ...rest } = options;
     const socketPath = sockets.allocate();
     const privateOptions = { ...rest, socketPath, reclaimStale: (p: string) => sockets.reclaimStale(p) };
     const inner: PrivateEnd = canMasterListen(session) ? await MasterForward.open(session, privateOptions) : await LocalForward.open(session, privateOptions);
@@ -43,7 +40,7 @@ export class GatedTunnel implements TunnelListener {
       sockets.remove(socketPath);
       throw err;
     }
-    return new GatedTunnel(inner, gate, tunnels.register(socketPath), socketPath, sockets);
+    return new GatedTunnel(inner, gate, socketPath, sockets);
   }
 
   get localPort(): number {
@@ -52,8 +49,8 @@ export class GatedTunnel implements TunnelListener {
   get url(): string {
     return this.gate.url;
   }
-  get privateUrl(): string {
-    return this.name.url;
+  get privateSocketPath(): string {
+    return this.socketPath;
   }
   get activeStreams(): number {
     return this.inner.activeStreams;
@@ -73,12 +70,11 @@ export class GatedTunnel implements TunnelListener {
     return this.inner.abortStreams(err);
   }
 
-  /** The public port first (no new requests), then the private end; its name and socket file go last. */
+  /** The public port first (no new requests), then the private end; its socket file goes last. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.gate.close();
       await this.inner.close();
-      this.name.dispose();
       this.sockets.remove(this.socketPath);
     })();
     return this.closing;

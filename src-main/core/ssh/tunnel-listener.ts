@@ -9,8 +9,8 @@ export interface TunnelListener {
   readonly localPort: number;
   /** `http://127.0.0.1:<localPort>`: what the console shows as the tunnel's local URL. */
   readonly url: string;
-  /** `http://<id>.tunnel.gpu-console.invalid`: the private end, for the console's own callers (core/upstream-dispatch.ts connects it). */
-  readonly privateUrl: string;
+  /** The private end (a Unix socket in the console's 0700 folder): only the fleet reads it, to bind the service's UpstreamClient to it. */
+  readonly privateSocketPath: string;
   /** Streams the console carries itself (a master's own are ssh's). */
   readonly activeStreams: number;
   readonly listening: boolean;

@@ -1,5 +1,5 @@
-import type { Dispatcher } from 'undici';
 import type { Clock } from '../base/index.js';
+import type { UpstreamClient } from '../upstream/index.js';
 import { ConfigSchema, type HostTelemetryConfig, type PrometheusSourceConfig, type ServiceConfig } from '../config/index.js';
 import { PrometheusErrorCode, TelemetryErrorCode } from './errors.js';
 import { FLEET_GPU_SERIES } from './fleet-exposition.js';
@@ -52,7 +52,8 @@ export interface PrometheusApiSourceOptions {
   /** e.g. 'gpu-a/gpus' or 'gpu-a/qwen'. */
   id: string;
   clock: Clock;
-  dispatcher?: Dispatcher;
+  /** The client of `prometheus.url` (the fleet keeps one per URL). */
+  client: UpstreamClient;
   /** Already merged: fleet-wide + host override (see mergePrometheusConfig). */
   prometheus: PrometheusSourceConfig;
   /** The host label (fills `{host}` in the matchers). */
@@ -147,7 +148,7 @@ export class PrometheusApiSource implements TelemetrySource {
   constructor(private readonly options: PrometheusApiSourceOptions) {
     this.id = options.id;
     const p = options.prometheus;
-    this.client = new PrometheusClient({ url: p.url, timeoutMs: p.timeoutMs, maxBytes: options.maxBytes, dispatcher: options.dispatcher });
+    this.client = new PrometheusClient({ client: options.client, timeoutMs: p.timeoutMs, maxBytes: options.maxBytes });
     const t = options.target;
     if (t.kind === 'service') {
       const m = fillMatchers(p.serviceMatch, { host: options.host, service: t.service.id, model: t.service.model, port: String(t.service.remotePort) });

@@ -1,6 +1,6 @@
-import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { AppError } from '../base/index.js';
+import type { UpstreamClient } from '../upstream/index.js';
 import { PrometheusErrorCode, TelemetryErrorCode } from './errors.js';
 import { fetchText } from './http-scrape.js';
 import { looksLikeHtml, parseJsonBody } from './json-body.js';
@@ -38,12 +38,11 @@ export interface PromResult {
 }
 
 export interface PrometheusClientOptions {
-  /** Base URL, e.g. `http://127.0.0.1:9090` (a path prefix is kept). */
-  url: string;
+  /** The client of Prometheus's base URL, e.g. `http://127.0.0.1:9090` (a path prefix is kept). */
+  client: UpstreamClient;
   timeoutMs: number;
   /** Cap on one answer. Default 8 MiB. */
   maxBytes?: number;
-  dispatcher?: Dispatcher;
 }
 
 const SampleSchema = z.tuple([z.number(), z.string()]);
@@ -97,20 +96,11 @@ function readResult(resultType: string, result: unknown): PromResult | null {
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 
 export class PrometheusClient {
-  private readonly base: string;
-
-  constructor(private readonly options: PrometheusClientOptions) {
-    this.base = options.url.replace(/\/+$/, '');
-  }
+  constructor(private readonly options: PrometheusClientOptions) {}
 
   /** The address shown in stale reasons (no query string, no credentials). */
   get where(): string {
-    try {
-      const u = new URL(this.base);
-      return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
-    } catch {
-      return this.base;
-    }
+    return this.options.client.target;
   }
 
   /** Instant query at Prometheus's own "now" (no clock of ours is sent, so skew does not matter). */
@@ -128,11 +118,10 @@ export class PrometheusClient {
     const deadline = AbortSignal.timeout(timeoutMs);
     let res;
     try {
-      res = await fetchText(`${this.base}${path}?${search.toString()}`, {
+      res = await fetchText(this.options.client, `${path}?${search.toString()}`, {
         timeoutMs,
         maxBytes: this.options.maxBytes ?? DEFAULT_MAX_BYTES,
         signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
-        ...(this.options.dispatcher ? { dispatcher: this.options.dispatcher } : {}),
       });
     } catch (err) {
       if (signal?.aborted === true && !deadline.aborted) {

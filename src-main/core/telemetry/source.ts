@@ -1,5 +1,6 @@
 import { toAppError } from '../base/index.js';
 import { TelemetryErrorCode } from './errors.js';
+import type { UpstreamClient } from '../upstream/index.js';
 import { fetchText, type HttpScrapeOptions, type HttpText } from './http-scrape.js';
 import type { SourceReading, StaleReason } from './readings.js';
 
@@ -27,10 +28,9 @@ export type ExecRunner = (
   options: { timeoutMs?: number; maxOutputBytes?: number; signal?: AbortSignal },
 ) => Promise<{ exitCode: number | null; signal?: string | null; stdout: string; stderr: string }>;
 
-/** An HttpGet over undici against `baseUrl` (the tunnel's local URL). */
-export function httpGetFor(baseUrl: string, options: HttpScrapeOptions = {}): HttpGet {
-  const base = baseUrl.replace(/\/+$/, '');
-  return (path, o = {}) => fetchText(`${base}${path}`, { ...options, ...o, signal: o.signal ?? options.signal });
+/** An HttpGet through the service's upstream client (its tunnel). */
+export function httpGetFor(client: UpstreamClient, options: HttpScrapeOptions = {}): HttpGet {
+  return (path, o = {}) => fetchText(client, path, { ...options, ...o, signal: o.signal ?? options.signal });
 }
 
 export function staleReason(code: string, message: string, atMs: number): StaleReason {

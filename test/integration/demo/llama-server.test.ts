@@ -21,6 +21,7 @@ import {
 import { fixtureJson, fixtureText, shapeText, ssePayloads, tinyLlamaProfile } from '../../fixtures/llama-server/fixtures.js';
 import { connectSsh, exec, forward, http } from './demo-client.js';
 import { RawConnection } from './raw-http.js';
+import { urlClient } from '../../helpers/upstream.js';
 
 // The llama-server simulator through the demo hosts' SSH forwards, against the
 // recorded b10573 answers: `tiny` runs the recorded server's settings
@@ -154,7 +155,7 @@ describe('llama-server simulator: busy slots', () => {
 
   it('is scraped by the console source (LlamaServerHttpSource) on its loopback port', async () => {
     const sim = fleet.host('strix').llamaServer('coder');
-    const source = new LlamaServerHttpSource({ id: 'strix/coder', get: httpGetFor(`http://127.0.0.1:${sim.port}`), clock: systemClock });
+    const source = new LlamaServerHttpSource({ id: 'strix/coder', get: httpGetFor(urlClient(`http://127.0.0.1:${sim.port}`)), clock: systemClock });
     const reading = await source.scrape();
     expect(reading.ok).toBe(true);
   });

@@ -9,6 +9,7 @@ import { ConfigSchema } from '../../../src-main/core/config/index.js';
 import { startDemoFleet, type DemoFleet } from '../../../src-main/demo/index.js';
 import { FleetService } from '../../../src-main/core/fleet/index.js';
 import { waitForTick } from './helpers/wait.js';
+import { upstreamKey } from '../../../src-main/core/upstream/index.js';
 
 // The real path end to end: ssh2 client → demo sshd → direct-tcpip → vLLM
 // simulator, nvidia-smi over exec. decodeSpeedFactor 20 makes a 40-token answer
@@ -56,7 +57,7 @@ describe('FleetService on the demo fleet', () => {
       }
     }
     // The console's own callers get the tunnel's private end, not the public port the snapshot shows.
-    expect(fleet.tunnelUrl('l20-poc', 'qwen')).toMatch(/\.tunnel\.gpu-console\.invalid$/);
+    expect(fleet.upstream(upstreamKey('l20-poc', 'qwen')).endpoint).toMatchObject({ kind: 'tunnel', socketPath: expect.stringMatching(/\.sock$/) });
   });
 
   it('after chat requests through a tunnel, the snapshots show generation tok/s and a KV figure', async () => {

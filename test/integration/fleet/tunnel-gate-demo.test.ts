@@ -7,8 +7,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Api } from '../../../src-main/core/api.js';
 import type { App } from '../../../src-main/core/app.js';
-import { tunnelHosts } from '../../../src-main/core/base/index.js';
-import { createTunnelAgent } from '../../../src-main/core/upstream-dispatch.js';
+import { upstreamKey } from '../../../src-main/core/upstream/index.js';
 import type { ActionView, ServiceView } from '../../../src-preload/contract/index.js';
 import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
 import { HAVE_OPENSSH } from '../../helpers/ssh-tools.js';
@@ -109,21 +108,16 @@ describe.each(TRANSPORTS)('%s transport: the tunnel ports refuse engine admin pa
   });
 
   it("the console's own path is the tunnel's private socket, in a 0700 folder of the data dir, closed to other users", async () => {
-    const privateUrl = app.fleet.tunnelUrl('l20-poc', 'qwen');
-    expect(privateUrl).toMatch(/^http:\/\/[0-9a-f]{24}\.tunnel\.gpu-console\.invalid$/);
-    const socketPath = tunnelHosts.socketPathOf(new URL(privateUrl).hostname)!;
+    const client = app.fleet.upstream(upstreamKey('l20-poc', 'qwen'));
+    expect(client.endpoint).toMatchObject({ kind: 'tunnel', key: 'l20-poc/qwen' });
+    const socketPath = client.endpoint.kind === 'tunnel' ? client.endpoint.socketPath : '';
     expect(dirname(socketPath)).toBe(join(dataDir, 'tunnels'));
     expect(statSync(dirname(socketPath)).mode & 0o777).toBe(0o700);
     expect(statSync(socketPath).isSocket()).toBe(true);
     expect(statSync(socketPath).mode & 0o077).toBe(0);
-    const agent = createTunnelAgent();
-    try {
-      const res = await request(`${privateUrl}/is_sleeping`, { dispatcher: agent });
-      expect(res.statusCode).toBe(200);
-      expect(await res.body.json()).toEqual({ is_sleeping: false });
-    } finally {
-      await agent.close();
-    }
+    const res = await client.request({ path: '/is_sleeping', deadlineMs: 10_000, maxBodyBytes: 64 * 1024 });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text)).toEqual({ is_sleeping: false });
     // Another local user cannot connect to it by path (root would: the check runs as nobody).
     if (process.getuid?.() === 0) {
       // A spawn can fail for reasons of the machine (EAGAIN under load): that is retried once and

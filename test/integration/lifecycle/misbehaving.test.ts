@@ -8,6 +8,7 @@ import { silentLogger, systemClock } from '../../../src-main/core/base/index.js'
 import { LifecycleService, type LifecycleTargetConfig } from '../../../src-main/core/lifecycle/index.js';
 import { openStore, type Store } from '../../../src-main/core/store/index.js';
 import type { ActionView, FleetSnapshot } from '../../../src-preload/contract/index.js';
+import { urlClient } from '../../helpers/upstream.js';
 
 // A vLLM stand-in on loopback that lies or stalls, and a fake fleet whose
 // nvidia-smi figure we control: each outcome must be reported as it was.
@@ -82,7 +83,7 @@ beforeAll(async () => {
     targets: () => [target],
     fleet: {
       snapshot,
-      tunnelUrl: () => url,
+      upstream: () => urlClient(url),
       exec: (_label, command) => {
         st.calls.push(`exec ${command}`);
         return Promise.resolve({ exitCode: st.execExit, signal: null, stdout: '', stderr: st.execExit ? 'Job for vllm.service failed because the control process exited with error code.' : '', truncated: false });

@@ -7,6 +7,7 @@ import { silentLogger, systemClock, type Clock } from '../../../src-main/core/ba
 import type { FleetService } from '../../../src-main/core/fleet/index.js';
 import { FleetResolver } from '../../../src-main/core/proxy/fleet-resolver.js';
 import type { WakeEstimates } from '../../../src-main/core/proxy/index.js';
+import { urlClient } from '../../helpers/upstream.js';
 
 export function serviceView(id: string, patch: Partial<ServiceView> = {}): ServiceView {
   return {
@@ -58,7 +59,7 @@ export interface FakeFleetOptions {
   serviceId?: string;
   host?: Partial<HostView>;
   service?: Partial<ServiceView>;
-  /** False: the tunnel has no listener (FleetService.tunnelUrl throws, as it does then). */
+  /** False: the tunnel has no listener (FleetService.upstream throws, as it does then). */
   tunnelOpen?: boolean;
   /** Wake estimates; default: none measured. */
   estimates?: WakeEstimates;
@@ -78,11 +79,11 @@ export function fakeFleet(o: FakeFleetOptions): FakeFleet {
   const label = o.label ?? 'h';
   const serviceId = o.serviceId ?? 's';
   const clock = o.clock ?? systemClock;
-  // FleetResolver reads only tunnelUrl from the fleet; the rest comes from the snapshot it remembers.
-  const fleet: Pick<FleetService, 'tunnelUrl'> = {
-    tunnelUrl: (l, id) => {
-      if (o.tunnelOpen === false || l !== label || id !== serviceId) throw new Error(`the tunnel to ${l}/${id} is not open`);
-      return o.url;
+  // FleetResolver reads only the service's client from the fleet; the rest comes from the snapshot it remembers.
+  const fleet: Pick<FleetService, 'upstream'> = {
+    upstream: (key) => {
+      if (o.tunnelOpen === false || key !== `${label}/${serviceId}`) throw new Error(`the tunnel to ${key} is not open`);
+      return urlClient(o.url);
     },
   };
   const estimates: WakeEstimates = o.estimates ?? { expectedWakeMs: () => null, wasMeasured: () => false };

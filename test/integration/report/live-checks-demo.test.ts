@@ -10,6 +10,7 @@ import { VLLM_VERSION } from '../../../src-main/demo/vllm-simulator.js';
 import { FleetService } from '../../../src-main/core/fleet/index.js';
 import { runLiveChecks, type LiveCheckResult } from '../../../src-main/core/report/live-checks.js';
 import { waitForTick } from '../fleet/helpers/wait.js';
+import { upstreamKey } from '../../../src-main/core/upstream/index.js';
 
 // The live checks over the real path: FleetService's ssh2 sessions to the demo
 // hosts (nvidia-smi, ss, sshd -T over exec) and its tunnels to the vLLM
@@ -40,7 +41,7 @@ function check(label: string): Promise<LiveCheckResult> {
   const view = fleet.snapshot().hosts.find((h) => h.label === label)!;
   return runLiveChecks(fleet.hostConfig(label), {
     exec: (command, opts) => fleet.exec(label, command, opts),
-    serviceUrl: (serviceId) => fleet.tunnelUrl(label, serviceId),
+    upstream: (serviceId) => fleet.upstream(upstreamKey(label, serviceId)),
     apiKey: async () => null,
     hostKeyFingerprint: view.hostKeyFingerprint,
     connection: view.state,

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request, type Agent } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetService } from '../../../src-main/core/fleet/index.js';
-import { createTunnelAgent } from '../../../src-main/core/upstream-dispatch.js';
+import { upstreamKey } from '../../../src-main/core/upstream/index.js';
 import { createNetnsHost, knownHostsLine, preClean, type NetnsHost } from '../../helpers/netns-sshd.js';
 import { startFleet, waitHost } from './helpers.js';
 
@@ -15,10 +15,10 @@ import { startFleet, waitHost } from './helpers.js';
 
 let ns: NetnsHost;
 let fleet: FleetService;
-/** The public port; the private end (where /slow, not an inference path, goes) through `agent`. */
+/** The public port; the private end (where /slow, not an inference path, goes) through the service's client's pool `agent`. */
 let url: string;
 let priv: string;
-let agent: Agent;
+let agent: Dispatcher;
 
 const KEEPALIVE_MS = 15_000;
 const POLL_MS = 1_000;
@@ -44,12 +44,12 @@ beforeAll(async () => {
   ).fleet;
   await waitHost(fleet, 'cut', (h) => h.services[0]!.tunnel.state === 'up', 15_000);
   url = fleet.snapshot().hosts[0]!.services[0]!.tunnel.localUrl!;
-  priv = fleet.tunnelUrl('cut', 'm');
-  agent = createTunnelAgent();
+  const client = fleet.upstream(upstreamKey('cut', 'm'));
+  priv = client.dispatchOrigin;
+  agent = client.dispatcher;
 }, 30_000);
 
 afterAll(async () => {
-  await agent?.close();
   await fleet?.dispose();
   await ns?.dispose();
 });

@@ -1,11 +1,10 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { dirname, join } from 'node:path';
-import { request, type Agent } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tunnelHosts } from '../../../src-main/core/base/index.js';
 import type { FleetService } from '../../../src-main/core/fleet/index.js';
-import { createTunnelAgent } from '../../../src-main/core/upstream-dispatch.js';
+import { upstreamKey, type UpstreamClient } from '../../../src-main/core/upstream/index.js';
 import { createNetnsHost, knownHostsLine, preClean, type NetnsHost, type Sshd } from '../../helpers/netns-sshd.js';
 import { handleCounts, startFleet, waitHost } from './helpers.js';
 
@@ -20,7 +19,9 @@ let fleet: FleetService;
 /** The public port, and the private end the drills stream through (its paths /slow and /hang are not inference). */
 let url: string;
 let priv: string;
-let agent: Agent;
+/** The service's client (bound to the tunnel's private socket) and its keep-alive pool. */
+let client: UpstreamClient;
+let agent: Dispatcher;
 let baseline: Record<string, number>;
 
 const KEEPALIVE_MS = 1_000;
@@ -47,8 +48,9 @@ beforeAll(async () => {
   ).fleet;
   await waitHost(fleet, 'drill', (h) => h.services[0]!.tunnel.state === 'up');
   url = fleet.snapshot().hosts[0]!.services[0]!.tunnel.localUrl!;
-  priv = fleet.tunnelUrl('drill', 'm');
-  agent = createTunnelAgent();
+  client = fleet.upstream(upstreamKey('drill', 'm'));
+  priv = client.dispatchOrigin;
+  agent = client.dispatcher;
 }, 30_000);
 
 afterAll(async () => {
@@ -118,7 +120,7 @@ describe('fault drills', () => {
 
     await restartSshd();
     await waitHost(fleet, 'drill', (h) => h.state === 'connected' && h.services[0]!.tunnel.state === 'up', 8_000);
-    expect(fleet.tunnelUrl('drill', 'm')).toBe(priv);
+    expect(fleet.upstream(upstreamKey('drill', 'm'))).toBe(client);
     expect(fleet.snapshot().hosts[0]!.services[0]!.tunnel.localUrl).toBe(url);
     expect((await request(`${url}/v1/models`)).statusCode).toBe(200);
   });
@@ -169,8 +171,8 @@ describe('fault drills', () => {
 
   it('after dispose nothing is left: no SSH socket, listener, stream or timer', async () => {
     const port = Number(new URL(url).port);
-    const socketPath = tunnelHosts.socketPathOf(new URL(fleet.tunnelUrl('drill', 'm')).hostname)!;
-    await agent.close();
+    const end = fleet.upstream(upstreamKey('drill', 'm')).endpoint;
+    const socketPath = end.kind === 'tunnel' ? end.socketPath : '';
     await fleet.dispose();
     expect(existsSync(socketPath)).toBe(false);
     expect(fleet.resourceCounts()).toEqual({ hosts: 0, connections: 0, listeningForwards: 0, activeStreams: 0 });

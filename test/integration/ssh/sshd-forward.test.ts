@@ -3,11 +3,10 @@ import { connect as netConnect } from 'node:net';
 import { join } from 'node:path';
 import { statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Pool, request, type Agent } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tunnelHosts } from '../../../src-main/core/base/index.js';
 import type { FleetService } from '../../../src-main/core/fleet/index.js';
-import { createTunnelAgent, tunnelAwareConnector } from '../../../src-main/core/upstream-dispatch.js';
+import { upstreamKey } from '../../../src-main/core/upstream/index.js';
 import { createNetnsHost, knownHostsLine, preClean, type NetnsHost } from '../../helpers/netns-sshd.js';
 import { startFleet, waitHost } from './helpers.js';
 
@@ -22,7 +21,7 @@ let url: string;
 /** The tunnel's private end (the console's own callers), and its socket. */
 let priv: string;
 let socketPath: string;
-let agent: Agent;
+let agent: Dispatcher;
 
 /** The same bytes the model server's /blob sends (AES-128-CTR keystream of zeros). */
 function expectedBlobSha(bytes: number, seed: string): string {
@@ -52,13 +51,14 @@ beforeAll(async () => {
   ]).fleet;
   await waitHost(fleet, 'fwd', (h) => h.services[0]!.tunnel.state === 'up');
   url = fleet.snapshot().hosts[0]!.services[0]!.tunnel.localUrl!;
-  priv = fleet.tunnelUrl('fwd', 'm');
-  socketPath = tunnelHosts.socketPathOf(new URL(priv).hostname)!;
-  agent = createTunnelAgent();
+  const client = fleet.upstream(upstreamKey('fwd', 'm'));
+  const end = client.endpoint;
+  priv = client.dispatchOrigin;
+  socketPath = end.kind === 'tunnel' ? end.socketPath : '';
+  agent = client.dispatcher;
 }, 30_000);
 
 afterAll(async () => {
-  await agent?.close();
   await fleet?.dispose();
   await ns?.dispose();
 });
@@ -85,28 +85,25 @@ describe('tunnel integrity through OpenSSH sshd', () => {
   });
 
   it('200 concurrent streams over one SSH connection, each echoed byte-exact', async () => {
-    const pool = new Pool(priv, { connections: 200, pipelining: 1, connect: tunnelAwareConnector() });
-    try {
-      const bodies = Array.from({ length: 200 }, (_, i) => randomBytes(16 * 1024 + ((i * 7919) % (240 * 1024))));
-      let peak = 0;
-      const watch = setInterval(() => (peak = Math.max(peak, fleet.resourceCounts().activeStreams)), 5);
-      const results = await Promise.all(
-        bodies.map(async (body) => {
-          const res = await pool.request({ path: '/echo', method: 'POST', body, headers: { 'content-type': 'application/octet-stream' } });
-          const back = Buffer.from(await res.body.arrayBuffer());
-          return { sent: createHash('sha256').update(body).digest('hex'), got: createHash('sha256').update(back).digest('hex'), len: back.length };
-        }),
-      );
-      clearInterval(watch);
-      for (const [i, r] of results.entries()) {
-        expect(r.len).toBe(bodies[i]!.length);
-        expect(r.got).toBe(r.sent);
-      }
-      expect(peak).toBeGreaterThan(100); // they really ran side by side
-      expect(fleet.resourceCounts().connections).toBe(1);
-    } finally {
-      await pool.close();
+    // The service's own client: its pool opens connections as the streams need them.
+    const pool = agent;
+    const bodies = Array.from({ length: 200 }, (_, i) => randomBytes(16 * 1024 + ((i * 7919) % (240 * 1024))));
+    let peak = 0;
+    const watch = setInterval(() => (peak = Math.max(peak, fleet.resourceCounts().activeStreams)), 5);
+    const results = await Promise.all(
+      bodies.map(async (body) => {
+        const res = await pool.request({ path: '/echo', method: 'POST', body, headers: { 'content-type': 'application/octet-stream' } });
+        const back = Buffer.from(await res.body.arrayBuffer());
+        return { sent: createHash('sha256').update(body).digest('hex'), got: createHash('sha256').update(back).digest('hex'), len: back.length };
+      }),
+    );
+    clearInterval(watch);
+    for (const [i, r] of results.entries()) {
+      expect(r.len).toBe(bodies[i]!.length);
+      expect(r.got).toBe(r.sent);
     }
+    expect(peak).toBeGreaterThan(100); // they really ran side by side
+    expect(fleet.resourceCounts().connections).toBe(1);
   });
 
   it('backpressure: a client that stops reading does not make the console buffer the stream', async () => {

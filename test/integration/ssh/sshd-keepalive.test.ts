@@ -9,6 +9,7 @@ import { driveRacingLoad } from '../../helpers/httplib-like-upstream.js';
 import { createNetnsHost, knownHostsLine, preClean, type NetnsHost } from '../../helpers/netns-sshd.js';
 import { startStubProxy, type StubProxy } from '../proxy/helpers.js';
 import { startFleet, waitHost } from './helpers.js';
+import { upstreamKey } from '../../../src-main/core/upstream/index.js';
 
 // The keep-alive retry through a real tunnel: the proxy → the console's SSH
 // forward → Debian's OpenSSH sshd in a network namespace → a model server with
@@ -55,7 +56,9 @@ describe.skipIf(why !== null)(`keep-alive closes through OpenSSH sshd${why ? ` (
       },
     ]).fleet;
     await waitHost(fleet, 'ka', (h) => h.services[0]!.tunnel.state === 'up');
-    p = await startStubProxy([{ label: 'ka', id: 'm', model: 'test-model', url: fleet.tunnelUrl('ka', 'm'), slots: 16 }]);
+    // The proxy reaches the service as the app's does: through the fleet's client of its tunnel.
+    const client = fleet.upstream(upstreamKey('ka', 'm'));
+    p = await startStubProxy([{ label: 'ka', id: 'm', model: 'test-model', url: client.target, slots: 16 }], {}, { resolve: () => ({ ok: true, url: client.target, client }) });
   }, 30_000);
 
   afterAll(async () => {

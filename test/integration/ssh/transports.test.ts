@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Pool, request } from 'undici';
-import { createTunnelAgent } from '../../../src-main/core/upstream-dispatch.js';
+import { upstreamKey } from '../../../src-main/core/upstream/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HostView } from '../../../src-preload/contract/index.js';
 import type { FleetService, FleetServiceOptions } from '../../../src-main/core/fleet/index.js';
@@ -128,14 +128,9 @@ describe.each(TRANSPORTS)('%s transport against OpenSSH sshd', (transport: Trans
     const res = await request(`${url}/v1/models`);
     expect(res.statusCode).toBe(200);
     expect(JSON.parse(await res.body.text())).toMatchObject({ data: [{ id: 'test-model' }] });
-    const agent = createTunnelAgent();
-    try {
-      const own = await request(`${fleet.tunnelUrl(label, 'm')}/v1/models`, { dispatcher: agent });
-      expect(own.statusCode).toBe(200);
-      await own.body.text();
-    } finally {
-      await agent.close();
-    }
+    // The console's own path: the service's client, bound to the tunnel's private socket.
+    const own = await fleet.upstream(upstreamKey(label, 'm')).request({ path: '/v1/models', deadlineMs: 10_000, maxBodyBytes: 1 << 20 });
+    expect(own.status).toBe(200);
     return url;
   }
 
@@ -459,17 +454,12 @@ describe.each(TRANSPORTS)('%s transport against OpenSSH sshd', (transport: Trans
       expect(res.statusCode, path).toBe(403);
       expect(((await res.body.json()) as { error: { code: string } }).error.code).toBe('TUNNEL_ADMIN_PATH_REFUSED');
     }
-    const agent = createTunnelAgent();
-    try {
-      const seen = async () => (await (await request(`${fleet.tunnelUrl('gate', 'm')}/_requests`, { dispatcher: agent })).body.json()) as string[];
-      expect((await seen()).filter((r) => r.includes(marker))).toEqual([]);
-      // The console's own path reaches the same endpoint (the stand-in answers 404: it has no /sleep).
-      const own = await request(`${fleet.tunnelUrl('gate', 'm')}/sleep?${marker}`, { method: 'POST', body: '{}', dispatcher: agent });
-      expect(own.statusCode).toBe(404);
-      await own.body.text();
-      expect((await seen()).filter((r) => r.includes(marker))).toEqual([`POST /sleep?${marker}`]);
-    } finally {
-      await agent.close();
-    }
+    const client = fleet.upstream(upstreamKey('gate', 'm'));
+    const seen = async () => JSON.parse((await client.request({ path: '/_requests', deadlineMs: 10_000, maxBodyBytes: 1 << 20 })).text) as string[];
+    expect((await seen()).filter((r) => r.includes(marker))).toEqual([]);
+    // The console's own path reaches the same endpoint (the stand-in answers 404: it has no /sleep).
+    const own = await client.request({ method: 'POST', path: `/sleep?${marker}`, body: '{}', deadlineMs: 10_000, maxBodyBytes: 1 << 20 });
+    expect(own.status).toBe(404);
+    expect((await seen()).filter((r) => r.includes(marker))).toEqual([`POST /sleep?${marker}`]);
   }, 30_000);
 });

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src-main/core/base/index.js';
 import { LlamaServerHttpSource, VllmHttpSource, httpGetFor } from '../../../src-main/core/telemetry/index.js';
+import { closeUrlClients, urlClient } from '../../helpers/upstream.js';
 
 // The HTTP sources against a real loopback server: good answers, a stall past
 // the deadline, a body over the cap, an HTML error page — each a coded stale
@@ -12,7 +12,6 @@ import { LlamaServerHttpSource, VllmHttpSource, httpGetFor } from '../../../src-
 let server: Server;
 let base = '';
 let mode: 'ok' | 'stall' | 'huge' | 'html' | 'loading' = 'ok';
-const agent = new Agent({ connections: 4 });
 
 const METRICS = `# TYPE vllm:num_requests_running gauge
 vllm:num_requests_running{engine="0",model_name="q"} 2.0
@@ -64,12 +63,12 @@ beforeAll(async () => {
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  await agent.close();
+  await closeUrlClients();
 });
 
 describe('HTTP telemetry sources over loopback', () => {
   it('reads vLLM, then turns a stall, an oversized body and an HTML page into coded stale reasons', async () => {
-    const get = httpGetFor(base, { dispatcher: agent, timeoutMs: 300 });
+    const get = httpGetFor(urlClient(base), { timeoutMs: 300 });
     const src = new VllmHttpSource({ id: 'h/q', get, clock: new FakeClock(), maxBytes: 1024 * 1024 });
     mode = 'ok';
     const ok = await src.scrape();
@@ -89,13 +88,13 @@ describe('HTTP telemetry sources over loopback', () => {
 
   it('llama-server: loading is its own stale reason', async () => {
     mode = 'loading';
-    const src = new LlamaServerHttpSource({ id: 'h/l', get: httpGetFor(base, { dispatcher: agent, timeoutMs: 500 }), clock: new FakeClock() });
+    const src = new LlamaServerHttpSource({ id: 'h/l', get: httpGetFor(urlClient(base), { timeoutMs: 500 }), clock: new FakeClock() });
     const r = await src.scrape();
     expect(r.ok ? 'ok' : r.stale.code).toBe('TELEMETRY_SERVER_LOADING');
   });
 
   it('a closed port is TELEMETRY_SCRAPE_FAILED', async () => {
-    const src = new VllmHttpSource({ id: 'h/q', get: httpGetFor('http://127.0.0.1:1', { dispatcher: agent, timeoutMs: 500 }), clock: new FakeClock() });
+    const src = new VllmHttpSource({ id: 'h/q', get: httpGetFor(urlClient('http://127.0.0.1:1'), { timeoutMs: 500 }), clock: new FakeClock() });
     const r = await src.scrape();
     expect(r.ok ? 'ok' : r.stale.code).toBe('TELEMETRY_SCRAPE_FAILED');
   });

@@ -3,6 +3,7 @@ import { FakeClock, silentLogger } from '../../../src-main/core/base/index.js';
 import { LlamaSimulator } from '../../../src-main/demo/index.js';
 import { samplingParams } from '../../../src-main/demo/llama-shapes.js';
 import { LlamaServerHttpSource, ServiceDeriver, httpGetFor } from '../../../src-main/core/telemetry/index.js';
+import { urlClient } from '../../helpers/upstream.js';
 import { tinyLlamaProfile } from '../../fixtures/llama-server/fixtures.js';
 import { rateWindows, spacing, summary, worstRelative, type ReplayPoint } from '../../unit/core/telemetry/llama-rate-windows.js';
 
@@ -46,7 +47,7 @@ async function run(times: number[]): Promise<ReplayPoint[]> {
     });
   };
   for (let i = 0; i < CLIENTS; i++) client();
-  const source = new LlamaServerHttpSource({ id: 'tiny/llama', get: httpGetFor(`http://127.0.0.1:${s.port}`), clock });
+  const source = new LlamaServerHttpSource({ id: 'tiny/llama', get: httpGetFor(urlClient(`http://127.0.0.1:${s.port}`)), clock });
   const deriver = new ServiceDeriver();
   const nCtx = engine.nCtx * s.profile.parallel;
   const points: ReplayPoint[] = [];

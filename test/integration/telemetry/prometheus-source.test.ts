@@ -25,6 +25,7 @@ import {
 import { waitForTick } from '../fleet/helpers/wait.js';
 import { freePort, startPrometheus, which, type PromTarget, type RunningPrometheus } from './prometheus-harness.js';
 import { until } from '../../helpers/until.js';
+import { closeUrlClients, urlClient } from '../../helpers/upstream.js';
 
 // The Prometheus API source against the REAL Prometheus (Debian's package),
 // on 127.0.0.1 only: it scrapes the demo fleet's services through the
@@ -93,11 +94,11 @@ async function readUntil<T>(what: string, read: () => Promise<T>, done: (v: T) =
 }
 
 const source = (host: string, target: ConstructorParameters<typeof PrometheusApiSource>[0]['target'], over: Partial<PrometheusSourceConfig> = {}) =>
-  new PrometheusApiSource({ id: `${host}/${target.kind === 'gpus' ? 'gpus' : target.service.id}`, clock: systemClock, dispatcher: agent, prometheus: { ...promConfig, ...over }, host, target });
+  new PrometheusApiSource({ id: `${host}/${target.kind === 'gpus' ? 'gpus' : target.service.id}`, clock: systemClock, client: urlClient({ ...promConfig, ...over }.url), prometheus: { ...promConfig, ...over }, host, target });
 
 async function directReading(s: { service: ServiceConfig; url: string }): Promise<ServiceReading> {
-  if (s.service.kind === 'vllm') return { ...serviceReadingFromVllm((await scrapeVllmMetrics(s.url, { dispatcher: agent })).metrics), health: 'ok' };
-  return { ...serviceReadingFromLlama((await scrapeLlamaServerMetrics(s.url, { dispatcher: agent })).metrics), health: 'ok' };
+  if (s.service.kind === 'vllm') return { ...serviceReadingFromVllm((await scrapeVllmMetrics(urlClient(s.url))).metrics), health: 'ok' };
+  return { ...serviceReadingFromLlama((await scrapeLlamaServerMetrics(urlClient(s.url))).metrics), health: 'ok' };
 }
 
 describe.skipIf(prometheusVersion === null)(`PrometheusApiSource against a real Prometheus (${prometheusVersion ?? 'absent'})`, () => {
@@ -126,7 +127,7 @@ describe.skipIf(prometheusVersion === null)(`PrometheusApiSource against a real 
     prom = await startPrometheus(join(dir, 'prom'), targets);
     promConfig = ConfigSchema.parse({ telemetry: { prometheus: { url: prom.url, timeoutMs: 3_000 } } }).telemetry.prometheus!;
     // Wait until every target has been scraped once (its `up` exists).
-    const client = new PrometheusClient({ url: prom.url, timeoutMs: 3_000, dispatcher: agent });
+    const client = new PrometheusClient({ client: urlClient(prom.url), timeoutMs: 3_000 });
     await readUntil(
       'every target scraped',
       async () => (await client.instant('up')).series.length,
@@ -141,6 +142,7 @@ describe.skipIf(prometheusVersion === null)(`PrometheusApiSource against a real 
     await fleet?.dispose();
     await demo?.dispose();
     await agent.close();
+    await closeUrlClients();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -280,7 +282,7 @@ describe.skipIf(prometheusVersion === null)(`PrometheusApiSource against a real 
     const dashboard = JSON.parse(readFileSync(join(import.meta.dirname, '../../../resources/grafana/gpu-console-dashboard.json'), 'utf8')) as {
       panels: { title: string; targets?: { expr: string }[] }[];
     };
-    const client = new PrometheusClient({ url: prom.url, timeoutMs: 3_000, dispatcher: agent });
+    const client = new PrometheusClient({ client: urlClient(prom.url), timeoutMs: 3_000 });
     // As Grafana would send them with "All" picked.
     const expand = (expr: string) => expr.replaceAll('$host', '.*').replaceAll('$service', '.*').replaceAll('$__rate_interval', '1m');
     const mustHaveData = ['Connected', 'GPU memory used', 'GPU utilisation', 'GPU power', 'GPU temperature', 'Up', 'Requests running', 'KV cache', 'Tunnel probe latency'];

@@ -1,13 +1,13 @@
 // Stage: forward. An admitted request goes to where its upstream is now (the
 // tunnel may have moved or dropped while it waited), with the upstream's API
-// key when it has one, over one keep-alive undici pool per upstream (for the
-// origin it has now: a tunnel opened again has a new private name, and the old
-// pool is closed rather than kept); its slot is released when it ends. Owns
-// those pools, the key cache, and the list of requests being forwarded per
-// upstream (what a drain waits for or cuts).
-import type { Pool } from 'undici';
+// key when it has one, over the upstream's UpstreamClient: the fleet's, bound to
+// its tunnel (a tunnel opened again comes with a new one), or — for a resolver
+// that answers a URL — one the forwarder makes per upstream for the origin it
+// has now, closing the previous origin's rather than keeping it. Its slot is
+// released when it ends. Owns those URL clients, the key cache, and the list of
+// requests being forwarded per upstream (what a drain waits for or cuts).
 import { describeUrlTarget, fireAndForget, silentLogger, type Logger, type OnPremGuard } from '../../base/index.js';
-import { createUpstreamPool } from '../../upstream-dispatch.js';
+import { UpstreamClient } from '../../upstream/index.js';
 import { wire, type Exchange } from '../exchange.js';
 import { forward } from '../forward.js';
 import type { StoredAnswer } from '../idempotency.js';
@@ -22,11 +22,10 @@ import type { WireError } from '../errors.js';
 import type { Target, UpstreamBody } from './upstream.js';
 
 export class Forwarder {
-  /** By upstream key: one pool each, for its current origin. */
-  private readonly dispatchers = new Map<string, { origin: string; pool: Pool }>();
+  /** By upstream key, for resolvers that answer a URL: one client each, for its current origin. */
+  private readonly urlClients = new Map<string, { origin: string; client: UpstreamClient }>();
   private readonly apiKeys = new Map<string, string>();
   private readonly running = new Map<string, LiveList<Exchange>>();
-  private readonly onPremOrigins = new Set<string>();
 
   constructor(
     private readonly env: StageEnv,
@@ -69,8 +68,9 @@ export class Forwarder {
       const avail = this.resolver.resolve(spec);
       if (!avail.ok) return mayFailover ? { kind: 'early', error: unavailableError(avail, pool) } : answered(ex, unavailableError(avail, pool));
       ex.url = avail.url;
-      // Tunnel origins are few and stable: each is checked (and its URL parsed) once.
-      if (this.offPrem && !this.onPremOrigins.has(avail.url) && !this.checkOnPrem(avail.url)) {
+      // A tunnel's client is on this machine by construction; a URL's is checked once, when it is made.
+      const client = avail.client ?? this.clientFor(spec.key, avail.url);
+      if (client === null) {
         return answered(ex, wire(502, 'upstream_off_prem', `${spec.key} resolved to ${describeUrlTarget(avail.url)}, outside loopback and the console's tunnels; refused`, { retryAfterS: 600 }));
       }
       let apiKey: string | null = null;
@@ -84,9 +84,10 @@ export class Forwarder {
       if (ex.clientGone) return DONE_OUTCOME;
       const { settings, mono } = this.env;
       const result = await forward(ex, {
-        dispatcher: this.dispatcherFor(spec.key, avail.url),
-        origin: avail.url,
-        path,
+        dispatcher: client.dispatcher,
+        freshConnection: () => client.openFreshConnection(),
+        origin: client.dispatchOrigin,
+        path: client.fullPath(path),
         body: out.body,
         apiKey,
         headersTimeoutMs: settings.upstreamHeadersTimeoutMs,
@@ -118,17 +119,10 @@ export class Forwarder {
     }
   }
 
-  private checkOnPrem(url: string): boolean {
-    if (!this.offPrem!.check(url, 'proxy')) return false;
-    if (this.onPremOrigins.size > 1024) this.onPremOrigins.clear();
-    this.onPremOrigins.add(url);
-    return true;
-  }
-
-  /** Closes every upstream connection now. */
+  /** Closes the connections of the clients it made now (the fleet's clients close with their tunnels). */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.dispatchers.values()].map((d) => d.pool.destroy()));
-    this.dispatchers.clear();
+    await Promise.allSettled([...this.urlClients.values()].map((d) => d.client.destroy()));
+    this.urlClients.clear();
   }
 
   private async apiKeyFor(spec: UpstreamSpec): Promise<string | null> {
@@ -142,16 +136,21 @@ export class Forwarder {
     return value;
   }
 
-  private dispatcherFor(key: string, origin: string): Pool {
-    const held = this.dispatchers.get(key);
-    if (held?.origin === origin) return held.pool;
-    // Each reconnect gives the tunnel a new name: a pool per origin grew by one per reconnect, forever.
-    // The old one finishes what it carries, then closes.
-    if (held) fireAndForget(held.pool.close(), this.logger, `closing the pool of ${key}'s previous tunnel`);
-    // Keep-alive below the upstream's own limits (core/upstream-dispatch.ts).
-    const pool = createUpstreamPool(origin, 256);
-    this.dispatchers.set(key, { origin, pool });
-    return pool;
+  /** The client of a URL an upstream resolved to; null when the on-prem guard refused it (counted, nothing made). */
+  private clientFor(key: string, origin: string): UpstreamClient | null {
+    const held = this.urlClients.get(key);
+    if (held?.origin === origin) return held.client;
+    let client: UpstreamClient;
+    try {
+      client = UpstreamClient.forUrl(origin, { onPrem: this.offPrem, purpose: 'proxy' });
+    } catch {
+      return null;
+    }
+    // An upstream that moves (a reconnect) would grow one client per origin, forever: the old one
+    // finishes what it carries, then closes.
+    if (held) fireAndForget(held.client.close(), this.logger, `closing the client of ${key}'s previous origin`);
+    this.urlClients.set(key, { origin, client });
+    return client;
   }
 
   private runningList(key: string): LiveList<Exchange> {

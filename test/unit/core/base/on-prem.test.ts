@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OnPremErrorCode, OffPremCounter, TunnelHosts, createOffPremCounter, describeUrlTarget, isOnPremUrl, offPremError } from '../../../../src-main/core/base/index.js';
+import { OnPremErrorCode, OffPremCounter, createOffPremCounter, describeUrlTarget, isOnPremUrl, offPremError } from '../../../../src-main/core/base/index.js';
 import { isLoopbackUrl } from '../../../../src-main/core/config/schema.js';
 
 const ON = [
@@ -77,22 +77,16 @@ describe('OffPremCounter', () => {
 });
 
 describe("the console's own tunnels", () => {
-  it('a registered tunnel name is on this machine; an unregistered one under the same domain is not', () => {
-    const tunnels = new TunnelHosts();
-    const entry = tunnels.register('/tmp/gc-test/x.sock');
-    expect(entry.url).toMatch(/^http:\/\/[0-9a-f]{24}\.tunnel\.gpu-console\.invalid$/);
-    expect(isOnPremUrl(`${entry.url}/sleep`, tunnels)).toBe(true);
-    expect(isOnPremUrl(`${entry.url.toUpperCase().replace('HTTP', 'http')}/v1/models`, tunnels)).toBe(true);
-    expect(isOnPremUrl('http://000000000000000000000000.tunnel.gpu-console.invalid/', tunnels)).toBe(false);
-    expect(isOnPremUrl('http://tunnel.gpu-console.invalid/', tunnels)).toBe(false);
-    const counter = new OffPremCounter(tunnels);
-    expect(counter.check(entry.url, 'lifecycle')).toBe(true);
-    entry.dispose();
-    expect(isOnPremUrl(entry.url, tunnels)).toBe(false);
-    expect(counter.check(entry.url, 'lifecycle')).toBe(false);
+  it('have no URL to pass the guard by: no name, `.invalid` or other, counts as on this machine', () => {
+    // A tunnel's private end is reached only through its UpstreamClient, bound to the socket.
+    expect(isOnPremUrl('http://000000000000000000000000.tunnel.gpu-console.invalid/')).toBe(false);
+    expect(isOnPremUrl('http://tunnel.gpu-console.invalid/')).toBe(false);
+    const counter = new OffPremCounter();
+    expect(counter.check('http://0123456789abcdef01234567.tunnel.gpu-console.invalid/sleep', 'lifecycle')).toBe(false);
     expect(counter.counts()).toEqual({ proxy: 0, lifecycle: 1, probe: 0 });
   });
 });
+
 
 describe('offPremError', () => {
   it('names the purpose and the target, never the user info, path or query', () => {

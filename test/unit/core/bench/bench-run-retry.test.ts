@@ -4,6 +4,7 @@ import { silentLogger, systemClock } from '../../../../src-main/core/base/index.
 import { BenchRepository, BenchService, type ResolvedTarget } from '../../../../src-main/core/bench/index.js';
 import { benchConnectionRetries } from '../../../../src-main/core/bench/http-request.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
+import { UpstreamClient } from '../../../../src-main/core/upstream/index.js';
 import { startHttplibLikeUpstream, type HttplibLikeUpstream } from '../../../helpers/httplib-like-upstream.js';
 
 // A benchmark run straight against a cpp-httplib-like server whose idle closes
@@ -27,7 +28,11 @@ describe('a benchmark run against a cpp-httplib-like server', () => {
     store = openStore({ file: ':memory:' });
     const service = new BenchService({ repo: new BenchRepository(store.db, systemClock), clock: systemClock, logger: silentLogger, emitProgress: () => undefined, audit: () => undefined });
     const url = up.url;
-    const target: ResolvedTarget = { endpoint: { url: `${url}/v1/chat/completions`, headers: {}, model: 'test-model' }, upstream: null, host: null, serviceId: null, model: 'test-model', slots: null, release: () => undefined };
+    // Each run resolves its target anew, with a client of its own that its release closes (as for a URL target).
+    const target = (): ResolvedTarget => {
+      const client = UpstreamClient.forUrl(url, { onPrem: null, purpose: 'probe' });
+      return { endpoint: { client, path: '/v1/chat/completions', headers: {}, model: 'test-model' }, upstream: null, host: null, serviceId: null, model: 'test-model', slots: null, release: () => void client.destroy() };
+    };
     // Arrivals every idleMs − 4 … idleMs + 1 ms, around the server's idle timer, streaming and not.
     const levels = [21, 22, 23, 24, 25, 26].map((gapMs) => Math.round((1000 / gapMs) * 1000) / 1000);
     const run = async (over: Partial<BenchScenarioInput>) => {
@@ -42,7 +47,7 @@ describe('a benchmark run against a cpp-httplib-like server', () => {
         requestTimeoutMs: 10_000,
         ...over,
       });
-      const id = service.start(await service.prepare(scenario, async () => target), 'console');
+      const id = service.start(await service.prepare(scenario, async () => target()), 'console');
       return service.whenFinished(id);
     };
     const before = benchConnectionRetries();

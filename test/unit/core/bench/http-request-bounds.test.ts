@@ -1,16 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_ANSWER_BYTES, MAX_STREAM_LINE_CHARS, runRequest } from '../../../../src-main/core/bench/http-request.js';
-import { createKeepAliveAgent } from '../../../../src-main/core/upstream-dispatch.js';
+import { UpstreamClient } from '../../../../src-main/core/upstream/index.js';
 
 // A benchmark target is any loopback server the operator names; what it sends
 // back must not grow the console without bound: a stream line that never
 // ends, an error page of megabytes, a non-streamed answer of tens of megabytes.
 
 const servers: Server[] = [];
-const dispatchers: Dispatcher[] = [];
+const dispatchers: UpstreamClient[] = [];
 afterEach(async () => {
   await Promise.allSettled(dispatchers.splice(0).map((d) => d.destroy()));
   for (const s of servers.splice(0)) {
@@ -43,16 +42,17 @@ async function serve(status: number, type: string, head: string, size: number): 
 }
 
 function run(url: string, stream: boolean) {
-  const dispatcher = createKeepAliveAgent(1);
-  dispatchers.push(dispatcher);
+  const u = new URL(url);
+  const client = UpstreamClient.forUrl(u.origin, { onPrem: null, purpose: 'probe' }, { connections: 1 });
+  dispatchers.push(client);
   return runRequest({
-    url,
+    client,
+    path: u.pathname,
     headers: {},
     body: { model: 'M', messages: [{ role: 'user', content: 'x' }], stream },
     stream,
     timeoutMs: 20_000,
     signal: new AbortController().signal,
-    dispatcher,
     now: () => performance.now(),
   });
 }

@@ -1,9 +1,8 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import type { Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RequestErrorCode } from '../../../../src-main/core/bench/errors.js';
 import { benchConnectionRetries, runRequest, type RequestSpec } from '../../../../src-main/core/bench/http-request.js';
-import { createKeepAliveAgent, openFreshConnection } from '../../../../src-main/core/upstream-dispatch.js';
+import { UpstreamClient } from '../../../../src-main/core/upstream/index.js';
 
 // The benchmark client's retry-once rule, against loopback servers that close a
 // kept-alive connection under the next request (as cpp-httplib's idle close
@@ -19,7 +18,7 @@ interface Scripted {
 
 const servers: Server[] = [];
 const sockets = new Set<Socket>();
-const dispatchers: Dispatcher[] = [];
+const dispatchers: UpstreamClient[] = [];
 afterEach(async () => {
   await Promise.allSettled(dispatchers.splice(0).map((d) => d.destroy()));
   for (const s of sockets) s.destroy(); // a hanging request's connection
@@ -66,25 +65,29 @@ async function scripted(script: (conn: number, n: number) => Behaviour): Promise
   });
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`, requests };
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url: `${origin}/v1/chat/completions`, requests };
 }
 
-function spec(url: string, dispatcher: Dispatcher, over: Partial<RequestSpec> = {}): RequestSpec {
+/** A request to the scripted server's chat path through `client` (the server is the client's own endpoint). */
+function spec(_url: string, client: UpstreamClient, over: Partial<RequestSpec> = {}): RequestSpec {
   return {
-    url,
+    client,
+    path: '/v1/chat/completions',
     headers: {},
     body: { model: 'M', messages: [{ role: 'user', content: 'x' }], stream: false },
     stream: false,
     timeoutMs: 5_000,
     signal: new AbortController().signal,
-    dispatcher,
     now: () => performance.now(),
     ...over,
   };
 }
 
-function agent(): Dispatcher {
-  const a = createKeepAliveAgent(1);
+let origin = '';
+/** The keep-alive client of the last scripted server (its one connection at a time, as a closed-loop level of 1). */
+function agent(): UpstreamClient {
+  const a = UpstreamClient.forUrl(origin, { onPrem: null, purpose: 'probe' }, { connections: 1 });
   dispatchers.push(a);
   return a;
 }
@@ -119,14 +122,12 @@ describe('runRequest: retry once on a fresh connection', () => {
     const d = agent();
     await runRequest(spec(s.url, d));
     let opened = 0;
-    const second = await runRequest(
-      spec(s.url, d, {
-        freshConnection: (origin) => {
-          opened++;
-          return openFreshConnection(origin);
-        },
-      }),
-    );
+    const openFresh = d.openFreshConnection.bind(d);
+    d.openFreshConnection = () => {
+      opened++;
+      return openFresh();
+    };
+    const second = await runRequest(spec(s.url, d));
     expect(second).toMatchObject({ status: null, errorCode: RequestErrorCode.CONNECTION, retried: true });
     expect(opened).toBe(1);
     expect(s.requests.map((r) => [r.conn, r.n])).toEqual([

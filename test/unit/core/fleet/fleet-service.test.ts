@@ -3,7 +3,8 @@ import { connect as netConnect } from 'node:net';
 import { dirname } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FleetSnapshotSchema, type FleetSnapshot } from '../../../../src-preload/contract/index.js';
-import { AppError, FakeClock, tunnelHosts } from '../../../../src-main/core/base/index.js';
+import { AppError, FakeClock } from '../../../../src-main/core/base/index.js';
+import { upstreamKey, type UpstreamClient } from '../../../../src-main/core/upstream/index.js';
 import { ConfigSchema, type Config } from '../../../../src-main/core/config/index.js';
 import { FleetService } from '../../../../src-main/core/fleet/index.js';
 import { FakeSession, startFakeVllm, type FakeVllm } from './fakes.js';
@@ -125,7 +126,7 @@ describe('FleetService', () => {
     expect(svc.generationTokensPerS).toBeNull(); // first sample
     expect(session('l20-poc').forwardCalls[0]).toEqual({ dstHost: '127.0.0.1', dstPort: 8000 });
     // The console's own callers get the tunnel's private end; the snapshot shows the public port.
-    expect(fleet.tunnelUrl('l20-poc', 'qwen')).toMatch(/^http:\/\/[0-9a-f]{24}\.tunnel\.gpu-console\.invalid$/);
+    expect(fleet.upstream(upstreamKey('l20-poc', 'qwen')).endpoint).toMatchObject({ kind: 'tunnel', key: 'l20-poc/qwen', socketPath: expect.stringMatching(/\.sock$/) });
 
     vllm.generationTokens += 150; // over the 1 s interval of the fake clock
     vllm.promptTokens += 2_000;
@@ -278,18 +279,21 @@ describe('FleetService', () => {
   it('connect/disconnect by label; unknown labels are FLEET_UNKNOWN_HOST; disconnect closes tunnels', async () => {
     await expect(fleet.connect('nope')).rejects.toMatchObject({ code: 'FLEET_UNKNOWN_HOST' });
     await expect(fleet.disconnect('nope')).rejects.toMatchObject({ code: 'FLEET_UNKNOWN_HOST' });
-    expect(() => fleet.tunnelUrl('l20-poc', 'qwen')).toThrow(expect.objectContaining({ code: 'FLEET_TUNNEL_NOT_READY' }));
-    expect(() => fleet.tunnelUrl('l20-poc', 'nope')).toThrow(expect.objectContaining({ code: 'FLEET_UNKNOWN_SERVICE' }));
+    expect(() => fleet.upstream(upstreamKey('l20-poc', 'qwen'))).toThrow(expect.objectContaining({ code: 'FLEET_TUNNEL_NOT_READY' }));
+    expect(() => fleet.upstream(upstreamKey('l20-poc', 'nope'))).toThrow(expect.objectContaining({ code: 'FLEET_UNKNOWN_SERVICE' }));
     expect(await fleet.connect('l20-poc')).toBe('connected');
     await settle();
     const url = fleet.snapshot().hosts[0]!.services[0]!.tunnel.localUrl!;
-    const privateHost = new URL(fleet.tunnelUrl('l20-poc', 'qwen')).hostname;
-    expect(tunnelHosts.socketPathOf(privateHost)).not.toBeNull();
+    const privateEnd = fleet.upstream(upstreamKey('l20-poc', 'qwen'));
+    expect(privateEnd.closed).toBe(false);
     expect(await fleet.disconnect('l20-poc')).toBe('disconnected');
     const svc = fleet.snapshot().hosts[0]!.services[0]!;
     expect(svc.tunnel).toMatchObject({ state: 'closed', localUrl: null });
     await expect(refused(url)).resolves.toBe(true);
-    expect(tunnelHosts.socketPathOf(privateHost)).toBeNull();
+    // The tunnel's client went with it: nothing can be sent through the closed tunnel's socket.
+    expect(privateEnd.closed).toBe(true);
+    await expect(privateEnd.request({ path: '/v1/models', deadlineMs: 1_000, maxBodyBytes: 1_024 })).rejects.toMatchObject({ code: 'UPSTREAM_CLOSED' });
+    expect(() => fleet.upstream(upstreamKey('l20-poc', 'qwen'))).toThrow(expect.objectContaining({ code: 'FLEET_TUNNEL_NOT_READY' }));
   });
 
   it('applyConfig keeps unchanged hosts, restarts changed ones, stops removed ones, starts added ones', async () => {
@@ -317,7 +321,7 @@ describe('FleetService', () => {
     await tick();
     const urls = fleet.snapshot().hosts.map((h) => h.services[0]!.tunnel.localUrl!);
     expect(urls).toHaveLength(2);
-    const sockets = [fleet.tunnelUrl('l20-poc', 'qwen'), fleet.tunnelUrl('l40s-lab', 'small')].map((u) => tunnelHosts.socketPathOf(new URL(u).hostname)!);
+    const sockets = [upstreamKey('l20-poc', 'qwen'), upstreamKey('l40s-lab', 'small')].map((k) => socketOf(fleet.upstream(k)));
     for (const path of sockets) expect(existsSync(path)).toBe(true);
     expect(fleet.resourceCounts()).toMatchObject({ hosts: 2, connections: 2, listeningForwards: 2 });
     await fleet.dispose();
@@ -342,4 +346,9 @@ function refused(url: string): Promise<boolean> {
     });
     s.once('error', () => resolve(true));
   });
+}
+
+function socketOf(client: UpstreamClient): string {
+  if (client.endpoint.kind !== 'tunnel') throw new Error(`${client.target} is not a tunnel's client`);
+  return client.endpoint.socketPath;
 }

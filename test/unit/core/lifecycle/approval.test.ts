@@ -7,6 +7,7 @@ import { LifecyclePolicies, LifecycleService, lifecycleTargets, looksLikeGibberi
 import { ConfigSchema } from '../../../../src-main/core/config/index.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 import { invokeChannels, type FleetSnapshot } from '../../../../src-preload/contract/index.js';
+import { urlClient } from '../../../helpers/upstream.js';
 
 // Nothing changes a server without an approval: every path that is not
 // approve-with-the-right-nonce is refused or only proposes; the fake fleet
@@ -42,7 +43,7 @@ beforeEach(() => {
     store, clock, logger: silentLogger, targets: () => targets,
     fleet: {
       snapshot,
-      tunnelUrl: () => { touched.push('http'); return 'http://127.0.0.1:9'; },
+      upstream: () => { touched.push('http'); return urlClient('http://127.0.0.1:9'); },
       exec: (_l, c) => { touched.push(`exec ${c}`); return Promise.resolve({ exitCode: 0, signal: null, stdout: '', stderr: '', truncated: false }); },
     },
     proxy: { drain: () => { touched.push('drain'); return Promise.resolve({ drained: 0, aborted: 0 }); }, resume: () => void touched.push('resume'), load: () => ({ inFlight: 0, queued: 0 }) },

@@ -6,6 +6,7 @@ import { FakeClock, silentLogger } from '../../../../src-main/core/base/index.js
 import { LifecycleService, type LifecycleTargetConfig } from '../../../../src-main/core/lifecycle/index.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 import { ActionViewSchema, type ActionView, type FleetSnapshot } from '../../../../src-preload/contract/index.js';
+import { urlClient } from '../../../helpers/upstream.js';
 
 // Through the action queue, with a fake fleet (the engine's counts, re-read
 // every 100 ms) and a fake proxy: the proposal says how many requests come
@@ -60,7 +61,7 @@ beforeEach(() => {
     store, clock, logger: silentLogger, targets: () => [T],
     fleet: {
       snapshot,
-      tunnelUrl: () => 'http://127.0.0.1:9',
+      upstream: () => urlClient('http://127.0.0.1:9'),
       exec: (_l, command) => {
         events.push({ at: clock.now(), what: `exec ${command}` });
         return Promise.resolve({ exitCode: 1, signal: null, stdout: '', stderr: 'no docker here', truncated: false });

@@ -7,6 +7,7 @@ import { ConfigSchema, type Config } from '../../../../src-main/core/config/inde
 import { isStuck, LifecyclePolicies, LifecycleService, lifecycleTargets } from '../../../../src-main/core/lifecycle/index.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 import type { FleetSnapshot, ServiceView } from '../../../../src-preload/contract/index.js';
+import { urlClient } from '../../../helpers/upstream.js';
 
 // The policies on llama-server, fed the fields the fleet view fills for it
 // (sleep from /props is_sleeping or the router's model status, requests and a
@@ -46,7 +47,7 @@ function build(lifecycle: Record<string, unknown>): void {
     store, clock, logger: silentLogger, targets: () => lifecycleTargets(config),
     fleet: {
       snapshot: () => snap({}),
-      tunnelUrl: () => { touched.push('http'); return 'http://127.0.0.1:9'; },
+      upstream: () => { touched.push('http'); return urlClient('http://127.0.0.1:9'); },
       exec: (_l, c) => { touched.push(`exec ${c}`); return Promise.resolve({ exitCode: 0, signal: null, stdout: '', stderr: '', truncated: false }); },
     },
     proxy: null,

@@ -7,6 +7,7 @@ import { ConfigSchema, type Config } from '../../../../src-main/core/config/inde
 import { LifecyclePolicies, LifecycleService, lifecycleTargets } from '../../../../src-main/core/lifecycle/index.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 import type { FleetSnapshot, ServiceView } from '../../../../src-preload/contract/index.js';
+import { urlClient } from '../../../helpers/upstream.js';
 
 // Issue #27 finding 7, on the policy side: a llama-server that answers /health
 // 503 "Loading model" read as `down` before, so the unhealthy-restart policy
@@ -40,7 +41,7 @@ beforeEach(() => {
   });
   service = new LifecycleService({
     store, clock, logger: silentLogger, targets: () => lifecycleTargets(config),
-    fleet: { snapshot: () => snap('ok'), tunnelUrl: () => 'http://127.0.0.1:9', exec: () => Promise.reject(new Error('no exec')) },
+    fleet: { snapshot: () => snap('ok'), upstream: () => urlClient('http://127.0.0.1:9'), exec: () => Promise.reject(new Error('no exec')) },
     proxy: null,
     onAction: () => undefined, onStanding: () => undefined, notify: () => undefined,
   });

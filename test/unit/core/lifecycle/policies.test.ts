@@ -7,6 +7,7 @@ import { ConfigSchema, type Config } from '../../../../src-main/core/config/inde
 import { LifecyclePolicies, LifecycleService, lifecycleTargets } from '../../../../src-main/core/lifecycle/index.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 import type { FleetSnapshot, ServiceView } from '../../../../src-preload/contract/index.js';
+import { urlClient } from '../../../helpers/upstream.js';
 
 // Policies only PROPOSE: each condition, driven by fleet snapshots built here
 // and a FakeClock, raises exactly one proposal per episode at its threshold
@@ -52,7 +53,7 @@ beforeEach(() => {
     store, clock, logger: silentLogger, targets: () => lifecycleTargets(config),
     fleet: {
       snapshot: () => current,
-      tunnelUrl: () => { touched.push('http'); return 'http://127.0.0.1:9'; },
+      upstream: () => { touched.push('http'); return urlClient('http://127.0.0.1:9'); },
       exec: (_l, c) => { touched.push(`exec ${c}`); return Promise.resolve({ exitCode: 0, signal: null, stdout: '', stderr: '', truncated: false }); },
     },
     proxy: { drain: () => { touched.push('drain'); return Promise.resolve({ drained: 0, aborted: 0 }); }, resume: () => void touched.push('resume'), load: () => load },

@@ -3,13 +3,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger, systemClock } from '../../../../src-main/core/base/index.js';
 import { driverFor, LifecycleService, type LifecycleTargetConfig } from '../../../../src-main/core/lifecycle/index.js';
-import { httpIo } from '../../../../src-main/core/lifecycle/io.js';
+import { UrlClients, httpIo } from '../../../../src-main/core/lifecycle/io.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 import type { FleetSnapshot } from '../../../../src-preload/contract/index.js';
+import { urlClient } from '../../../helpers/upstream.js';
 
 // The router admin driver against a small stub router on 127.0.0.1 that
 // records every call: the planned calls hit exactly the paths the driver
@@ -70,17 +70,17 @@ const T = (over: Partial<LifecycleTargetConfig> = {}): LifecycleTargetConfig => 
 });
 
 let stub: Stub;
-let agent: Agent;
+let agent: UrlClients;
 const fleet = (tunnel: string) => ({
   snapshot: (): FleetSnapshot => ({ at: Date.now(), hosts: [] }),
-  tunnelUrl: () => tunnel,
+  upstream: () => urlClient(tunnel),
   exec: () => Promise.reject(new Error('no ssh in this test')),
 });
 const codeOf = async (p: Promise<unknown>): Promise<string> => p.then(() => 'no error', (err: { code?: string }) => err.code ?? 'uncoded');
 
 beforeEach(async () => {
   stub = await startStub();
-  agent = new Agent({ connections: 2 });
+  agent = new UrlClients(null);
 });
 afterEach(async () => {
   await agent.close();
@@ -166,7 +166,7 @@ describe('router driver through the action queue', () => {
             services: [{ id: 'qwen', kind: 'vllm', model: 'Qwen/Qwen3-8B', aliases: [], slots: 4, remotePort: 8000, tunnel: { state: 'up', localUrl: null, lastError: null }, health: 'ok', sleep: 'awake', requestsRunning: 0, requestsWaiting: 0, kvCachePct: 0, generationTokensPerS: 0, promptTokensPerS: 0, stale: false, staleReason: null }],
           }],
         }),
-        tunnelUrl: () => stub.base,
+        upstream: () => urlClient(stub.base),
         exec: () => Promise.reject(new Error('no ssh')),
       },
       proxy: null,

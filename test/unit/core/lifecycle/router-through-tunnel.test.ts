@@ -6,8 +6,8 @@ import { createOffPremCounter, silentLogger } from '../../../../src-main/core/ba
 import { ConfigSchema } from '../../../../src-main/core/config/index.js';
 import { FleetService } from '../../../../src-main/core/fleet/index.js';
 import { driverFor, type LifecycleTargetConfig } from '../../../../src-main/core/lifecycle/index.js';
-import { httpIo } from '../../../../src-main/core/lifecycle/io.js';
-import { createTunnelAgent } from '../../../../src-main/core/upstream-dispatch.js';
+import { UrlClients, httpIo } from '../../../../src-main/core/lifecycle/io.js';
+import { upstreamKey } from '../../../../src-main/core/upstream/index.js';
 import { FakeSession } from '../fleet/fakes.js';
 
 // A front door's admin API forwarded by one of the console's tunnels, as the
@@ -51,19 +51,20 @@ describe('lifecycle.routerBaseUrl on a tunnel port', () => {
     await refused.body.text();
     expect(calls.filter((c) => c.startsWith('POST'))).toEqual([]);
 
-    expect(fleet.privateUrlOf(`${publicUrl}/admin/models/m/sleep?level=1`)).toBe(`${fleet.tunnelUrl('door', 'admin')}/admin/models/m/sleep?level=1`);
-    expect(fleet.privateUrlOf(`${publicUrl.replace('127.0.0.1', 'localhost')}/x`)).toBe(`${fleet.tunnelUrl('door', 'admin')}/x`);
-    expect(fleet.privateUrlOf('http://127.0.0.1:9/admin')).toBe('http://127.0.0.1:9/admin');
-    expect(fleet.privateUrlOf('not a url')).toBe('not a url');
+    const privateEnd = fleet.upstream(upstreamKey('door', 'admin'));
+    expect(fleet.upstreamAt(`${publicUrl}/admin/models/m/sleep?level=1`)).toEqual({ client: privateEnd, path: '/admin/models/m/sleep?level=1' });
+    expect(fleet.upstreamAt(`${publicUrl.replace('127.0.0.1', 'localhost')}/x`)).toEqual({ client: privateEnd, path: '/x' });
+    expect(fleet.upstreamAt('http://127.0.0.1:9/admin')).toBeNull();
+    expect(fleet.upstreamAt('not a url')).toBeNull();
 
     const target: LifecycleTargetConfig = {
       label: 'door', serviceId: 'admin', upstream: 'door/admin', kind: 'vllm', model: 'm', remoteHost: '127.0.0.1', remotePort: 9000,
       driver: 'router', routerBaseUrl: `${publicUrl}/admin`, restartCommand: null, sleepLevel: 1,
     };
-    const agent = createTunnelAgent();
     const offPrem = createOffPremCounter();
+    const urls = new UrlClients(offPrem);
     try {
-      const io = httpIo(target, fleet, agent, offPrem);
+      const io = httpIo(target, fleet, urls);
       const [step] = driverFor(target).plan('sleep', { sleepLevel: 1 });
       expect(step).toMatchObject({ kind: 'http', url: `${publicUrl}/admin/models/m/sleep?level=1` });
       const answer = await io.http('POST', { url: step!.kind === 'http' ? step!.url! : '' }, null, 5_000);
@@ -71,7 +72,7 @@ describe('lifecycle.routerBaseUrl on a tunnel port', () => {
       expect(calls).toContain('POST /admin/models/m/sleep?level=1');
       expect(offPrem.counts()).toEqual({ proxy: 0, lifecycle: 0, probe: 0 });
     } finally {
-      await agent.close();
+      await urls.close();
     }
   });
 });

@@ -4,6 +4,7 @@ import type { DriverCheck, DriverIo, LifecycleDriver, LifecycleTargetConfig } fr
 import type { LifecycleFleet } from '../../../../src-main/core/lifecycle/ports.js';
 import { hostVram, verifyAction, type VerifyContext } from '../../../../src-main/core/lifecycle/verify.js';
 import type { FleetSnapshot, GpuView } from '../../../../src-preload/contract/index.js';
+import { urlClient } from '../../../helpers/upstream.js';
 
 // Issue #27 finding 4: the evidence of a restart on an AMD APU said "GPU memory
 // (VRAM + GTT): 137 MiB in use on strix" — a reading taken while the model was
@@ -34,7 +35,7 @@ function fakeFleet(state: { gpu: Gpu | null; polledAt: number }): LifecycleFleet
       updatedAt: state.polledAt,
     }],
   });
-  return { snapshot, tunnelUrl: () => 'http://127.0.0.1:1', exec: () => Promise.reject(new Error('no exec here')) };
+  return { snapshot, upstream: () => urlClient('http://127.0.0.1:1'), exec: () => Promise.reject(new Error('no exec here')) };
 }
 
 const target = { label: 'strix', serviceId: 'coder', model: 'qwen3-coder' } as unknown as LifecycleTargetConfig;

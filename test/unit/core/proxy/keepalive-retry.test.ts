@@ -5,7 +5,10 @@ import { errors, Pool, type Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Exchange } from '../../../../src-main/core/proxy/exchange.js';
 import { forward, staleConnectionRetries, type ForwardRequest } from '../../../../src-main/core/proxy/forward.js';
-import { bytesReadBefore, createUpstreamPool, isStaleConnectionFailure } from '../../../../src-main/core/upstream-dispatch.js';
+import { UpstreamClient, bytesReadBefore, isStaleConnectionFailure } from '../../../../src-main/core/upstream/index.js';
+
+/** The keep-alive pool of an upstream client of `origin` (one connection), as the proxy dispatches on it. */
+const createUpstreamPool = (origin: string, connections: number): Dispatcher => UpstreamClient.forUrl(origin, { onPrem: null, purpose: 'proxy' }, { connections }).dispatcher;
 
 // The retry-once rule for a request that meets a kept-alive connection the
 // upstream had just closed: the classifier, and forward() against scripted
@@ -84,7 +87,7 @@ async function closingServer(nth: number, how: 'fin' | 'rst'): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-async function secondRequestError(pool: Pool): Promise<unknown> {
+async function secondRequestError(pool: Dispatcher): Promise<unknown> {
   pools.push(pool);
   const first = await pool.request({ path: '/', method: 'GET' });
   expect(await first.body.text()).toBe('ok');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HostSecuritySchema, InventoryHostSchema, type Check } from '../../../../src-preload/contract/index.js';
-import { AppError, FakeClock, createOffPremCounter, type OffPremPurpose } from '../../../../src-main/core/base/index.js';
+import { AppError, FakeClock, offPremError } from '../../../../src-main/core/base/index.js';
 import { HostConfigSchema, type HostConfig } from '../../../../src-main/core/config/index.js';
 import { SecretsErrorCode } from '../../../../src-main/core/secrets/index.js';
 import type { ExecResult } from '../../../../src-main/core/ssh/index.js';
@@ -13,8 +13,8 @@ import {
   runLiveChecks,
   type LiveCheckDeps,
   type LiveCheckResult,
-  type LiveHttpGet,
   type LiveHttpResponse,
+  type LiveUpstream,
 } from '../../../../src-main/core/report/live-checks.js';
 
 // Live checks against fake hosts: every command and HTTP answer is scripted,
@@ -95,6 +95,8 @@ function fake(options: {
   services?: Record<string, Record<string, Handler>>;
   keys?: Record<string, string | null | Error>;
   tunnelsDown?: string[];
+  /** Every service's client refused by the on-prem guard (ONPREM_REFUSED where it is made). */
+  offPrem?: boolean;
   connection?: string;
   fingerprint?: string | null;
 }): Fake {
@@ -111,15 +113,17 @@ function fake(options: {
   };
   const services = options.services ?? { qwen: upstream('vllm', KEY), gemma: upstream('llama-server', LLAMA_KEY) };
   const keys = options.keys ?? { qwen: KEY, gemma: LLAMA_KEY };
-  const httpGet: LiveHttpGet = async (url, { headers, signal }) => {
-    requests.push({ url, headers });
-    signals.push(signal);
-    const u = new URL(url);
-    const id = u.hostname.split('.')[0]!;
-    const handler = services[id]?.[u.pathname];
-    if (!handler) return { status: 404, text: '{"detail":"Not Found"}' };
-    return handler(headers);
-  };
+  // A service's upstream client, as far as the checks use it: every request recorded, answered by the handlers.
+  const clientOf = (id: string): LiveUpstream => ({
+    target: `${id} (SSH tunnel)`,
+    request: async ({ path, headers = {}, signal }) => {
+      requests.push({ url: `http://${id}.tunnel.test:1${path}`, headers });
+      if (signal) signals.push(signal);
+      const handler = services[id]?.[path];
+      const answer = handler ? await handler(headers) : { status: 404, text: '{"detail":"Not Found"}' };
+      return { ...answer, headers: {}, truncated: false, retried: false };
+    },
+  });
   const deps: LiveCheckDeps = {
     exec: async (command, opts) => {
       commands.push(command);
@@ -128,9 +132,10 @@ function fake(options: {
       if (answer === undefined) return failed(127, `bash: line 1: ${command.split(' ')[0]}: command not found\n`);
       return typeof answer === 'function' ? answer(opts.signal) : answer;
     },
-    serviceUrl: (id) => {
+    upstream: (id) => {
       if (options.tunnelsDown?.includes(id)) throw new AppError('FLEET_TUNNEL_NOT_READY', `the tunnel to gpu-a/${id} is not open (SSH connected)`);
-      return `http://${id}.tunnel.test:1/`;
+      if (options.offPrem) throw offPremError(`http://${id}.example:8000`, 'probe');
+      return clientOf(id);
     },
     apiKey: async (id) => {
       const k = keys[id];
@@ -140,7 +145,6 @@ function fake(options: {
     hostKeyFingerprint: options.fingerprint === undefined ? 'SHA256:abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG' : options.fingerprint,
     connection: options.connection ?? 'connected',
     clock,
-    httpGet,
   };
   return { deps, clock, commands, requests, signals };
 }
@@ -578,28 +582,26 @@ describe('redactServiceConfig', () => {
 });
 
 describe('the on-prem guard', () => {
-  it('refuses a service URL off this machine before any request, counts it as a probe, and leaves the API checks unverified', async () => {
-    const f = fake({});
-    const offPrem = createOffPremCounter();
-    const r = await runLiveChecks(host(), { ...f.deps, offPrem }); // the fake tunnels answer on *.tunnel.test, not loopback
+  // The checks reach each service through its upstream client: a tunnel's is on this machine by
+  // construction, and a client of a URL off it is refused (and counted) where it is made.
+  it('a service whose client the guard refused gets no request; its API checks are unverified with the refusal', async () => {
+    const f = fake({ offPrem: true });
+    const r = await runLiveChecks(host(), f.deps);
     expect(f.requests).toEqual([]);
-    expect(offPrem.counts()).toEqual({ proxy: 0, lifecycle: 0, probe: 2 });
     for (const id of ['api.health.qwen', 'api.auth.qwen', 'api.health.gemma', 'api.auth.gemma']) {
-      expect(byId(r, id)).toMatchObject({ verdict: 'unverified', evidence: expect.stringContaining('is not on this machine') });
+      expect(byId(r, id)).toMatchObject({ verdict: 'unverified', evidence: expect.stringContaining('only through its SSH tunnels or on this machine') });
     }
-    expect(byId(r, 'api.health.qwen').evidence).toContain('http://qwen.tunnel.test:1');
+    expect(byId(r, 'api.health.qwen').evidence).toContain('http://qwen.example:8000');
     expect(byId(r, 'port.loopback.qwen').verdict).toBe('pass'); // SSH facts are not HTTP calls
   });
 
-  it('asks the guard for every service URL and goes ahead when it allows', async () => {
+  it("asks for every service's own client and goes ahead with it", async () => {
     const f = fake({});
-    const asked: [string, OffPremPurpose][] = [];
-    const r = await runLiveChecks(host(), { ...f.deps, offPrem: { check: (url, purpose) => (asked.push([String(url), purpose]), true) } });
-    expect(asked).toEqual([
-      ['http://qwen.tunnel.test:1', 'probe'],
-      ['http://gemma.tunnel.test:1', 'probe'],
-    ]);
+    const asked: string[] = [];
+    const r = await runLiveChecks(host(), { ...f.deps, upstream: (id) => (asked.push(id), f.deps.upstream(id)) });
+    expect(asked).toEqual(['qwen', 'gemma']);
     expect(byId(r, 'api.health.qwen').verdict).toBe('pass');
     expect(f.requests.length).toBeGreaterThan(0);
   });
 });
+

@@ -4,16 +4,13 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Duplex } from 'node:stream';
-import { Agent, request } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { TunnelHosts } from '../../../../src-main/core/base/index.js';
 import { LocalForward, MAX_SOCKET_PATH_BYTES, TunnelSockets } from '../../../../src-main/core/ssh/index.js';
-import { createTunnelAgent, tunnelAwareConnector } from '../../../../src-main/core/upstream-dispatch.js';
+import { UpstreamClient, upstreamKey } from '../../../../src-main/core/upstream/index.js';
 
 // The tunnels' private sockets: a 0700 folder of the console's own (the data
 // dir's, or a temporary one when that path is too long for a socket), socket
-// files removed only inside it, and the one connector that reaches them by
-// name.
+// files removed only inside it, and the client bound to one of them.
 
 const root = mkdtempSync(join(tmpdir(), 'gc-ts-'));
 const made: TunnelSockets[] = [];
@@ -162,36 +159,28 @@ describe('TunnelSockets', () => {
   });
 });
 
-describe('the tunnel-aware connector', () => {
-  it('a registered name reaches its socket; an unregistered one fails coded, without DNS; other hosts are TCP', async () => {
+describe("a tunnel's upstream client", () => {
+  it('reaches its socket whatever the Host it sends (never looked up); a gone socket or a closed client fails coded, never over TCP', async () => {
     const s = sockets(join(root, 'conn'));
     const path = s.allocate();
-    await listen(path);
-    const tunnels = new TunnelHosts();
-    const entry = tunnels.register(path);
-    const agent = new Agent({ connect: tunnelAwareConnector(tunnels) });
+    const server = await listen(path);
+    const client = UpstreamClient.forTunnel(upstreamKey('gpu-a', 'qwen'), path, { host: 'gpu-a.example.invalid', port: 8000 });
     try {
-      const res = await request(`${entry.url}/v1/models`, { dispatcher: agent });
-      expect(res.statusCode).toBe(200);
-      expect(await res.body.text()).toBe('ok');
-      await expect(request('http://0123456789abcdef01234567.tunnel.gpu-console.invalid/v1/models', { dispatcher: agent })).rejects.toMatchObject({ code: 'UPSTREAM_TUNNEL_UNKNOWN' });
-      entry.dispose();
-      await expect(request(`${entry.url}/x`, { dispatcher: agent, reset: true })).rejects.toMatchObject({ code: 'UPSTREAM_TUNNEL_UNKNOWN' });
-      const tcp = answering('HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n');
-      await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', () => r()));
-      const port = (tcp.address() as { port: number }).port;
-      expect((await request(`http://127.0.0.1:${port}/`, { dispatcher: agent })).statusCode).toBe(204);
+      const res = await client.request({ path: '/v1/models', deadlineMs: 5_000, maxBodyBytes: 1_024 });
+      expect(res.status).toBe(200);
+      expect(res.text).toBe('ok');
+      await new Promise((r) => server.close(r));
+      for (const c of conns) c.destroy();
+      // No listener on the path any more (the tunnel closed under it): refused, not a DNS lookup of the Host.
+      await expect(client.request({ path: '/x', deadlineMs: 5_000, maxBodyBytes: 1_024 })).rejects.toMatchObject({
+        code: 'UPSTREAM_REFUSED',
+        details: { where: 'GET /x through the tunnel to gpu-a/qwen' },
+      });
+      await client.destroy();
+      await expect(client.request({ path: '/x', deadlineMs: 5_000, maxBodyBytes: 1_024 })).rejects.toMatchObject({ code: 'UPSTREAM_CLOSED', message: 'the tunnel to gpu-a/qwen is closed' });
     } finally {
-      await agent.close();
-    }
-  });
-
-  it("createTunnelAgent uses the process's registry", async () => {
-    const agent = createTunnelAgent();
-    try {
-      await expect(request('http://aaaaaaaaaaaaaaaaaaaaaaaa.tunnel.gpu-console.invalid/', { dispatcher: agent })).rejects.toMatchObject({ code: 'UPSTREAM_TUNNEL_UNKNOWN' });
-    } finally {
-      await agent.close();
+      await client.destroy();
     }
   });
 });
+

@@ -1,12 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchText, probeHealth, scrapeLlamaServerMetrics, scrapeVllmMetrics } from '../../../../src-main/core/telemetry/index.js';
+import { closeUrlClients, urlClient } from '../../../helpers/upstream.js';
 
 let server: Server;
 let base: string;
-const agent = new Agent();
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -44,35 +43,35 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await agent.destroy();
+  await closeUrlClients();
   server.closeAllConnections();
   await new Promise<void>((r) => server.close(() => r()));
 });
 
 describe('HTTP scrapes', () => {
   it('reads vLLM figures and counts unreadable lines', async () => {
-    const r = await scrapeVllmMetrics(base, { dispatcher: agent });
+    const r = await scrapeVllmMetrics(urlClient(base));
     expect(r.metrics.running).toBe(3);
     expect(r.parseErrors).toBe(1);
   });
 
   it('reads llama-server figures', async () => {
-    const r = await scrapeLlamaServerMetrics(`${base}/llama`, { dispatcher: agent });
+    const r = await scrapeLlamaServerMetrics(urlClient(`${base}/llama`));
     expect(r.metrics).toMatchObject({ running: 1, waiting: 2, promptTokensTotal: 4096, generationTokensTotal: 512, promptTokensCachedTotal: null });
   });
 
   it('caps the body', async () => {
-    await expect(fetchText(`${base}/big/metrics`, { dispatcher: agent, maxBytes: 10_000 })).rejects.toMatchObject({ code: 'TELEMETRY_BODY_TOO_LARGE' });
+    await expect(fetchText(urlClient(`${base}/big`), '/metrics', { maxBytes: 10_000 })).rejects.toMatchObject({ code: 'TELEMETRY_BODY_TOO_LARGE' });
   });
 
   it('times out a server that never answers', async () => {
-    await expect(fetchText(`${base}/stall/metrics`, { dispatcher: agent, timeoutMs: 150 })).rejects.toMatchObject({ code: 'TELEMETRY_SCRAPE_TIMEOUT' });
+    await expect(fetchText(urlClient(`${base}/stall`), '/metrics', { timeoutMs: 150 })).rejects.toMatchObject({ code: 'TELEMETRY_SCRAPE_TIMEOUT' });
   });
 
   it('non-200 metrics is TELEMETRY_HTTP_STATUS; non-200 health is down; refused is TELEMETRY_SCRAPE_FAILED', async () => {
-    await expect(scrapeVllmMetrics(`${base}/err`, { dispatcher: agent })).rejects.toMatchObject({ code: 'TELEMETRY_HTTP_STATUS', details: { status: 503 } });
-    expect(await probeHealth(`${base}/err`, { dispatcher: agent })).toBe('down');
-    expect(await probeHealth(base, { dispatcher: agent })).toBe('ok');
-    await expect(fetchText('http://127.0.0.1:1/metrics', { dispatcher: agent })).rejects.toMatchObject({ code: 'TELEMETRY_SCRAPE_FAILED' });
+    await expect(scrapeVllmMetrics(urlClient(`${base}/err`))).rejects.toMatchObject({ code: 'TELEMETRY_HTTP_STATUS', details: { status: 503 } });
+    expect(await probeHealth(urlClient(`${base}/err`))).toBe('down');
+    expect(await probeHealth(urlClient(base))).toBe('ok');
+    await expect(fetchText(urlClient('http://127.0.0.1:1'), '/metrics')).rejects.toMatchObject({ code: 'TELEMETRY_SCRAPE_FAILED' });
   });
 });

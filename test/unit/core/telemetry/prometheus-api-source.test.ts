@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Agent } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { HostView } from '../../../../src-preload/contract/index.js';
 import { FakeClock } from '../../../../src-main/core/base/index.js';
@@ -18,6 +17,7 @@ import {
   type SourceReading,
 } from '../../../../src-main/core/telemetry/index.js';
 import { scrapedAt, seriesFromText, startFakePrometheus, up, vector, type FakePrometheus, type Series } from './fake-prometheus.js';
+import { closeUrlClients, urlClient } from '../../../helpers/upstream.js';
 
 // The Prometheus API source against a fake Prometheus on 127.0.0.1: the same
 // figures as a direct scrape of the same exposition, the series picked by the
@@ -26,7 +26,6 @@ import { scrapedAt, seriesFromText, startFakePrometheus, up, vector, type FakePr
 const VLLM_TEXT = readFileSync(join(import.meta.dirname, '../../../fixtures/vllm/vllm-0.10.x.txt'), 'utf8');
 const NOW_S = 1_700_000_100;
 const clock = new FakeClock(NOW_S * 1000);
-const agent = new Agent({ connections: 4 });
 let prom: FakePrometheus;
 
 const config = (over: Partial<PrometheusSourceConfig> = {}): PrometheusSourceConfig =>
@@ -47,9 +46,9 @@ const qwen: ServiceConfig = ConfigSchema.parse({
 const llama: ServiceConfig = { ...qwen, id: 'llama', kind: 'llama-server', remotePort: 8080, model: 'gemma' };
 
 const serviceSource = (service: ServiceConfig = qwen, over: Partial<PrometheusSourceConfig> = {}, host = 'gpu-a') =>
-  new PrometheusApiSource({ id: `${host}/${service.id}`, clock, dispatcher: agent, prometheus: config(over), host, target: { kind: 'service', service } });
+  new PrometheusApiSource({ id: `${host}/${service.id}`, clock, client: urlClient(config(over).url), prometheus: config(over), host, target: { kind: 'service', service } });
 const gpuSource = (over: Partial<PrometheusSourceConfig> = {}, host = 'gpu-a') =>
-  new PrometheusApiSource({ id: `${host}/gpus`, clock, dispatcher: agent, prometheus: config(over), host, target: { kind: 'gpus' } });
+  new PrometheusApiSource({ id: `${host}/gpus`, clock, client: urlClient(config(over).url), prometheus: config(over), host, target: { kind: 'gpus' } });
 
 const target = { host: 'gpu-a', service: 'qwen', job: 'vllm', instance: '10.0.0.5:8000' };
 const direct = (text: string) => serviceReadingFromVllm(readVllmMetrics(parsePrometheusText(text).families));
@@ -67,7 +66,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await prom.close();
-  await agent.close();
+  await closeUrlClients();
 });
 beforeEach(() => {
   prom.requests.length = 0;
@@ -136,7 +135,7 @@ vllm:generation_tokens_total{engine="1",model_name="q"} 50.0
 
   it('two scrapes of the same Prometheus sample carry the same atMs; the skew to Prometheus\'s clock is applied', async () => {
     const skewed = new FakeClock(NOW_S * 1000 + 5_000);
-    const source = new PrometheusApiSource({ id: 'gpu-a/qwen', clock: skewed, dispatcher: agent, prometheus: config(), host: 'gpu-a', target: { kind: 'service', service: qwen } });
+    const source = new PrometheusApiSource({ id: 'gpu-a/qwen', clock: skewed, client: urlClient(config().url), prometheus: config(), host: 'gpu-a', target: { kind: 'service', service: qwen } });
     let evalS = NOW_S;
     prom.answer = () => vector([...seriesFromText(VLLM_TEXT, target, evalS), up(target, 1, evalS), scrapedAt(target, NOW_S - 1, evalS)]);
     const first = await source.scrape();
@@ -198,7 +197,7 @@ describe('PrometheusApiSource: bad input is a coded stale reading, and the next 
   });
 
   it('Prometheus down, slow, an error answer, garbage: each its code; nothing else stops', async () => {
-    const down = new PrometheusApiSource({ id: 'gpu-a/qwen', clock, prometheus: { ...config(), url: 'http://127.0.0.1:1' }, host: 'gpu-a', target: { kind: 'service', service: qwen } });
+    const down = new PrometheusApiSource({ id: 'gpu-a/qwen', clock, client: urlClient('http://127.0.0.1:1'), prometheus: { ...config(), url: 'http://127.0.0.1:1' }, host: 'gpu-a', target: { kind: 'service', service: qwen } });
     expectStale(await down.scrape(), 'TELEMETRY_SCRAPE_FAILED', /^Prometheus at http:\/\/127\.0\.0\.1:1 is unreachable/);
 
     const source = serviceSource(qwen, { timeoutMs: 200 });

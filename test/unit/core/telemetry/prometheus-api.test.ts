@@ -1,23 +1,22 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Agent } from 'undici';
 import { PrometheusClient, PrometheusErrorCode, fillMatchers, promqlString, regexLiteral } from '../../../../src-main/core/telemetry/index.js';
 import { startFakePrometheus, vector, type FakePrometheus } from './fake-prometheus.js';
+import { closeUrlClients, urlClient } from '../../../helpers/upstream.js';
 
 // The Prometheus HTTP API client against a fake on 127.0.0.1: answers read
 // leniently, every failure a coded AppError naming Prometheus; and the PromQL
 // text helpers (string and regex escaping, matcher templates).
 
 let prom: FakePrometheus;
-const agent = new Agent({ connections: 2 });
 const client = (over: { timeoutMs?: number; maxBytes?: number; url?: string } = {}) =>
-  new PrometheusClient({ url: over.url ?? prom.url, timeoutMs: over.timeoutMs ?? 2_000, maxBytes: over.maxBytes, dispatcher: agent });
+  new PrometheusClient({ client: urlClient(over.url ?? prom.url), timeoutMs: over.timeoutMs ?? 2_000, maxBytes: over.maxBytes });
 
 beforeAll(async () => {
   prom = await startFakePrometheus();
 });
 afterAll(async () => {
   await prom.close();
-  await agent.close();
+  await closeUrlClients();
 });
 beforeEach(() => {
   prom.requests.length = 0;

@@ -1,23 +1,16 @@
 // Connections to model servers: keep-alive settings that stay inside what the
 // server allows, and the one test for "this request failed on a connection the
 // server had already closed, before it read the request" — the only failure
-// that is retried, once, on a fresh connection. The proxy's upstream pools and
-// the benchmark client both use it, so it sits in core/, in no capability.
+// that is retried, once, on a fresh connection. Only UpstreamClient (client.ts)
+// makes dispatchers; everyone else reaches a server through one.
 //
 // llama-server (cpp-httplib) closes a connection 5 s after its last answer and
 // after 100 requests, and says so: `Keep-Alive: timeout=5, max=100`, the 100th
 // answer with `Connection: close`. A request written while that close is on its
 // way meets a FIN (undici: UND_ERR_SOCKET "other side closed") or, when the
 // server closes with the request unread, an RST (ECONNRESET, EPIPE on write).
-//
-// Every dispatcher core makes to a model server goes through one connector,
-// which also reaches the console's own tunnels: a URL whose host is a
-// registered tunnel name (core/base/tunnel-hosts.ts) connects to that tunnel's
-// private Unix socket; any other name under the tunnels' domain fails with
-// UPSTREAM_TUNNEL_UNKNOWN (never a DNS lookup); everything else is TCP.
 import type { Socket } from 'node:net';
-import { Agent, buildConnector, Client, Pool } from 'undici';
-import { AppError, isTunnelHostName, tunnelHosts, type TunnelHosts } from './base/index.js';
+import { buildConnector, Client, Pool } from 'undici';
 
 /**
  * Idle keep-alive connections are closed by us after this long. Below cpp-httplib's 5 s, so we close
@@ -35,46 +28,20 @@ export const KEEP_ALIVE_MS = 4_000;
  */
 export const MAX_REQUESTS_PER_CONNECTION = 90;
 
-const CONNECT_TIMEOUT_MS = 10_000;
-
-export const UpstreamDispatchErrorCode = {
-  /** A URL named a tunnel this console does not hold (closed since, or another console's). */
-  TUNNEL_UNKNOWN: 'UPSTREAM_TUNNEL_UNKNOWN',
-} as const;
-export type UpstreamDispatchErrorCode = (typeof UpstreamDispatchErrorCode)[keyof typeof UpstreamDispatchErrorCode];
-
-declare module './base/index.js' {
-  interface ErrorCodeRegistry {
-    upstreamDispatch: UpstreamDispatchErrorCode;
-  }
-}
-
 /**
- * undici's connector for TCP, and for a registered tunnel name its private socket. Connectors for
- * sockets are made once per path (a tunnel's path is fixed for its life).
+ * Connections one endpoint's pool may hold at once. undici opens them only as requests need them, so
+ * this is a ceiling, not a cost: the proxy's admission keeps its own far below it (slots per
+ * upstream); a benchmark's closed-loop level may go to 1,024 workers, each with a request in flight.
  */
-export function tunnelAwareConnector(tunnels: TunnelHosts = tunnelHosts, timeoutMs = CONNECT_TIMEOUT_MS): buildConnector.connector {
-  const tcp = buildConnector({ timeout: timeoutMs });
-  const bySocket = new Map<string, buildConnector.connector>();
-  return (options, callback) => {
-    if (!isTunnelHostName(options.hostname)) return tcp(options, callback);
-    const path = tunnels.socketPathOf(options.hostname);
-    if (path === null) {
-      const err = new AppError(UpstreamDispatchErrorCode.TUNNEL_UNKNOWN, `no open tunnel of this console is named ${options.hostname} (closed since, or never this console's)`, {
-        retryable: true,
-        details: { host: options.hostname },
-      });
-      queueMicrotask(() => callback(err, null));
-      return;
-    }
-    let unix = bySocket.get(path);
-    if (!unix) {
-      if (bySocket.size > 256) bySocket.clear();
-      unix = buildConnector({ timeout: timeoutMs, socketPath: path });
-      bySocket.set(path, unix);
-    }
-    return unix(options, callback);
-  };
+export const MAX_CONNECTIONS_PER_ENDPOINT = 1_024;
+
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+/** Where a pool's connections go: TCP to the origin's host, or a Unix socket (a tunnel's private end). */
+export interface ConnectTarget {
+  /** The tunnel's private socket; null: TCP to the origin. */
+  socketPath: string | null;
+  connectTimeoutMs?: number;
 }
 
 interface SocketFigures {
@@ -85,12 +52,14 @@ interface SocketFigures {
 const figuresOfError = new WeakMap<object, SocketFigures>();
 
 /**
- * undici's connector, plus: an error of the socket (ECONNRESET, EPIPE) is remembered with what the
- * socket had read by then, as undici's SocketError carries it in `err.socket`. The listener goes in
- * first, so the figures are there before undici hands the error to the request.
+ * undici's connector for the target, plus: an error of the socket (ECONNRESET, EPIPE) is remembered
+ * with what the socket had read by then, as undici's SocketError carries it in `err.socket`. The
+ * listener goes in first, so the figures are there before undici hands the error to the request.
+ * A socket connector ignores the origin's host: the name in a tunnel client's origin is never looked up.
  */
-function connectorWithSocketFigures(): buildConnector.connector {
-  const base = tunnelAwareConnector();
+function connectorFor(target: ConnectTarget): buildConnector.connector {
+  const timeout = target.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+  const base = buildConnector(target.socketPath === null ? { timeout } : { timeout, socketPath: target.socketPath });
   return (options, callback) => {
     base(options, (err, socket) => {
       if (socket) {
@@ -106,40 +75,25 @@ function connectorWithSocketFigures(): buildConnector.connector {
   };
 }
 
-function keepAliveOptions() {
-  return {
+/** The keep-alive pool of one endpoint: the one keep-alive rule, for every caller of that endpoint. */
+export function createEndpointPool(origin: string, target: ConnectTarget, connections: number | null = MAX_CONNECTIONS_PER_ENDPOINT): Pool {
+  return new Pool(origin, {
+    connections,
     pipelining: 1,
     keepAliveTimeout: KEEP_ALIVE_MS,
     keepAliveMaxTimeout: KEEP_ALIVE_MS,
     maxRequestsPerClient: MAX_REQUESTS_PER_CONNECTION,
-    connect: connectorWithSocketFigures(),
-  };
-}
-
-/** The proxy's keep-alive pool to one upstream origin. */
-export function createUpstreamPool(origin: string, connections: number): Pool {
-  return new Pool(origin, { connections, ...keepAliveOptions() });
-}
-
-/** A keep-alive agent for any origin (the benchmark client); `connections` per origin, null for no bound. */
-export function createKeepAliveAgent(connections: number | null): Agent {
-  return new Agent({ connections, ...keepAliveOptions() });
+    connect: connectorFor(target),
+  });
 }
 
 /**
- * An agent with the caller's own settings (the fleet's readings and probes, lifecycle drivers, report
- * checks) that reaches the console's tunnels like every other dispatcher here.
+ * A connection of its own (the one retry, or a call that must never ride a reused socket): a Client
+ * with one socket that is never reused (send with `reset: true`); whoever opens it closes it when the
+ * request has ended.
  */
-export function createTunnelAgent(options: Omit<Agent.Options, 'connect'> = {}): Agent {
-  return new Agent({ ...options, connect: tunnelAwareConnector() });
-}
-
-/**
- * A connection of its own for the one retry: a Client with one socket that is never reused (send with
- * `reset: true`); whoever opens it closes it when the request has ended.
- */
-export function openFreshConnection(origin: string): Client {
-  return new Client(origin, { pipelining: 1, connect: tunnelAwareConnector() });
+export function createFreshConnection(origin: string, target: ConnectTarget): Client {
+  return new Client(origin, { pipelining: 1, connect: connectorFor(target) });
 }
 
 /** Bytes the failed request's socket had read before the failure, or null when the error does not say. */
@@ -171,7 +125,8 @@ export function isConnectionClosed(err: unknown): boolean {
  *
  * What it cannot tell apart: a server that dies after reading a request on a reused connection,
  * before its first byte. That request is sent once more, on a new connection, which then fails at
- * connect (the server is gone) or is served by the restarted server.
+ * connect (the server is gone) or is served by the restarted server. Calls that must not run twice
+ * (lifecycle admin POSTs) go on a connection of their own instead, and are never retried.
  */
 export function isStaleConnectionFailure(err: unknown, answerStarted: boolean): boolean {
   if (answerStarted || !isConnectionClosed(err)) return false;
