@@ -16,6 +16,7 @@ export const CANCELLATION_CODES = [
   'REPORT_CANCELLED', // an export or build stopped between its steps
   'BRIDGE_CANCELLED', // the renderer or CLI gave up the call
   'BRIDGE_CLIENT_GONE', // the web client closed its connection before the answer
+  'UPSTREAM_CANCELLED', // the caller's signal ended a call to a model server
 ] as const satisfies readonly ErrorCode[];
 export type CancellationCode = (typeof CANCELLATION_CODES)[number];
 
