@@ -7,6 +7,7 @@ import { ConfigSchema, type Config } from '../../../src-main/core/config/index.j
 import { SS_COMMAND, driverFor, lifecycleTargets, parseSsListeners } from '../../../src-main/core/lifecycle/index.js';
 import { runLiveChecks } from '../../../src-main/core/report/index.js';
 import { LiveCheckId } from '../../../src-main/core/report/live-checks.js';
+import type { ExecResult } from '../../../src-main/core/ssh/index.js';
 import {
   AMD_SYSFS_COMMAND,
   AmdGpuSource,
@@ -36,8 +37,9 @@ let config: Config;
 /** Every command the console's code sent, by host, with the exit code the demo answered. */
 const sent: { host: string; command: string; code: number | null }[] = [];
 
-function execOn(host: string): ExecRunner {
-  return async (command) => {
+/** The demo host's interpreter as the console's exec: an ExecRunner for the sources, an SSH exec for the live checks. */
+function execOn(host: string): ExecRunner & ((command: string, options: unknown) => Promise<ExecResult>) {
+  return async (command: string) => {
     const r = await fleet.host(host).run(command);
     sent.push({ host, command, code: r.code });
     return { exitCode: r.code, signal: null, stdout: r.stdout, stderr: r.stderr, truncated: false };
