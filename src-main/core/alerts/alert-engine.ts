@@ -1,6 +1,7 @@
 import type { Alert, AlertEvent, AlertKind, AlertSeverity, Baseline } from '../../../src-preload/contract/telemetry.js';
 import { parseSeriesName, serviceSeries, type ServiceFigure } from '../../../src-preload/contract/index.js';
 import { Emitter, type Clock, type Disposable } from '../base/index.js';
+import { upstreamKey } from '../upstream/index.js';
 
 // Degradation alerts. Each rule turns a host's tick into a condition with a
 // severity (or none); a condition must hold for `sustainMs` before it is raised
@@ -161,7 +162,7 @@ export class AlertEngine implements Disposable {
   }
 
   private waiting(host: string, s: ServiceTick, now: number): Condition | null {
-    const key = `${host}/${s.serviceId}`;
+    const key = upstreamKey(host, s.serviceId);
     const hist = this.waitingHistory.get(key) ?? [];
     this.waitingHistory.set(key, hist);
     if (s.waiting === null) return null;

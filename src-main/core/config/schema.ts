@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { aliasProblem, hostProblem, jumpHostProblem, pathProblem, unbracketHost, userProblem } from './ssh-grammar.js';
 import { NotifyConfigSchema } from '../../../src-preload/contract/notify.js';
+import { upstreamKey } from '../upstream/index.js';
 
 // Every object is strict: an unknown key is an error, because a misspelt key
 // silently ignored is a setting the operator believes in and does not have.
@@ -467,7 +468,7 @@ function crossFieldIssues(config: Config): { path: Path; message: string }[] {
       }
 
       // Model names and aliases route requests, so each must lead to one service.
-      const owner = `${host.label}/${service.id}`;
+      const owner = upstreamKey(host.label, service.id);
       const candidates: [string, Path][] = [
         [service.model, [...base, 'model']],
         ...service.aliases.map((a, i): [string, Path] => [a, [...base, 'aliases', i]]),

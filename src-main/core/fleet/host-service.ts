@@ -13,6 +13,7 @@ import { ConfigErrorCode, type ConfigService } from '../config/index.js';
 import { hostTransitionNotification, type Notices } from '../notify/index.js';
 import { SshErrorCode, knownHostsName, type HostKeyTrustStore } from '../ssh/index.js';
 import type { Store } from '../store/index.js';
+import { upstreamKey } from '../upstream/index.js';
 import { FleetErrorCode } from './errors.js';
 import type { FleetService } from './fleet-service.js';
 
@@ -226,7 +227,7 @@ export class HostService implements Disposable {
     this.audit.append({
       type: 'tunnel.test',
       actor: operatorActor(caller),
-      target: `${label}/${serviceId}`,
+      target: upstreamKey(label, serviceId),
       payload: {
         ok: result.ok,
         localUrl: result.localUrl,

@@ -8,6 +8,7 @@
 import type { FleetSnapshot, ServiceView } from '../../../src-preload/contract/index.js';
 import { toAppError, type Clock, type Logger } from '../base/index.js';
 import type { Config } from '../config/index.js';
+import { upstreamKey } from '../upstream/index.js';
 import type { LifecycleService } from './action-queue.js';
 import { policySettings } from './targets.js';
 
@@ -42,7 +43,7 @@ export class LifecyclePolicies {
     for (const host of snapshot.hosts) {
       if (host.state !== 'connected') continue;
       for (const svc of host.services) {
-        const upstream = `${host.label}/${svc.id}`;
+        const upstream = upstreamKey(host.label, svc.id);
         const p = policySettings(config, upstream);
         const e = this.episode(upstream);
         if (svc.stale) continue;

@@ -1,4 +1,5 @@
 import type { Config } from '../config/index.js';
+import { upstreamKey } from '../upstream/index.js';
 import type { LifecycleTargetConfig } from './drivers/index.js';
 import { restartOf } from './restart-templates.js';
 
@@ -23,7 +24,7 @@ function buildTargets(config: Config): readonly LifecycleTargetConfig[] {
       out.push({
         label: host.label,
         serviceId: s.id,
-        upstream: `${host.label}/${s.id}`,
+        upstream: upstreamKey(host.label, s.id),
         kind: s.kind,
         model: s.model,
         remoteHost: s.remoteHost,

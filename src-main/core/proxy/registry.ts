@@ -4,6 +4,7 @@
 // check (config/schema.ts) refuses what would make a name ambiguous.
 import type { ModelRouteView, PoolCaps } from '../../../src-preload/contract/index.js';
 import type { Config } from '../config/index.js';
+import { upstreamKey } from '../upstream/index.js';
 import { defaultCaps } from './pool.js';
 
 export interface UpstreamSpec {
@@ -81,7 +82,7 @@ export class ModelRegistry {
     const specs: UpstreamSpec[] = [];
     for (const host of config.hosts) {
       for (const s of host.services) {
-        const key = `${host.label}/${s.id}`;
+        const key = upstreamKey(host.label, s.id);
         const extra = config.proxy.upstreams[key];
         const slots = extra?.slots ?? s.slots;
         const base = defaultCaps(slots);

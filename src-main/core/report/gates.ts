@@ -5,6 +5,7 @@
 import type { Check, Evidence, Gate, GateStatus, Verdict } from '../../../src-preload/contract/index.js';
 import { OFF_PREM_PURPOSES, describeUrlTarget, isOnPremUrl, type OffPremCounts } from '../base/index.js';
 import type { GateMark } from './repository.js';
+import { upstreamKey } from '../upstream/index.js';
 
 /** What the on-prem gate needs beyond the evidence (field notes §3: upstreams only through the tunnels or loopback). */
 export interface OnPremFacts {
@@ -132,7 +133,7 @@ export function autoGates(e: Omit<Evidence, 'gates'> & { gates?: unknown }, onPr
     const ok: string[] = [];
     for (const h of e.inventory) {
       for (const s of h.services) {
-        if (h.liveError !== null || s.servedModels.length === 0) unknown.push(`${h.label}/${s.id}`);
+        if (h.liveError !== null || s.servedModels.length === 0) unknown.push(upstreamKey(h.label, s.id));
         else if (s.servedModels.some((m) => m.id.toLowerCase() === s.model.toLowerCase() || s.aliases.some((a) => a.toLowerCase() === m.id.toLowerCase()))) ok.push(`${h.label}/${s.id} serves ${s.model}`);
         else missing.push(`${h.label}/${s.id} does not list ${s.model} (lists ${s.servedModels.map((m) => m.id).join(', ')})`);
       }

@@ -26,6 +26,7 @@ import type { ConfigService } from '../config/index.js';
 import { RollingCost, costShares, hostCost, spanFromRequestRow, windowUsage, type RequestSpan, type RequestSpanRow, type WindowCostSources } from '../cost/index.js';
 import type { Notices } from '../notify/index.js';
 import type { Store } from '../store/index.js';
+import { upstreamKey } from '../upstream/index.js';
 import type { ServiceFigures } from './derive.js';
 import { hostValuesFromView, type HostValues } from './host-values.js';
 import { SeriesStore } from './series-store.js';
@@ -141,7 +142,7 @@ export class TelemetryService implements Disposable {
         store.audit.append({
           type: `alert.${event.type}`,
           actor: 'system',
-          target: alert.serviceId ? `${alert.host}/${alert.serviceId}` : alert.host,
+          target: alert.serviceId ? upstreamKey(alert.host, alert.serviceId) : alert.host,
           payload: { kind: alert.kind, severity: alert.severity, message: alert.message, value: alert.value, threshold: alert.threshold },
         });
         deps.emit('alert.changed', event);

@@ -68,7 +68,8 @@ afterAll(async () => {
 
 describe('HTTP telemetry sources over loopback', () => {
   it('reads vLLM, then turns a stall, an oversized body and an HTML page into coded stale reasons', async () => {
-    const get = httpGetFor(urlClient(base), { timeoutMs: 300 });
+    // Long enough for a 1 MiB body on a loaded machine: the deadline covers the whole read, not each gap.
+    const get = httpGetFor(urlClient(base), { timeoutMs: 1_000 });
     const src = new VllmHttpSource({ id: 'h/q', get, clock: new FakeClock(), maxBytes: 1024 * 1024 });
     mode = 'ok';
     const ok = await src.scrape();

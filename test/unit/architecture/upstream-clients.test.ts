@@ -126,3 +126,30 @@ describe('HTTP clients in src-main', () => {
     expect(offenders, 'call the server through its UpstreamClient (fleet.upstream(key), or UpstreamClient.forUrl for a configured URL)').toEqual([]);
   });
 });
+
+// The `label/serviceId` key was built by template string in 14 places; one function makes it now
+// (core/upstream/key.ts), so its shape changes in one place and a key is a type, not any string.
+/** `file:line` of each template literal that is exactly `${…label or host…}/${…id…}`: a key built by hand. */
+export function handBuiltKeys(file: string, text: string): string[] {
+  const found: string[] = [];
+  const re = /`\$\{([^}`]+)\}\/\$\{([^}`]+)\}`/g;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    if (/label|host/i.test(m[1]!) && /id\b|Id\b/.test(m[2]!)) found.push(`${file}:${text.slice(0, m.index).split('\n').length} ${m[0]}`);
+  }
+  return found;
+}
+
+describe('upstream keys', () => {
+  it('the checker finds a hand-built key and passes messages that mention one', () => {
+    const planted = ['const a = `${host.label}/${s.id}`;', 'const m = `no service ${t.host}/${t.serviceId} here`;', 'const b = `${alert.host}/${alert.serviceId}`;', 'const c = `${scope}/${s}`;'].join('\n');
+    expect(handBuiltKeys('planted.ts', planted)).toEqual(['planted.ts:1 `${host.label}/${s.id}`', 'planted.ts:3 `${alert.host}/${alert.serviceId}`']);
+  });
+
+  it('are made by upstreamKey() only', () => {
+    const offenders = sourceFiles('src-main')
+      .map((f) => rel(f))
+      .filter((f) => f !== 'src-main/core/upstream/key.ts')
+      .flatMap((f) => handBuiltKeys(f, readFileSync(f, 'utf8')));
+    expect(offenders, 'build the key with upstreamKey(label, serviceId) from core/upstream').toEqual([]);
+  });
+});
