@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { GpuSample } from '../../../../src-main/demo/gpu-model.js';
-import { formatTimestamp, runNvidiaSmi } from '../../../../src-main/demo/nvidia-smi.js';
+import type { GpuSample } from '../../../src-main/demo/gpu-model.js';
+import { formatTimestamp, runNvidiaSmi } from '../../../src-main/demo/nvidia-smi.js';
 
 function sample(index: number, over: Partial<GpuSample> = {}): GpuSample {
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runCommand, type ExecHost } from '../../../../src-main/demo/exec.js';
-import { SSHD_T_AS_ROOT, SYSTEM_LISTENERS, runSs } from '../../../../src-main/demo/system-commands.js';
+import { runCommand, type ExecHost } from '../../../src-main/demo/exec.js';
+import { SSHD_T_AS_ROOT, SYSTEM_LISTENERS, runSs } from '../../../src-main/demo/system-commands.js';
 
 const host = (ports: number[]): ExecHost => ({
   hostname: 'demo-1',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCommand, tokenize, type ExecHost } from '../../../../src-main/demo/exec.js';
+import { runCommand, tokenize, type ExecHost } from '../../../src-main/demo/exec.js';
 
 const host = (restarted: string[] = []): ExecHost => ({
   hostname: 'demo-1',

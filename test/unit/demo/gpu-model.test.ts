@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../../src-main/core/base/index.js';
-import { SimGpu, type GpuShare } from '../../../../src-main/demo/gpu-model.js';
-import { DEMO_HOSTS } from '../../../../src-main/demo/profiles.js';
-import { generateJsonTokens, generateTokens, isGibberish, naturalLength } from '../../../../src-main/demo/text-gen.js';
+import { FakeClock } from '../../../src-main/core/base/index.js';
+import { SimGpu, type GpuShare } from '../../../src-main/demo/gpu-model.js';
+import { DEMO_HOSTS } from '../../../src-main/demo/profiles.js';
+import { generateJsonTokens, generateTokens, isGibberish, naturalLength } from '../../../src-main/demo/text-gen.js';
 
 const L20 = DEMO_HOSTS[0]!.gpu;
 

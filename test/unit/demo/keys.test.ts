@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import ssh2 from 'ssh2';
-import { fingerprintOf, generateEd25519, knownHostsText, loadOrCreateKey } from '../../../../src-main/demo/keys.js';
+import { fingerprintOf, generateEd25519, knownHostsText, loadOrCreateKey } from '../../../src-main/demo/keys.js';
 
 const dirs: string[] = [];
 const tmp = () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../../src-main/core/base/index.js';
-import { Engine, type EngineConfig, type SequenceStats } from '../../../../src-main/demo/engine.js';
-import type { FinishReason } from '../../../../src-main/demo/engine-metrics.js';
+import { FakeClock } from '../../../src-main/core/base/index.js';
+import { Engine, type EngineConfig, type SequenceStats } from '../../../src-main/demo/engine.js';
+import type { FinishReason } from '../../../src-main/demo/engine-metrics.js';
 
 const L20: EngineConfig = { slots: 4, decodeTokPerSec: 17.5, prefillTokPerSec: 3000, prefillOverheadMs: 120, numGpuBlocks: 9063, blockSize: 16, minTickMs: 1 };
 

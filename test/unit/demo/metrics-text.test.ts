@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EngineMetrics, TTFT_BUCKETS } from '../../../../src-main/demo/engine-metrics.js';
-import { pyFloat, renderMetrics } from '../../../../src-main/demo/metrics-text.js';
+import { EngineMetrics, TTFT_BUCKETS } from '../../../src-main/demo/engine-metrics.js';
+import { pyFloat, renderMetrics } from '../../../src-main/demo/metrics-text.js';
 
 function render() {
   const m = new EngineMetrics(1_700_000_000_000);
