@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request, type Dispatcher } from 'undici';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetService } from '../../../src-main/core/fleet/index.js';
-import { upstreamKey } from '../../../src-main/core/upstream/index.js';
+import { upstreamKey, type UpstreamClient } from '../../../src-main/core/upstream/index.js';
 import { createNetnsHost, knownHostsLine, preClean, type NetnsHost } from '../../helpers/netns-sshd.js';
 import { startFleet, waitHost } from './helpers.js';
 
@@ -15,10 +15,9 @@ import { startFleet, waitHost } from './helpers.js';
 
 let ns: NetnsHost;
 let fleet: FleetService;
-/** The public port; the private end (where /slow, not an inference path, goes) through the service's client's pool `agent`. */
+/** The public port; the private end (where /slow, not an inference path, goes) through the service's client. */
 let url: string;
-let priv: string;
-let agent: Dispatcher;
+let client: UpstreamClient;
 
 const KEEPALIVE_MS = 15_000;
 const POLL_MS = 1_000;
@@ -44,9 +43,7 @@ beforeAll(async () => {
   ).fleet;
   await waitHost(fleet, 'cut', (h) => h.services[0]!.tunnel.state === 'up', 15_000);
   url = fleet.snapshot().hosts[0]!.services[0]!.tunnel.localUrl!;
-  const client = fleet.upstream(upstreamKey('cut', 'm'));
-  priv = client.dispatchOrigin;
-  agent = client.dispatcher;
+  client = fleet.upstream(upstreamKey('cut', 'm'));
 }, 30_000);
 
 afterAll(async () => {
@@ -56,8 +53,9 @@ afterAll(async () => {
 
 describe('dead link', () => {
   it('a cut link is dropped within a few seconds (not at the 15 s keepalive) and the stream through it ends with the reason', async () => {
-    const res = await request(`${priv}/slow?ms=30000`, { dispatcher: agent });
-    expect(res.statusCode).toBe(200);
+    // On a connection of its own (as the drill's own agent had): the service's client, not a reused socket.
+    const res = await client.stream({ path: '/slow?ms=30000', deadlineMs: 60_000, freshConnection: true });
+    expect(res.status).toBe(200);
     const ended = (async () => {
       try {
         for await (const _ of res.body) {

@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { dirname, join } from 'node:path';
-import { request, type Dispatcher } from 'undici';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetService } from '../../../src-main/core/fleet/index.js';
 import { upstreamKey, type UpstreamClient } from '../../../src-main/core/upstream/index.js';
@@ -18,10 +18,8 @@ let sshd: Sshd;
 let fleet: FleetService;
 /** The public port, and the private end the drills stream through (its paths /slow and /hang are not inference). */
 let url: string;
-let priv: string;
-/** The service's client (bound to the tunnel's private socket) and its keep-alive pool. */
+/** The service's client (bound to the tunnel's private socket). */
 let client: UpstreamClient;
-let agent: Dispatcher;
 let baseline: Record<string, number>;
 
 const KEEPALIVE_MS = 1_000;
@@ -49,8 +47,6 @@ beforeAll(async () => {
   await waitHost(fleet, 'drill', (h) => h.services[0]!.tunnel.state === 'up');
   url = fleet.snapshot().hosts[0]!.services[0]!.tunnel.localUrl!;
   client = fleet.upstream(upstreamKey('drill', 'm'));
-  priv = client.dispatchOrigin;
-  agent = client.dispatcher;
 }, 30_000);
 
 afterAll(async () => {
@@ -60,8 +56,10 @@ afterAll(async () => {
 
 /** A streaming request that has its headers; resolves with how it ended and when. */
 async function streaming(): Promise<{ done: Promise<{ error: string | null; at: number }> }> {
-  const res = await request(`${priv}/slow?ms=20000`, { dispatcher: agent });
-  expect(res.statusCode).toBe(200);
+  // Through the service's client, on a connection of its own: one telemetry's polls had answered on would
+  // be closed by the dying tunnel without an answer, and a request on it sent once more (the retry rule).
+  const res = await client.stream({ path: '/slow?ms=20000', deadlineMs: 60_000, freshConnection: true });
+  expect(res.status).toBe(200);
   // Wrapped: an async function returning a bare promise would wait for it.
   const done = (async () => {
     try {
@@ -78,7 +76,7 @@ async function streaming(): Promise<{ done: Promise<{ error: string | null; at: 
 
 /** A request still waiting for its answer: what does it get when the link dies? */
 function hanging(): Promise<{ status: number; body: string; at: number }> {
-  return request(`${priv}/hang`, { dispatcher: agent }).then(async (res) => ({ status: res.statusCode, body: await res.body.text(), at: performance.now() }));
+  return client.request({ path: '/hang', deadlineMs: 60_000, maxBodyBytes: 64 * 1024, freshConnection: true }).then((res) => ({ status: res.status, body: res.text, at: performance.now() }));
 }
 
 async function restartSshd(): Promise<void> {

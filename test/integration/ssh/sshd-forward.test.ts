@@ -3,10 +3,10 @@ import { connect as netConnect } from 'node:net';
 import { join } from 'node:path';
 import { statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetService } from '../../../src-main/core/fleet/index.js';
-import { upstreamKey } from '../../../src-main/core/upstream/index.js';
+import { upstreamKey, type UpstreamClient } from '../../../src-main/core/upstream/index.js';
 import { createNetnsHost, knownHostsLine, preClean, type NetnsHost } from '../../helpers/netns-sshd.js';
 import { startFleet, waitHost } from './helpers.js';
 
@@ -18,8 +18,8 @@ let ns: NetnsHost;
 let fleet: FleetService;
 /** The public port (what operators and apps use). */
 let url: string;
-/** The tunnel's private end (the console's own callers), and its socket. */
-let priv: string;
+/** The tunnel's private end (the console's own callers): its client, and its socket. */
+let client: UpstreamClient;
 let socketPath: string;
 let agent: Dispatcher;
 
@@ -51,9 +51,8 @@ beforeAll(async () => {
   ]).fleet;
   await waitHost(fleet, 'fwd', (h) => h.services[0]!.tunnel.state === 'up');
   url = fleet.snapshot().hosts[0]!.services[0]!.tunnel.localUrl!;
-  const client = fleet.upstream(upstreamKey('fwd', 'm'));
+  client = fleet.upstream(upstreamKey('fwd', 'm'));
   const end = client.endpoint;
-  priv = client.dispatchOrigin;
   socketPath = end.kind === 'tunnel' ? end.socketPath : '';
   agent = client.dispatcher;
 }, 30_000);
@@ -72,8 +71,8 @@ describe('tunnel integrity through OpenSSH sshd', () => {
 
   it('a 50 MB download arrives byte-exact', async () => {
     const bytes = 50 * 1024 * 1024;
-    const res = await request(`${priv}/blob?bytes=${bytes}&seed=fifty`, { dispatcher: agent });
-    expect(res.statusCode).toBe(200);
+    const res = await client.stream({ path: `/blob?bytes=${bytes}&seed=fifty`, deadlineMs: 120_000 });
+    expect(res.status).toBe(200);
     const h = createHash('sha256');
     let got = 0;
     for await (const chunk of res.body) {
