@@ -21,7 +21,7 @@ import {
   type ExecResult,
 } from '../ssh/index.js';
 import { PrometheusApiSource, mergePrometheusConfig, type ServiceFigures, type TelemetrySource } from '../telemetry/index.js';
-import { UpstreamClient, upstreamKey, type UpstreamKey } from '../upstream/index.js';
+import { UpstreamClient, splitUpstreamKey, upstreamKey, type UpstreamKey } from '../upstream/index.js';
 import { FleetErrorCode } from './errors.js';
 import { HostRuntime } from './host-runtime.js';
 import type { PollSettings } from './sources.js';
@@ -292,9 +292,7 @@ export class FleetService implements Disposable {
    * FLEET_TUNNEL_NOT_READY while the tunnel is not open.
    */
   upstream(key: UpstreamKey): UpstreamClient {
-    const slash = key.lastIndexOf('/');
-    const label = key.slice(0, slash);
-    const serviceId = key.slice(slash + 1);
+    const { label, serviceId } = splitUpstreamKey(key) ?? { label: key, serviceId: '' };
     const host = this.requireHost(label);
     const service = host.services.find((s) => s.config.id === serviceId);
     if (!service) {
@@ -359,6 +357,17 @@ export class FleetService implements Disposable {
       if (this.hosts.has(host.label)) continue;
       const runtime = this.addHost(host);
       if (this.started) this.connectQuietly(runtime);
+    }
+    this.closeUnreadPrometheus(config);
+  }
+
+  /** A Prometheus URL no host reads any more: its client goes (it finishes what it carries first). */
+  private closeUnreadPrometheus(config: Config): void {
+    const read = new Set(config.hosts.filter((h) => this.readsPrometheus(h)).map((h) => mergePrometheusConfig(this.telemetry.prometheus, h.telemetry?.prometheus)?.url));
+    for (const [url, client] of this.prometheusClients) {
+      if (read.has(url)) continue;
+      this.prometheusClients.delete(url);
+      fireAndForget(client.close(), this.logger, 'closing the client of a Prometheus no host reads');
     }
   }
 

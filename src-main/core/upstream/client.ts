@@ -109,8 +109,17 @@ export class UpstreamClient {
    * `onPrem: null` is for what is no model server (a Prometheus the operator runs anywhere).
    */
   static forUrl(url: string, check: { onPrem: OnPremGuard | null; purpose: OffPremPurpose }, options: UpstreamClientOptions = {}): UpstreamClient {
-    const u = new URL(url);
-    if (check.onPrem && !check.onPrem.check(u, check.purpose)) throw offPremError(u, check.purpose);
+    let u: URL | null;
+    try {
+      u = new URL(url);
+    } catch {
+      u = null;
+    }
+    // The guard first, so that whatever is refused (an unparsable URL too) is counted, as before any client.
+    if (check.onPrem && !check.onPrem.check(u ?? url, check.purpose)) throw offPremError(u ?? url, check.purpose);
+    if (u === null || (u.protocol !== 'http:' && u.protocol !== 'https:')) {
+      throw new AppError(UpstreamErrorCode.INVALID_URL, `${describeUrlTarget(url)} is not an http(s) URL`, { details: { purpose: check.purpose } });
+    }
     return new UpstreamClient({ kind: 'url', url: u.href }, u.origin, u.pathname, options);
   }
 

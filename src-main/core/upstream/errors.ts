@@ -20,6 +20,8 @@ export const UpstreamErrorCode = {
   CLOSED: 'UPSTREAM_CLOSED',
   /** Anything else undici reported (a malformed answer, an invalid header). */
   FAILED: 'UPSTREAM_FAILED',
+  /** A client was asked for something that is not an http(s) URL. */
+  INVALID_URL: 'UPSTREAM_INVALID_URL',
 } as const;
 
 export type UpstreamErrorCode = (typeof UpstreamErrorCode)[keyof typeof UpstreamErrorCode];

@@ -193,13 +193,19 @@ describe('endpoints', () => {
     }
   });
 
-  it('a URL off this machine is refused when its client is made, counted for its purpose; loopback passes', () => {
+  it('a URL off this machine is refused when its client is made, counted for its purpose; loopback passes; a non-http URL is coded', () => {
     const offPrem = createOffPremCounter();
     for (const url of ['http://10.0.0.5:8000', 'http://router.example/admin', 'http://0123456789abcdef01234567.tunnel.gpu-console.invalid']) {
       expect(() => UpstreamClient.forUrl(url, { onPrem: offPrem, purpose: 'lifecycle' }), url).toThrow(expect.objectContaining({ code: OnPremErrorCode.REFUSED }));
     }
     clients.push(UpstreamClient.forUrl('http://127.0.0.1:9000/admin', { onPrem: offPrem, purpose: 'lifecycle' }), UpstreamClient.forUrl('http://localhost:1', { onPrem: offPrem, purpose: 'proxy' }));
     expect(offPrem.counts()).toEqual({ proxy: 0, lifecycle: 3, probe: 0 });
+    for (const bad of ['not a url', 'file:///etc/passwd', 'unix:/tmp/x.sock']) {
+      // Refused (and counted) by the guard; without one, still no client: not an http(s) URL.
+      expect(() => UpstreamClient.forUrl(bad, { onPrem: offPrem, purpose: 'proxy' }), bad).toThrow(expect.objectContaining({ code: OnPremErrorCode.REFUSED }));
+      expect(() => UpstreamClient.forUrl(bad, { onPrem: null, purpose: 'proxy' }), bad).toThrow(expect.objectContaining({ code: UpstreamErrorCode.INVALID_URL }));
+    }
+    expect(offPrem.counts()).toEqual({ proxy: 3, lifecycle: 3, probe: 0 });
   });
 
   it('keys: one function makes them, one takes them apart', () => {
