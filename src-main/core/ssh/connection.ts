@@ -1,7 +1,8 @@
 import type { Client, ClientChannel } from 'ssh2';
 import { AppError, toAppError } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
-import { execOnClient, type ExecOptions, type ExecResult } from './exec.js';
+import { execOnClient, streamOnClient, type ExecOptions, type ExecResult } from './exec.js';
+import type { ExecStream, ExecStreamOptions } from './exec-stream.js';
 import { openForwardChannel } from './forward-channel.js';
 import { endClients, openLink, watchLink, type Link, type LinkContext } from './link.js';
 import type { SshConnectionOptions, SshHostTarget, SshSession, SshTransportInfo } from './session.js';
@@ -58,6 +59,11 @@ export class SshConnection extends SessionCore implements SshSession {
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     const client = this.requireClient();
     return execOnClient(client, command, this.clock, options);
+  }
+
+  /** A channel of its own on the one connection; see SshSession.execStream. */
+  execStream(command: string, options: ExecStreamOptions = {}): ExecStream {
+    return streamOnClient(this.requireClient(), command, options);
   }
 
   /** Opens a direct-tcpip channel, waiting a bounded time for a reconnect if needed. */

@@ -1,6 +1,7 @@
 import type { Client, ClientChannel } from 'ssh2';
 import { AppError, toDisposable, type Clock, type Disposable } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
+import { ExecChunkQueue, streamedCommand, type ExecExit, type ExecStream, type ExecStreamOptions } from './exec-stream.js';
 
 export interface ExecOptions {
   /** Default 10 s. On expiry the channel is closed and SSH_EXEC_TIMEOUT thrown. */
@@ -131,4 +132,61 @@ export function execOnClient(client: Client, command: string, clock: Clock, opti
       finish(new AppError(SshErrorCode.NOT_CONNECTED, 'the SSH session is not open', { retryable: true, cause: err }));
     }
   });
+}
+
+/**
+ * Runs one command on an open client as a stream (exec-stream.ts). The channel
+ * is paused while the consumer's queue is full (ssh2 then stops widening the
+ * window: the remote command blocks on write); close() ends and closes the
+ * channel, whose EOF the kill-on-close wrapper turns into a kill of the
+ * command's process group. The client closing under it is SSH_DISCONNECTED.
+ */
+export function streamOnClient(client: Client, command: string, options: ExecStreamOptions = {}): ExecStream {
+  const queue = new ExecChunkQueue(options);
+  let exit: ExecExit | null = null;
+  const onClientClose = (): void => queue.fail(new AppError(SshErrorCode.DISCONNECTED, 'the SSH connection was lost while the command ran', { retryable: true }));
+  client.once('close', onClientClose);
+  void queue.exit.then(
+    () => client.removeListener('close', onClientClose),
+    () => client.removeListener('close', onClientClose),
+  );
+  try {
+    client.exec(streamedCommand(command, options), (err, ch) => {
+      if (err) {
+        queue.fail(new AppError(SshErrorCode.EXEC_FAILED, `could not start command: ${err.message}`, { retryable: true, cause: err }));
+        return;
+      }
+      ch.on('data', (d: Buffer) => queue.push('stdout', d));
+      ch.stderr.on('data', (d: Buffer) => queue.push('stderr', d));
+      ch.on('exit', (code: number | null, sig?: string) => {
+        exit = { exitCode: typeof code === 'number' ? code : null, signal: sig ?? null };
+      });
+      ch.on('error', (e: Error) => queue.fail(new AppError(SshErrorCode.EXEC_FAILED, `command channel failed: ${e.message}`, { retryable: true, cause: e })));
+      ch.on('close', () => {
+        if (exit) queue.end(exit);
+        else queue.fail(new AppError(SshErrorCode.EXEC_FAILED, 'the command channel closed without an exit status', { retryable: true }));
+      });
+      queue.attach({
+        pause: () => {
+          ch.pause();
+          ch.stderr.pause();
+        },
+        resume: () => {
+          ch.resume();
+          ch.stderr.resume();
+        },
+        close: () => {
+          try {
+            ch.end();
+            ch.close();
+          } catch {
+            // already closed
+          }
+        },
+      });
+    });
+  } catch (err) {
+    queue.fail(new AppError(SshErrorCode.NOT_CONNECTED, 'the SSH session is not open', { retryable: true, cause: err }));
+  }
+  return queue;
 }

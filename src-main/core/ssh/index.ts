@@ -29,6 +29,7 @@ export { loadSshConfigTree, type LoadedSshConfig } from './ssh-config-files.js';
 export { commandEffect, type CommandDirective } from './ssh-config-commands.js';
 export { importSshConfig, splitConfigLines, type SshConfigLine, type ImportedHost, type SkippedHost, type SshConfigIssue, type SshConfigImport, type SshConfigImportOptions } from './ssh-config.js';
 export { type ExecOptions, type ExecResult } from './exec.js';
+export { killOnCloseCommand, type ExecStream, type ExecStreamOptions, type ExecChunk, type ExecExit } from './exec-stream.js';
 export { LocalForward, type LocalForwardOptions, type ForwardChannelOpener } from './local-forward.js';
 export { MasterForward, canMasterListen, type MasterListener, type MasterForwardOptions } from './master-forward.js';
 export type { TunnelListener } from './tunnel-listener.js';

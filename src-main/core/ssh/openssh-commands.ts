@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { AppError, type Clock } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
 import { armExecLimits, CappedBuffer, execCancelled, type ExecOptions, type ExecResult } from './exec.js';
+import { ExecChunkQueue, type ExecStream, type ExecStreamOptions } from './exec-stream.js';
 import { checkKeyFile } from './keys.js';
 import { certificateProblem, lastLines, parseCertificateListing } from './openssh-config.js';
 
@@ -95,4 +96,57 @@ export async function checkCertificate(file: string | undefined, user: string, l
   if (!info) throw new AppError(SshErrorCode.CERTIFICATE_INVALID, `${label}: ${file} is not an OpenSSH certificate`, { details: { file } });
   const problem = certificateProblem(info, file, user, now);
   if (problem) throw new AppError(problem.code, `${label}: ${problem.message}`, { details: problem.details });
+}
+
+/** ssh's own words when the master or the link went (not the remote command's exit 255). */
+const LINK_GONE = /mux_client|Control socket|ControlSocket|master|Connection to .* closed|Shared connection to .* closed|broken pipe|kex_exchange/i;
+
+/**
+ * One `ssh … -- alias command` as a stream (exec-stream.ts): a process of its
+ * own through the master, its pipes paused while the consumer's queue is full
+ * (the mux client then stops reading, and SSH flow control stops the remote
+ * command). close() ends ssh's stdin and kills it: the master closes the
+ * channel, and the kill-on-close wrapper on the host kills the command's
+ * process group on the stdin EOF that follows. `linkGone` tells a lost link
+ * from a command's own exit 255 (ssh says nothing either way).
+ */
+export function streamCommand(run: CommandRun, options: ExecStreamOptions = {}, linkGone?: () => Promise<boolean>): ExecStream {
+  const queue = new ExecChunkQueue(options);
+  const child = spawn(run.binary, run.args, { stdio: ['pipe', 'pipe', 'pipe'], env: run.env });
+  let stderrTail = '';
+  let closedByUs = false;
+  child.stdin.on('error', () => undefined); // ssh gone: its close says how
+  child.stdout.on('data', (d: Buffer) => queue.push('stdout', d));
+  child.stderr.on('data', (d: Buffer) => {
+    stderrTail = (stderrTail + d.toString('utf8')).slice(-4096);
+    queue.push('stderr', d);
+  });
+  child.on('error', (e) => queue.fail(new AppError(SshErrorCode.EXEC_FAILED, `could not run ${run.binary}: ${e.message}`, { retryable: true, cause: e })));
+  child.on('close', (code, signal) => {
+    if (closedByUs) return;
+    const lost = () =>
+      queue.fail(new AppError(SshErrorCode.DISCONNECTED, `${run.label}: the SSH connection was lost while the command ran${stderrTail.trim() ? `: ${lastLines(stderrTail)}` : ''}`, { retryable: true }));
+    const ended = () => queue.end({ exitCode: code, signal: signal ?? null });
+    if (code !== 255) return ended();
+    if (LINK_GONE.test(stderrTail)) return lost();
+    // The mux client ends with 255 and no word when the master's link goes; a command may also exit 255.
+    if (!linkGone) return ended();
+    linkGone().then((gone) => (gone ? lost() : ended()), ended);
+  });
+  queue.attach({
+    pause: () => {
+      child.stdout.pause();
+      child.stderr.pause();
+    },
+    resume: () => {
+      child.stdout.resume();
+      child.stderr.resume();
+    },
+    close: () => {
+      closedByUs = true;
+      child.stdin.end();
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    },
+  });
+  return queue;
 }

@@ -13,7 +13,8 @@ import type { Duplex } from 'node:stream';
 import { AppError, toAppError } from '../base/index.js';
 import { SshErrorCode } from './errors.js';
 import type { ExecOptions, ExecResult } from './exec.js';
-import { checkCertificate, effectiveSettings, runCommand } from './openssh-commands.js';
+import { streamedCommand, type ExecStream, type ExecStreamOptions } from './exec-stream.js';
+import { checkCertificate, effectiveSettings, runCommand, streamCommand } from './openssh-commands.js';
 import { knownHostsName } from './known-hosts.js';
 import { assertSocketPath, classifyStderr, controlStem, generatedConfig, lastLines, targetWhere } from './openssh-config.js';
 import type { OpenSshHelperServer } from './openssh-helper.js';
@@ -103,6 +104,29 @@ export class OpenSshSession extends SessionCore implements SshSession {
     const shell = this.commandShell();
     if (shell?.available()) return shell.run(command, options);
     return runCommand({ binary: this.binary, args: [...this.muxArgs(), '-n', '--', this.alias, command], env: this.childEnv({}), clock: this.clock, label: this.label }, options);
+  }
+
+  /**
+   * A stream never takes the command shell (it would hold it for as long as it runs): an `ssh` process of
+   * its own through the master, its stdin a pipe whose end the host's kill-on-close wrapper watches.
+   */
+  execStream(command: string, options: ExecStreamOptions = {}): ExecStream {
+    this.requireConnected();
+    const run = { binary: this.binary, args: [...this.muxArgs(), '--', this.alias, streamedCommand(command, options)], env: this.childEnv({}), clock: this.clock, label: this.label };
+    return streamCommand(run, options, () => this.masterGoneWithin(2_000));
+  }
+
+  /** Whether the current master ends within `ms` (its link went), or is gone already. */
+  private masterGoneWithin(ms: number): Promise<boolean> {
+    const exited = this.masterExited;
+    if (!exited) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const timer = this.clock.setTimeout(() => resolve(false), ms);
+      void exited.then(() => {
+        void timer.dispose();
+        resolve(true);
+      });
+    });
   }
 
   /** The command shell's state ('none' before the first command; 'unsupported' on a host that cannot keep one). */

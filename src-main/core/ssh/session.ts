@@ -8,6 +8,7 @@ import type { HostConfig } from '../config/index.js';
 import type { AppError, Clock, Disposable, Emitter, Logger } from '../base/index.js';
 import { tcpDialer, type Dialer } from './dialer.js';
 import type { ExecOptions, ExecResult } from './exec.js';
+import type { ExecStream, ExecStreamOptions } from './exec-stream.js';
 import { MemoryPassphraseCache, type PassphraseProvider } from './passphrases.js';
 import { MemoryTrustStore, type HostKeyTrustStore } from './trust-store.js';
 
@@ -106,5 +107,11 @@ export interface SshSession extends Disposable {
   /** The operator refused the key the session is waiting on: stop, and say so. */
   refuseTrust?(fingerprint: string): Promise<void>;
   exec(command: string, options?: ExecOptions): Promise<ExecResult>;
+  /**
+   * Runs a command as a stream (logs follow): output as it arrives, paused while the consumer lags,
+   * closed (and the remote command's process group killed) on close() or the signal. Throws
+   * SSH_NOT_CONNECTED when the session is not connected. Absent on test fakes that stream nothing.
+   */
+  execStream?(command: string, options?: ExecStreamOptions): ExecStream;
   forwardOut(srcIp: string, srcPort: number, dstHost: string, dstPort: number): Promise<Duplex>;
 }
