@@ -109,61 +109,8 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
       case '--version':
         output.out(output.json ? JSON.stringify({ version: VERSION }) : VERSION);
         return EXIT.OK;
-      case 'serve': {
-        const { values, positionals } = parse(rest, {
-          demo: { type: 'boolean', default: false },
-          'demo-traffic': { type: 'string' },
-          'demo-time-scale': { type: 'string' },
-          'demo-hosts': { type: 'string' },
-          'demo-ssh-transport': { type: 'string' },
-          config: { type: 'string' },
-          'ui-port': { type: 'string' },
-          'proxy-port': { type: 'string' },
-          'ready-file': { type: 'string' },
-          'log-level': { type: 'string' },
-          'print-url': { type: 'boolean' },
-        });
-        if (values.help) return help(output);
-        if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(' ')}"`);
-        const logLevel = values['log-level'] ?? 'warn';
-        if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new UsageError(`--log-level must be debug, info, warn or error`);
-        const demoTraffic = values['demo-traffic'] ?? 'on';
-        if (demoTraffic !== 'on' && demoTraffic !== 'off') throw new UsageError(`--demo-traffic must be on or off, got "${demoTraffic}"`);
-        const rawScale = values['demo-time-scale'];
-        const demoTimeScale = rawScale === undefined ? undefined : Number(rawScale);
-        if (demoTimeScale !== undefined && !(Number.isFinite(demoTimeScale) && demoTimeScale >= 1 && demoTimeScale <= 10_000)) {
-          throw new UsageError(`--demo-time-scale must be a number from 1 to 10000, got "${rawScale}"`);
-        }
-        const rawHosts = values['demo-hosts'];
-        const demoHosts = rawHosts === undefined ? undefined : Number(rawHosts);
-        if (demoHosts !== undefined && !(Number.isInteger(demoHosts) && demoHosts >= 1 && demoHosts <= MAX_DEMO_HOSTS)) {
-          throw new UsageError(`--demo-hosts must be a whole number from 1 to ${MAX_DEMO_HOSTS}, got "${rawHosts}"`);
-        }
-        const demoSshTransport = values['demo-ssh-transport'];
-        if (demoSshTransport !== undefined && !['builtin', 'openssh', 'auto'].includes(demoSshTransport)) {
-          throw new UsageError(`--demo-ssh-transport must be builtin, openssh or auto, got "${demoSshTransport}"`);
-        }
-        if (demoHosts !== undefined && values.config !== undefined) {
-          throw new UsageError('--demo-hosts starts a demo fleet; it cannot be combined with --config');
-        }
-        return await serve(
-          {
-            demo: (values.demo ?? false) || demoHosts !== undefined,
-            demoTraffic: demoTraffic === 'on',
-            demoTimeScale,
-            demoHosts,
-            ...(demoSshTransport !== undefined ? { demoSshTransport: demoSshTransport as 'builtin' | 'openssh' | 'auto' } : {}),
-            configFile: values.config ?? null,
-            dataDir: resolveDataDir(values['data-dir']),
-            uiPort: parsePort('--ui-port', values['ui-port']) ?? 0,
-            proxyPort: parsePort('--proxy-port', values['proxy-port']),
-            readyFile: values['ready-file'] ?? null,
-            printUrl: values['print-url'],
-            logLevel: logLevel as 'debug' | 'info' | 'warn' | 'error',
-          },
-          output,
-        );
-      }
+      case 'serve':
+        return await serveCommand(rest, output);
       case 'url': {
         const { values, positionals } = parse(rest, { proxy: { type: 'boolean' } });
         if (values.help) return help(output);
@@ -217,6 +164,63 @@ export async function runCli(argv: string[], outputOverride?: Output): Promise<n
     }
     throw err;
   }
+}
+
+/** `gpu-console serve`: its flags checked here (exit 2 naming the flag), then the console started. */
+async function serveCommand(rest: string[], output: Output): Promise<number> {
+  const { values, positionals } = parse(rest, {
+    demo: { type: 'boolean', default: false },
+    'demo-traffic': { type: 'string' },
+    'demo-time-scale': { type: 'string' },
+    'demo-hosts': { type: 'string' },
+    'demo-ssh-transport': { type: 'string' },
+    config: { type: 'string' },
+    'ui-port': { type: 'string' },
+    'proxy-port': { type: 'string' },
+    'ready-file': { type: 'string' },
+    'log-level': { type: 'string' },
+    'print-url': { type: 'boolean' },
+  });
+  if (values.help) return help(output);
+  if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(' ')}"`);
+  const logLevel = values['log-level'] ?? 'warn';
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new UsageError(`--log-level must be debug, info, warn or error`);
+  const demoTraffic = values['demo-traffic'] ?? 'on';
+  if (demoTraffic !== 'on' && demoTraffic !== 'off') throw new UsageError(`--demo-traffic must be on or off, got "${demoTraffic}"`);
+  const rawScale = values['demo-time-scale'];
+  const demoTimeScale = rawScale === undefined ? undefined : Number(rawScale);
+  if (demoTimeScale !== undefined && !(Number.isFinite(demoTimeScale) && demoTimeScale >= 1 && demoTimeScale <= 10_000)) {
+    throw new UsageError(`--demo-time-scale must be a number from 1 to 10000, got "${rawScale}"`);
+  }
+  const rawHosts = values['demo-hosts'];
+  const demoHosts = rawHosts === undefined ? undefined : Number(rawHosts);
+  if (demoHosts !== undefined && !(Number.isInteger(demoHosts) && demoHosts >= 1 && demoHosts <= MAX_DEMO_HOSTS)) {
+    throw new UsageError(`--demo-hosts must be a whole number from 1 to ${MAX_DEMO_HOSTS}, got "${rawHosts}"`);
+  }
+  const demoSshTransport = values['demo-ssh-transport'];
+  if (demoSshTransport !== undefined && !['builtin', 'openssh', 'auto'].includes(demoSshTransport)) {
+    throw new UsageError(`--demo-ssh-transport must be builtin, openssh or auto, got "${demoSshTransport}"`);
+  }
+  if (demoHosts !== undefined && values.config !== undefined) {
+    throw new UsageError('--demo-hosts starts a demo fleet; it cannot be combined with --config');
+  }
+  return serve(
+    {
+      demo: (values.demo ?? false) || demoHosts !== undefined,
+      demoTraffic: demoTraffic === 'on',
+      demoTimeScale,
+      demoHosts,
+      ...(demoSshTransport !== undefined ? { demoSshTransport: demoSshTransport as 'builtin' | 'openssh' | 'auto' } : {}),
+      configFile: values.config ?? null,
+      dataDir: resolveDataDir(values['data-dir']),
+      uiPort: parsePort('--ui-port', values['ui-port']) ?? 0,
+      proxyPort: parsePort('--proxy-port', values['proxy-port']),
+      readyFile: values['ready-file'] ?? null,
+      printUrl: values['print-url'],
+      logLevel: logLevel as 'debug' | 'info' | 'warn' | 'error',
+    },
+    output,
+  );
 }
 
 function help(output: Output): number {

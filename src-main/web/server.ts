@@ -7,22 +7,17 @@
 // token in `x-gpu-console-token`; every request must carry a loopback Host
 // header naming our port (DNS-rebinding defence).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import {
-  BridgeErrorCode,
-  EVENT_STREAM_HEADER,
-  EVENTS_RESYNC_PATH,
-  parseStrict,
-  ResyncRequestSchema,
-  TickStreamEncoder,
-  type ContractError,
-} from '../../src-preload/contract/index.js';
+import { BridgeErrorCode, EVENTS_RESYNC_PATH, parseStrict, ResyncRequestSchema } from '../../src-preload/contract/index.js';
 import type { Api } from '../core/api.js';
 import { AppError, type Logger } from '../core/base/index.js';
-import { RENDERER_SECURITY_HEADERS, contentTypeFor, resolveStaticPath } from '../core/ui/index.js';
+import { EventStreams } from './event-streams.js';
+import { NO_BODY, readJsonBody, sendError, sendJson } from './http-answers.js';
+import { serveStatic } from './static-files.js';
+
+export { MAX_BODY_BYTES } from './http-answers.js';
+export { SSE_MAX_BUFFERED_BYTES } from './event-streams.js';
 
 export const TOKEN_HEADER = 'x-gpu-console-token';
 /**
@@ -30,13 +25,6 @@ export const TOKEN_HEADER = 'x-gpu-console-token';
  * `@cli`. Only a holder of the token (ready.json, 0600: the same OS user) can send it.
  */
 export const CALLER_HEADER = 'x-gpu-console-caller';
-export const MAX_BODY_BYTES = 1024 * 1024;
-const SSE_KEEPALIVE_MS = 15_000;
-/**
- * A client with more than this waiting in its socket's buffer is backed up: events are skipped
- * for it until it catches up (about two whole-fleet ticks at 64 hosts, many more delta ticks).
- */
-export const SSE_MAX_BUFFERED_BYTES = 1024 * 1024;
 
 export interface WebBridgeOptions {
   api: Api;
@@ -68,50 +56,17 @@ const STATUS_BY_CODE: Record<string, number> = {
   INTERNAL_ASSERTION: 500,
 };
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-  });
-  res.end(text);
-}
-
-function sendError(res: ServerResponse, status: number, code: BridgeErrorCode, message: string): void {
-  const error: ContractError = { code, message, retryable: false, details: {} };
-  sendJson(res, status, { ok: false, error });
-}
-
 function tokensEqual(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-const NO_BODY: unique symbol = Symbol('no body');
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > MAX_BODY_BYTES) throw new AppError(BridgeErrorCode.BODY_TOO_LARGE, `body over ${MAX_BODY_BYTES} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new AppError(BridgeErrorCode.BODY_TOO_LARGE, `body over ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
 export async function startWebBridge(options: WebBridgeOptions): Promise<WebBridge> {
   const { api, logger } = options;
   const token = options.token ?? randomBytes(32).toString('hex');
   const sockets = new Set<Socket>();
-  const sseClients = new Set<ServerResponse>();
-  /** Each open event stream's tick encoder, by the id in its EVENT_STREAM_HEADER. */
-  const streams = new Map<string, TickStreamEncoder>();
+  const events = new EventStreams(api);
   let port = 0;
 
   const allowedHost = (host: string | undefined): boolean =>
@@ -145,7 +100,7 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
       sendError(res, 405, BridgeErrorCode.BAD_REQUEST, 'method not allowed');
       return;
     }
-    await serveStatic(req, res, url);
+    await serveStatic(options.rendererDir, req, res, url);
   }
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -156,7 +111,7 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
     }
     if (url.pathname === '/api/events') {
       if (req.method !== 'GET') return sendError(res, 405, BridgeErrorCode.BAD_REQUEST, 'use GET for /api/events');
-      openEventStream(req, res);
+      events.open(req, res);
       return;
     }
     if (url.pathname === EVENTS_RESYNC_PATH) {
@@ -165,7 +120,7 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
       if (input === NO_BODY) return;
       const parsed = parseStrict(ResyncRequestSchema, input);
       if (!parsed.ok) return sendError(res, 400, BridgeErrorCode.INVALID_INPUT, `invalid resync request: ${parsed.message}`);
-      const encoder = streams.get(parsed.data.stream);
+      const encoder = events.encoder(parsed.data.stream);
       if (!encoder) return sendError(res, 404, BridgeErrorCode.UNKNOWN_STREAM, 'no open event stream has this id');
       encoder.resync(parsed.data.channel);
       sendJson(res, 200, { ok: true, data: {} });
@@ -194,86 +149,6 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
     sendJson(res, status, result);
   }
 
-  function openEventStream(req: IncomingMessage, res: ServerResponse): void {
-    const streamId = randomBytes(16).toString('hex');
-    const encoder = new TickStreamEncoder();
-    streams.set(streamId, encoder);
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      [EVENT_STREAM_HEADER]: streamId,
-    });
-    res.write(': connected\n\n');
-    sseClients.add(res);
-    const keepalive = setInterval(() => res.write(': keep-alive\n\n'), SSE_KEEPALIVE_MS);
-    const subscription = api.onEvent((event) => {
-      // A slow browser must not make the core buffer without bound: skip
-      // events while this client's socket is backed up (ticks are states, the
-      // next one supersedes a skipped one). A skipped tick is never encoded,
-      // so the next delta is against the last one this client was written.
-      // Backed up is a bound on what waits, not `writableNeedDrain`: a tick
-      // larger than the socket takes at once (16 KiB) set that, and the event
-      // emitted right after it (telemetry.tick after fleet.tick) was skipped
-      // on every tick at 64 hosts.
-      if (res.writableLength > SSE_MAX_BUFFERED_BYTES) return;
-      res.write(`event: ${event.channel}\ndata: ${JSON.stringify(encoder.encodeEvent(event.channel, event.payload))}\n\n`);
-    });
-    const close = () => {
-      clearInterval(keepalive);
-      void subscription.dispose();
-      sseClients.delete(res);
-      streams.delete(streamId);
-    };
-    req.on('close', close);
-    res.on('close', close);
-  }
-
-  /** The request's JSON body ({} when empty), or NO_BODY once an error answer was sent. */
-  async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
-    const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
-    if (type !== 'application/json') {
-      sendError(res, 415, BridgeErrorCode.BAD_REQUEST, 'content-type must be application/json');
-      return NO_BODY;
-    }
-    let body: Buffer;
-    try {
-      body = await readBody(req);
-    } catch (err) {
-      sendError(res, 413, BridgeErrorCode.BODY_TOO_LARGE, err instanceof Error ? err.message : 'body too large');
-      return NO_BODY;
-    }
-    if (body.length === 0) return {};
-    try {
-      return JSON.parse(body.toString('utf8')) as unknown;
-    } catch {
-      sendError(res, 400, BridgeErrorCode.BAD_REQUEST, 'body is not valid JSON');
-      return NO_BODY;
-    }
-  }
-
-  async function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const file = resolveStaticPath(options.rendererDir, url.pathname);
-    if (!file) return sendError(res, 404, BridgeErrorCode.NOT_FOUND, 'not found');
-    let size: number;
-    try {
-      const info = await stat(file);
-      if (!info.isFile()) return sendError(res, 404, BridgeErrorCode.NOT_FOUND, 'not found');
-      size = info.size;
-    } catch {
-      return sendError(res, 404, BridgeErrorCode.NOT_FOUND, 'not found');
-    }
-    res.writeHead(200, {
-      ...RENDERER_SECURITY_HEADERS,
-      'content-type': contentTypeFor(file),
-      'content-length': size,
-      'cache-control': file.endsWith('.html') ? 'no-store' : 'max-age=300',
-    });
-    if (req.method === 'HEAD') return void res.end();
-    createReadStream(file).pipe(res);
-  }
-
   await new Promise<void>((resolvePromise, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {
@@ -293,7 +168,7 @@ export async function startWebBridge(options: WebBridgeOptions): Promise<WebBrid
     url: `${origin}/#token=${token}`,
     close: () => {
       closing ??= new Promise<void>((resolveClose) => {
-        for (const client of sseClients) client.end();
+        events.endAll();
         server.close(() => resolveClose());
         // Idle keep-alive sockets would hold close() open; end them.
         for (const socket of sockets) socket.destroy();

@@ -33,7 +33,7 @@ import { median, pct, printVerdicts, runContext, verdict, type Verdict } from '.
 import { runBareRelay, runProxyRelay } from './lib/relays.js';
 import { nowNs, runSseStub } from './lib/sse-stub.js';
 
-/** The relays' upstream pools hold 256 connections (lib/relays.ts, the proxy's Forwarder). */
+/** The relays' upstream pools hold 256 connections (lib/relays.ts, the proxy's DispatchStage). */
 const MAX_STREAMS = 256;
 
 // --- the client (this process) -------------------------------------------------

@@ -35,8 +35,11 @@ export interface ModelEntry {
   fallback?: string[];
 }
 
-/** What a requested name leads to: the models to try, in order (one for a plain model or alias). */
-export interface ModelRoute {
+/**
+ * Where a requested name is placed: the models to try, in order (one for a plain model or alias), and
+ * the replicas of each. ("Placement" is the model side; the HTTP path a request names is its endpoint.)
+ */
+export interface ModelPlacement {
   /** The name as configured (model, alias or group). */
   name: string;
   /** Canonical model names, first choice first; later ones only after a failure before the first byte. */
@@ -46,7 +49,7 @@ export interface ModelRoute {
 }
 
 export class ModelRegistry {
-  private readonly routes = new Map<string, ModelRoute>();
+  private readonly placements = new Map<string, ModelPlacement>();
   private readonly byModel = new Map<string, UpstreamSpec[]>();
   private readonly groups: ReadonlyMap<string, readonly string[]>;
   readonly upstreams: readonly UpstreamSpec[];
@@ -64,17 +67,17 @@ export class ModelRegistry {
     for (const u of upstreams) {
       for (const name of [u.model, ...u.aliases]) {
         const key = name.toLowerCase();
-        if (this.routes.has(key)) continue;
+        if (this.placements.has(key)) continue;
         const replicas = this.byModel.get(u.model.toLowerCase())!;
-        this.routes.set(key, { name, chain: [replicas[0]!.model], replicas: [replicas] });
+        this.placements.set(key, { name, chain: [replicas[0]!.model], replicas: [replicas] });
       }
     }
     for (const [name] of this.groups) {
       const key = name.toLowerCase();
-      if (this.routes.has(key)) continue;
+      if (this.placements.has(key)) continue;
       const chain = this.flatten(name, new Set());
       const replicas = chain.map((m) => this.byModel.get(m.toLowerCase()) ?? []);
-      if (chain.length > 0) this.routes.set(key, { name, chain, replicas });
+      if (chain.length > 0) this.placements.set(key, { name, chain, replicas });
     }
   }
 
@@ -109,9 +112,9 @@ export class ModelRegistry {
     return new ModelRegistry(specs, config.proxy.groups);
   }
 
-  /** The route a requested name leads to, or undefined (404 model_not_found). */
-  lookup(name: string): ModelRoute | undefined {
-    return this.routes.get(name.toLowerCase());
+  /** The placement a requested name leads to, or undefined (404 model_not_found). */
+  lookup(name: string): ModelPlacement | undefined {
+    return this.placements.get(name.toLowerCase());
   }
 
   get(key: string): UpstreamSpec | undefined {
@@ -143,24 +146,24 @@ export class ModelRegistry {
       }
     }
     for (const [name] of this.groups) {
-      const route = this.routes.get(name.toLowerCase());
-      if (!route || route.name !== name) continue;
+      const placed = this.placements.get(name.toLowerCase());
+      if (!placed || placed.name !== name) continue;
       add({
         id: name,
         object: 'model',
         created: createdS,
         owned_by: 'gpu-console',
-        root: route.chain[0]!,
+        root: placed.chain[0]!,
         parent: null,
-        replicas: route.replicas.flat().map((r) => r.key),
-        fallback: [...route.chain],
+        replicas: placed.replicas.flat().map((r) => r.key),
+        fallback: [...placed.chain],
       });
     }
     return out;
   }
 
   /** Every model (with its replicas and aliases) and group, for the Proxy view. */
-  routeViews(): ModelRouteView[] {
+  placementViews(): ModelRouteView[] {
     const out: ModelRouteView[] = [];
     for (const replicas of this.byModel.values()) {
       const aliases: string[] = [];
@@ -168,9 +171,9 @@ export class ModelRegistry {
       out.push({ name: replicas[0]!.model, kind: 'model', chain: [replicas[0]!.model], replicas: replicas.map((r) => r.key), aliases });
     }
     for (const [name] of this.groups) {
-      const route = this.routes.get(name.toLowerCase());
-      if (!route || route.name !== name) continue;
-      out.push({ name, kind: 'group', chain: [...route.chain], replicas: route.replicas.flat().map((r) => r.key), aliases: [] });
+      const placed = this.placements.get(name.toLowerCase());
+      if (!placed || placed.name !== name) continue;
+      out.push({ name, kind: 'group', chain: [...placed.chain], replicas: placed.replicas.flat().map((r) => r.key), aliases: [] });
     }
     return out;
   }

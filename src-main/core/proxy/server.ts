@@ -1,6 +1,6 @@
 // The local OpenAI-compatible endpoint on 127.0.0.1. The request path runs as
-// stages (stages/*.ts: route → host guard → auth and class → body → resolve
-// upstream → idempotency → admit → forward), each returning a typed result;
+// stages (stages/*.ts: endpoint → host guard → auth and class → body → resolve
+// upstream → idempotency → admit → dispatch), each returning a typed result;
 // this file owns the listening socket, each upstream's priority pool and
 // stats, drain and close, and exactly one answer and one `requests` row per request.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -24,15 +24,15 @@ import type { UpstreamResolver } from './resolver.js';
 import { admit } from './stages/admit.js';
 import { authorize } from './stages/auth.js';
 import { readJsonBody } from './stages/body.js';
-import { Forwarder } from './stages/forward.js';
+import { DispatchStage } from './stages/dispatch.js';
 import { guardHost } from './stages/host.js';
 import { beginIdempotent, failedAnswer, type CompleteIdempotent } from './stages/idempotency.js';
 import { modelsView, queueView } from './stages/local.js';
 import { shuttingDownError } from './stages/refusals.js';
 import { sendJson, sendMetrics } from './stages/respond.js';
-import { routeRequest } from './stages/route.js';
+import { matchEndpoint } from './stages/endpoint.js';
 import { stop, type StageEnv } from './stages/stage.js';
-import { chooseNow, chooseUpstream, chosen, lookupRoute, upstreamBody, type ChooseContext, type Target } from './stages/upstream.js';
+import { chooseNow, chooseUpstream, chosen, lookupPlacement, upstreamBody, type ChooseContext, type Target } from './stages/upstream.js';
 import { ReplicaRouter } from './router.js';
 import { ClassStats, type UpstreamStats } from './stats.js';
 import type { TokenRepository } from './tokens.js';
@@ -89,7 +89,7 @@ export class ProxyServer implements Disposable {
   private readonly open = new LiveList<Exchange>();
   /** What the stages read (settings, the closing flag), kept current here. */
   private readonly env: StageEnv;
-  private readonly forwarder: Forwarder;
+  private readonly dispatchStage: DispatchStage;
   private readonly router: ReplicaRouter;
   private readonly chooser: ChooseContext;
   private answeredTotal = 0;
@@ -104,7 +104,7 @@ export class ProxyServer implements Disposable {
     this.registry = options.registry;
     this.capsOverrides = new Map(Object.entries(options.capsOverrides ?? {}));
     this.env = { clock: this.clock, mono: this.mono, settings: options.settings, closing: false };
-    this.forwarder = new Forwarder(this.env, options.resolver, options.secrets ?? null, options.offPrem ?? null, this.logger);
+    this.dispatchStage = new DispatchStage(this.env, options.resolver, options.secrets ?? null, options.offPrem ?? null, this.logger);
     this.router = new ReplicaRouter(this.mono);
     this.chooser = { pools: this.pools, router: this.router, resolver: options.resolver, env: this.env };
     this.idempotency = new IdempotencyCache(this.clock, options.settings.idempotencyTtlMs, options.idempotencyLimits);
@@ -186,7 +186,7 @@ export class ProxyServer implements Disposable {
     options: { deadlineMs: number; refuseQueued?: boolean; purpose?: DrainInfo['purpose']; expectedActionMs?: number | null },
   ): Promise<DrainResult> {
     const pool = this.requirePool(key);
-    const running = this.forwarder.runningOn(key)?.size ?? 0;
+    const running = this.dispatchStage.runningOn(key)?.size ?? 0;
     const idle = pool.drain(options.refuseQueued ?? false);
     pool.drainInfo = {
       deadlineAt: this.clock.now() + options.deadlineMs,
@@ -203,7 +203,7 @@ export class ProxyServer implements Disposable {
     void timer?.dispose();
     let aborted = 0;
     if (timedOut) {
-      for (const ex of this.forwarder.runningOn(key)?.values() ?? []) {
+      for (const ex of this.dispatchStage.runningOn(key)?.values() ?? []) {
         if (ex.abort) {
           ex.abort('drain');
           aborted++;
@@ -264,7 +264,7 @@ export class ProxyServer implements Disposable {
       inFlight,
       queued,
       upstreams,
-      models: this.registry.routeViews(),
+      models: this.registry.placementViews(),
       failovers: this.failoversTotal,
     };
   }
@@ -281,7 +281,7 @@ export class ProxyServer implements Disposable {
       for (const ex of this.open.values()) ex.abort?.('drain');
       this.server.closeAllConnections();
       await serverClosed;
-      await this.forwarder.close();
+      await this.dispatchStage.close();
       this.options.requestLog?.flush();
     })();
     return this.closed;
@@ -362,9 +362,9 @@ export class ProxyServer implements Disposable {
 
   /** The request path, stage by stage (stages/): each records what it learns on `ex` and goes on or stops. */
   private async run(ex: Exchange, req: IncomingMessage): Promise<void> {
-    const route = routeRequest(ex, req);
-    if (!route.ok) return stop(ex, route.error);
-    const { endpoint, path, modelId } = route.value;
+    const matched = matchEndpoint(ex, req);
+    if (!matched.ok) return stop(ex, matched.error);
+    const { endpoint, path, modelId } = matched.value;
     const host = guardHost(req, this.port);
     if (!host.ok) return stop(ex, host.error);
     if (this.env.closing) return stop(ex, shuttingDownError());
@@ -383,7 +383,7 @@ export class ProxyServer implements Disposable {
 
     const body = await readJsonBody(ex, req, this.env);
     if (!body.ok) return stop(ex, body.error);
-    const model = lookupRoute(ex, body.value, this.registry);
+    const model = lookupPlacement(ex, body.value, this.registry);
     if (!model.ok) return stop(ex, model.error);
     const chooser = this.chooser;
     // Ready now (the usual case) without a promise; else wait or refuse as chooseUpstream decides.
@@ -412,7 +412,7 @@ export class ProxyServer implements Disposable {
         this.router.count(spec.key);
         // A failure before the first byte may go elsewhere only while another replica (or model) is left.
         const mayFailover = model.value.replicas.length > 1 || model.value.replicas[0]!.some((r) => r.key !== spec.key && !tried?.has(r.key));
-        const sent = await this.forwarder.forward(ex, target, lease.value, out, path, complete !== null, mayFailover);
+        const sent = await this.dispatchStage.dispatch(ex, target, lease.value, out, path, complete !== null, mayFailover);
         if (sent.kind === 'served') {
           this.router.markHealthy(spec.key);
           captured = sent.captured;

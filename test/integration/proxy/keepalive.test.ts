@@ -1,6 +1,6 @@
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { staleConnectionRetries } from '../../../src-main/core/proxy/forward.js';
+import { staleConnectionRetries } from '../../../src-main/core/proxy/upstream-exchange.js';
 import { KEEP_ALIVE_MS, MAX_REQUESTS_PER_CONNECTION } from '../../../src-main/core/upstream/index.js';
 import { chatRequest, driveRacingLoad, startHttplibLikeUpstream, type ChatTarget, type HttplibLikeOptions, type LoadFailure } from '../../helpers/httplib-like-upstream.js';
 import { startStubProxy } from './helpers.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetService } from '../../../src-main/core/fleet/index.js';
-import { staleConnectionRetries } from '../../../src-main/core/proxy/forward.js';
+import { staleConnectionRetries } from '../../../src-main/core/proxy/upstream-exchange.js';
 import { driveRacingLoad } from '../../helpers/httplib-like-upstream.js';
 import { createNetnsHost, knownHostsLine, preClean, type NetnsHost } from '../../helpers/netns-sshd.js';
 import { startStubProxy, type StubProxy } from '../proxy/helpers.js';

@@ -1,5 +1,5 @@
-// The shape of one stage of the request path (route → host guard → auth and
-// class → body → resolve upstream → idempotency → admit → forward): it records
+// The shape of one stage of the request path (endpoint → host guard → auth and
+// class → body → resolve upstream → idempotency → admit → dispatch): it records
 // what it learns on the Exchange and returns either the value the next stage
 // needs or why the request stops — a coded WireError for the server to answer
 // with, or null when nothing is left to answer (the client left, or the stage

@@ -1,4 +1,4 @@
-// Stage: resolve upstream. The model named in the body → its route (a model's
+// Stage: resolve upstream. The model named in the body → its placement (a model's
 // replicas, or a group's models in fallback order) → the replica that takes
 // the request now. When none can, the request is held only while the most
 // hopeful one is expected back within the request's hold budget (a tunnel
@@ -11,7 +11,7 @@ import type { Disposable } from '../../base/index.js';
 import type { TrafficClass } from '../classes.js';
 import { wire, type Endpoint, type Exchange } from '../exchange.js';
 import type { PriorityPool } from '../pool.js';
-import type { ModelRegistry, ModelRoute, UpstreamSpec } from '../registry.js';
+import type { ModelRegistry, ModelPlacement, UpstreamSpec } from '../registry.js';
 import type { HoldReason, UpstreamResolver } from '../resolver.js';
 import type { Choice, ReplicaRouter } from '../router.js';
 import { withIncludeUsage } from '../sse.js';
@@ -34,27 +34,27 @@ export interface ChooseContext {
 }
 
 /** Records the model and stream flag on `ex`; 404 model_not_found. */
-export function lookupRoute(ex: Exchange, body: JsonBody, registry: ModelRegistry): StageResult<ModelRoute> {
-  const route = registry.lookup(body.model);
-  if (!route) {
+export function lookupPlacement(ex: Exchange, body: JsonBody, registry: ModelRegistry): StageResult<ModelPlacement> {
+  const placement = registry.lookup(body.model);
+  if (!placement) {
     return fail(wire(404, 'model_not_found', `The model \`${body.model.slice(0, 200)}\` does not exist. GET /v1/models lists the models served here.`, { param: 'model' }));
   }
-  ex.model = route.chain[0] ?? route.name;
+  ex.model = placement.chain[0] ?? placement.name;
   ex.stream = body.json['stream'] === true;
-  return ok(route);
+  return ok(placement);
 }
 
 /**
- * The first model of the route with a ready replica (later models of a group only when the earlier
+ * The first model of the placement with a ready replica (later models of a group only when the earlier
  * ones cannot take it), skipping `exclude`d replicas (ones that failed this request). A degraded or
  * recently failing replica is a last resort here too: the next model's ready replica goes first,
  * and only when no model has one does the first model's last resort take it. Null when every
  * replica is excluded.
  */
-export function chooseNow(route: ModelRoute, cls: TrafficClass, ctx: ChooseContext, exclude: ReadonlySet<string>): Choice | null {
+export function chooseNow(placement: ModelPlacement, cls: TrafficClass, ctx: ChooseContext, exclude: ReadonlySet<string>): Choice | null {
   // One model with one replica (most fleets): no candidate lists, no ranking.
-  if (route.replicas.length === 1 && route.replicas[0]!.length === 1 && exclude.size === 0) {
-    const spec = route.replicas[0]![0]!;
+  if (placement.replicas.length === 1 && placement.replicas[0]!.length === 1 && exclude.size === 0) {
+    const spec = placement.replicas[0]![0]!;
     const pool = ctx.pools.get(spec.key);
     if (!pool) return null;
     if (pool.isDraining) return { ok: false, spec, pool, why: 'draining' };
@@ -65,7 +65,7 @@ export function chooseNow(route: ModelRoute, cls: TrafficClass, ctx: ChooseConte
   const rankAt = (c: Refused) => rank(c, now);
   let best: Extract<Choice, { ok: false }> | null = null;
   let lastResort: Extract<Choice, { ok: true }> | null = null;
-  for (const replicas of route.replicas) {
+  for (const replicas of placement.replicas) {
     const candidates = replicas.flatMap((spec) => {
       const pool = ctx.pools.get(spec.key);
       return pool ? [{ spec, pool }] : [];
@@ -112,15 +112,15 @@ function recoveryOf(c: Extract<Choice, { ok: false }>, now: number): { reason: H
  */
 export async function chooseUpstream(
   ex: Exchange,
-  route: ModelRoute,
+  placement: ModelPlacement,
   cls: TrafficClass,
   headers: IncomingHttpHeaders,
   ctx: ChooseContext,
   exclude: ReadonlySet<string> = EMPTY,
 ): Promise<StageResult<Target>> {
-  const first = chooseNow(route, cls, ctx, exclude);
+  const first = chooseNow(placement, cls, ctx, exclude);
   if (first?.ok) return chosen(ex, first);
-  if (!first) return fail(wire(503, 'upstream_unreachable', `no replica of ${route.name} is left to try`, { retryAfterS: 1 }));
+  if (!first) return fail(wire(503, 'upstream_unreachable', `no replica of ${placement.name} is left to try`, { retryAfterS: 1 }));
   const { clock, mono, settings } = ctx.env;
   const budgetMs = Math.min(settings.holdBudgetMs[cls], clientHoldLimitMs(headers['x-stainless-timeout']) ?? Infinity) - ex.heldMs;
   let refused = first;
@@ -175,7 +175,7 @@ export async function chooseUpstream(
       ]);
       wake = null;
       if (ex.clientGone) return DONE;
-      const next = chooseNow(route, cls, ctx, exclude);
+      const next = chooseNow(placement, cls, ctx, exclude);
       if (next?.ok) {
         ex.heldMs += mono() - start;
         return chosen(ex, next);

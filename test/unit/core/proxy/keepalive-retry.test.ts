@@ -4,7 +4,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { errors, Pool, type Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Exchange } from '../../../../src-main/core/proxy/exchange.js';
-import { forward, staleConnectionRetries, type ForwardRequest } from '../../../../src-main/core/proxy/forward.js';
+import { forward, staleConnectionRetries, type ForwardRequest } from '../../../../src-main/core/proxy/upstream-exchange.js';
 import { UpstreamClient, bytesReadBefore, isStaleConnectionFailure } from '../../../../src-main/core/upstream/index.js';
 
 /** The keep-alive pool of an upstream client of `origin` (one connection), as the proxy dispatches on it. */

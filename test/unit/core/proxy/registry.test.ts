@@ -81,7 +81,7 @@ describe('ModelRegistry: replicas', () => {
   });
 
   it('the Proxy view lists the model once with its replicas and every alias', () => {
-    const views = twoReplicas().routeViews();
+    const views = twoReplicas().placementViews();
     expect(views).toContainEqual({ name: 'Qwen3-32B', kind: 'model', chain: ['Qwen3-32B'], replicas: ['a/q', 'b/q'], aliases: ['qwen', 'fast'] });
     expect(views.filter((v) => v.kind === 'model')).toHaveLength(2);
   });
@@ -139,7 +139,7 @@ describe('ModelRegistry: groups', () => {
   });
 
   it('the Proxy view shows groups with their chain', () => {
-    expect(fleet().routeViews()).toContainEqual({
+    expect(fleet().placementViews()).toContainEqual({
       name: 'quality',
       kind: 'group',
       chain: ['Big-70B', 'Mid-32B'],

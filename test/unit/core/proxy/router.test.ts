@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../../src-main/core/base/index.js';
 import { ProxyConfigSchema } from '../../../../src-main/core/config/index.js';
-import type { ModelRoute } from '../../../../src-main/core/proxy/registry.js';
+import type { ModelPlacement } from '../../../../src-main/core/proxy/registry.js';
 import { chooseNow, type ChooseContext } from '../../../../src-main/core/proxy/stages/upstream.js';
 import { PriorityPool, defaultCaps, type Lease, type PoolPolicy, type UpstreamAvailability, type UpstreamSpec } from '../../../../src-main/core/proxy/index.js';
 import type { UpstreamResolver } from '../../../../src-main/core/proxy/resolver.js';
@@ -50,7 +50,7 @@ function world() {
   const fill = (c: Candidate, n: number): Lease[] => Array.from({ length: n }, () => c.pool.tryAcquire('interactive')!);
   /** chooseNow over a route of models (each a list of replicas), first model first. */
   const route = (...models: Candidate[][]) => {
-    const r: ModelRoute = { name: 'g', chain: models.map((m) => m[0]!.spec.model), replicas: models.map((m) => m.map((c) => c.spec)) };
+    const r: ModelPlacement = { name: 'g', chain: models.map((m) => m[0]!.spec.model), replicas: models.map((m) => m.map((c) => c.spec)) };
     const ctx: ChooseContext = {
       pools: new Map(models.flat().map((c) => [c.spec.key, c.pool])),
       router,

@@ -1,15 +1,15 @@
-// Stage: forward. An admitted request goes to where its upstream is now (the
+// Stage: dispatch. An admitted request goes to where its upstream is now (the
 // tunnel may have moved or dropped while it waited), with the upstream's API
 // key when it has one, over the upstream's UpstreamClient: the fleet's, bound to
 // its tunnel (a tunnel opened again comes with a new one), or — for a resolver
-// that answers a URL — one the forwarder makes per upstream for the origin it
+// that answers a URL — one this stage makes per upstream for the origin it
 // has now, closing the previous origin's rather than keeping it. Its slot is
 // released when it ends. Owns those URL clients, the key cache, and the list of
 // requests being forwarded per upstream (what a drain waits for or cuts).
 import { describeUrlTarget, fireAndForget, silentLogger, type Logger, type OnPremGuard } from '../../base/index.js';
 import { UpstreamClient } from '../../upstream/index.js';
 import { wire, type Exchange } from '../exchange.js';
-import { forward } from '../forward.js';
+import { forward } from '../upstream-exchange.js';
 import type { StoredAnswer } from '../idempotency.js';
 import { LiveList } from '../live-list.js';
 import type { Lease } from '../pool.js';
@@ -21,7 +21,7 @@ import { stop, type StageEnv } from './stage.js';
 import type { WireError } from '../errors.js';
 import type { Target, UpstreamBody } from './upstream.js';
 
-export class Forwarder {
+export class DispatchStage {
   /** By upstream key, for resolvers that answer a URL: one client each, for its current origin. */
   private readonly urlClients = new Map<string, { origin: string; client: UpstreamClient }>();
   private readonly apiKeys = new Map<string, string>();
@@ -41,7 +41,7 @@ export class Forwarder {
   }
 
   /**
-   * Relays the upstream's answer (forward.ts writes the upstream failures) and gives the copy kept
+   * Relays the upstream's answer (upstream-exchange.ts writes the upstream failures) and gives the copy kept
    * for an idempotent replay when `capture`. Its own refusals — upstream_key_unavailable,
    * upstream_draining or proxy_shutting_down when a drain cut the request — are answered here,
    * before the slot is released: a drain (or close()) waits on that slot and must not cut the socket
@@ -49,7 +49,7 @@ export class Forwarder {
    * while the request waited, the upstream refused the connection) comes back unanswered as
    * `early`, so the caller can try another replica or answer it.
    */
-  async forward(
+  async dispatch(
     ex: Exchange,
     { spec, pool }: Target,
     lease: Lease,
@@ -58,7 +58,7 @@ export class Forwarder {
     capture: boolean,
     /** Another replica could take it: a failure before anything reached the client comes back as `early`. */
     mayFailover = false,
-  ): Promise<ForwardOutcome> {
+  ): Promise<DispatchOutcome> {
     let served = false;
     const running = this.runningList(spec.key);
     const node = running.add(ex);
@@ -163,15 +163,15 @@ export class Forwarder {
   }
 }
 
-/** How a forward ended: answered (with the copy for a replay), done (answered or the client left), or failed before anything reached the client. */
-export type ForwardOutcome =
+/** How a dispatch ended: answered (with the copy for a replay), done (answered or the client left), or failed before anything reached the client. */
+export type DispatchOutcome =
   | { kind: 'served'; captured: StoredAnswer | null }
   | { kind: 'done' }
   | { kind: 'early'; error: WireError };
 
-const DONE_OUTCOME: ForwardOutcome = { kind: 'done' };
+const DONE_OUTCOME: DispatchOutcome = { kind: 'done' };
 
-function answered(ex: Exchange, error: WireError): ForwardOutcome {
+function answered(ex: Exchange, error: WireError): DispatchOutcome {
   stop(ex, error);
   return DONE_OUTCOME;
 }

@@ -1,24 +1,25 @@
-// Stage: route. Strict routing — the path names one endpoint (GET /v1/models/{id}
+// Stage: endpoint. The HTTP path names one endpoint (GET /v1/models/{id}
 // included) and the method must be that endpoint's; else 400 invalid_path,
-// 404 not_found or 405 method_not_allowed.
+// 404 not_found or 405 method_not_allowed. ("Endpoint" is the HTTP side;
+// which replicas serve a model is its placement, in registry.ts.)
 import type { IncomingMessage } from 'node:http';
 import { ENDPOINT_PATH, wire, type Endpoint, type Exchange } from '../exchange.js';
 import { fail, ok, type StageResult } from './stage.js';
 
-export interface RouteMatch {
+export interface EndpointMatch {
   endpoint: Endpoint;
   /** The path without its query. */
   path: string;
-  /** The id in GET /v1/models/{id}, percent-decoded; null for every other route. */
+  /** The id in GET /v1/models/{id}, percent-decoded; null for every other endpoint. */
   modelId: string | null;
 }
 
-interface Route {
+interface EndpointRule {
   endpoint: Endpoint;
   method: 'GET' | 'POST';
 }
 
-const ROUTES = new Map<string, Route>([
+const ENDPOINTS = new Map<string, EndpointRule>([
   [ENDPOINT_PATH.chat, { endpoint: 'chat', method: 'POST' }],
   [ENDPOINT_PATH.completions, { endpoint: 'completions', method: 'POST' }],
   [ENDPOINT_PATH.embeddings, { endpoint: 'embeddings', method: 'POST' }],
@@ -31,7 +32,7 @@ const ROUTES = new Map<string, Route>([
 const MODEL_PREFIX = `${ENDPOINT_PATH.models}/`;
 
 /** Records the endpoint on `ex` as soon as the path names one (so a 405 is counted against it). */
-export function routeRequest(ex: Exchange, req: IncomingMessage): StageResult<RouteMatch> {
+export function matchEndpoint(ex: Exchange, req: IncomingMessage): StageResult<EndpointMatch> {
   const rawUrl = req.url ?? '';
   const q = rawUrl.indexOf('?');
   const path = q >= 0 ? rawUrl.slice(0, q) : rawUrl;
@@ -40,13 +41,13 @@ export function routeRequest(ex: Exchange, req: IncomingMessage): StageResult<Ro
     return fail(wire(400, 'invalid_path', 'the request path holds a malformed percent-escape', { headers: { 'x-should-retry': 'false' } }));
   }
   const modelId = path.startsWith(MODEL_PREFIX) && path.length > MODEL_PREFIX.length ? safeDecode(path.slice(MODEL_PREFIX.length)) : null;
-  const route = modelId !== null ? ROUTES.get(ENDPOINT_PATH.models) : ROUTES.get(path);
-  if (!route) return fail(wire(404, 'not_found', `no route ${req.method ?? ''} ${path.slice(0, 200)}`));
-  ex.endpoint = route.endpoint;
-  if (req.method !== route.method) {
-    return fail(wire(405, 'method_not_allowed', `${path} takes ${route.method}`, { headers: { allow: route.method } }));
+  const rule = modelId !== null ? ENDPOINTS.get(ENDPOINT_PATH.models) : ENDPOINTS.get(path);
+  if (!rule) return fail(wire(404, 'not_found', `no endpoint ${req.method ?? ''} ${path.slice(0, 200)}`));
+  ex.endpoint = rule.endpoint;
+  if (req.method !== rule.method) {
+    return fail(wire(405, 'method_not_allowed', `${path} takes ${rule.method}`, { headers: { allow: rule.method } }));
   }
-  return ok({ endpoint: route.endpoint, path, modelId });
+  return ok({ endpoint: rule.endpoint, path, modelId });
 }
 
 /** A path segment, percent-decoded; null when it is not valid percent-encoding or holds a NUL. */
