@@ -16,4 +16,5 @@ export * from './bench.js';
 export * from './secrets.js';
 export * from './report.js';
 export * from './budget.js';
+export * from './logs.js';
 export * from './tick-codec.js';

@@ -12,3 +12,4 @@ export * from './async.js';
 export * from './actor.js';
 export * from './on-prem.js';
 export * from './control-chars.js';
+export * from './secret-text.js';

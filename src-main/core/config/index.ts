@@ -27,4 +27,5 @@ export {
 export { parseConfig, validateConfig, loadConfigFile, defaultConfigPath, expandHomePath, type ParseConfigOptions } from './parse.js';
 export { ConfigService, redactedView, type ConfigServiceOptions } from './service.js';
 export { ConfigErrorCode, type ConfigIssue } from './errors.js';
+export { LogSourceSchema, type LogSourceConfig } from './log-source.js';
 export { aliasProblem, hostProblem, jumpHostProblem, parseJumpHop, pathProblem, unbracketHost, userProblem, HOST_RULE, USER_RULE, type JumpHop } from './ssh-grammar.js';

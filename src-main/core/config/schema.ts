@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { aliasProblem, hostProblem, jumpHostProblem, pathProblem, unbracketHost, userProblem } from './ssh-grammar.js';
 import { NotifyConfigSchema } from '../../../src-preload/contract/notify.js';
+import { LogSourceSchema } from './log-source.js';
 import { upstreamKey } from '../upstream/index.js';
 
 // Every object is strict: an unknown key is an error, because a misspelt key
@@ -182,6 +183,7 @@ export const ServiceConfigSchema = z
     restartCommand: z.string().trim().min(1, { error: 'restartCommand must not be empty' }).optional(),
     /** How wake / sleep / offload / restart are done for this service, and the policies that propose them. */
     lifecycle: LifecycleConfigSchema.optional(),
+    logs: LogSourceSchema.optional(), // where its log lines come from; default from lifecycle.systemdUnit / lifecycle.compose (logs/sources.ts)
   })
   .strict();
 

@@ -1,20 +1,12 @@
 // Service config as it may appear in an evidence report: fields that look
 // secret, and secrets written inline in commands or URLs, become "[redacted]".
-import { isSecretKey } from '../base/index.js';
+import { isSecretKey, scrubSecretText } from '../base/index.js';
 
 // ── redaction ─────────────────────────────────────────────────────────────
 
 const SECRET_FIELD = /key|token|secret|passphrase|password/i;
-// Secrets written inline in a command (restartCommand): `--api-key X`, `--token=X`, `HF_TOKEN=X`.
-const SECRET_FLAG = /(--?[A-Za-z0-9_-]*(?:key|token|secret|passphrase|password)[A-Za-z0-9_-]*)(=|\s+)('[^']*'|"[^"]*"|[^\s'"]+)/gi;
-const SECRET_ENV = /\b([A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSPHRASE|PASSWORD)[A-Za-z0-9_]*)=('[^']*'|"[^"]*"|[^\s'"]+)/gi;
-
-// Credentials in a URL: `http://user:pass@host`.
-const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
-
-function scrubText(text: string): string {
-  return text.replace(SECRET_FLAG, '$1$2[redacted]').replace(SECRET_ENV, '$1=[redacted]').replace(URL_USERINFO, '$1[redacted]@');
-}
+// Secrets written inline in a command (restartCommand): base's one list (`--api-key X`, `HF_TOKEN=X`, URL credentials).
+const scrubText = scrubSecretText;
 
 /** A copy of a service's config with secret-looking fields, and secrets written inline in commands, replaced by "[redacted]". */
 export function redactServiceConfig(value: unknown, depth = 0): unknown {
