@@ -92,35 +92,7 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
   if (hosts.length === 0) notes.push('No host is selected or configured.');
 
   // Live checks first: they are the slow part and feed inventory, security and gates.
-  let inventory: InventoryHost[] | null = null;
-  let security: HostSecurity[] | null = null;
-  if (want.has('inventory') || want.has('security') || want.has('gates')) {
-    const inv: InventoryHost[] = [];
-    const sec: HostSecurity[] = [];
-    if (request.live) {
-      let done = 0;
-      src.onProgress?.('live checks', 0, hosts.length);
-      const results = await Promise.all(
-        hosts.map(async (h) => {
-          stopIfCancelled(src.signal);
-          const r = await src.liveChecks(h.label);
-          stopIfCancelled(src.signal);
-          src.onProgress?.('live checks', ++done, hosts.length);
-          return r;
-        }),
-      );
-      for (const r of results) {
-        inv.push(r.inventory);
-        sec.push(r.security);
-        if (r.inventory.liveError) notes.push(`${r.inventory.label} could not be checked live: ${r.inventory.liveError}. Its checks are marked unverified.`);
-      }
-    } else {
-      for (const h of hosts) inv.push(src.offlineInventory(h.label));
-      notes.push('Live checks were not run: the inventory comes from the configuration and the last readings, and the security checks are unverified.');
-    }
-    if (want.has('inventory') || want.has('gates')) inventory = inv;
-    if (want.has('security') || want.has('gates')) security = request.live ? sec : [];
-  }
+  const { inventory, security } = want.has('inventory') || want.has('security') || want.has('gates') ? await hostChecks(request, hosts, src, want, notes) : NO_CHECKS;
 
   const charts: EvidenceChart[] = [];
   const seriesByHost = new Map<string, SeriesResult | null>();
@@ -133,56 +105,10 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
   if (want.has('health')) {
     const connectionEvents = src.auditEvents(fromMs, toMs, ['host.', 'ssh.', 'tunnel.']);
     health = hosts.map((h) => hostHealth(h.label, seriesOf(h.label), connectionEvents, fromMs, Math.min(toMs, generatedAt)));
-    for (const h of hosts) {
-      const s = seriesOf(h.label);
-      if (!s || s.t.length === 0) continue;
-      const gen = s.series.find((c) => c.metric === hostSeries('gen_tok_s'));
-      if (gen) charts.push(lineChart(`tok-${h.label}`, `${h.label}: generated tokens/s`, h.label, 'tok/s', s.t, [{ name: 'tok/s', values: gen.avg }]));
-      const vram = s.series.flatMap((c) => {
-        const n = parseSeriesName(c.metric);
-        return n?.scope === 'gpu' && n.figure === 'vram_used_mib' ? [{ name: `GPU ${n.index}`, values: c.avg }] : [];
-      });
-      if (vram.length) charts.push(lineChart(`vram-${h.label}`, `${h.label}: VRAM used`, h.label, 'MiB', s.t, vram));
-    }
+    for (const h of hosts) charts.push(...hostCharts(h.label, seriesOf(h.label)));
   }
 
-  let benchmarks: EvidenceRun[] | null = null;
-  if (want.has('benchmarks')) {
-    const runs = src.benchRuns(fromMs, toMs).filter(({ run }) => run.host === null || labels.includes(run.host));
-    benchmarks = runs.map(({ run, evaluation }) => ({
-      id: run.id,
-      name: run.name,
-      state: run.state,
-      source: run.source,
-      host: run.host,
-      model: run.model,
-      upstream: run.upstream,
-      startedAt: run.startedAt,
-      finishedAt: run.finishedAt,
-      baseline: run.baseline,
-      levels: run.levels,
-      peaks: run.peaks,
-      evaluation,
-    }));
-    for (const r of benchmarks) {
-      const levels = r.levels.filter((l) => l.phase === 'level');
-      if (levels.length >= 2) {
-        charts.push({
-          id: `bench-${r.id}`,
-          title: `${r.name}: output tok/s by concurrency`,
-          host: r.host,
-          unit: 'tok/s',
-          kind: 'bar',
-          x: levels.map((l) => `c=${l.level}`),
-          series: [{ name: 'output tok/s', values: levels.map((l) => l.outputTokPerS) }],
-        });
-      }
-    }
-    if (benchmarks.length === 0) notes.push('No benchmark run falls in the window.');
-    for (const d of src.damagedBenchRuns?.(fromMs, toMs) ?? []) {
-      if (d.host === null || labels.includes(d.host)) notes.push(`Benchmark run ${d.id}${d.name ? ` (${d.name})` : ''} is damaged and left out: ${d.problem}.`);
-    }
-  }
+  const benchmarks = want.has('benchmarks') ? benchmarkRuns(src, fromMs, toMs, labels, charts, notes) : null;
   const trafficEvaluation = want.has('benchmarks') ? src.trafficEvaluation(fromMs, toMs) : null;
 
   let cost: EvidenceCost[] | null = null;
@@ -200,21 +126,7 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
     notes.push(...decisionMismatches(actions, src.auditEvents(fromMs, generatedAt + 1, ['lifecycle.'])));
   }
 
-  let alerts: EvidenceAlert[] | null = null;
-  if (want.has('alerts')) {
-    alerts = src
-      .auditEvents(fromMs, toMs, ['alert.'])
-      .filter((e) => /^alert\.(raised|changed|cleared)$/.test(e.type) && inHosts(e.target))
-      .map((e) => ({
-        seq: e.seq,
-        at: e.ts,
-        event: e.type.slice('alert.'.length),
-        target: e.target,
-        kind: String(e.payload.kind ?? ''),
-        severity: String(e.payload.severity ?? ''),
-        message: String(e.payload.message ?? ''),
-      }));
-  }
+  const alerts = want.has('alerts') ? alertEvents(src, fromMs, toMs, inHosts) : null;
 
   const audit = src.auditCoverage(fromMs, toMs);
   if (audit.fromSeq === null) notes.push('The audit log holds no event in the window.');
@@ -246,6 +158,114 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
     ? [...autoGates({ ...base, inventory, security: security ?? null, gates: null }, src.onPrem?.(labels)), ...manualGates(src.gateMarks())]
     : null;
   return EvidenceSchema.parse({ ...base, gates });
+}
+
+const NO_CHECKS = { inventory: null, security: null };
+
+/** Each host's inventory and security checks: live (the slow part, with progress) or from the configuration and last readings. */
+async function hostChecks(
+  request: ReportRequest,
+  hosts: readonly ReportHost[],
+  src: ReportSources,
+  want: ReadonlySet<string>,
+  notes: string[],
+): Promise<{ inventory: InventoryHost[] | null; security: HostSecurity[] | null }> {
+  const inv: InventoryHost[] = [];
+  const sec: HostSecurity[] = [];
+  if (request.live) {
+    let done = 0;
+    src.onProgress?.('live checks', 0, hosts.length);
+    const results = await Promise.all(
+      hosts.map(async (h) => {
+        stopIfCancelled(src.signal);
+        const r = await src.liveChecks(h.label);
+        stopIfCancelled(src.signal);
+        src.onProgress?.('live checks', ++done, hosts.length);
+        return r;
+      }),
+    );
+    for (const r of results) {
+      inv.push(r.inventory);
+      sec.push(r.security);
+      if (r.inventory.liveError) notes.push(`${r.inventory.label} could not be checked live: ${r.inventory.liveError}. Its checks are marked unverified.`);
+    }
+  } else {
+    for (const h of hosts) inv.push(src.offlineInventory(h.label));
+    notes.push('Live checks were not run: the inventory comes from the configuration and the last readings, and the security checks are unverified.');
+  }
+  return {
+    inventory: want.has('inventory') || want.has('gates') ? inv : null,
+    security: want.has('security') || want.has('gates') ? (request.live ? sec : []) : null,
+  };
+}
+
+/** A host's generated tokens/s and VRAM charts over the window (none without readings). */
+function hostCharts(label: string, s: SeriesResult | null): EvidenceChart[] {
+  if (!s || s.t.length === 0) return [];
+  const charts: EvidenceChart[] = [];
+  const gen = s.series.find((c) => c.metric === hostSeries('gen_tok_s'));
+  if (gen) charts.push(lineChart(`tok-${label}`, `${label}: generated tokens/s`, label, 'tok/s', s.t, [{ name: 'tok/s', values: gen.avg }]));
+  const vram = s.series.flatMap((c) => {
+    const n = parseSeriesName(c.metric);
+    return n?.scope === 'gpu' && n.figure === 'vram_used_mib' ? [{ name: `GPU ${n.index}`, values: c.avg }] : [];
+  });
+  if (vram.length) charts.push(lineChart(`vram-${label}`, `${label}: VRAM used`, label, 'MiB', s.t, vram));
+  return charts;
+}
+
+/** The window's benchmark runs on the chosen hosts (a chart per sweep of two levels or more); damaged runs become notes. */
+function benchmarkRuns(src: ReportSources, fromMs: number, toMs: number, labels: readonly string[], charts: EvidenceChart[], notes: string[]): EvidenceRun[] {
+  const runs = src.benchRuns(fromMs, toMs).filter(({ run }) => run.host === null || labels.includes(run.host));
+  const benchmarks: EvidenceRun[] = runs.map(({ run, evaluation }) => ({
+    id: run.id,
+    name: run.name,
+    state: run.state,
+    source: run.source,
+    host: run.host,
+    model: run.model,
+    upstream: run.upstream,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    baseline: run.baseline,
+    levels: run.levels,
+    peaks: run.peaks,
+    evaluation,
+  }));
+  for (const r of benchmarks) {
+    const levels = r.levels.filter((l) => l.phase === 'level');
+    if (levels.length >= 2) {
+      charts.push({
+        id: `bench-${r.id}`,
+        title: `${r.name}: output tok/s by concurrency`,
+        host: r.host,
+        unit: 'tok/s',
+        kind: 'bar',
+        x: levels.map((l) => `c=${l.level}`),
+        series: [{ name: 'output tok/s', values: levels.map((l) => l.outputTokPerS) }],
+      });
+    }
+  }
+  if (benchmarks.length === 0) notes.push('No benchmark run falls in the window.');
+  for (const d of src.damagedBenchRuns?.(fromMs, toMs) ?? []) {
+    if (d.host === null || labels.includes(d.host)) notes.push(`Benchmark run ${d.id}${d.name ? ` (${d.name})` : ''} is damaged and left out: ${d.problem}.`);
+  }
+  return benchmarks;
+}
+
+/** Alerts raised, changed and cleared on the chosen hosts in the window, from the audit log. */
+function alertEvents(src: ReportSources, fromMs: number, toMs: number, inHosts: (target: string | null) => boolean): EvidenceAlert[] {
+  return src
+    .auditEvents(fromMs, toMs, ['alert.'])
+    .filter((e) => /^alert\.(raised|changed|cleared)$/.test(e.type) && inHosts(e.target))
+    .map((e) => ({
+      seq: e.seq,
+      at: e.ts,
+      event: e.type.slice('alert.'.length),
+      target: e.target,
+      kind: String(e.payload.kind ?? ''),
+      severity: String(e.payload.severity ?? ''),
+      message: String(e.payload.message ?? ''),
+    }));
 }
 
 const REPORT_ORDER = ['inventory', 'security', 'health', 'benchmarks', 'cost', 'lifecycle', 'alerts', 'gates'] as const;

@@ -107,7 +107,9 @@ export function onPremGate(services: number | null, facts: OnPremFacts | undefin
 }
 
 /** The automatic gates, from an evidence object whose other sections are already filled. */
-export function autoGates(e: Omit<Evidence, 'gates'> & { gates?: unknown }, onPrem?: OnPremFacts): Gate[] {
+type GateInput = Omit<Evidence, 'gates'> & { gates?: unknown };
+
+export function autoGates(e: GateInput, onPrem?: OnPremFacts): Gate[] {
   const ev = e as Evidence;
   const gates: Gate[] = [];
   const noSecurity = e.security === null ? 'the security section was not included' : 'no host was checked';
@@ -124,7 +126,27 @@ export function autoGates(e: Omit<Evidence, 'gates'> & { gates?: unknown }, onPr
   sec('auto.api.health', 'Model server answers /health', /^api\.health\./);
   sec('auto.api.auth', 'API refuses calls without the service key', /^api\.auth\./);
 
-  // Model starts: every configured model listed by its server.
+  gates.push(...modelServingGates(e));
+  gates.push(...benchGates(e));
+  gates.push(...costGates(e));
+  gates.push(...lifecycleGates(e));
+  gates.push(...alertGates(e));
+  gates.push(
+    gate(
+      'auto.audit.chain',
+      'Audit chain intact',
+      e.audit.chainVerified ? 'pass' : 'fail',
+      e.audit.chainVerified
+        ? `rows 1–${e.audit.headSeq ?? 0} verify; head ${e.audit.headHash?.slice(0, 16) ?? '—'}…`
+        : `the chain does not verify: ${e.audit.chainProblem ?? 'unknown problem'}`,
+    ),
+  );
+  return gates;
+}
+
+/** Model starts: every configured model listed by its server. */
+function modelServingGates(e: GateInput): Gate[] {
+  const gates: Gate[] = [];
   if (e.inventory === null) {
     gates.push(gate('auto.model.serving', 'Configured models are served', 'unverified', 'the inventory section was not included'));
   } else {
@@ -142,8 +164,12 @@ export function autoGates(e: Omit<Evidence, 'gates'> & { gates?: unknown }, onPr
     const text = missing.length ? missing.join('; ') : unknown.length ? `no model list from ${unknown.join(', ')}` : ok.length ? ok.join('; ') : 'no services configured';
     gates.push(gate('auto.model.serving', 'Configured models are served', status, text));
   }
+  return gates;
+}
 
-  // Benchmarks: measured figures, and a stability loop without failures.
+/** Benchmarks: measured figures, and a stability loop without failures. */
+function benchGates(e: GateInput): Gate[] {
+  const gates: Gate[] = [];
   if (e.benchmarks === null) {
     gates.push(gate('auto.bench.figures', 'TTFT, latency and tok/s measured', 'unverified', 'the benchmarks section was not included'));
     gates.push(gate('auto.bench.stability', 'Concurrency and stability', 'unverified', 'the benchmarks section was not included'));
@@ -172,8 +198,12 @@ export function autoGates(e: Omit<Evidence, 'gates'> & { gates?: unknown }, onPr
       ),
     );
   }
+  return gates;
+}
 
-  // Cost baseline: a price and a usage-based cost per token for every host.
+/** Cost baseline: a price and a usage-based cost per token for every host. */
+function costGates(e: GateInput): Gate[] {
+  const gates: Gate[] = [];
   if (e.cost === null) {
     gates.push(gate('auto.cost.baseline', 'Cost baseline', 'unverified', 'the cost section was not included'));
   } else {
@@ -191,8 +221,12 @@ export function autoGates(e: Omit<Evidence, 'gates'> & { gates?: unknown }, onPr
       ),
     );
   }
+  return gates;
+}
 
-  // Lifecycle: every change in the window verified afterwards.
+/** Lifecycle: every change in the window verified afterwards. */
+function lifecycleGates(e: GateInput): Gate[] {
+  const gates: Gate[] = [];
   if (e.lifecycle === null) {
     gates.push(gate('auto.lifecycle.verified', 'Lifecycle changes approved and verified', 'unverified', 'the lifecycle section was not included'));
   } else {
@@ -211,7 +245,12 @@ export function autoGates(e: Omit<Evidence, 'gates'> & { gates?: unknown }, onPr
       ),
     );
   }
+  return gates;
+}
 
+/** Alerts: no critical alert raised in the window and still open at its end. */
+function alertGates(e: GateInput): Gate[] {
+  const gates: Gate[] = [];
   if (e.alerts === null) {
     gates.push(gate('auto.alerts.critical', 'No critical alert left open', 'unverified', 'the alerts section was not included'));
   } else {
@@ -230,17 +269,6 @@ export function autoGates(e: Omit<Evidence, 'gates'> & { gates?: unknown }, onPr
       ),
     );
   }
-
-  gates.push(
-    gate(
-      'auto.audit.chain',
-      'Audit chain intact',
-      e.audit.chainVerified ? 'pass' : 'fail',
-      e.audit.chainVerified
-        ? `rows 1–${e.audit.headSeq ?? 0} verify; head ${e.audit.headHash?.slice(0, 16) ?? '—'}…`
-        : `the chain does not verify: ${e.audit.chainProblem ?? 'unknown problem'}`,
-    ),
-  );
   return gates;
 }
 

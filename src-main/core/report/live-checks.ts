@@ -7,17 +7,17 @@
 // throws, and the services' API keys never reach its result.
 
 import type { Check, HostSecurity, InventoryHost, InventoryService } from '../../../src-preload/contract/index.js';
-import { AppError, OnPremErrorCode, toAppError, type Clock, type Disposable } from '../base/index.js';
-import { UpstreamErrorCode, type UpstreamClient } from '../upstream/index.js';
+import { AppError, OnPremErrorCode, type Clock } from '../base/index.js';
+import type { UpstreamClient } from '../upstream/index.js';
 import type { HostConfig, ServiceConfig } from '../config/index.js';
-import { SshErrorCode, shellJoin, type ExecResult } from '../ssh/index.js';
+import { shellJoin, type ExecResult } from '../ssh/index.js';
 import { bindScope, parseSocketAddress, parseSshdConfig, parseSsListeners, passwordAuthVerdict, rootLoginVerdict, type BindScope, type Measured, type SsListener } from './host-facts.js';
+import { describeError, exitText, isTimeout, oneLine, outputExcerpt, withinDeadline } from './check-deadline.js';
 import { redactServiceConfig, scrubSecrets } from './redact-config.js';
 import { AMD_SYSFS_COMMAND, nvidiaSmiQueryCommand, parseAmdSysfs, parseLlamaProps, parseNvidiaSmiCsv, parseVllmModels, parseVllmVersion } from '../telemetry/index.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 const MAX_BODY_BYTES = 256 * 1024;
-const MAX_EVIDENCE_CHARS = 400;
 
 export interface LiveHttpResponse {
   status: number;
@@ -70,73 +70,6 @@ const LABELS = {
   health: (s: ServiceConfig) => `${s.id}: /health answers 200 without a key`,
   auth: (s: ServiceConfig) => `${s.id}: API refuses requests without the key`,
 };
-
-// ── deadlines ─────────────────────────────────────────────────────────────
-
-class DeadlineExceeded extends Error {
-  constructor(readonly timeoutMs: number) {
-    super(`no answer within ${formatSeconds(timeoutMs)}`);
-  }
-}
-
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
-
-/** Runs `work` with an abort signal; rejects with DeadlineExceeded when the injected clock passes the deadline. */
-function withinDeadline<T>(clock: Clock, timeoutMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  let timer: Disposable | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = clock.setTimeout(() => {
-      // Settle first, so the work's own abort error never wins the race.
-      reject(new DeadlineExceeded(timeoutMs));
-      controller.abort();
-    }, timeoutMs);
-  });
-  const run = Promise.resolve().then(() => work(controller.signal));
-  return Promise.race([run, expired]).finally(() => {
-    void timer?.dispose();
-    // The loser of the race must not surface as an unhandled rejection.
-    run.catch(() => undefined);
-    expired.catch(() => undefined);
-  });
-}
-
-const TIMEOUT_CODES = new Set<string>([SshErrorCode.EXEC_TIMEOUT, UpstreamErrorCode.TIMEOUT, 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
-
-function errorCode(err: unknown): string | null {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : null;
-}
-
-const isTimeout = (err: unknown): boolean => err instanceof DeadlineExceeded || TIMEOUT_CODES.has(errorCode(err) ?? '');
-
-function describeError(err: unknown, timeoutMs: number): string {
-  if (isTimeout(err)) return `no answer within ${formatSeconds(timeoutMs)}`;
-  // The upstream classifier keeps what the library said: the evidence names that (UND_ERR_SOCKET: other side closed).
-  const undiciCode = err instanceof AppError ? err.details['undiciCode'] : undefined;
-  if (typeof undiciCode === 'string' && err instanceof AppError && err.cause instanceof Error) return oneLine(`${undiciCode}: ${err.cause.message}`);
-  const code = errorCode(err);
-  return oneLine(`${code ? `${code}: ` : ''}${toAppError(err).message}`);
-}
-
-// ── text helpers ──────────────────────────────────────────────────────────
-
-function oneLine(text: string, max = MAX_EVIDENCE_CHARS): string {
-  const flat = text.replace(/\s*\r?\n\s*/g, ' | ').replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-/** First lines of a command's stderr (else stdout), for evidence. */
-function outputExcerpt(r: ExecResult): string {
-  const text = (r.stderr.trim() || r.stdout.trim()).split(/\r?\n/).slice(0, 3).join('\n');
-  return oneLine(text || '(no output)', 200);
-}
-
-function exitText(r: ExecResult): string {
-  return r.exitCode !== null ? `exit ${r.exitCode}` : `killed by ${r.signal ?? 'a signal'}`;
-}
 
 export { bindScope, parseSocketAddress, parseSshdConfig, parseSsListeners, passwordAuthVerdict, rootLoginVerdict, redactServiceConfig, type BindScope, type Measured, type SsListener };
 
