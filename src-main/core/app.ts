@@ -3,32 +3,29 @@
 // channels they implement into one table, and disposes everything in reverse
 // (pollers and policies, proxy, tunnels and sessions, database). The demo
 // fleet is no part of it: a bridge starts it and hands over its config.
-// No behaviour lives here: rules, audit rows and events belong to the services.
+// No behaviour lives here: rules, audit rows and events belong to the services;
+// each service gets what it needs in its constructor (no setter called later).
 import { access } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AppInfo, EventChannel, EventPayload, InvokeChannel } from '../../src-preload/contract/index.js';
 import type { AlertThresholds } from './alerts/index.js';
-import { DisposableStore, Emitter, createOffPremCounter, systemClock, toAppError, toDisposable, AppError, type Clock, type Disposable, type Logger } from './base/index.js';
+import { DisposableStore, Emitter, createOffPremCounter, systemClock, toAppError, toDisposable, type AppError, type Clock, type Disposable, type Logger, type OffPremCounter } from './base/index.js';
 import { ConsoleBench, benchChannels } from './bench/index.js';
 import type { EventSink, HandlersFor } from './channel.js';
 import { ConfigSchema, ConfigService, type ConfigInput } from './config/index.js';
 import { FleetService, HostService, SshConfigImportService, fleetChannels, type ConfigSource } from './fleet/index.js';
 import { prepareDataDir, recordConsoleStarted, recordConsoleStopped } from './instance/index.js';
-import { ConsoleLifecycle, StoredWakeEstimates, lifecycleChannels, lifecycleTargets, policySettings } from './lifecycle/index.js';
-import { DeliveryDispatcher, DeliveryLog, NotificationService, NotifyChannelRegistry, NotifyErrorCode, notifyChannels } from './notify/index.js';
+import { ConsoleLifecycle, StoredWakeEstimates, StoredWakePolicy, lifecycleChannels, lifecycleTargets } from './lifecycle/index.js';
+import { openConsoleNotifications, notifyChannels, type NotificationService } from './notify/index.js';
 import type { FilePicker, Notifier, PdfPrinter, SecretStore } from './ports.js';
 import { ProxyService, proxyChannels, requestWindows } from './proxy/index.js';
 import { createConsoleReport, reportChannels, type ReportService } from './report/index.js';
 import { FileSecretStore, secretsChannels } from './secrets/index.js';
 import { KeyValueTrustStore, MemoryPassphraseCache } from './ssh/index.js';
-import { auditChannels, openStore, verifyAudit, type Store } from './store/index.js';
+import { auditChannels, openStore, scheduleAuditChecks, type Store } from './store/index.js';
 import { TelemetryService, telemetryChannels } from './telemetry/index.js';
 import { BudgetService, budgetChannels } from './budget/index.js';
-
-/** When the console checks its audit chain by itself (besides every `audit verify`). */
-const AUDIT_FIRST_CHECK_MS = 30_000;
-const AUDIT_CHECK_INTERVAL_MS = 6 * 3_600_000;
 
 export interface AppOptions {
   mode: 'electron' | 'web';
@@ -99,13 +96,30 @@ export interface App extends Disposable {
 
 export const DEFAULT_CONFIG_NAME = 'config.yaml';
 
+/** What every builder below gets: the options, the world and where to register what it makes. */
+interface Ground {
+  options: AppOptions;
+  clock: Clock;
+  logger: Logger;
+  home: string;
+  emit: EventSink;
+  disposables: DisposableStore;
+  store: Store;
+  startedAt: number;
+}
+
+type Services = Omit<App, 'channels' | 'attention' | 'openRoute' | 'info' | 'onEvent' | 'reloadConfig' | 'dispose'> & {
+  imports: SshConfigImportService;
+  budget: BudgetService;
+  configFile: string;
+  configSource: ConfigSource;
+};
+
 export async function startApp(options: AppOptions): Promise<App> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger;
-  const home = options.home ?? homedir();
   const disposables = new DisposableStore();
-  const events = new Emitter<AppEvent>();
-  disposables.add(events);
+  const events = disposables.add(new Emitter<AppEvent>());
   const emit: EventSink = (channel, payload) => events.fire({ channel, payload } as AppEvent);
 
   prepareDataDir(options.dataDir, logger);
@@ -114,142 +128,9 @@ export async function startApp(options: AppOptions): Promise<App> {
   try {
     const store = openStore({ file: join(options.dataDir, 'gpu-console.db'), nativeBinding: options.sqliteNativeBinding, clock, logger: logger.child('store') });
     disposables.add(toDisposable(() => store.close()));
-
-    const configFile = options.configFile ?? join(options.dataDir, DEFAULT_CONFIG_NAME);
-    const config = disposables.add(new ConfigService({ path: configFile, home }));
-    const configSource: ConfigSource = options.givenConfig && !options.offline ? { fromFile: false, reason: options.givenConfig.reason } : { fromFile: true };
-    if (options.offline) {
-      // A broken config must not stop a one-command core (audit verify, tokens): the error is kept in
-      // config.lastError (app.info shows it) and the core runs on an empty inventory.
-      config.replace(ConfigSchema.parse({}));
-      if (await fileExists(configFile)) await config.reload();
-    } else if (options.givenConfig) {
-      config.replace(options.givenConfig.config);
-    } else if (options.configFile !== null || (await fileExists(configFile))) {
-      const error = await config.reload();
-      if (error) throw error;
-    }
-
-    const trustStore = new KeyValueTrustStore(store.settings);
-    const passphrases = new MemoryPassphraseCache();
-    disposables.add(toDisposable(() => passphrases.clear()));
-    // One counter of calls refused for leaving this machine (upstreams are the tunnels or loopback only).
-    const offPrem = createOffPremCounter();
-    const fleet = disposables.add(
-      new FleetService({
-        config: config.current,
-        clock,
-        logger: logger.child('fleet'),
-        pollIntervalMs: options.pollIntervalMs ?? config.current.telemetry?.pollIntervalMs,
-        sshServices: { trustStore, passphrases },
-        offPrem,
-        // Control sockets, generated ssh configs and the askpass helper of the openssh transport (0700).
-        openssh: { controlDir: join(options.dataDir, 'ssh') },
-        // The tunnels' private sockets (0700): the console's own callers reach the engines there, admin paths included.
-        tunnelDir: join(options.dataDir, 'tunnels'),
-      }),
-    );
-    const secrets = options.secretStore ? options.secretStore(store) : new FileSecretStore(join(options.dataDir, 'secrets.json'));
-    const notifyLog = logger.child('notify');
-    // config.yaml's channels and those added in the console (settings store); deliveries go to a bounded table.
-    const notifyRegistry = await NotifyChannelRegistry.open({
-      configChannels: () => config.current.notifications?.channels ?? [],
-      allowLoopback: () => config.current.notifications?.allowLoopback === true,
-      settings: store.settings,
-      secrets,
-      audit: store.audit,
-      logger: notifyLog,
-    });
-    const deliveryLog = new DeliveryLog(store.db);
-    const outbound = disposables.add(
-      new DeliveryDispatcher({
-        clock,
-        channels: () => notifyRegistry.all(),
-        // The registry decides which secret a channel may send, and where (channel-registry.ts).
-        secret: (c) => notifyRegistry.secretFor(c),
-        destination: (c) => notifyRegistry.destinationRule(c),
-        // Rows carry no URL or secret (dispatcher.ts, delivery-log.ts).
-        record: (d, n) => {
-          deliveryLog.record(d, n);
-          notifyLog.debug('delivery', { ...d });
-        },
-      }),
-    );
-    const notifications = new NotificationService({
-      clock,
-      audit: store.audit,
-      emit,
-      notifier: options.notifier ?? null,
-      outbound,
-      channels: {
-        list: () => notifyRegistry.list(),
-        test: (id, n) => {
-          const c = notifyRegistry.find(id);
-          if (!c) throw new AppError(NotifyErrorCode.CHANNEL_UNKNOWN, `no notification channel ${id}`);
-          return outbound.test(c, n);
-        },
-        save: (draft, secret, caller) => notifyRegistry.save(draft, secret, caller),
-        remove: (id, caller) => notifyRegistry.remove(id, caller),
-      },
-      deliveries: deliveryLog,
-    });
-    // The chain is checked on its own too: shortly after start, then every 6 hours; a break pages the on-call.
-    const checkAudit = () => {
-      try {
-        verifyAudit(store, notifications);
-      } catch (err) {
-        logger.warn('audit verification could not run', { message: (err as Error).message });
-      }
-    };
-    disposables.add(clock.setTimeout(checkAudit, AUDIT_FIRST_CHECK_MS));
-    disposables.add(clock.setInterval(checkAudit, AUDIT_CHECK_INTERVAL_MS));
-    const hosts = disposables.add(new HostService({ fleet, config, store, trustStore, notices: notifications, emit, logger: logger.child('hosts'), configSource }));
-    const imports = new SshConfigImportService({
-      config,
-      audit: store.audit,
-      clock,
-      home,
-      filePicker: options.filePicker ?? null,
-      configSource,
-      reload: () => hosts.reloadConfig(),
-    });
-    const wakeEstimates = new StoredWakeEstimates({ db: store.db, targets: () => lifecycleTargets(config.current), fleet });
-    const proxy = disposables.add(
-      await ProxyService.start({ store, config, fleet, secrets, wakeEstimates, emit, clock, logger: logger.child('proxy'), port: options.offline ? 0 : options.proxyPort, offPrem }),
-    );
-    const budget = disposables.add(new BudgetService({ settings: store.settings, audit: store.audit, config, fleet, notices: notifications, clock, logger: logger.child('budget') }));
-    const telemetry = disposables.add(
-      new TelemetryService({ store, config, fleet, proxy, requests: requestWindows(store.db), notices: notifications, emit, clock, logger, startedAt, alertThresholds: options.alertThresholds, budget }),
-    );
-    const lifecycle = disposables.add(new ConsoleLifecycle({ store, config, fleet, proxy, notices: notifications, emit, clock, logger: logger.child('lifecycle'), offPrem }));
-    // Wake on request: a request to a sleeping model waits for one wake when a standing approval covers it.
-    proxy.setWakeOnRequest({
-      allowed: (upstream) =>
-        policySettings(config.current, upstream).wakeOnDemand &&
-        lifecycle.service.supports(upstream, 'wake') &&
-        lifecycle.service.list(0).standing.some((s) => s.upstream === upstream && s.kind === 'wake' && s.revokedAt === null && s.expiresAt > clock.now()),
-      request: (upstream) => lifecycle.policies.sleepingRequest(upstream),
-    });
-    const bench = disposables.add(new ConsoleBench({ store, config, fleet, proxy, baselines: telemetry, emit, clock, logger: logger.child('bench') }));
-    const reports = createConsoleReport({
-      offPrem,
-      store,
-      config,
-      fleet,
-      secrets,
-      series: telemetry.series,
-      cost: telemetry,
-      bench,
-      actions: lifecycle.service,
-      pdf: options.pdfPrinter ?? null,
-      emit,
-      clock,
-      logger: logger.child('report'),
-      version: options.version,
-      mode: options.mode,
-      dataDir: options.dataDir,
-      home,
-    });
+    const ground: Ground = { options, clock, logger, home: options.home ?? homedir(), emit, disposables, store, startedAt };
+    const s = await buildServices(ground);
+    const { config, configSource, configFile, fleet, lifecycle, telemetry } = s;
 
     const info = (): AppInfo => ({
       name: 'GPU Console',
@@ -259,21 +140,21 @@ export async function startApp(options: AppOptions): Promise<App> {
       dataDir: options.dataDir,
       configFile: configSource.fromFile ? configFile : null,
       configError: config.lastError ? { code: config.lastError.code, message: config.lastError.message, retryable: false, details: config.lastError.details } : null,
-      proxyUrl: proxy.url(),
+      proxyUrl: s.proxy.url(),
       startedAt,
     });
     const channels: HandlersFor<InvokeChannel> = {
       'app.info': () => info(),
-      ...auditChannels(store, notifications),
-      ...fleetChannels(fleet, hosts, imports),
-      ...notifyChannels(notifications),
-      ...secretsChannels(secrets, store.audit),
+      ...auditChannels(store, s.notifications),
+      ...fleetChannels(fleet, s.hosts, s.imports),
+      ...notifyChannels(s.notifications),
+      ...secretsChannels(s.secrets, store.audit),
       ...telemetryChannels(telemetry),
-      ...proxyChannels(proxy),
+      ...proxyChannels(s.proxy),
       ...lifecycleChannels(lifecycle),
-      ...benchChannels(bench),
-      ...reportChannels(reports),
-      ...budgetChannels(budget),
+      ...benchChannels(s.bench),
+      ...reportChannels(s.reports),
+      ...budgetChannels(s.budget),
     };
 
     if (!options.offline) {
@@ -285,20 +166,20 @@ export async function startApp(options: AppOptions): Promise<App> {
       store,
       config,
       fleet,
-      hosts,
-      proxy,
+      hosts: s.hosts,
+      proxy: s.proxy,
       telemetry,
       lifecycle,
-      bench,
-      reports,
-      notifications,
-      secrets,
+      bench: s.bench,
+      reports: s.reports,
+      notifications: s.notifications,
+      secrets: s.secrets,
       channels,
       attention: () => ({ pendingApprovals: lifecycle.pendingApprovals(), activeAlerts: telemetry.alerts.list().length }),
-      openRoute: (route) => notifications.open(route),
+      openRoute: (route) => s.notifications.open(route),
       info,
       onEvent: (listener) => events.on(listener),
-      reloadConfig: () => hosts.reloadConfig(),
+      reloadConfig: () => s.hosts.reloadConfig(),
       dispose: async () => {
         try {
           if (!options.offline) recordConsoleStopped(store.audit);
@@ -312,6 +193,106 @@ export async function startApp(options: AppOptions): Promise<App> {
     await disposables.dispose().catch(() => undefined);
     throw toAppError(err);
   }
+}
+
+/** Every capability, each built once what it needs exists: config, fleet and notices, then the proxy and what reads it. */
+async function buildServices(g: Ground): Promise<Services> {
+  const { config, configFile, configSource } = await openConfig(g);
+  const { fleet, offPrem, trustStore } = buildFleet(g, config);
+  const { options, clock, logger, emit, disposables, store } = g;
+  const secrets = options.secretStore ? options.secretStore(store) : new FileSecretStore(join(options.dataDir, 'secrets.json'));
+  const { notifications, disposable } = await openConsoleNotifications({ store, config, secrets, notifier: options.notifier ?? null, emit, clock, logger: logger.child('notify') });
+  disposables.add(disposable);
+  disposables.add(scheduleAuditChecks(store, notifications, clock, logger));
+  const hosts = disposables.add(new HostService({ fleet, config, store, trustStore, notices: notifications, emit, logger: logger.child('hosts'), configSource }));
+  const imports = new SshConfigImportService({ config, audit: store.audit, clock, home: g.home, filePicker: options.filePicker ?? null, configSource, reload: () => hosts.reloadConfig() });
+  const work = await buildWork(g, { config, fleet, offPrem, secrets, notifications });
+  return { store, config, configFile, configSource, fleet, hosts, imports, secrets, notifications, ...work };
+}
+
+/** The config in force: the bridge's (demo), the file's, or an empty one for an offline command. */
+async function openConfig(g: Ground): Promise<{ config: ConfigService; configFile: string; configSource: ConfigSource }> {
+  const { options } = g;
+  const configFile = options.configFile ?? join(options.dataDir, DEFAULT_CONFIG_NAME);
+  const config = g.disposables.add(new ConfigService({ path: configFile, home: g.home }));
+  const configSource: ConfigSource = options.givenConfig && !options.offline ? { fromFile: false, reason: options.givenConfig.reason } : { fromFile: true };
+  if (options.offline) {
+    // A broken config must not stop a one-command core (audit verify, tokens): the error is kept in
+    // config.lastError (app.info shows it) and the core runs on an empty inventory.
+    config.replace(ConfigSchema.parse({}));
+    if (await fileExists(configFile)) await config.reload();
+  } else if (options.givenConfig) {
+    config.replace(options.givenConfig.config);
+  } else if (options.configFile !== null || (await fileExists(configFile))) {
+    const error = await config.reload();
+    if (error) throw error;
+  }
+  return { config, configFile, configSource };
+}
+
+function buildFleet(g: Ground, config: ConfigService): { fleet: FleetService; offPrem: OffPremCounter; trustStore: KeyValueTrustStore } {
+  const { options, clock, logger, disposables, store } = g;
+  const trustStore = new KeyValueTrustStore(store.settings);
+  const passphrases = new MemoryPassphraseCache();
+  disposables.add(toDisposable(() => passphrases.clear()));
+  // One counter of calls refused for leaving this machine (upstreams are the tunnels or loopback only).
+  const offPrem = createOffPremCounter();
+  const fleet = disposables.add(
+    new FleetService({
+      config: config.current,
+      clock,
+      logger: logger.child('fleet'),
+      pollIntervalMs: options.pollIntervalMs ?? config.current.telemetry?.pollIntervalMs,
+      sshServices: { trustStore, passphrases },
+      offPrem,
+      // Control sockets, generated ssh configs and the askpass helper of the openssh transport (0700).
+      openssh: { controlDir: join(options.dataDir, 'ssh') },
+      // The tunnels' private sockets (0700): the console's own callers reach the engines there, admin paths included.
+      tunnelDir: join(options.dataDir, 'tunnels'),
+      events: g.emit,
+    }),
+  );
+  return { fleet, offPrem, trustStore };
+}
+
+/** The proxy (with lifecycle's wake policy, built first), then what reads it: budget, telemetry, lifecycle, bench, reports. */
+async function buildWork(
+  g: Ground,
+  d: { config: ConfigService; fleet: FleetService; offPrem: OffPremCounter; secrets: SecretStore; notifications: NotificationService },
+): Promise<Pick<Services, 'proxy' | 'budget' | 'telemetry' | 'lifecycle' | 'bench' | 'reports'>> {
+  const { options, clock, logger, emit, disposables, store } = g;
+  const { config, fleet, offPrem, secrets, notifications } = d;
+  const wakeEstimates = new StoredWakeEstimates({ db: store.db, targets: () => lifecycleTargets(config.current), fleet });
+  const wakePolicy = new StoredWakePolicy({ db: store.db, config: () => config.current, clock });
+  const proxy = disposables.add(
+    await ProxyService.start({ store, config, fleet, secrets, wakeEstimates, wakePolicy, emit, clock, logger: logger.child('proxy'), port: options.offline ? 0 : options.proxyPort, offPrem }),
+  );
+  const budget = disposables.add(new BudgetService({ settings: store.settings, audit: store.audit, config, fleet, notices: notifications, clock, logger: logger.child('budget') }));
+  const telemetry = disposables.add(
+    new TelemetryService({ store, config, fleet, proxy, requests: requestWindows(store.db), notices: notifications, emit, clock, logger, startedAt: g.startedAt, alertThresholds: options.alertThresholds, budget }),
+  );
+  const lifecycle = disposables.add(new ConsoleLifecycle({ store, config, fleet, proxy, notices: notifications, emit, clock, logger: logger.child('lifecycle'), offPrem }));
+  const bench = disposables.add(new ConsoleBench({ store, config, fleet, proxy, baselines: telemetry, emit, clock, logger: logger.child('bench') }));
+  const reports = createConsoleReport({
+    offPrem,
+    store,
+    config,
+    fleet,
+    secrets,
+    series: telemetry.series,
+    cost: telemetry,
+    bench,
+    actions: lifecycle.service,
+    pdf: options.pdfPrinter ?? null,
+    emit,
+    clock,
+    logger: logger.child('report'),
+    version: options.version,
+    mode: options.mode,
+    dataDir: options.dataDir,
+    home: g.home,
+  });
+  return { proxy, budget, telemetry, lifecycle, bench, reports };
 }
 
 async function fileExists(file: string): Promise<boolean> {

@@ -19,6 +19,7 @@ import { TelemetryService } from '../../src-main/core/telemetry/index.js';
 import type { ActionView, Evidence, FleetSnapshot, HostView, ReportRequestInput, ServiceView } from '../../src-preload/contract/index.js';
 import { ReportRequestSchema } from '../../src-preload/contract/index.js';
 import { urlClient } from './upstream.js';
+import { fleetStateOf } from './fleet-state.js';
 
 export const WORLD_T0 = Date.UTC(2026, 2, 2, 8, 0, 0);
 
@@ -106,13 +107,13 @@ export async function startReportWorld(opts: { dbFile?: string; startMs?: number
   const priceOf = (label: string) => config.current.hosts.find((h) => h.label === label)?.pricePerHourUsd ?? null;
   const snapshot = (): FleetSnapshot => ({ at: clock.now(), hosts: config.current.hosts.map((h) => hostView(h.label, rates.get(h.label), priceOf(h.label), clock.now())) });
   const fleet = {
-    snapshot,
+    state: () => fleetStateOf(snapshot()),
     upstream: () => urlClient(upstream.url),
     exec: (label: string) => Promise.resolve({ exitCode: exitCodes.get(label) ?? 0, signal: null, stdout: '', stderr: exitCodes.get(label) ? 'Error: no such container' : '', truncated: false }),
   };
   const telemetry = new TelemetryService({
     store, config, clock, logger: silentLogger, proxy: null, requests: requestWindows(store.db), notices: { notify: () => undefined }, emit: () => undefined,
-    fleet: { onDidTick: (l) => ticks.on(l), serviceFigures: () => new Map() },
+    fleet: { onDidRound: (l) => ticks.on((s) => l(fleetStateOf(s))) },
   });
   const requests = new RequestLog({ db: store.db, clock, logger: silentLogger, flushIntervalMs: 10_000 });
   const lifecycle = new LifecycleService({

@@ -10,7 +10,7 @@ import { AppError, DisposableStore, operatorActor, toAppError, type Clock, type 
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
 import { evaluate, type EvalSample } from '../eval/index.js';
-import type { FleetService } from '../fleet/index.js';
+import { serviceStateOf, type FleetService } from '../fleet/index.js';
 import { requestWindows, type RequestWindows } from '../proxy/index.js';
 import type { Store } from '../store/index.js';
 import { UpstreamClient, upstreamKey } from '../upstream/index.js';
@@ -62,8 +62,8 @@ export class ConsoleBench implements Disposable {
         emitProgress: (p) => deps.emit('bench.progress', p),
         audit: (type, target, payload) => store.audit.append({ type, actor: 'system', target, payload }),
         watchPeaks: (host, serviceId, onReading) =>
-          fleet.onDidTick((snapshot) => {
-            const h = snapshot.hosts.find((x) => x.label === host);
+          fleet.onDidRound((state) => {
+            const h = state.hosts.find((x) => x.label === host);
             const reading = h ? peakReadingOf(h, serviceId) : null;
             if (reading) onReading(reading);
           }),
@@ -191,10 +191,10 @@ export class ConsoleBench implements Disposable {
   }
 
   private refuseIfAsleep(host: string, serviceId: string): void {
-    const view = this.deps.fleet.snapshot().hosts.find((h) => h.label === host)?.services.find((s) => s.id === serviceId);
-    if (view && (view.sleep === 'asleep-1' || view.sleep === 'asleep-2')) {
-      throw new AppError(BenchErrorCode.TARGET_ASLEEP, `${upstreamKey(host, serviceId)} is asleep (${view.sleep}); wake it (with approval) before benchmarking`, {
-        details: { upstream: upstreamKey(host, serviceId), sleep: view.sleep },
+    const svc = serviceStateOf(this.deps.fleet.state(), host, serviceId)?.service;
+    if (svc && (svc.sleepLevel === 1 || svc.sleepLevel === 2)) {
+      throw new AppError(BenchErrorCode.TARGET_ASLEEP, `${upstreamKey(host, serviceId)} is asleep (${svc.sleep}); wake it (with approval) before benchmarking`, {
+        details: { upstream: upstreamKey(host, serviceId), sleep: svc.sleep },
       });
     }
   }

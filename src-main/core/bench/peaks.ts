@@ -2,7 +2,8 @@
 // runs. On an AMD APU the model and its KV cache live in GTT (system memory
 // the GPU maps) and VRAM is only the BIOS carve-out, so both are kept: a run
 // on strix that recorded VRAM alone read 120 MiB for a 30 GiB model.
-import type { HostView, Peaks } from '../../../src-preload/contract/index.js';
+import type { Peaks } from '../../../src-preload/contract/index.js';
+import type { HostState } from '../fleet/index.js';
 
 export interface PeakReading {
   vramMiB: number | null;
@@ -22,16 +23,19 @@ function sumKnown(values: readonly (number | null | undefined)[]): number | null
 }
 
 /** What one reading of the host says, or null when its GPU figures are stale (they would repeat an old peak). */
-export function peakReadingOf(host: HostView, serviceId: string | null): PeakReading | null {
-  if (host.gpuStale) return null;
-  const util = host.gpus.map((g) => g.utilizationPct).filter((v): v is number => v !== null);
-  const withGtt = host.gpus.filter((g) => g.gttUsedMiB !== undefined || g.gttTotalMiB !== undefined);
+export function peakReadingOf(host: HostState, serviceId: string | null): PeakReading | null {
+  if (host.gpus.stale !== null) return null;
+  const gpus = host.gpus.readings;
+  const util = gpus.map((g) => g.utilizationPct).filter((v): v is number => v !== null);
+  const withGtt = gpus.filter((g) => g.gttUsedMiB !== undefined || g.gttTotalMiB !== undefined);
+  const kv = host.services.find((s) => s.id === serviceId)?.figures?.kvCachePct ?? null;
   return {
-    vramMiB: sumKnown(host.gpus.map((g) => g.memoryUsedMiB)),
+    vramMiB: sumKnown(gpus.map((g) => g.memoryUsedMiB)),
     gttMiB: withGtt.length ? sumKnown(withGtt.map((g) => g.gttUsedMiB)) : null,
     gpuUtilPct: util.length ? Math.max(...util) : null,
-    powerW: sumKnown(host.gpus.map((g) => g.powerW)),
-    kvCachePct: host.services.find((s) => s.id === serviceId)?.kvCachePct ?? null,
+    powerW: sumKnown(gpus.map((g) => g.powerW)),
+    // One decimal, as the fleet screen shows it.
+    kvCachePct: kv === null ? null : Math.round(kv * 10) / 10,
   };
 }
 

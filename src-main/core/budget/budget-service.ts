@@ -1,4 +1,4 @@
-import type { BudgetLine, BudgetSetInput, BudgetStatus, FleetSnapshot } from '../../../src-preload/contract/index.js';
+import type { BudgetLine, BudgetSetInput, BudgetStatus, HostConnectionState } from '../../../src-preload/contract/index.js';
 import { AppError, DisposableStore, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { Config } from '../config/index.js';
 import { hoursUntilBudgetGate } from '../cost/index.js';
@@ -26,8 +26,15 @@ interface MonthState {
   fired: Record<string, number[]>;
 }
 
+/** What the budget reads of one state of the fleet (its FleetState satisfies it): which hosts run, at what price. */
+export interface BudgetFleetState {
+  readonly at: number;
+  readonly hosts: readonly { readonly label: string; readonly session: { readonly state: HostConnectionState }; readonly config: { readonly pricePerHourUsd?: number | null } }[];
+}
+
 export interface BudgetFleet {
-  onDidTick(listener: (snapshot: FleetSnapshot) => void): Disposable;
+  /** The fleet's state at the end of each poll round. */
+  onDidRound(listener: (state: BudgetFleetState) => void): Disposable;
 }
 
 export interface BudgetServiceDeps {
@@ -66,7 +73,7 @@ export class BudgetService implements Disposable {
     const month = monthKeyUtc(deps.clock.now());
     const s = deps.settings.get<MonthState>(MONTH_KEY);
     this.state = s && s.month === month ? s : { month, hosts: {}, fired: {} };
-    this.disposables.add(deps.fleet.onDidTick((snapshot) => this.observe(snapshot)));
+    this.disposables.add(deps.fleet.onDidRound((state) => this.observe(state)));
   }
 
   /** The budget in force for a host (override, else config), or null. */
@@ -91,20 +98,20 @@ export class BudgetService implements Disposable {
     return this.state.hosts[host]?.spentUsd ?? 0;
   }
 
-  /** One fleet tick: accrue running time of connected hosts, then check thresholds. */
-  observe(snapshot: FleetSnapshot): void {
-    const now = snapshot.at;
+  /** One poll round: accrue running time of connected hosts, then check thresholds. */
+  observe(state: BudgetFleetState): void {
+    const now = state.at;
     this.rollMonth(now);
-    for (const h of snapshot.hosts) {
+    for (const h of state.hosts) {
       const prev = this.lastSeen.get(h.label);
-      const running = h.state === 'connected';
+      const running = h.session.state === 'connected';
       if (prev?.running) {
         const ms = accrualMs(prev.at, now, this.maxGapMs);
         const e = (this.state.hosts[h.label] ??= { runningMs: 0, spentUsd: 0 });
         e.runningMs += ms;
         if (prev.price !== null && prev.price > 0) e.spentUsd += (prev.price * ms) / 3_600_000;
       }
-      this.lastSeen.set(h.label, { at: now, running, price: h.pricePerHourUsd });
+      this.lastSeen.set(h.label, { at: now, running, price: h.config.pricePerHourUsd ?? null });
     }
     const fired = this.checkThresholds(now);
     if (fired || now - this.lastPersistAt >= PERSIST_EVERY_MS) this.persist(now);

@@ -6,12 +6,14 @@ import type { HandlersFor } from '../channel.js';
 import type { FleetService } from './fleet-service.js';
 import type { HostService } from './host-service.js';
 import type { SshConfigImportService } from './import-service.js';
+import { fleetSnapshotOf } from './snapshot-view.js';
 
 type FleetChannel = keyof typeof sshInvokeChannels | 'fleet.snapshot' | 'hosts.connect' | 'hosts.disconnect' | 'config.reload';
 
 export function fleetChannels(fleet: FleetService, hosts: HostService, imports: SshConfigImportService): HandlersFor<FleetChannel> {
   return {
-    'fleet.snapshot': () => fleet.snapshot(),
+    // The edge: the contract's view of the fleet's state, built by snapshot-view.ts.
+    'fleet.snapshot': () => fleetSnapshotOf(fleet.state()),
     'hosts.connect': async ({ label }, ctx) => ({ label, state: await hosts.connect(label, ctx.caller) }),
     'hosts.disconnect': async ({ label }, ctx) => ({ label, state: await hosts.disconnect(label, ctx.caller) }),
     'hosts.reconnect': async ({ label }, ctx) => ({ label, state: await hosts.reconnect(label, ctx.caller) }),

@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FleetSnapshot, HostConnectionState } from '../../../src-preload/contract/index.js';
+import type { EventSink } from '../channel.js';
 import type { Config, HostConfig } from '../config/index.js';
 import { AppError, Emitter, fireAndForget, silentLogger, systemClock, type Clock, type Disposable, type Logger, type OnPremGuard } from '../base/index.js';
 import {
@@ -20,11 +21,13 @@ import {
   type ExecOptions,
   type ExecResult,
 } from '../ssh/index.js';
-import { PrometheusApiSource, mergePrometheusConfig, type ServiceFigures, type TelemetrySource } from '../telemetry/index.js';
-import { UpstreamClient, splitUpstreamKey, upstreamKey, type UpstreamKey } from '../upstream/index.js';
+import { splitUpstreamKey, type UpstreamClient, type UpstreamKey } from '../upstream/index.js';
 import { FleetErrorCode } from './errors.js';
 import { HostRuntime } from './host-runtime.js';
+import { PrometheusSources } from './prometheus-sources.js';
 import type { PollSettings } from './sources.js';
+import { fleetSnapshotOf } from './snapshot-view.js';
+import type { FleetState } from './state.js';
 import type { TunnelTestResult } from './tunnel-probe.js';
 
 export interface ConnectionFactoryDeps {
@@ -66,6 +69,8 @@ export interface FleetServiceOptions {
    * path is too long for a socket: a new folder under the system tmp, removed on dispose.
    */
   tunnelDir?: string;
+  /** Where the fleet publishes the contract's `fleet.tick` (built at the edge from its state); none in tests that only read state. */
+  events?: EventSink;
 }
 
 export interface HostStateChange {
@@ -96,25 +101,39 @@ const HOST_KEY_CODES = new Set<string>([SshErrorCode.HOST_KEY_UNKNOWN, SshErrorC
 /**
  * The fleet screen's engine: one SSH session per configured host, a tunnel per
  * service, and one poll round per interval (nvidia-smi over exec, /metrics and
- * /health through the tunnels) ending in one `onDidTick` snapshot for the
- * whole fleet. Rounds never overlap; a host still busy from the last round is skipped.
+ * /health through the tunnels) ending in one FleetState for the whole fleet
+ * (`onDidChange`, also on every SSH state change) and one contract `fleet.tick`.
+ * Rounds never overlap; a host still busy from the last round is skipped.
  */
 export class FleetService implements Disposable {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly factory: ConnectionFactory;
   private readonly hosts = new Map<string, HostRuntime>();
-  /** One client per Prometheus URL the hosts read (not a model server: no on-prem rule, see prometheusClient). */
-  private readonly prometheusClients = new Map<string, UpstreamClient>();
+  private readonly prometheus: PrometheusSources;
   private readonly settings: PollSettings;
   private readonly pollIntervalMs: number;
-  private readonly tickEmitter = new Emitter<FleetSnapshot>();
+  private readonly changeEmitter = new Emitter<FleetState>();
+  private readonly roundEmitter = new Emitter<FleetState>();
   private readonly hostStateEmitter = new Emitter<HostStateChange>();
   /** One object shared by every default session. */
   private readonly sshServices: SshServices;
+  /** The fleet's state after each poll round and each SSH state change (the proxy routes by it). */
+  readonly onDidChange = this.changeEmitter.on.bind(this.changeEmitter);
+  /**
+   * The state at the end of each poll round only (the same object `onDidChange` carried just before): for
+   * what counts per reading (series, policies' episodes, budget spans), which an SSH change must not repeat.
+   */
+  readonly onDidRound = this.roundEmitter.on.bind(this.roundEmitter);
+  private readonly tickEmitter = new Emitter<FleetSnapshot>();
+  /**
+   * The contract's `fleet.tick`, for what stands outside core (bridges, tests): nothing in core subscribes
+   * to it (test/unit/architecture/fleet-state.test.ts); capabilities read `onDidChange`.
+   */
   readonly onDidTick = this.tickEmitter.on.bind(this.tickEmitter);
+  private readonly events: EventSink | null;
+  private published: FleetState;
   readonly onDidChangeHostState = this.hostStateEmitter.on.bind(this.hostStateEmitter);
-  private telemetry: Config['telemetry'];
   private sshDefaults: Config['ssh'];
   private readonly opensshDir: string;
   private readonly tunnelSockets: TunnelSockets;
@@ -159,8 +178,10 @@ export class FleetService implements Disposable {
       execTimeoutMs: options.execTimeoutMs ?? 5_000,
       ...(options.offPrem ? { offPrem: options.offPrem } : {}),
     };
-    this.telemetry = options.config.telemetry;
+    this.prometheus = new PrometheusSources(options.config.telemetry, this.clock, this.logger, this.settings.maxBytes);
+    this.events = options.events ?? null;
     for (const host of options.config.hosts) this.addHost(host);
+    this.published = this.state();
   }
 
   /** Installs the app's trust store / passphrase cache / dialer for every session (call before start()). */
@@ -178,21 +199,19 @@ export class FleetService implements Disposable {
     this.timer = this.clock.setInterval(() => this.round(), this.pollIntervalMs);
   }
 
-  snapshot(): FleetSnapshot {
-    return { at: this.clock.now(), hosts: [...this.hosts.values()].map((h) => h.view()) };
+  /** The fleet as of now (a new object each call; what `onDidChange` last published is `lastPublished`). */
+  state(): FleetState {
+    return { at: this.clock.now(), hosts: [...this.hosts.values()].map((h) => h.state()) };
   }
 
-  /**
-   * Derived figures of each fresh service of a host (latency percentiles,
-   * prefix-cache hit rate, KV tokens), as of the last tick; stale services are absent.
-   */
-  serviceFigures(label: string): Map<string, ServiceFigures> {
-    const out = new Map<string, ServiceFigures>();
-    for (const s of this.hosts.get(label)?.services ?? []) {
-      const f = s.figures;
-      if (f !== null) out.set(s.config.id, f);
-    }
-    return out;
+  /** The state the last `onDidChange` carried: what the proxy routes by. */
+  get lastPublished(): FleetState {
+    return this.published;
+  }
+
+  /** The contract's view of the fleet now, built at the edge (the `fleet.snapshot` channel, bridges, tests). */
+  snapshot(): FleetSnapshot {
+    return fleetSnapshotOf(this.state());
   }
 
   async connect(label: string): Promise<HostConnectionState> {
@@ -339,8 +358,7 @@ export class FleetService implements Disposable {
     if (this.disposed) return;
     const next = new Map(config.hosts.map((h) => [h.label, h]));
     // A changed fleet-wide Prometheus setting restarts the hosts that read from it.
-    const promChanged = JSON.stringify(config.telemetry) !== JSON.stringify(this.telemetry);
-    this.telemetry = config.telemetry;
+    const promChanged = this.prometheus.update(config.telemetry);
     const oldSsh = this.sshDefaults;
     this.sshDefaults = config.ssh ?? this.sshDefaults;
     // A new fleet-wide transport (or client) restarts the hosts whose transport it changes.
@@ -348,7 +366,7 @@ export class FleetService implements Disposable {
       chooseTransport(h.ssh, oldSsh.transport).kind !== chooseTransport(h.ssh, this.sshDefaults.transport).kind || oldSsh.binary !== this.sshDefaults.binary;
     for (const [label, runtime] of [...this.hosts]) {
       const wanted = next.get(label);
-      if (!wanted || JSON.stringify(wanted) !== JSON.stringify(runtime.config) || (promChanged && this.readsPrometheus(wanted)) || transportMoved(wanted)) {
+      if (!wanted || JSON.stringify(wanted) !== JSON.stringify(runtime.config) || (promChanged && this.prometheus.reads(wanted)) || transportMoved(wanted)) {
         this.hosts.delete(label);
         fireAndForget(runtime.dispose(), this.logger, `stopping host ${label}`);
       }
@@ -358,17 +376,7 @@ export class FleetService implements Disposable {
       const runtime = this.addHost(host);
       if (this.started) this.connectQuietly(runtime);
     }
-    this.closeUnreadPrometheus(config);
-  }
-
-  /** A Prometheus URL no host reads any more: its client goes (it finishes what it carries first). */
-  private closeUnreadPrometheus(config: Config): void {
-    const read = new Set(config.hosts.filter((h) => this.readsPrometheus(h)).map((h) => mergePrometheusConfig(this.telemetry.prometheus, h.telemetry?.prometheus)?.url));
-    for (const [url, client] of this.prometheusClients) {
-      if (read.has(url)) continue;
-      this.prometheusClients.delete(url);
-      fireAndForget(client.close(), this.logger, 'closing the client of a Prometheus no host reads');
-    }
+    this.prometheus.closeUnread(config);
   }
 
   resourceCounts(): FleetResourceCounts {
@@ -394,8 +402,9 @@ export class FleetService implements Disposable {
     await this.opensshHelper?.dispose();
     this.tunnelSockets.dispose();
     // A round still in flight is not awaited: its I/O was just torn down and it fires nothing once disposed.
-    await Promise.allSettled([...this.prometheusClients.values()].map((c) => c.destroy()));
-    this.prometheusClients.clear();
+    await this.prometheus.destroy();
+    this.changeEmitter.dispose();
+    this.roundEmitter.dispose();
     this.tickEmitter.dispose();
     this.hostStateEmitter.dispose();
   }
@@ -414,44 +423,12 @@ export class FleetService implements Disposable {
     return host;
   }
 
-  private readsPrometheus(host: HostConfig): boolean {
-    return (host.telemetry?.source ?? this.telemetry.source) === 'prometheus';
-  }
-
-  /**
-   * The one client of a Prometheus URL, shared by every host that reads it. Prometheus is no model
-   * server and the operator may run it anywhere (README: "Reading a Prometheus you already run"), so
-   * the on-prem rule does not apply to it; it still gets the keep-alive rule, deadlines and caps.
-   */
-  private prometheusClient(url: string): UpstreamClient {
-    let client = this.prometheusClients.get(url);
-    if (!client) {
-      client = UpstreamClient.forUrl(url, { onPrem: null, purpose: 'probe' }, { connections: 8 });
-      this.prometheusClients.set(url, client);
-    }
-    return client;
-  }
-
-  /** Sources that do not read over the host's own SSH: Prometheus, when the host (or the fleet) says so. */
-  private prometheusSources(host: HostConfig): { gpuSource: TelemetrySource | null; serviceSources: Map<string, TelemetrySource> } {
-    const serviceSources = new Map<string, TelemetrySource>();
-    if (!this.readsPrometheus(host)) return { gpuSource: null, serviceSources };
-    // The schema refuses a host that reads Prometheus without a URL at either level.
-    const prometheus = mergePrometheusConfig(this.telemetry.prometheus, host.telemetry?.prometheus);
-    if (prometheus === null) return { gpuSource: null, serviceSources };
-    const common = { clock: this.clock, client: this.prometheusClient(prometheus.url), prometheus, host: host.label, maxBytes: this.settings.maxBytes };
-    for (const s of host.services) {
-      serviceSources.set(s.id, new PrometheusApiSource({ ...common, id: upstreamKey(host.label, s.id), target: { kind: 'service', service: s } }));
-    }
-    const gpuSource = host.telemetry?.gpu === 'none' ? null : new PrometheusApiSource({ ...common, id: `${host.label}/gpus`, target: { kind: 'gpus' } });
-    return { gpuSource, serviceSources };
-  }
-
   private addHost(config: HostConfig): HostRuntime {
     const logger = this.logger.child(config.label);
     const session = this.factory(config, { clock: this.clock, logger, services: this.sshServices });
     const runtime = new HostRuntime(config, session, this.clock, logger, (change: SshStateChange) => {
       if (this.hosts.get(config.label) !== runtime) return;
+      this.publish();
       this.hostStateEmitter.fire({
         label: config.label,
         state: change.state,
@@ -459,8 +436,7 @@ export class FleetService implements Disposable {
         error: change.error ?? null,
         hostKey: change.error && HOST_KEY_CODES.has(change.error.code) ? (session.hostKeyProblem ?? null) : null,
       });
-    }, { settings: this.settings, tunnelSockets: this.tunnelSockets, ...this.prometheusSources(config) });
-    runtime.probeSettings = this.settings;
+    }, { settings: this.settings, tunnelSockets: this.tunnelSockets, ...this.prometheus.sourcesFor(config) });
     this.hosts.set(config.label, runtime);
     return runtime;
   }
@@ -482,7 +458,20 @@ export class FleetService implements Disposable {
     this.roundInFlight = Promise.race([Promise.allSettled(polls).then(() => undefined), cutoff]).then(() => {
       void deadline?.dispose();
       this.roundInFlight = null;
-      if (!this.disposed) this.tickEmitter.fire(this.snapshot());
+      if (this.disposed) return;
+      const state = this.publish();
+      // The UI's tick first: the bridges send telemetry.tick (recorded from this round) after fleet.tick.
+      const tick = fleetSnapshotOf(state);
+      this.events?.('fleet.tick', tick);
+      this.tickEmitter.fire(tick);
+      this.roundEmitter.fire(state);
     });
+  }
+
+  /** A new state for everyone who routes, records or verifies by it. */
+  private publish(): FleetState {
+    this.published = this.state();
+    this.changeEmitter.fire(this.published);
+    return this.published;
   }
 }

@@ -1,4 +1,4 @@
-import type { CredentialPrompt, ErrorSummary, FigureSource, GpuVendor, GpuView, HostView } from '../../../src-preload/contract/index.js';
+import type { CredentialPrompt, ErrorSummary, GpuVendor } from '../../../src-preload/contract/index.js';
 import type { HostConfig } from '../config/index.js';
 import { AppError, DisposableStore, fireAndForget, toAppError, type Clock, type Logger } from '../base/index.js';
 import { GatedTunnel, SshErrorCode, type SshSession, type SshStateChange, type TunnelSockets } from '../ssh/index.js';
@@ -7,7 +7,6 @@ import type { TunnelTestResult } from './tunnel-probe.js';
 import {
   GPU_DETECT_COMMAND,
   TelemetryErrorCode,
-  formatStaleReason,
   parseGpuDetect,
   vendorOf,
   type ExecRunner,
@@ -19,6 +18,7 @@ import {
 import { FleetErrorCode } from './errors.js';
 import { ServiceMonitor } from './service-monitor.js';
 import { SOURCE_DETAIL, execGpuSource, tunnelServiceSource, type PollSettings } from './sources.js';
+import type { HostState, ReadingSource, StaleCause } from './state.js';
 
 /** After a detection found no GPU tool, look again this many polls later (a driver may be installed meanwhile). */
 const REDETECT_EVERY_POLLS = 30;
@@ -37,26 +37,6 @@ export interface HostSources {
   tunnelSockets: TunnelSockets;
 }
 
-function gpuView(g: GpuReading): GpuView {
-  const view: GpuView = {
-    index: g.index,
-    uuid: g.uuid,
-    name: g.name,
-    memoryUsedMiB: g.memoryUsedMiB,
-    memoryTotalMiB: g.memoryTotalMiB,
-    utilizationPct: g.utilizationPct,
-    powerW: g.powerW,
-    powerLimitW: g.powerLimitW,
-    temperatureC: g.temperatureC,
-    vendor: g.vendor,
-  };
-  if (g.gttUsedMiB !== undefined || g.gttTotalMiB !== undefined) {
-    view.gttUsedMiB = g.gttUsedMiB ?? null;
-    view.gttTotalMiB = g.gttTotalMiB ?? null;
-  }
-  return view;
-}
-
 /**
  * One host of the fleet: its SSH session, a tunnel per service (opened on the
  * first connect, kept bound across reconnects, closed on disconnect), its GPU
@@ -67,14 +47,14 @@ function gpuView(g: GpuReading): GpuView {
 export class HostRuntime {
   readonly services: ServiceMonitor[];
   private readonly disposables = new DisposableStore();
-  private gpus: GpuView[] = [];
-  private gpuStaleReason: string | null = null;
+  private gpus: readonly GpuReading[] = [];
+  private gpuStale: StaleCause | null = null;
   private gpuSource: TelemetrySource | null;
   /** The detected tool (auto); null before detection or when none was found. */
   private gpuTool: GpuToolKind | null = null;
   private gpuVendor: GpuVendor | null = null;
   private gpuReadAt: number | null = null;
-  private gpuIssues: string[] = [];
+  private gpuIssues: readonly string[] = [];
   private detectIn = 0;
   private readonly exec: ExecRunner;
   private updatedAt: number | null = null;
@@ -82,8 +62,6 @@ export class HostRuntime {
   private polling = false;
   private openingForwards: Promise<void> | null = null;
   private disposed = false;
-  /** Set by the fleet: HTTP settings for the probes run right after a (re)connect. */
-  probeSettings: PollSettings | null = null;
 
   constructor(
     readonly config: HostConfig,
@@ -134,7 +112,7 @@ export class HostRuntime {
         }
       }
       if (this.gpus.length > 0 && this.gpuSource?.kind !== 'prometheus-api') {
-        this.gpuStaleReason = err ? `${err.code}: ${err.message}` : `SSH_NOT_CONNECTED: host is ${change.state}`;
+        this.gpuStale = err ? { code: err.code, message: err.message } : { code: SshErrorCode.NOT_CONNECTED, message: `host is ${change.state}` };
       }
       if (change.state === 'disconnected') fireAndForget(this.closeForwards(), this.logger, 'closing tunnels');
     }
@@ -188,8 +166,8 @@ export class HostRuntime {
 
   /** Probe every tunnel at once (after a connect), so `up` does not wait for the next poll round. */
   private probeNow(): void {
-    const settings = this.probeSettings;
-    if (!settings || this.disposed || this.session.state !== 'connected') return;
+    const settings = this.sources.settings;
+    if (this.disposed || this.session.state !== 'connected') return;
     for (const s of this.services) fireAndForget(s.runProbe(this.clock, settings), this.logger, 'tunnel probe');
   }
 
@@ -253,7 +231,7 @@ export class HostRuntime {
           if (connected && s.probeDue()) await s.runProbe(this.clock, settings);
         }),
       ]);
-      if (this.gpuStaleReason === null || this.services.some((s) => s.fresh)) {
+      if (this.gpuStale === null || this.services.some((s) => s.fresh)) {
         this.updatedAt = this.clock.now();
       }
       if (connected) this.checkLinkAlive(settings);
@@ -303,7 +281,7 @@ export class HostRuntime {
       r = { ok: false, atMs: this.clock.now(), stale: { code: e.code, message: e.message, atMs: this.clock.now() } };
     }
     if (!r.ok) {
-      this.gpuStaleReason = formatStaleReason(r.stale);
+      this.gpuStale = { code: r.stale.code, message: r.stale.message };
       // The detected tool went missing (exit 127): look again next poll.
       if (tool === 'auto' && r.stale.code === TelemetryErrorCode.EXEC_FAILED && / exited 127/.test(r.stale.message) && this.gpuSource.kind !== 'prometheus-api') {
         this.gpuSource = null;
@@ -312,9 +290,9 @@ export class HostRuntime {
       return;
     }
     const gpus = r.gpus ?? [];
-    this.gpus = gpus.map(gpuView);
+    this.gpus = gpus;
     this.gpuIssues = (r.issues ?? []).slice(0, 10);
-    this.gpuStaleReason = null;
+    this.gpuStale = null;
     this.gpuReadAt = r.atMs;
     const vendor = gpus[0]?.vendor;
     if (vendor) this.gpuVendor = vendor;
@@ -327,9 +305,12 @@ export class HostRuntime {
       const found = parseGpuDetect(res.stdout);
       if (found.tool === null) {
         const line = (res.stderr || res.stdout).trim().split('\n')[0]?.trim() ?? '';
-        this.gpuStaleReason = `${TelemetryErrorCode.NO_GPU_TOOL}: ${this.label} has no nvidia-smi, amd-smi, rocm-smi or amdgpu sysfs files${
-          res.exitCode !== 0 ? ` (detection exited ${res.exitCode ?? res.signal ?? '?'}${line ? `: ${line.slice(0, 120)}` : ''})` : ''
-        }; set hosts[].telemetry.gpu to choose one, or none`;
+        this.gpuStale = {
+          code: TelemetryErrorCode.NO_GPU_TOOL,
+          message: `${this.label} has no nvidia-smi, amd-smi, rocm-smi or amdgpu sysfs files${
+            res.exitCode !== 0 ? ` (detection exited ${res.exitCode ?? res.signal ?? '?'}${line ? `: ${line.slice(0, 120)}` : ''})` : ''
+          }; set hosts[].telemetry.gpu to choose one, or none`,
+        };
         this.detectIn = REDETECT_EVERY_POLLS;
         return;
       }
@@ -337,11 +318,11 @@ export class HostRuntime {
       this.logger.info('GPU tool detected', { tool: found.tool, found: found.found });
     } catch (err) {
       const e = toAppError(err);
-      this.gpuStaleReason = `${e.code}: GPU tool detection failed: ${e.message}`;
+      this.gpuStale = { code: e.code, message: `GPU tool detection failed: ${e.message}` };
     }
   }
 
-  private gpuFigureSource(): FigureSource | null {
+  private gpuReadingSource(): ReadingSource | null {
     const source = this.gpuSource;
     if (source === null) return null;
     if (source.kind === 'prometheus-api') return { kind: 'prometheus', atMs: this.gpuReadAt, detail: (source as { detail?: string }).detail ?? null };
@@ -349,30 +330,24 @@ export class HostRuntime {
     return { kind, atMs: this.gpuReadAt, detail: SOURCE_DETAIL[kind] ?? null };
   }
 
-  view(): HostView {
-    const { ssh } = this.config;
-    const state = this.session.state;
-    const gpuModel = this.config.gpu?.model ?? this.gpus[0]?.name ?? null;
+  /** This host as of now, for the fleet's state (a new object each call). */
+  state(): HostState {
+    const session = this.session;
+    const problem = session.hostKeyProblem;
     return {
       label: this.config.label,
-      address: `${ssh.user}@${ssh.host}:${ssh.port}`,
-      state,
-      lastError: this.lastError,
-      nextRetryAt: this.session.nextRetryAt,
-      hostKeyFingerprint: this.session.hostKeyFingerprint,
-      hostKey: this.session.hostKeyProblem ? { ...this.session.hostKeyProblem, knownFingerprints: [...this.session.hostKeyProblem.knownFingerprints] } : null,
-      credentialPrompt: this.credentialPrompt(),
-      jumpHost: ssh.jumpHost ?? null,
-      ...(this.session.transport ? { transport: { ...this.session.transport, effective: this.session.transport.effective ? { ...this.session.transport.effective } : null } } : {}),
-      gpuModel,
-      pricePerHourUsd: this.config.pricePerHourUsd ?? null,
-      gpus: this.gpus.map((g) => ({ ...g })),
-      gpuStale: this.gpuStaleReason !== null,
-      gpuStaleReason: this.gpuStaleReason,
-      gpuVendor: this.gpuVendor,
-      gpuSource: this.gpuFigureSource(),
-      ...(this.gpuIssues.length > 0 ? { gpuIssues: [...this.gpuIssues] } : {}),
-      services: this.services.map((s) => s.view(state, this.session.nextRetryAt, this.lastError)),
+      config: this.config,
+      session: {
+        state: session.state,
+        lastError: this.lastError,
+        nextRetryAt: session.nextRetryAt,
+        hostKeyFingerprint: session.hostKeyFingerprint,
+        trustProblem: problem ? { ...problem, knownFingerprints: [...problem.knownFingerprints] } : null,
+        credentialPrompt: this.credentialPrompt(),
+        transport: session.transport ? { ...session.transport, effective: session.transport.effective ? { ...session.transport.effective } : null } : null,
+      },
+      gpus: { readings: this.gpus, stale: this.gpuStale, vendor: this.gpuVendor, tool: this.gpuTool, source: this.gpuReadingSource(), issues: this.gpuIssues },
+      services: this.services.map((s) => s.state(this.config.label, session.state, session.nextRetryAt)),
       updatedAt: this.updatedAt,
     };
   }

@@ -43,7 +43,6 @@ export class HostService implements Disposable {
 
   constructor(private readonly deps: HostServiceDeps) {
     const { fleet, config, emit } = deps;
-    this.disposables.add(fleet.onDidTick((snapshot) => emit('fleet.tick', snapshot)));
     this.disposables.add(fleet.onDidChangeHostState((change) => this.onHostState(change)));
     this.disposables.add(
       config.onDidChange((next) => {
@@ -104,8 +103,12 @@ export class HostService implements Disposable {
     }
   }
 
+  private session(label: string) {
+    return this.deps.fleet.state().hosts.find((h) => h.label === label)?.session ?? null;
+  }
+
   private pending(label: string) {
-    return this.deps.fleet.snapshot().hosts.find((h) => h.label === label)?.hostKey ?? null;
+    return this.session(label)?.trustProblem ?? null;
   }
 
   async connect(label: string, caller: string): Promise<HostConnectionState> {
@@ -196,17 +199,17 @@ export class HostService implements Disposable {
 
   /** The operator will not answer the host's question: the login fails saying so (audited with the question). */
   async declinePrompt(label: string, caller: string): Promise<HostConnectionState> {
-    const asked = this.deps.fleet.snapshot().hosts.find((h) => h.label === label)?.credentialPrompt;
+    const asked = this.session(label)?.credentialPrompt;
     const state = await this.deps.fleet.declinePrompt(label);
     this.audit.append({ type: 'ssh.prompt.declined', actor: operatorActor(caller), target: label, payload: { prompt: asked?.kind === 'prompt' ? asked.text : null, stateAfter: state } });
     return state;
   }
 
   async passphrase(label: string, passphrase: string, caller: string): Promise<HostConnectionState> {
-    const before = this.deps.fleet.snapshot().hosts.find((h) => h.label === label)?.credentialPrompt;
+    const before = this.session(label)?.credentialPrompt;
     const keyFile = this.deps.fleet.hostConfig(label).ssh.identityFile ?? null;
     const state = await this.deps.fleet.providePassphrase(label, passphrase);
-    const after = this.deps.fleet.snapshot().hosts.find((h) => h.label === label);
+    const after = this.session(label);
     if (before?.kind === 'prompt') {
       // What the host asked is recorded; the answer is not.
       this.audit.append({ type: 'ssh.prompt.answered', actor: operatorActor(caller), target: label, payload: { prompt: before.text, stateAfter: state } });

@@ -1,5 +1,6 @@
-// The fleet screen's engine: SSH sessions, service tunnels and poll rounds for
-// every configured host, published as one contract FleetSnapshot per interval.
+// The fleet: SSH sessions, service tunnels and poll rounds for every configured
+// host, published inside the console as a typed FleetState (state.ts) and to the
+// UI as the contract's FleetSnapshot, built at one edge (snapshot-view.ts).
 export { FleetErrorCode } from './errors.js';
 export {
   FleetService,
@@ -13,3 +14,18 @@ export { probeTunnel, testTunnel, type ProbeResult, type TunnelTestResult, type 
 export { HostService, type HostServiceDeps, type ConfigSource } from './host-service.js';
 export { SshConfigImportService, type SshConfigImportDeps } from './import-service.js';
 export { fleetChannels } from './channels.js';
+export {
+  causeText,
+  serviceStateOf,
+  sleepLevelOf,
+  sleepControlOf,
+  type FleetState,
+  type HostState,
+  type HostGpuState,
+  type HostSessionState,
+  type ServiceState,
+  type StaleCause,
+  type TunnelStatus,
+  type ReadingSource,
+} from './state.js';
+export { fleetSnapshotOf, hostViewOf, serviceViewOf, figuresView } from './snapshot-view.js';

@@ -1,17 +1,18 @@
-import type { EngineView, ErrorSummary, FigureSource, HostConnectionState, ServiceView, SleepState, TunnelState } from '../../../src-preload/contract/index.js';
+import type { ErrorSummary, HostConnectionState, ServiceHealth, TunnelState } from '../../../src-preload/contract/index.js';
 import type { ServiceConfig } from '../config/index.js';
 import { toAppError, type AppError, type Clock } from '../base/index.js';
 import type { TunnelListener } from '../ssh/index.js';
 import { UpstreamClient } from '../upstream/index.js';
-import { ServiceDeriver, TelemetryErrorCode, formatStaleReason, type ServiceFigures, type ServiceReading, type SourceReading } from '../telemetry/index.js';
+import { ServiceDeriver, TelemetryErrorCode, type ServiceFigures, type ServiceReading, type SourceReading } from '../telemetry/index.js';
+import { SshErrorCode } from '../ssh/index.js';
+import { upstreamKey } from '../upstream/index.js';
 import { FleetErrorCode } from './errors.js';
 import { probeTunnel, testTunnel, type ProbeResult, type TunnelTestResult } from './tunnel-probe.js';
 import { SOURCE_DETAIL, type ScrapeSettings, type ServiceSource } from './sources.js';
+import { sleepControlOf, sleepLevelOf, type ServiceState, type StaleCause } from './state.js';
 
-const reason = (err: { code: string; message: string }): string => `${err.code}: ${err.message}`;
 /** While readings through the tunnel succeed, the separate probe (GET /v1/models) runs every this many polls. */
 const PROBE_EVERY_POLLS = 10;
-const round1 = (v: number | null): number | null => (v === null ? null : Math.round(v * 10) / 10);
 
 /** Builds the service's telemetry source once its tunnel has a client (or at once, for a source that does not need one). */
 export type ServiceSourceFactory = (client: UpstreamClient | null) => ServiceSource | null;
@@ -28,7 +29,7 @@ export interface OpenTunnel {
  * connected AND the last end-to-end probe through it (GET /v1/models) passed,
  * so it is never `up` for a dead path; a failing probe on a live link is
  * `degraded`. Readings (from whichever source the host runs) are turned into
- * the view by one mapper, `figuresView`.
+ * its ServiceState here; the contract's view of it is built at the edge (snapshot-view.ts).
  */
 export class ServiceMonitor {
   private open: OpenTunnel | null = null;
@@ -37,9 +38,9 @@ export class ServiceMonitor {
   private source: ServiceSource | null;
   /** null: nothing read since SSH (re)connected. */
   private lastOk: boolean | null = null;
-  private staleReason: string | null = null;
+  private staleCause: StaleCause | null = null;
   private everScraped = false;
-  private health: ServiceView['health'] = 'unknown';
+  private health: ServiceHealth = 'unknown';
   /** While the server answers that it loads its model: since when (this time). */
   private loadingSince: number | null = null;
   private reading: ServiceReading | null = null;
@@ -146,7 +147,7 @@ export class ServiceMonitor {
 
   /** The derived figures of the last good reading; null while stale or before the first one. */
   get figures(): ServiceFigures | null {
-    return this.staleReason === null ? this.lastFigures : null;
+    return this.staleCause === null ? this.lastFigures : null;
   }
 
   /** The last reading succeeded. */
@@ -179,7 +180,7 @@ export class ServiceMonitor {
     // a window spanning the outage would mix two runs of the server
     this.deriver.reset();
     this.source?.reset?.();
-    if (this.everScraped) this.staleReason = error ? reason(error) : `SSH_NOT_CONNECTED: host is ${state}`;
+    if (this.everScraped) this.staleCause = error ? { code: error.code, message: error.message } : { code: SshErrorCode.NOT_CONNECTED, message: `host is ${state}` };
   }
 
   /** One reading from the service's source (the first from a source that keeps history seeds the window). Never throws. */
@@ -214,19 +215,19 @@ export class ServiceMonitor {
     }
     if (!r.ok) {
       this.lastOk = false;
-      this.staleReason = formatStaleReason(r.stale);
+      this.staleCause = { code: r.stale.code, message: r.stale.message };
       this.health = 'down';
       return;
     }
     const service = r.service;
     if (!service) {
       this.lastOk = false;
-      this.staleReason = `${TelemetryErrorCode.UNPARSEABLE}: the source answered no service figures`;
+      this.staleCause = { code: TelemetryErrorCode.UNPARSEABLE, message: 'the source answered no service figures' };
       return;
     }
     this.lastOk = true;
     this.everScraped = true;
-    this.staleReason = null;
+    this.staleCause = null;
     this.loadingSince = null;
     this.health = service.health;
     // The same sample again (Prometheus scrapes less often than the console polls): the figures stand.
@@ -246,7 +247,7 @@ export class ServiceMonitor {
   private applyLoading(atMs: number): void {
     this.lastOk = true;
     this.everScraped = true;
-    this.staleReason = null;
+    this.staleCause = null;
     this.health = 'loading';
     this.loadingSince ??= atMs;
     this.deriver.reset();
@@ -287,90 +288,43 @@ export class ServiceMonitor {
     }
   }
 
-  view(host: HostConnectionState, nextRetryAt: number | null = null, hostError: ErrorSummary | null = null): ServiceView {
+  /** This service as of now, for the fleet's state (a new object each call). */
+  state(label: string, host: HostConnectionState, nextRetryAt: number | null): ServiceState {
     const c = this.config;
-    const probe = this.lastProbe;
-    const probeError: ErrorSummary | null = probe && !probe.ok && probe.error ? { ...probe.error, at: probe.at } : null;
+    const sleep = this.reading?.sleepState ?? 'unknown';
+    const kind = this.source?.kind === 'prometheus-api' ? 'prometheus' : c.kind;
     return {
+      key: upstreamKey(label, c.id),
       id: c.id,
-      kind: c.kind,
-      model: c.model,
-      aliases: [...c.aliases],
-      slots: c.slots,
-      remotePort: c.remotePort,
+      config: c,
       tunnel: {
         state: this.tunnelState(host),
         localUrl: this.forward?.url ?? null,
-        lastError: this.listenError ?? probeError ?? (host === 'connected' ? null : hostError),
-        lastProbe: probe ? { ...probe, error: probe.error ? { ...probe.error } : null } : null,
-        lastTest: this.lastTest ? { ...this.lastTest, steps: this.lastTest.steps.map((st) => ({ ...st })), error: this.lastTest.error ? { ...this.lastTest.error } : null } : null,
+        listenError: this.listenError,
+        probe: this.lastProbe,
+        lastTest: this.lastTest,
         nextRetryAt: host === 'reconnecting' ? nextRetryAt : null,
       },
       health: host === 'connected' || !this.throughTunnel ? this.health : 'unknown',
-      ...figuresView(c, this.reading, this.lastFigures, this.source, this.readingAt),
-      ...(this.health === 'loading' ? this.loadingFields() : {}),
-      ...(this.issues.length > 0 ? { issues: [...this.issues] } : {}),
-      stale: this.staleReason !== null,
-      staleReason: this.staleReason,
+      sleep,
+      sleepLevel: sleepLevelOf(sleep),
+      sleepControl: sleepControlOf(c.kind, this.reading),
+      loadingSince: this.health === 'loading' ? this.loadingSince : null,
+      reading: this.reading,
+      readingAt: this.readingAt,
+      figures: this.lastFigures,
+      stale: this.staleCause,
+      issues: this.issues,
+      source:
+        this.health === 'loading'
+          ? { kind, atMs: this.readingAt, detail: LOADING_DETAIL }
+          : this.source === null
+            ? null
+            : { kind, atMs: this.readingAt, detail: this.source.detail ?? SOURCE_DETAIL[c.kind] ?? null },
+      throughTunnel: this.throughTunnel,
     };
-  }
-
-  private loadingFields(): Pick<ServiceView, 'loadingSince' | 'source'> {
-    const kind = this.source?.kind === 'prometheus-api' ? 'prometheus' : this.config.kind;
-    return { loadingSince: this.loadingSince, source: { kind, atMs: this.readingAt, detail: LOADING_DETAIL } };
   }
 }
 
 /** What the view says of a loading server: where that came from, and since when. */
 const LOADING_DETAIL = 'GET /health: HTTP 503 "Loading model"';
-
-type FigureFields = Omit<ServiceView, 'id' | 'kind' | 'model' | 'aliases' | 'slots' | 'remotePort' | 'tunnel' | 'health' | 'stale' | 'staleReason'>;
-
-/**
- * The one mapper from a reading (and its derived figures) to the figures of a
- * service view. The last good figures stay (with `stale` set) when a reading
- * fails; before the first one, every figure is null — never a made-up zero.
- */
-export function figuresView(
-  config: ServiceConfig,
-  reading: ServiceReading | null,
-  figures: ServiceFigures | null,
-  source: { kind: string; detail?: string } | null,
-  readingAt: number | null,
-): FigureFields {
-  const kind = source?.kind === 'prometheus-api' ? 'prometheus' : config.kind;
-  const figureSource: FigureSource | null = source === null ? null : { kind, atMs: readingAt, detail: source.detail ?? SOURCE_DETAIL[config.kind] ?? null };
-  const router = reading?.routerModels ?? null;
-  const sleepControl: ServiceView['sleepControl'] = config.kind === 'vllm' ? 'manual' : router !== null ? 'manual' : 'automatic';
-  const perEngine: EngineView[] | undefined =
-    figures?.perEngine && figures.perEngine.length > 1
-      ? figures.perEngine.map((e) => ({
-          engine: e.engine,
-          requestsRunning: e.running,
-          requestsWaiting: e.waiting,
-          kvCachePct: round1(e.kvCachePct),
-          generationTokensPerS: e.genTokPerS,
-        }))
-      : undefined;
-  return {
-    sleep: (reading?.sleepState ?? 'unknown') as SleepState,
-    requestsRunning: figures?.running ?? reading?.running ?? null,
-    requestsWaiting: figures?.waiting ?? reading?.waiting ?? null,
-    kvCachePct: round1(figures?.kvCachePct ?? null),
-    generationTokensPerS: figures?.genTokPerS ?? null,
-    promptTokensPerS: figures?.promptTokPerS ?? null,
-    source: figureSource,
-    version: reading?.version ?? null,
-    kvCacheEstimated: reading?.kvEstimated ?? false,
-    sleepControl,
-    slotsReported: reading?.slotsReported ?? null,
-    engines: reading ? reading.engineCount : null,
-    ...(perEngine ? { perEngine } : {}),
-    prefixHitPct: round1(figures?.prefixHitPct ?? null),
-    prefixHitScope: figures?.prefixHitScope ?? null,
-    promptCacheReusePct: round1(figures?.promptCacheReusePct ?? null),
-    specAcceptancePct: round1(figures?.specAcceptancePct ?? null),
-    rateBasis: figures?.rateBasis ?? null,
-    routerModels: router ? router.map((m) => ({ ...m })) : null,
-  };
-}

@@ -428,7 +428,7 @@ export class LifecycleService implements Disposable {
   /** Proxy and engine counts of one service now (direct tunnel clients included). */
   private loadOf(target: LifecycleTargetConfig): ActionLoad {
     const now = this.deps.clock.now();
-    const engine = engineFigure(this.deps.fleet.snapshot(), target, now, this.opts.engineMaxAgeMs);
+    const engine = engineFigure(this.deps.fleet.state(), target, now, this.opts.engineMaxAgeMs);
     return mergeLoad(this.deps.proxy?.load(target.upstream) ?? null, engine, now);
   }
 

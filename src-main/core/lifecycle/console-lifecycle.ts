@@ -1,11 +1,12 @@
 // The lifecycle capability as the console runs it: the action queue (human
 // approval, execution, verification) over the fleet and the proxy, and the
-// policies that only propose — fed by fleet ticks, and by the proxy's answers
-// (a request for a sleeping model proposes one wake, however many arrive).
-import type { ActionDraft, ActionKind, ActionView, FleetSnapshot, LifecycleTarget, StandingApprovalView } from '../../../src-preload/contract/index.js';
+// policies that only propose — fed by the fleet's state, and by the proxy's
+// "wake wanted" (a request for a sleeping model proposes one wake, however many arrive).
+import type { ActionDraft, ActionKind, ActionView, LifecycleTarget, StandingApprovalView } from '../../../src-preload/contract/index.js';
 import { DisposableStore, operatorActor, type Clock, type Disposable, type Logger, type OnPremGuard } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
+import type { FleetState } from '../fleet/index.js';
 import type { Notices } from '../notify/index.js';
 import type { Store } from '../store/index.js';
 import { LifecycleService, type LifecycleOptions } from './action-queue.js';
@@ -13,15 +14,15 @@ import { LifecyclePolicies } from './policies.js';
 import type { LifecycleFleet, LifecycleProxy } from './ports.js';
 import { lifecycleTargets } from './targets.js';
 
-/** What the lifecycle reads of the proxy besides drain/resume: its answered requests. */
+/** What the lifecycle reads of the proxy besides drain/resume: requests that met a sleeping model. */
 export interface LifecycleProxyEvents extends LifecycleProxy {
-  onDidAnswer(listener: (record: { upstream: string | null; errorCode: string | null }) => void): Disposable;
+  onDidWantWake(listener: (wanted: { upstream: string; standing: boolean }) => void): Disposable;
 }
 
 export interface ConsoleLifecycleDeps {
   store: Store;
   config: ConfigService;
-  fleet: LifecycleFleet & { onDidTick(listener: (snapshot: FleetSnapshot) => void): Disposable };
+  fleet: LifecycleFleet & { onDidRound(listener: (state: FleetState) => void): Disposable };
   proxy: LifecycleProxyEvents | null;
   notices: Notices;
   emit: EventSink;
@@ -56,15 +57,15 @@ export class ConsoleLifecycle implements Disposable {
     });
     this.disposables.add(this.service);
     this.policies = new LifecyclePolicies({ service: this.service, clock, logger, config: () => config.current, load });
-    this.disposables.add(fleet.onDidTick((snapshot) => this.policies.observe(snapshot)));
+    // Once per poll round: the policies count readings in a row (health failures), which an SSH change must not repeat.
+    this.disposables.add(fleet.onDidRound((state) => this.policies.observe(state)));
     if (proxy) {
       this.disposables.add(
-        proxy.onDidAnswer((record) => {
-          if (record.errorCode !== 'model_sleeping' || !record.upstream) return;
+        proxy.onDidWantWake(({ upstream }) => {
           try {
-            this.policies.sleepingRequest(record.upstream);
+            this.policies.sleepingRequest(upstream);
           } catch (err) {
-            logger.warn('wake-on-request proposal failed', { upstream: record.upstream, error: (err as Error).message });
+            logger.warn('wake-on-request proposal failed', { upstream, error: (err as Error).message });
           }
         }),
       );

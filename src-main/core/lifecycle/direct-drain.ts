@@ -10,7 +10,7 @@ import type { LifecycleFleet } from './ports.js';
 
 export interface DirectDrainInput {
   clock: Clock;
-  fleet: Pick<LifecycleFleet, 'snapshot'>;
+  fleet: Pick<LifecycleFleet, 'state'>;
   target: { label: string; serviceId: string };
   /** The drain's deadline (ms epoch): the proxy's drain and this wait together never go past it. */
   deadlineAt: number;
@@ -46,7 +46,7 @@ export function waitForDirectClients(input: DirectDrainInput): Promise<DirectDra
     const onAbort = (): void => finish('cancelled', last);
     const check = (): void => {
       const now = clock.now();
-      const f = engineFigure(fleet.snapshot(), target, now, maxAgeMs);
+      const f = engineFigure(fleet.state(), target, now, maxAgeMs);
       last = f;
       // No usable figure, and none coming soon (never read, reading fails, host away): waiting cannot learn anything.
       if (f.state === 'unknown' || f.cause === 'failed' || f.cause === 'host') return finish('unknown', f);

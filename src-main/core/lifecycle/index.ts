@@ -28,4 +28,5 @@ export {
 export { restartFromConfig, restartOf } from './restart-templates.js';
 export { ConsoleLifecycle, type ConsoleLifecycleDeps, type LifecycleProxyEvents } from './console-lifecycle.js';
 export { StoredWakeEstimates, type WakeEstimatesDeps } from './wake-estimates.js';
+export { StoredWakePolicy, type WakePolicyDeps } from './wake-policy.js';
 export { lifecycleChannels } from './channels.js';

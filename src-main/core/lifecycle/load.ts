@@ -3,7 +3,8 @@
 // the SSH tunnel directly. The engine's figure includes the proxy's requests,
 // so direct = max(0, engine running − proxy in flight). An engine figure that
 // is old, failed or never read is said to be so — never taken for 0.
-import type { ActionLoad, FleetSnapshot } from '../../../src-preload/contract/index.js';
+import type { ActionLoad } from '../../../src-preload/contract/index.js';
+import { causeText, type FleetState } from '../fleet/index.js';
 
 export interface ProxyLoad {
   inFlight: number;
@@ -29,26 +30,27 @@ const count = (v: number | null): number | null => (v === null || !Number.isFini
 const ago = (ms: number): string => (ms < 60_000 ? `${Math.round(ms / 1000)} s ago` : `${Math.round(ms / 60_000)} min ago`);
 
 /**
- * The engine's request counts for one service in a snapshot. A view without
- * `source` (fakes, older fleets) is taken as read at the snapshot's time.
- * Fresh means: host connected, last reading good, read at most `maxAgeMs` before `now`.
+ * The engine's request counts for one service in the fleet's state, read at the
+ * reading's own time. Fresh means: host connected, last reading good, read at
+ * most `maxAgeMs` before `now`.
  */
-export function engineFigure(snapshot: FleetSnapshot, target: { label: string; serviceId: string }, now: number, maxAgeMs: number): EngineFigure {
-  const host = snapshot.hosts.find((h) => h.label === target.label);
+export function engineFigure(state: FleetState, target: { label: string; serviceId: string }, now: number, maxAgeMs: number): EngineFigure {
+  const host = state.hosts.find((h) => h.label === target.label);
   const svc = host?.services.find((s) => s.id === target.serviceId) ?? null;
   if (!host || !svc) return { state: 'unknown', running: null, waiting: null, readAt: null, cause: 'none', note: 'the fleet has no view of this service' };
-  const running = count(svc.requestsRunning);
-  const waiting = count(svc.requestsWaiting);
-  const readAt = svc.source === undefined ? snapshot.at : (svc.source?.atMs ?? null);
+  const running = count(svc.figures?.running ?? svc.reading?.running ?? null);
+  const waiting = count(svc.figures?.waiting ?? svc.reading?.waiting ?? null);
+  const readAt = svc.readingAt;
+  const staleReason = causeText(svc.stale);
   if (running === null) {
-    const why = svc.staleReason ? `the engine's request counts are unknown (${svc.staleReason})` : 'the engine has not reported its request counts yet';
+    const why = staleReason ? `the engine's request counts are unknown (${staleReason})` : 'the engine has not reported its request counts yet';
     return { state: 'unknown', running: null, waiting: null, readAt: null, cause: 'none', note: why };
   }
   const age = readAt === null ? null : Math.max(0, now - readAt);
   const when = age === null ? 'read at an unknown time' : `read ${ago(age)}`;
   const stale = (cause: EngineCause, why: string): EngineFigure => ({ state: 'stale', running, waiting, readAt, cause, note: why });
-  if (host.state !== 'connected') return stale('host', `the host is ${host.state}; last ${when}`);
-  if (svc.stale) return stale('failed', `the last reading failed${svc.staleReason ? ` (${svc.staleReason})` : ''}; last good one ${when}`);
+  if (host.session.state !== 'connected') return stale('host', `the host is ${host.session.state}; last ${when}`);
+  if (svc.stale) return stale('failed', `the last reading failed${staleReason ? ` (${staleReason})` : ''}; last good one ${when}`);
   if (age === null || age > maxAgeMs) return stale('age', `the engine's figure was ${when}`);
   return { state: 'fresh', running, waiting, readAt, cause: null, note: null };
 }

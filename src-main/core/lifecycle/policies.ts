@@ -5,10 +5,9 @@
 // can do is proposed: a llama-server that sleeps by itself
 // (--sleep-idle-seconds) is never asked to sleep; in router mode an idle
 // loaded model is proposed for unloading.
-import type { FleetSnapshot, ServiceView } from '../../../src-preload/contract/index.js';
 import { toAppError, type Clock, type Logger } from '../base/index.js';
 import type { Config } from '../config/index.js';
-import { upstreamKey } from '../upstream/index.js';
+import type { FleetState, ServiceState } from '../fleet/index.js';
 import type { LifecycleService } from './action-queue.js';
 import { policySettings } from './targets.js';
 
@@ -36,19 +35,20 @@ export class LifecyclePolicies {
 
   constructor(private readonly deps: PolicyDeps) {}
 
-  /** One fleet tick. */
-  observe(snapshot: FleetSnapshot): void {
+  /** One poll round of the fleet. */
+  observe(state: FleetState): void {
     const now = this.deps.clock.now();
     const config = this.deps.config();
-    for (const host of snapshot.hosts) {
-      if (host.state !== 'connected') continue;
+    for (const host of state.hosts) {
+      if (host.session.state !== 'connected') continue;
       for (const svc of host.services) {
-        const upstream = upstreamKey(host.label, svc.id);
+        const upstream = svc.key;
         const p = policySettings(config, upstream);
         const e = this.episode(upstream);
         if (svc.stale) continue;
         const load = this.deps.load(upstream);
-        const busy = (svc.requestsRunning ?? 0) > 0 || (svc.requestsWaiting ?? 0) > 0 || (load !== null && load.inFlight + load.queued > 0);
+        const { running, waiting } = requestCounts(svc);
+        const busy = (running ?? 0) > 0 || (waiting ?? 0) > 0 || (load !== null && load.inFlight + load.queued > 0);
 
         // Idle → sleep, longer → offload; not where the server keeps its own idle timer (or has no sleep).
         const ownTimer = svc.sleepControl === 'automatic' || svc.sleepControl === 'none';
@@ -81,7 +81,7 @@ export class LifecyclePolicies {
           const s = (now - e.stuckSince) / 1000;
           if (p.stuckSeconds > 0 && s >= p.stuckSeconds && !e.proposedStuck) {
             e.proposedStuck = true;
-            this.propose(upstream, 'restart', `${svc.requestsRunning} requests running but no tokens for ${Math.round(s)} s (policy: stuck after ${p.stuckSeconds} s)`, 'policy:stuck-restart');
+            this.propose(upstream, 'restart', `${running} requests running but no tokens for ${Math.round(s)} s (policy: stuck after ${p.stuckSeconds} s)`, 'policy:stuck-restart');
           }
         }
 
@@ -130,9 +130,15 @@ export class LifecyclePolicies {
  * llama-server's token counters move only when a request finishes, so its
  * zero counts only when the rate is live (from /slots progress).
  */
-export function isStuck(svc: ServiceView): boolean {
+export function isStuck(svc: ServiceState): boolean {
   if (svc.sleep === 'asleep-1' || svc.sleep === 'asleep-2' || svc.health === 'down') return false;
-  if ((svc.requestsRunning ?? 0) <= 0 || svc.generationTokensPerS !== 0) return false;
-  if ((svc.promptTokensPerS ?? 0) > 0) return false; // a long prompt being read is work
-  return svc.kind !== 'llama-server' || svc.rateBasis === 'live';
+  const f = svc.figures;
+  if ((requestCounts(svc).running ?? 0) <= 0 || (f?.genTokPerS ?? null) !== 0) return false;
+  if ((f?.promptTokPerS ?? 0) > 0) return false; // a long prompt being read is work
+  return svc.config.kind !== 'llama-server' || f?.rateBasis === 'live';
+}
+
+/** Requests running and waiting at the engine: the windowed figures, else the last reading's gauges. */
+function requestCounts(svc: ServiceState): { running: number | null; waiting: number | null } {
+  return { running: svc.figures?.running ?? svc.reading?.running ?? null, waiting: svc.figures?.waiting ?? svc.reading?.waiting ?? null };
 }

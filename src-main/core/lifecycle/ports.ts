@@ -1,11 +1,12 @@
-import type { FleetSnapshot } from '../../../src-preload/contract/index.js';
 import type { Disposable } from '../base/index.js';
+import type { FleetState } from '../fleet/index.js';
 import type { ExecOptions, ExecResult } from '../ssh/index.js';
 import type { UpstreamClient, UpstreamKey } from '../upstream/index.js';
 
 /** What the lifecycle capability needs from the fleet (FleetService satisfies it). */
 export interface LifecycleFleet {
-  snapshot(): FleetSnapshot;
+  /** The fleet as of now: sessions, sleep levels, readings with their own times. */
+  state(): FleetState;
   /** The client of a service's tunnel; throws FLEET_TUNNEL_NOT_READY while it is not open. */
   upstream(key: UpstreamKey): UpstreamClient;
   /**
@@ -14,8 +15,8 @@ export interface LifecycleFleet {
    */
   upstreamAt?(url: string): { client: UpstreamClient; path: string } | null;
   exec(label: string, command: string, options?: ExecOptions): Promise<ExecResult>;
-  /** Each published snapshot (what the proxy learns sleep states from); absent in tests that poll `snapshot`. */
-  onDidTick?(listener: (snapshot: FleetSnapshot) => void): Disposable;
+  /** Each published state (the object the proxy routes by); absent in tests that poll `state`. */
+  onDidChange?(listener: (state: FleetState) => void): Disposable;
 }
 
 /** What it needs from the proxy (wiring/proxy.ts satisfies it); null when no proxy runs. */

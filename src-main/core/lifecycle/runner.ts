@@ -2,8 +2,9 @@
 // (the proxy, then direct tunnel clients at the engine, within one deadline),
 // the planned calls exactly as approved, verify, resume admission; each step
 // is audited. Owns the router URLs' clients and the cancel signal of each run.
-import type { ActionView, FleetSnapshot } from '../../../src-preload/contract/index.js';
+import type { ActionView } from '../../../src-preload/contract/index.js';
 import { AppError, DisposableStore, toAppError, type Clock, type Logger, type OnPremGuard } from '../base/index.js';
+import type { FleetState } from '../fleet/index.js';
 import { driverFor, restartFailureHint, stepText, type DriverIo, type DriverStep, type LifecycleDriver, type LifecycleTargetConfig } from './drivers/index.js';
 import { errorText } from './drivers/llama-checks.js';
 import { LifecycleErrorCode } from './errors.js';
@@ -69,15 +70,7 @@ export class ActionRunner {
       journal.progress(rec, 'starting');
       journal.audit('lifecycle.running', runner, rec, { before });
 
-      // Re-plan against the server as it is now: if that is not what was approved, stop.
-      const steps = driver.plan(rec.view.kind, { sleepLevel: sleepLevel(this.deps.fleet, target) ?? rec.planLevel });
-      const approvedCalls = rec.view.steps.filter((s) => s.kind === 'http' || s.kind === 'ssh').map((s) => s.text);
-      const nowCalls = steps.map((s) => stepText(s, target));
-      if (JSON.stringify(approvedCalls) !== JSON.stringify(nowCalls)) {
-        throw new AppError(LifecycleErrorCode.PLAN_CHANGED, 'the server changed since approval (the calls would differ from what was approved); propose again', {
-          details: { approved: approvedCalls, now: nowCalls },
-        });
-      }
+      const steps = this.replan(rec, target, driver);
 
       if (rec.view.kind !== 'wake') {
         // One deadline for both halves: the proxy's own requests, then direct tunnel clients at the engine.
@@ -116,15 +109,7 @@ export class ActionRunner {
 
       const stepsStart = clock.now();
       const deadlineAt = stepsStart + this.deps.verifyDeadlineMs(rec.view.expectedDowntimeMs);
-      for (const [i, step] of steps.entries()) {
-        const text = stepText(step, target);
-        journal.progress(rec, `step ${i + 1}/${steps.length}: ${text}`);
-        const t0 = clock.now();
-        const remaining = Math.max(1_000, deadlineAt - t0);
-        const outcome = await this.runStep(step, target, io, remaining, abort.signal);
-        journal.audit('lifecycle.step', runner, rec, { index: i + 1, step: text, ...outcome.record, ms: clock.now() - t0 });
-        if (!outcome.ok) throw new AppError(LifecycleErrorCode.STEP_FAILED, `step ${i + 1} (${text}) failed: ${outcome.message}`, { details: outcome.record });
-      }
+      await this.runSteps(rec, steps, { target, io, deadlineAt, runner, signal: abort.signal });
       const stepsEndedAt = clock.now();
 
       journal.progress(rec, 'verifying');
@@ -183,14 +168,45 @@ export class ActionRunner {
     return rec.view;
   }
 
+  /** Re-plan against the server as it is now: if that is not what was approved, stop. */
+  private replan(rec: ActionRecord, target: LifecycleTargetConfig, driver: LifecycleDriver): DriverStep[] {
+    const steps = driver.plan(rec.view.kind, { sleepLevel: sleepLevel(this.deps.fleet, target) ?? rec.planLevel });
+    const approvedCalls = rec.view.steps.filter((s) => s.kind === 'http' || s.kind === 'ssh').map((s) => s.text);
+    const nowCalls = steps.map((s) => stepText(s, target));
+    if (JSON.stringify(approvedCalls) !== JSON.stringify(nowCalls)) {
+      throw new AppError(LifecycleErrorCode.PLAN_CHANGED, 'the server changed since approval (the calls would differ from what was approved); propose again', {
+        details: { approved: approvedCalls, now: nowCalls },
+      });
+    }
+    return steps;
+  }
+
+  /** The planned calls, in order, each audited; the first that fails ends the run. */
+  private async runSteps(
+    rec: ActionRecord,
+    steps: readonly DriverStep[],
+    at: { target: LifecycleTargetConfig; io: DriverIo; deadlineAt: number; runner: string; signal: AbortSignal },
+  ): Promise<void> {
+    const { clock, journal } = this.deps;
+    for (const [i, step] of steps.entries()) {
+      const text = stepText(step, at.target);
+      journal.progress(rec, `step ${i + 1}/${steps.length}: ${text}`);
+      const t0 = clock.now();
+      const remaining = Math.max(1_000, at.deadlineAt - t0);
+      const outcome = await this.runStep(step, at.target, at.io, remaining, at.signal);
+      journal.audit('lifecycle.step', at.runner, rec, { index: i + 1, step: text, ...outcome.record, ms: clock.now() - t0 });
+      if (!outcome.ok) throw new AppError(LifecycleErrorCode.STEP_FAILED, `step ${i + 1} (${text}) failed: ${outcome.message}`, { details: outcome.record });
+    }
+  }
+
   /**
-   * Until the fleet publishes a snapshot showing `target` asleep (the proxy reads the same
-   * ticks), for at most FLEET_CATCH_UP_MS; a fleet without ticks is polled.
+   * Until the fleet publishes a state showing `target` asleep (the same object the proxy routes by, given
+   * to it first), for at most FLEET_CATCH_UP_MS; a fleet without the event is polled.
    */
   private fleetSeesAsleep(target: LifecycleTargetConfig, signal: AbortSignal): Promise<void> {
     const { clock, fleet, pollMs } = this.deps;
-    const asleep = (snapshot: FleetSnapshot) => {
-      const level = sleepLevelIn(snapshot, target);
+    const asleep = (state: FleetState) => {
+      const level = sleepLevelIn(state, target);
       return level === 1 || level === 2;
     };
     return new Promise<void>((resolve) => {
@@ -203,11 +219,11 @@ export class ActionRunner {
       if (signal.aborted) return done();
       signal.addEventListener('abort', done, { once: true });
       store.add(clock.setTimeout(done, FLEET_CATCH_UP_MS));
-      if (fleet.onDidTick) {
-        store.add(fleet.onDidTick((snapshot) => asleep(snapshot) && done()));
+      if (fleet.onDidChange) {
+        store.add(fleet.onDidChange((state) => asleep(state) && done()));
       } else {
-        store.add(clock.setInterval(() => asleep(fleet.snapshot()) && done(), Math.min(pollMs, 100)));
-        if (asleep(fleet.snapshot())) done();
+        store.add(clock.setInterval(() => asleep(fleet.state()) && done(), Math.min(pollMs, 100)));
+        if (asleep(fleet.state())) done();
       }
     });
   }

@@ -8,6 +8,7 @@ import { toAppError, type AppError, type Clock } from '../base/index.js';
 import type { CheckOutcome, DriverCheck, DriverIo, LifecycleDriver, LifecycleTargetConfig } from './drivers/index.js';
 import { looksLikeGibberish } from './probe.js';
 import type { LifecycleFleet } from './ports.js';
+import type { FleetState } from '../fleet/index.js';
 
 export interface VerifyContext {
   kind: ActionKind;
@@ -56,16 +57,20 @@ export interface HostMemory {
  * Host-wide GPU memory in use (MiB) from the fleet's last GPU reading, with the
  * time that reading was taken: VRAM, plus GTT where the host reports it (on an
  * APU the model lives there, not in the BIOS carve-out). The host's `updatedAt`
- * is only a fallback for snapshots without a GPU source: it moves with every
+ * is only a fallback for a state without a GPU source: it moves with every
  * poll that read a service, even when the GPU figures are older.
  */
 export function hostVram(fleet: LifecycleFleet, label: string): HostMemory | null {
-  const host = fleet.snapshot().hosts.find((h) => h.label === label);
-  const at = host?.gpuSource ? host.gpuSource.atMs : (host?.updatedAt ?? null);
-  if (!host || host.gpuStale || host.gpus.length === 0 || at === null) return null;
+  return hostVramIn(fleet.state(), label);
+}
+
+export function hostVramIn(state: FleetState, label: string): HostMemory | null {
+  const host = state.hosts.find((h) => h.label === label);
+  const at = host?.gpus.source ? host.gpus.source.atMs : (host?.updatedAt ?? null);
+  if (!host || host.gpus.stale !== null || host.gpus.readings.length === 0 || at === null) return null;
   let used = 0;
   let withGtt = false;
-  for (const g of host.gpus) {
+  for (const g of host.gpus.readings) {
     if (g.memoryUsedMiB === null) return null;
     used += g.memoryUsedMiB;
     if (typeof g.gttUsedMiB === 'number') {

@@ -25,3 +25,4 @@ export { DeliveryLog, DEFAULT_MAX_DELIVERY_ROWS, splitError, type DeliverySubjec
 export { NotifyChannelRegistry, CHANNELS_SETTING, urlKey, ownSecretRef, type NotifyChannelRegistryDeps, type NotifyChannelDraftParsed } from './channel-registry.js';
 export { maskUrl, MASK } from './mask-url.js';
 export { NotifyErrorCode } from './errors.js';
+export { openConsoleNotifications, type ConsoleNotificationsDeps } from './console-notifications.js';

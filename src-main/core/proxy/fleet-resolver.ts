@@ -1,12 +1,11 @@
 // The proxy's resolver over the fleet: where an upstream is reachable now, or
-// why not and for how long — from the fleet's last snapshot (refreshed every
-// tick), so a request costs no I/O. Each refusal carries a Retry-After fitted
+// why not and for how long — from the fleet's last published state (each poll
+// round and each SSH state change), so a request costs no I/O. Each refusal carries a Retry-After fitted
 // to its cause: the SSH reconnect's next attempt, a wake's measured time (10 s
 // level 1, 60 s level 2 until measured; field notes §4), or a long wait with
 // "a person must act" when the host waits for trust or its key changed.
-import type { FleetSnapshot, HostView, ServiceView } from '../../../src-preload/contract/index.js';
 import { Emitter, toAppError, type Clock, type Logger } from '../base/index.js';
-import { FleetErrorCode, type FleetService } from '../fleet/index.js';
+import { FleetErrorCode, type FleetService, type FleetState, type HostState, type ServiceState } from '../fleet/index.js';
 import { upstreamKey, type UpstreamClient } from '../upstream/index.js';
 import type { UpstreamSpec } from './registry.js';
 import type { Unavailable, UpstreamAvailability, UpstreamResolver } from './resolver.js';
@@ -19,12 +18,18 @@ export interface WakeEstimates {
   expectedRestartMs?(upstream: string): number | null;
 }
 
-/** Wake on request: a standing approval lets a request to a sleeping model start one wake and wait for it. */
-export interface WakeOnRequest {
-  /** True when a wake of `upstream` would be approved without a person now (a standing approval). */
+/**
+ * Wake on request, as lifecycle rules it (policy, driver support, an unexpired standing approval): whether a
+ * request to a sleeping model may wait for a wake nobody has to approve now. Built before the proxy.
+ */
+export interface WakePolicy {
   allowed(upstream: string): boolean;
-  /** Starts the wake (collapsed with one already proposed or running). */
-  request(upstream: string): void;
+}
+
+/** A request met a sleeping model: `standing` when the wake policy let it wait for a wake (held), else refused. */
+export interface WakeWanted {
+  upstream: string;
+  standing: boolean;
 }
 
 /** How long an SSH handshake takes once an attempt starts (added to the wait for the next attempt). */
@@ -39,25 +44,27 @@ const DEFAULT_LOAD_MS = 30_000;
 const DEFAULT_WAKE_MS = { 1: 10_000, 2: 60_000 } as const;
 
 export class FleetResolver implements UpstreamResolver {
-  private readonly hosts = new Map<string, HostView>();
-  private readonly services = new Map<string, ServiceView>();
+  private readonly hosts = new Map<string, HostState>();
+  private readonly services = new Map<string, ServiceState>();
   private readonly changed = new Emitter<void>();
-  /** Set once the lifecycle capability runs. */
-  wakeOnRequest: WakeOnRequest | null = null;
+  private readonly wanted = new Emitter<WakeWanted>();
+  /** A held request asked for a wake (the proxy publishes it; lifecycle proposes). */
+  readonly onDidWantWake = this.wanted.on.bind(this.wanted);
 
   constructor(
     private readonly fleet: Pick<FleetService, 'upstream'>,
     private readonly estimates: WakeEstimates,
+    private readonly wakePolicy: WakePolicy | null,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
 
-  remember(snapshot: FleetSnapshot): void {
+  remember(state: FleetState): void {
     this.hosts.clear();
     this.services.clear();
-    for (const h of snapshot.hosts) {
+    for (const h of state.hosts) {
       this.hosts.set(h.label, h);
-      for (const s of h.services) this.services.set(upstreamKey(h.label, s.id), s);
+      for (const s of h.services) this.services.set(s.key, s);
     }
     this.changed.fire();
   }
@@ -67,20 +74,26 @@ export class FleetResolver implements UpstreamResolver {
   }
 
   requestWake(spec: UpstreamSpec): void {
-    try {
-      this.wakeOnRequest?.request(spec.key);
-    } catch (err) {
-      this.logger.warn('wake on request failed', { upstream: spec.key, error: toAppError(err).message });
-    }
+    this.wanted.fire({ upstream: spec.key, standing: true });
+  }
+
+  /** A request was refused model_sleeping (not held): the wake is still wanted, for a person to approve. */
+  wantWake(upstream: string): void {
+    this.wanted.fire({ upstream, standing: false });
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+    this.wanted.dispose();
   }
 
   resolve(spec: UpstreamSpec): UpstreamAvailability {
     const host = this.hosts.get(spec.label);
-    if (host && host.state !== 'connected') return this.hostDown(host, spec);
+    if (host && host.session.state !== 'connected') return this.hostDown(host, spec);
     const view = this.services.get(spec.key);
     // A server that wakes by itself on a request (llama-server --sleep-idle-seconds) is simply forwarded:
     // the request is what wakes it; holding it for an approval nobody can give would make it unreachable.
-    if (view && (view.sleep === 'asleep-1' || view.sleep === 'asleep-2') && view.sleepControl !== 'automatic') return this.sleeping(spec, view);
+    if (view && (view.sleepLevel === 1 || view.sleepLevel === 2) && view.sleepControl !== 'automatic') return this.sleeping(spec, view.sleepLevel);
     // Its model list answers while it loads (so the tunnel probe passes); everything else is a 503.
     if (view?.health === 'loading') return this.loading(spec, view);
     let client: UpstreamClient;
@@ -95,7 +108,7 @@ export class FleetResolver implements UpstreamResolver {
         recovery: { reason: 'reconnecting', expectedMs: CONNECT_MS },
       };
     }
-    const probe = view?.tunnel.lastProbe;
+    const probe = view?.tunnel.probe;
     if (view?.tunnel.state === 'degraded' && probe && !probe.ok && probe.error?.code === FleetErrorCode.PROBE_TIMEOUT) {
       // Connected on paper, but the end-to-end probe got no answer in time: the link is presumed dead
       // until SSH's keepalive (or the console's own check) drops it; forwarding now would hang.
@@ -110,20 +123,21 @@ export class FleetResolver implements UpstreamResolver {
     return { ok: true, url: client.target, client, degraded: view?.tunnel.state === 'degraded' };
   }
 
-  private hostDown(host: HostView, spec: UpstreamSpec): Unavailable {
-    const err = host.lastError ? ` (${host.lastError.code}: ${host.lastError.message})` : '';
-    switch (host.state) {
+  private hostDown(host: HostState, spec: UpstreamSpec): Unavailable {
+    const { state, lastError, nextRetryAt, trustProblem } = host.session;
+    const err = lastError ? ` (${lastError.code}: ${lastError.message})` : '';
+    switch (state) {
       case 'connecting':
       case 'reconnecting': {
-        const wait = host.nextRetryAt !== null ? Math.max(0, host.nextRetryAt - this.clock.now()) : 0;
+        const wait = nextRetryAt !== null ? Math.max(0, nextRetryAt - this.clock.now()) : 0;
         const expectedMs = wait + CONNECT_MS;
         return {
           ok: false,
           code: 'tunnel_down',
-          message: `SSH to ${host.label} is ${host.state}${err}; ${spec.key} is back when it reconnects${host.nextRetryAt !== null ? ` (next attempt in ${Math.ceil(wait / 1000)} s)` : ''}`,
+          message: `SSH to ${host.label} is ${state}${err}; ${spec.key} is back when it reconnects${nextRetryAt !== null ? ` (next attempt in ${Math.ceil(wait / 1000)} s)` : ''}`,
           retryAfterS: Math.max(1, Math.ceil(expectedMs / 1000)),
           recovery: { reason: 'reconnecting', expectedMs },
-          extra: { host_state: host.state, next_retry_at: host.nextRetryAt },
+          extra: { host_state: state, next_retry_at: nextRetryAt },
         };
       }
       case 'awaiting-trust':
@@ -134,19 +148,19 @@ export class FleetResolver implements UpstreamResolver {
           retryAfterS: ACTION_REQUIRED_RETRY_S,
           recovery: null,
           actionRequired: true,
-          extra: { host_state: host.state },
+          extra: { host_state: state },
         };
       case 'failed': {
-        const changed = host.hostKey && host.hostKey.status !== 'unknown';
+        const changed = trustProblem && trustProblem.status !== 'unknown';
         return changed
           ? {
               ok: false,
               code: 'host_key_changed',
-              message: `HOST KEY CHANGED for ${host.label} (${host.hostKey!.status}): the console refuses to connect until a person checks the host and forgets the old key`,
+              message: `HOST KEY CHANGED for ${host.label} (${trustProblem.status}): the console refuses to connect until a person checks the host and forgets the old key`,
               retryAfterS: ACTION_REQUIRED_RETRY_S,
               recovery: null,
               actionRequired: true,
-              extra: { host_state: host.state },
+              extra: { host_state: state },
             }
           : {
               ok: false,
@@ -155,7 +169,7 @@ export class FleetResolver implements UpstreamResolver {
               retryAfterS: ACTION_REQUIRED_RETRY_S,
               recovery: null,
               actionRequired: true,
-              extra: { host_state: host.state },
+              extra: { host_state: state },
             };
       }
       default:
@@ -166,7 +180,7 @@ export class FleetResolver implements UpstreamResolver {
           retryAfterS: ACTION_REQUIRED_RETRY_S,
           recovery: null,
           actionRequired: true,
-          extra: { host_state: host.state },
+          extra: { host_state: state },
         };
     }
   }
@@ -175,7 +189,7 @@ export class FleetResolver implements UpstreamResolver {
    * The server answers that it is loading its model (llama-server /health 503 "Loading model": a
    * restart, a crash brought back): not ready, and back by itself — a request may wait for it.
    */
-  private loading(spec: UpstreamSpec, view: ServiceView): Unavailable {
+  private loading(spec: UpstreamSpec, view: ServiceState): Unavailable {
     let measuredMs: number | null = null;
     try {
       measuredMs = this.estimates.expectedRestartMs?.(spec.key) ?? null;
@@ -194,8 +208,7 @@ export class FleetResolver implements UpstreamResolver {
     };
   }
 
-  private sleeping(spec: UpstreamSpec, view: ServiceView): Unavailable {
-    const level = view.sleep === 'asleep-1' ? 1 : 2;
+  private sleeping(spec: UpstreamSpec, level: 1 | 2): Unavailable {
     let wakeMs: number | null = null;
     let measured = false;
     try {
@@ -207,7 +220,7 @@ export class FleetResolver implements UpstreamResolver {
     const expectedMs = measured && wakeMs !== null ? wakeMs : DEFAULT_WAKE_MS[level];
     let wakeable = false;
     try {
-      wakeable = this.wakeOnRequest?.allowed(spec.key) ?? false;
+      wakeable = this.wakePolicy?.allowed(spec.key) ?? false;
     } catch (err) {
       this.logger.warn('wake-on-request check failed', { upstream: spec.key, error: toAppError(err).message });
     }

@@ -2,22 +2,23 @@
 // front of the fleet's tunnels, client tokens, the request log with its
 // retention, caps kept across restarts, drain and resume for lifecycle
 // actions — each operator change audited. Other services react to what it
-// publishes: every answered request (`onDidAnswer`) and its pool figures.
+// publishes: every answered request (`onDidAnswer`), its pool figures, and a
+// request that met a sleeping model (`onDidWantWake`: lifecycle proposes the wake).
 import type { PoolCaps, ProxyStats, RequestLogRetention, RequestQuery, RequestRow, TokenView, TrafficClass } from '../../../src-preload/contract/index.js';
 import { DisposableStore, Emitter, operatorActor, toAppError, type Clock, type Disposable, type Logger, type OffPremCounter } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
-import type { FleetService } from '../fleet/index.js';
+import { fleetSnapshotOf, type FleetService } from '../fleet/index.js';
 import type { SecretStore } from '../ports.js';
 import type { Store } from '../store/index.js';
 import { ModelRegistry } from './registry.js';
 import { RequestLog, type RequestRecord } from './request-log.js';
 import { ProxyServer, type DrainResult } from './server.js';
-import { FleetResolver, type WakeEstimates, type WakeOnRequest } from './fleet-resolver.js';
+import { FleetResolver, type WakeEstimates, type WakePolicy, type WakeWanted } from './fleet-resolver.js';
 import { UpstreamLatency } from './latency-window.js';
 import { createTokenRepository, type TokenRepository } from './tokens.js';
 
-export type { WakeEstimates, WakeOnRequest } from './fleet-resolver.js';
+export type { WakeEstimates, WakePolicy, WakeWanted } from './fleet-resolver.js';
 
 export interface ProxyServiceDeps {
   store: Store;
@@ -25,6 +26,8 @@ export interface ProxyServiceDeps {
   fleet: FleetService;
   secrets: SecretStore;
   wakeEstimates: WakeEstimates;
+  /** Whether a request to a sleeping model may wait for a wake (lifecycle's rule); null: never. */
+  wakePolicy: WakePolicy | null;
   emit: EventSink;
   clock: Clock;
   logger: Logger;
@@ -43,6 +46,11 @@ export class ProxyService implements Disposable {
   private readonly disposables = new DisposableStore();
   /** Fires for every request of a client the proxy answered (as its row is queued for the log). */
   readonly onDidAnswer: (listener: (record: RequestRecord) => void) => Disposable;
+  /**
+   * A request met a sleeping model: held for a wake a standing approval allows (`standing`), or refused
+   * `model_sleeping`. The one path to a wake proposal (lifecycle subscribes).
+   */
+  readonly onDidWantWake: (listener: (wanted: WakeWanted) => void) => Disposable;
 
   private constructor(
     private readonly deps: ProxyServiceDeps,
@@ -54,6 +62,7 @@ export class ProxyService implements Disposable {
     private readonly latency: UpstreamLatency,
   ) {
     this.onDidAnswer = answered.on.bind(answered);
+    this.onDidWantWake = resolver.onDidWantWake;
   }
 
   static async start(deps: ProxyServiceDeps): Promise<ProxyService> {
@@ -83,9 +92,9 @@ export class ProxyService implements Disposable {
       },
     });
 
-    // The fleet's last view of each host and service, refreshed every tick; no I/O per request.
-    const resolver = new FleetResolver(fleet, deps.wakeEstimates, clock, logger);
-    resolver.remember(fleet.snapshot());
+    // The fleet's last state of each host and service, as published (each round, each SSH change); no I/O per request.
+    const resolver = new FleetResolver(fleet, deps.wakeEstimates, deps.wakePolicy, clock, logger);
+    resolver.remember(fleet.lastPublished);
 
     const settings = config.current.proxy;
     let server: ProxyServer;
@@ -101,7 +110,8 @@ export class ProxyService implements Disposable {
         capsOverrides: readCapsOverrides(store, logger),
         clock,
         logger,
-        fleetSnapshot: () => fleet.snapshot(),
+        // The /metrics exposition shows the fleet as the screen does (the contract's view, built at its edge).
+        fleetSnapshot: () => fleetSnapshotOf(fleet.state()),
         offPrem: deps.offPrem ?? null,
       });
     } catch (err) {
@@ -114,9 +124,15 @@ export class ProxyService implements Disposable {
     d.add(requestLog);
     d.add(answered);
     d.add(server);
-    d.add(fleet.onDidTick((snapshot) => resolver.remember(snapshot)));
-    // A host's SSH state matters at once (a link lost, a host connected before the first poll ends), not at the next tick.
-    d.add(fleet.onDidChangeHostState(() => resolver.remember(fleet.snapshot())));
+    // Each round and each SSH state change (a link lost, a host connected before the first poll ends) publish a state.
+    d.add(fleet.onDidChange((state) => resolver.remember(state)));
+    d.add(resolver);
+    // A request refused model_sleeping (no standing approval to hold it) still wants a wake someone may approve.
+    d.add(
+      answered.on((record) => {
+        if (record.errorCode === 'model_sleeping' && record.upstream) resolver.wantWake(record.upstream);
+      }),
+    );
     d.add(config.onDidChange((next) => server.update(ModelRegistry.fromConfig(next), next.proxy)));
     d.add(clock.setInterval(() => deps.emit('proxy.stats', service.snapshot()), STATS_INTERVAL_MS));
     logger.info('proxy listening', { url: server.url });
@@ -176,11 +192,6 @@ export class ProxyService implements Disposable {
 
   requestRetention(): RequestLogRetention {
     return this.requestLog.retentionView();
-  }
-
-  /** Lets requests to a sleeping model wait for one wake when a standing approval covers it (set once lifecycle runs). */
-  setWakeOnRequest(wake: WakeOnRequest | null): void {
-    this.resolver.wakeOnRequest = wake;
   }
 
   /**

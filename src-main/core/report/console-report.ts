@@ -12,12 +12,9 @@ import {
   type Evaluation,
   type HostCost,
   type InventoryHost,
-  type InventoryService,
   type SeriesQuery,
   type SeriesRange,
   type SeriesResult,
-  type ServiceView,
-  type SshTransportView,
 } from '../../../src-preload/contract/index.js';
 import type { Clock, Logger, OffPremCounter } from '../base/index.js';
 import type { EventSink } from '../channel.js';
@@ -26,7 +23,8 @@ import type { FleetService } from '../fleet/index.js';
 import { upstreamKey } from '../upstream/index.js';
 import type { PdfPrinter, SecretStore } from '../ports.js';
 import type { Store } from '../store/index.js';
-import { configuredService, runLiveChecks } from './live-checks.js';
+import { runLiveChecks } from './live-checks.js';
+import { inventoryFromState, sessionFacts } from './fleet-facts.js';
 import type { ReportSources } from './builder.js';
 import { ReportRepository } from './repository.js';
 import { ReportService } from './service.js';
@@ -34,7 +32,7 @@ import { ReportService } from './service.js';
 export interface ConsoleReportDeps {
   store: Store;
   config: ConfigService;
-  fleet: Pick<FleetService, 'snapshot' | 'exec' | 'upstream'>;
+  fleet: Pick<FleetService, 'state' | 'exec' | 'upstream'>;
   secrets: SecretStore;
   series: { query(q: SeriesQuery): SeriesResult };
   bench: {
@@ -72,29 +70,9 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
   const runsIn = (fromMs: number, toMs: number) => deps.bench.repo.runsOverlapping(fromMs, toMs);
 
   const hostConfig = (label: string) => config.current.hosts.find((h) => h.label === label);
-  const hostView = (label: string) => fleet.snapshot().hosts.find((h) => h.label === label);
-  const address = (label: string) => {
-    const h = hostConfig(label)!;
-    return `${h.ssh.user}@${h.ssh.host}:${h.ssh.port}`;
-  };
-
-  const offlineInventory = (label: string): InventoryHost => {
-    const h = hostConfig(label)!;
-    const v = hostView(label);
-    return {
-      label,
-      address: address(label),
-      jumpHost: v?.jumpHost ?? null,
-      sshTransport: transportText(v?.transport),
-      connection: v?.state ?? 'disconnected',
-      liveError: null,
-      hostKeyFingerprint: v?.hostKeyFingerprint ?? null,
-      pricePerHourUsd: h.pricePerHourUsd ?? null,
-      gpus: (v?.gpus ?? []).map((g) => ({ index: g.index, name: g.name, memoryTotalMiB: g.memoryTotalMiB, driverVersion: null })),
-      // A server loading its model does not answer /health 200: `down` by this report's own check.
-      services: h.services.map((s) => configuredService(s, inventoryHealth(v?.services.find((x) => x.id === s.id)?.health))),
-    };
-  };
+  // The fleet's last state of a host: its session and last readings (no host is asked again for them).
+  const hostState = (label: string) => fleet.state().hosts.find((h) => h.label === label);
+  const offlineInventory = (label: string): InventoryHost => inventoryFromState(hostConfig(label)!, hostState(label));
 
   const apiKey = async (label: string, serviceId: string): Promise<string | null> => {
     const ref = config.current.proxy.upstreams?.[upstreamKey(label, serviceId)]?.apiKeyRef;
@@ -146,15 +124,12 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
     hosts: () => config.current.hosts.map((h) => ({ label: h.label, pricePerHourUsd: h.pricePerHourUsd ?? null })),
     offlineInventory,
     liveChecks: async (label) => {
-      const h = hostConfig(label)!;
-      const v = hostView(label);
-      return runLiveChecks(h, {
+      // Fresh at export, through the fleet's own SSH exec and each service's UpstreamClient.
+      return runLiveChecks(hostConfig(label)!, {
         exec: (command, opts) => fleet.exec(label, command, opts),
         upstream: (serviceId) => fleet.upstream(upstreamKey(label, serviceId)),
         apiKey: (serviceId) => apiKey(label, serviceId),
-        hostKeyFingerprint: v?.hostKeyFingerprint ?? null,
-        connection: v?.state ?? 'disconnected',
-        sshTransport: transportText(v?.transport),
+        ...sessionFacts(hostState(label)),
         clock,
       });
     },
@@ -196,15 +171,4 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
     agentSocket: () => process.env.SSH_AUTH_SOCK,
     home: deps.home,
   });
-}
-
-/** `openssh (OpenSSH_9.2p1 …; configured: openssh)`: what carried the evidence's SSH, and why. */
-function transportText(t: SshTransportView | undefined): string | null {
-  if (!t) return null;
-  const client = t.kind === 'openssh' && t.client ? `${t.client.split(',')[0]}; ` : '';
-  return `${t.kind} (${client}${t.why})`;
-}
-
-function inventoryHealth(h: ServiceView['health'] | undefined): InventoryService['health'] {
-  return h === 'loading' ? 'down' : (h ?? 'unknown');
 }

@@ -19,4 +19,5 @@ export {
 export { AUDIT_EVENT_TYPES, type AuditEventType } from './audit-types.js';
 export { canonicalJson } from './canonical-json.js';
 export { StoreErrorCode } from './errors.js';
-export { auditChannels, verifyAudit } from './channels.js';
+export { auditChannels, verifyAudit, type AuditAlarm } from './channels.js';
+export { scheduleAuditChecks } from './audit-schedule.js';

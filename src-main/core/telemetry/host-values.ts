@@ -1,12 +1,44 @@
-import { gpuSeries, hostSeries, serviceSeries, SERVER_FIGURES, type GpuFigure, type HostView, type ServerFigure } from '../../../src-preload/contract/index.js';
+import { gpuSeries, hostSeries, serviceSeries, SERVER_FIGURES, type GpuFigure, type HostConnectionState, type ServerFigure } from '../../../src-preload/contract/index.js';
 import type { ServiceFigures } from './derive.js';
-import type { GpuReading } from './readings.js';
+import type { GpuReading, ServiceReading } from './readings.js';
 
 // One host's values for one tick, keyed by series name (the contract's series
 // vocabulary, series-names.ts): what the series store records and
-// `telemetry.tick` carries.
+// `telemetry.tick` carries. Read from the fleet's own state (its readings and
+// derived figures are numbers there already), declared here as what telemetry
+// needs of it: the fleet's FleetState satisfies it (telemetry may not import
+// the fleet, which builds its sources from telemetry).
 
 export type HostValues = Record<string, number | null>;
+
+/** A coded cause of a stale figure (the fleet's StaleCause). */
+export interface Cause {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** `CODE: message`, as the fleet writes a cause for a person. */
+export const causeOf = (cause: Cause): string => `${cause.code}: ${cause.message}`;
+
+/** What telemetry reads of one host of the fleet's state. */
+export interface HostReadings {
+  readonly label: string;
+  readonly config: { readonly pricePerHourUsd?: number | null };
+  readonly session: { readonly state: HostConnectionState; readonly lastError: { readonly code: string } | null };
+  readonly gpus: { readonly readings: readonly GpuReading[]; readonly stale: Cause | null };
+  readonly services: readonly {
+    readonly id: string;
+    readonly stale: Cause | null;
+    readonly figures: ServiceFigures | null;
+    readonly reading: ServiceReading | null;
+  }[];
+}
+
+/** What telemetry reads of one state of the fleet (at the end of a poll round). */
+export interface FleetReadings {
+  readonly at: number;
+  readonly hosts: readonly HostReadings[];
+}
 
 type GpuFigures = Pick<GpuReading, 'index' | 'memoryUsedMiB' | 'memoryTotalMiB' | 'utilizationPct' | 'powerW' | 'temperatureC' | 'gttUsedMiB' | 'gttTotalMiB'>;
 
@@ -71,18 +103,18 @@ export function costValues(pricePerHourUsd: number | null, genTokPerS: number | 
 }
 
 /**
- * One host's values for a tick: GPUs from the snapshot, each fresh service's
- * derived figures (`figures`, from the fleet's ServiceDeriver) or, where a
- * service has none yet, what the snapshot carries. Stale figures are gaps.
- * Also the host's total generation rate, whether any request was in flight
+ * One host's values for a round: its GPU readings, each fresh service's derived
+ * figures (from the fleet's ServiceDeriver) or, where a service has none yet,
+ * the request gauges of its last reading. Stale figures are gaps. Also the
+ * host's total generation rate, whether any request was in flight
  * (`host.busy_pct`: 100 or 0, so a bucket's mean is the busy share), and the
  * run rate with the instantaneous cost per 1M output tokens.
  */
-export function hostValuesFromView(host: HostView, figures: ReadonlyMap<string, ServiceFigures> = new Map()): HostValues {
+export function hostValuesOf(host: HostReadings): HostValues {
   const out: HostValues = {};
   gpuValues(
-    host.gpuStale
-      ? host.gpus.map((g) => ({
+    host.gpus.stale !== null
+      ? host.gpus.readings.map((g) => ({
           index: g.index,
           memoryUsedMiB: null,
           memoryTotalMiB: null,
@@ -91,7 +123,7 @@ export function hostValuesFromView(host: HostView, figures: ReadonlyMap<string, 
           temperatureC: null,
           ...(g.gttUsedMiB !== undefined ? { gttUsedMiB: null, gttTotalMiB: null } : {}),
         }))
-      : host.gpus,
+      : host.gpus.readings,
     out,
   );
   let gen = 0;
@@ -99,18 +131,18 @@ export function hostValuesFromView(host: HostView, figures: ReadonlyMap<string, 
   let busy: boolean | null = null;
   for (const s of host.services) {
     const name = (f: ServerFigure) => serviceSeries(s.id, f);
-    if (s.stale) {
+    if (s.stale !== null) {
       staleServiceValues(s.id, out);
       continue;
     }
-    const f = figures.get(s.id);
-    if (f !== undefined) serviceValues(s.id, f, out);
+    if (s.figures !== null) serviceValues(s.id, s.figures, out);
     else {
-      out[name('running')] = s.requestsRunning;
-      out[name('waiting')] = s.requestsWaiting;
-      out[name('kv_pct')] = s.kvCachePct;
-      out[name('prompt_tok_s')] = s.promptTokensPerS;
-      out[name('gen_tok_s')] = s.generationTokensPerS;
+      // No window yet (a first reading, a loading server): the gauges it answered, no rates.
+      out[name('running')] = s.reading?.running ?? null;
+      out[name('waiting')] = s.reading?.waiting ?? null;
+      out[name('kv_pct')] = null;
+      out[name('prompt_tok_s')] = null;
+      out[name('gen_tok_s')] = null;
     }
     const g = out[name('gen_tok_s')] ?? null;
     if (g !== null) {
@@ -122,6 +154,6 @@ export function hostValuesFromView(host: HostView, figures: ReadonlyMap<string, 
   }
   out[hostSeries('gen_tok_s')] = genKnown ? gen : null;
   out[hostSeries('busy_pct')] = busy === null ? null : busy ? 100 : 0;
-  costValues(host.pricePerHourUsd, genKnown ? gen : null, out);
+  costValues(host.config.pricePerHourUsd ?? null, genKnown ? gen : null, out);
   return out;
 }

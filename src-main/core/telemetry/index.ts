@@ -84,7 +84,7 @@ export { LiveTokenCounter, type LiveTotals } from './llama-live-tokens.js';
 export { NvidiaSmiSource, AmdGpuSource, type ExecSourceOptions, type AmdTool } from './gpu-sources.js';
 export { serviceReadingFromVllm, serviceReadingFromLlama } from './reading-from-metrics.js';
 export { ServiceDeriver, type ServiceFigures, type ServiceDeriverOptions } from './derive.js';
-export { gpuValues, serviceValues, staleServiceValues, costValues, hostValuesFromView, type HostValues } from './host-values.js';
+export { gpuValues, serviceValues, staleServiceValues, costValues, hostValuesOf, causeOf, type HostValues, type HostReadings, type FleetReadings } from './host-values.js';
 export { SeriesStore, type SeriesStoreOptions } from './series-store.js';
 export { TelemetryService, proxyValues, type TelemetryServiceDeps, type TelemetryFleet, type ProxyStatsSource } from './service.js';
 export { telemetryChannels } from './channels.js';

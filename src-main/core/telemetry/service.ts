@@ -12,9 +12,7 @@ import {
   serviceSeries,
   type CostSummary,
   type CostSummaryQuery,
-  type FleetSnapshot,
   type HostCost,
-  type HostView,
   type ProxyFigure,
   type ProxyStats,
   type TelemetryTick,
@@ -27,17 +25,15 @@ import { RollingCost, costShares, hostCost, spanFromRequestRow, windowUsage, typ
 import type { Notices } from '../notify/index.js';
 import type { Store } from '../store/index.js';
 import { upstreamKey } from '../upstream/index.js';
-import type { ServiceFigures } from './derive.js';
-import { hostValuesFromView, type HostValues } from './host-values.js';
+import { causeOf, hostValuesOf, type FleetReadings, type HostReadings, type HostValues } from './host-values.js';
 import { SeriesStore } from './series-store.js';
 
 const BASELINES_SETTING = 'alerts.baselines';
 const WINDOW_MS: Record<CostSummaryQuery['window'], number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 };
 
-/** What telemetry reads from the fleet (FleetService satisfies it). */
+/** What telemetry reads from the fleet (FleetService satisfies it): its state at the end of each poll round. */
 export interface TelemetryFleet {
-  onDidTick(listener: (snapshot: FleetSnapshot) => void): Disposable;
-  serviceFigures(label: string): Map<string, ServiceFigures>;
+  onDidRound(listener: (state: FleetReadings) => void): Disposable;
 }
 
 /** Where the proxy's per-class figures come from (ProxyService satisfies it). */
@@ -93,11 +89,12 @@ export function proxyValues(host: string, stats: ProxyStats, out: HostValues = {
 }
 
 /** A host's telemetry is stale when its SSH session is not up or a scrape failed this tick. */
-function staleReasonOf(host: HostView): string | null {
-  if (host.state !== 'connected') return `SSH ${host.state}${host.lastError ? `: ${host.lastError.code}` : ''}`;
-  if (host.gpuStale) return host.gpuStaleReason ?? 'GPU scrape failed';
-  const stale = host.services.find((s) => s.stale);
-  return stale ? `${stale.id}: ${stale.staleReason ?? 'scrape failed'}` : null;
+function staleReasonOf(host: HostReadings): string | null {
+  const { state, lastError } = host.session;
+  if (state !== 'connected') return `SSH ${state}${lastError ? `: ${lastError.code}` : ''}`;
+  if (host.gpus.stale !== null) return causeOf(host.gpus.stale);
+  const stale = host.services.find((s) => s.stale !== null);
+  return stale?.stale ? `${stale.id}: ${causeOf(stale.stale)}` : null;
 }
 
 /**
@@ -158,7 +155,7 @@ export class TelemetryService implements Disposable {
         }
       }),
     );
-    this.disposables.add(deps.fleet.onDidTick((snapshot) => this.onTick(snapshot)));
+    this.disposables.add(deps.fleet.onDidRound((state) => this.onRound(state)));
 
     const spansBetween = (fromMs: number, toMs: number): RequestSpan[] =>
       deps.requests.answered(fromMs, toMs).map(spanFromRequestRow).filter((s): s is RequestSpan => s !== null);
@@ -199,8 +196,8 @@ export class TelemetryService implements Disposable {
     return r;
   }
 
-  private onTick(snapshot: FleetSnapshot): void {
-    const { fleet, config } = this.deps;
+  private onRound(snapshot: FleetReadings): void {
+    const { config } = this.deps;
     const modelOf = (label: string) => (serviceId: string) =>
       config.current.hosts.find((h) => h.label === label)?.services.find((s) => s.id === serviceId)?.model ?? null;
     const tick: TelemetryTick = { at: snapshot.at, hosts: [] };
@@ -211,11 +208,11 @@ export class TelemetryService implements Disposable {
       this.deps.logger.warn('proxy stats unavailable for telemetry', { error: err instanceof Error ? err.message : String(err) });
     }
     for (const host of snapshot.hosts) {
-      const values = hostValuesFromView(host, fleet.serviceFigures(host.label));
-      const live = host.services.filter((s) => !s.stale);
+      const values = hostValuesOf(host);
+      const live = host.services.filter((s) => s.stale === null);
       const cost = this.rollingFor(host.label).push(
         snapshot.at,
-        host.pricePerHourUsd,
+        host.config.pricePerHourUsd ?? null,
         live.map((s) => ({ id: s.id, genTokPerS: values[serviceSeries(s.id, 'gen_tok_s')] ?? null, running: values[serviceSeries(s.id, 'running')] ?? null })),
       );
       values[hostSeries('cost_usage_usd_per_mtok')] = cost.usageBasedUsdPerMTok;

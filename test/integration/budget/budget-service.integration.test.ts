@@ -8,6 +8,7 @@ import { BudgetService, budgetChannels } from '../../../src-main/core/budget/ind
 import { ConfigSchema } from '../../../src-main/core/config/index.js';
 import { NotificationService } from '../../../src-main/core/notify/index.js';
 import { openStore, type Store } from '../../../src-main/core/store/index.js';
+import { fleetStateOf } from '../../helpers/fleet-state.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -20,7 +21,7 @@ function start(dir: string, t: { now: number }) {
   const ticks = new Emitter<FleetSnapshot>();
   const notices = new NotificationService({ clock, audit: store.audit, emit: () => undefined });
   const config = { current: ConfigSchema.parse({ hosts: [{ label: 'l20', ssh: { host: '127.0.0.1', user: 'u', agent: true }, pricePerHourUsd: 2.641736 }] }) };
-  const budget = new BudgetService({ settings: store.settings, audit: store.audit, config, fleet: { onDidTick: (l) => ticks.on(l) }, notices, clock, logger: silentLogger });
+  const budget = new BudgetService({ settings: store.settings, audit: store.audit, config, fleet: { onDidRound: (l) => ticks.on((s) => l(fleetStateOf(s))) }, notices, clock, logger: silentLogger });
   const handlers = budgetChannels(budget);
   const ctx = { requestId: 'r', caller: 'web' as const };
   const call = (input: unknown) => {

@@ -9,6 +9,7 @@ import { LifecycleService, type LifecycleTargetConfig } from '../../../src-main/
 import { openStore, type Store } from '../../../src-main/core/store/index.js';
 import type { ActionView, FleetSnapshot } from '../../../src-preload/contract/index.js';
 import { urlClient } from '../../helpers/upstream.js';
+import { fleetStateOf } from '../../helpers/fleet-state.js';
 
 // A vLLM stand-in on loopback that lies or stalls, and a fake fleet whose
 // nvidia-smi figure we control: each outcome must be reported as it was.
@@ -82,7 +83,7 @@ beforeAll(async () => {
     logger: silentLogger,
     targets: () => [target],
     fleet: {
-      snapshot,
+      state: () => fleetStateOf(snapshot()),
       upstream: () => urlClient(url),
       exec: (_label, command) => {
         st.calls.push(`exec ${command}`);

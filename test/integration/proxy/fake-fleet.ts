@@ -8,6 +8,7 @@ import type { FleetService } from '../../../src-main/core/fleet/index.js';
 import { FleetResolver } from '../../../src-main/core/proxy/fleet-resolver.js';
 import type { WakeEstimates } from '../../../src-main/core/proxy/index.js';
 import { urlClient } from '../../helpers/upstream.js';
+import { fleetStateOf } from '../../helpers/fleet-state.js';
 
 export function serviceView(id: string, patch: Partial<ServiceView> = {}): ServiceView {
   return {
@@ -71,7 +72,7 @@ export interface FakeFleetOptions {
 export interface FakeFleet {
   resolver: FleetResolver;
   snapshot: FleetSnapshot;
-  /** Upstreams a request asked to wake (FleetResolver.requestWake → WakeOnRequest.request). */
+  /** Upstreams a request asked to wake (FleetResolver.requestWake → onDidWantWake). */
   wakeRequests: string[];
 }
 
@@ -87,10 +88,10 @@ export function fakeFleet(o: FakeFleetOptions): FakeFleet {
     },
   };
   const estimates: WakeEstimates = o.estimates ?? { expectedWakeMs: () => null, wasMeasured: () => false };
-  const resolver = new FleetResolver(fleet as FleetService, estimates, clock, silentLogger);
+  const resolver = new FleetResolver(fleet as FleetService, estimates, { allowed: () => o.wakeAllowed ?? false }, clock, silentLogger);
   const wakeRequests: string[] = [];
-  resolver.wakeOnRequest = { allowed: () => o.wakeAllowed ?? false, request: (key) => wakeRequests.push(key) };
+  resolver.onDidWantWake((w) => wakeRequests.push(w.upstream));
   const snapshot: FleetSnapshot = { at: clock.now(), hosts: [hostView(label, [serviceView(serviceId, o.service)], o.host)] };
-  resolver.remember(snapshot);
+  resolver.remember(fleetStateOf(snapshot));
   return { resolver, snapshot, wakeRequests };
 }

@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeFleet, hostView, serviceView } from './fake-fleet.js';
 import { startStub, startStubProxy } from './helpers.js';
+import { fleetStateOf } from '../../helpers/fleet-state.js';
 
 // Issue #27 finding 7: a llama-server loading its model answers /v1/models
 // (so the tunnel probe passes) but 503 "Loading model" to everything else.
@@ -48,7 +49,7 @@ async function setup(holdMs: number, loadingForMs: number, restartMs: number | n
   /** The model is in: the server answers, and the fleet's next snapshot says so. */
   const loaded = () => {
     state.loaded = true;
-    fleet.resolver.remember({ at: Date.now(), hosts: [hostView('h', [serviceView('s', { health: 'ok' })])] });
+    fleet.resolver.remember(fleetStateOf({ at: Date.now(), hosts: [hostView('h', [serviceView('s', { health: 'ok' })])] }));
   };
   return { stub, send, loaded, p };
 }

@@ -8,6 +8,8 @@ import { requestWindows } from '../../../src-main/core/proxy/index.js';
 import { openStore, type Store } from '../../../src-main/core/store/index.js';
 import { TelemetryService } from '../../../src-main/core/telemetry/index.js';
 import type { FleetSnapshot } from '../../../src-preload/contract/index.js';
+import { fleetStateOf } from '../../helpers/fleet-state.js';
+import type { FleetState } from '../../../src-main/core/fleet/index.js';
 
 // Issue #27 finding 5: a baseline's `setAt` is when the operator (or a
 // benchmark) set it. Telemetry is started twice over the same SQLite file, an
@@ -26,7 +28,7 @@ function startTelemetry(store: Store, clock: FakeClock, logger: Logger = silentL
   const deps = {
     store,
     config: new ConfigService({ path: join(dir, 'none.yaml'), home: dir }),
-    fleet: { onDidTick: (l: (s: FleetSnapshot) => void) => ticks.on(l), serviceFigures: () => new Map() },
+    fleet: { onDidRound: (l: (s: FleetState) => void) => ticks.on((s) => l(fleetStateOf(s))) },
     proxy: null,
     requests: requestWindows(store.db),
     notices: { notify: () => undefined },

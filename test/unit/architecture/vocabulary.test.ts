@@ -12,8 +12,9 @@ import {
   type ProxyStats,
 } from '../../../src-preload/contract/index.js';
 import { AUDIT_EVENT_TYPES } from '../../../src-main/core/store/index.js';
-import { hostValuesFromView, proxyValues } from '../../../src-main/core/telemetry/index.js';
+import { hostValuesOf, proxyValues } from '../../../src-main/core/telemetry/index.js';
 import { literalsIn } from '../../helpers/source-scan.js';
+import { hostStateFromView } from '../../helpers/fleet-state.js';
 
 // Audit event types and series names are vocabulary (STYLE "Vocabulary is
 // typed"): declared once (core/store/audit-types.ts; the contract's
@@ -70,7 +71,7 @@ describe('series names', () => {
         },
       ],
     } as unknown as ProxyStats;
-    const names = Object.keys(proxyValues('h', stats, hostValuesFromView(hostView())));
+    const names = Object.keys(proxyValues('h', stats, hostValuesOf(hostStateFromView(hostView(), 0))));
     expect(names.length).toBeGreaterThan(40);
     expect(names.filter((n) => !MetricNameSchema.safeParse(n).success)).toEqual([]);
   });

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BenchRun, FleetSnapshot, LevelResult } from '../../../../src-preload/contract/index.js';
+import type { BenchRun, FleetSnapshot, LevelResult, ServiceView } from '../../../../src-preload/contract/index.js';
 import { FakeClock } from '../../../../src-main/core/base/index.js';
 import { BenchRepository, NO_PEAKS, importGuidellm, markdownTable, peakReadingOf, raisePeaks } from '../../../../src-main/core/bench/index.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
+import { hostStateFromView } from '../../../helpers/fleet-state.js';
 
 // #26.5: one crafted GuideLLM report (a mean of 1e308) was stored with
 // completionTokens = Infinity, which JSON wrote as null, and every later read
@@ -127,7 +128,7 @@ type HostView = FleetSnapshot['hosts'][number];
 const gpu = (over: Partial<HostView['gpus'][number]>): HostView['gpus'][number] => ({
   index: 0, uuid: null, name: 'GPU', memoryUsedMiB: null, memoryTotalMiB: null, utilizationPct: null, powerW: null, powerLimitW: null, temperatureC: null, ...over,
 });
-const host = (gpus: HostView['gpus'], stale = false) => ({ gpus, gpuStale: stale, services: [{ id: 'llama', kvCachePct: 40 }] }) as unknown as HostView;
+const host = (gpus: HostView['gpus'], stale = false) => hostStateFromView({ label: 'h', gpus, gpuStale: stale, services: [{ id: 'llama', kvCachePct: 40 } as ServiceView] }, 0);
 
 describe('GPU peaks of a run', () => {
   it('an AMD APU reading keeps GTT (where the model lives) beside the VRAM carve-out', () => {

@@ -4,6 +4,7 @@ import { Emitter, silentLogger, type Clock } from '../../../../src-main/core/bas
 import { BudgetService } from '../../../../src-main/core/budget/index.js';
 import { ConfigSchema } from '../../../../src-main/core/config/index.js';
 import type { NotificationInput } from '../../../../src-main/core/notify/router.js';
+import { fleetStateOf } from '../../../helpers/fleet-state.js';
 
 function memSettings() {
   const m = new Map<string, string>();
@@ -26,7 +27,7 @@ function setup(settings = memSettings(), start = Date.UTC(2026, 11, 31, 20)) {
     settings,
     audit: { append: (e) => (audit.push(e), {}) as never },
     config,
-    fleet: { onDidTick: (l) => ticks.on(l) },
+    fleet: { onDidRound: (l) => ticks.on((s) => l(fleetStateOf(s))) },
     notices: { notify: (n) => void notices.push(n) },
     clock,
     logger: silentLogger,

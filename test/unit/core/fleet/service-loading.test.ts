@@ -4,6 +4,7 @@ import { ServiceMonitor } from '../../../../src-main/core/fleet/service-monitor.
 import type { ServiceSource } from '../../../../src-main/core/fleet/sources.js';
 import { emptyServiceReading, renderFleetExposition, TelemetryErrorCode, type SourceReading } from '../../../../src-main/core/telemetry/index.js';
 import { ServiceViewSchema, type HostView, type ServiceView } from '../../../../src-preload/contract/index.js';
+import { serviceViewOf } from '../../../../src-main/core/fleet/index.js';
 
 // Issue #27 finding 7: during a llama-server restart the service showed
 // "awake" with its last generation rate (marked stale) and health "down".
@@ -33,7 +34,7 @@ const loading = (atMs: number): SourceReading => ({
 function monitorOver(readings: SourceReading[]) {
   const source: ServiceSource = { kind: 'llama-server', id: 'strix/coder', scrape: () => Promise.resolve(readings.shift()!) };
   const monitor = new ServiceMonitor(config, () => source, false);
-  return { monitor, next: () => monitor.scrape(() => T0), view: (): ServiceView => ServiceViewSchema.parse(monitor.view('connected')) };
+  return { monitor, next: () => monitor.scrape(() => T0), view: (): ServiceView => ServiceViewSchema.parse(serviceViewOf(monitor.state('strix', 'connected', null), { state: 'connected', lastError: null })) };
 }
 
 describe('a llama-server loading its model', () => {

@@ -8,6 +8,7 @@ import { ConfigSchema } from '../../../../src-main/core/config/index.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 import { invokeChannels, type FleetSnapshot } from '../../../../src-preload/contract/index.js';
 import { urlClient } from '../../../helpers/upstream.js';
+import { fleetStateOf } from '../../../helpers/fleet-state.js';
 
 // Nothing changes a server without an approval: every path that is not
 // approve-with-the-right-nonce is refused or only proposes; the fake fleet
@@ -42,7 +43,7 @@ beforeEach(() => {
   service = new LifecycleService({
     store, clock, logger: silentLogger, targets: () => targets,
     fleet: {
-      snapshot,
+      state: () => fleetStateOf(snapshot()),
       upstream: () => { touched.push('http'); return urlClient('http://127.0.0.1:9'); },
       exec: (_l, c) => { touched.push(`exec ${c}`); return Promise.resolve({ exitCode: 0, signal: null, stdout: '', stderr: '', truncated: false }); },
     },
@@ -134,10 +135,10 @@ describe('approval is the only way to change a server', () => {
     });
     expect(lifecycleTargets(config)[0]).toMatchObject({ driver: 'vllm-sleep', sleepLevel: 1 });
     const policies = new LifecyclePolicies({ service, clock, logger: silentLogger, config: () => config, load: () => ({ inFlight: 0, queued: 0 }) });
-    policies.observe(snapshot());
+    policies.observe(fleetStateOf(snapshot()));
     clock.advance(61_000);
-    policies.observe(snapshot());
-    policies.observe(snapshot());
+    policies.observe(fleetStateOf(snapshot()));
+    policies.observe(fleetStateOf(snapshot()));
     const proposed = service.list(10).actions;
     expect(proposed).toHaveLength(1);
     expect(proposed[0]).toMatchObject({ kind: 'sleep', state: 'proposed', proposer: 'policy:idle-sleep' });

@@ -7,6 +7,7 @@ import { LifecycleService, type LifecycleTargetConfig } from '../../../../src-ma
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 import { ActionViewSchema, type ActionView, type FleetSnapshot } from '../../../../src-preload/contract/index.js';
 import { urlClient } from '../../../helpers/upstream.js';
+import { fleetStateOf } from '../../../helpers/fleet-state.js';
 
 // Through the action queue, with a fake fleet (the engine's counts, re-read
 // every 100 ms) and a fake proxy: the proposal says how many requests come
@@ -60,7 +61,7 @@ beforeEach(() => {
   service = new LifecycleService({
     store, clock, logger: silentLogger, targets: () => [T],
     fleet: {
-      snapshot,
+      state: () => fleetStateOf(snapshot()),
       upstream: () => urlClient('http://127.0.0.1:9'),
       exec: (_l, command) => {
         events.push({ at: clock.now(), what: `exec ${command}` });

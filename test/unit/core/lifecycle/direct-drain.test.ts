@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../../src-main/core/base/index.js';
 import { waitForDirectClients } from '../../../../src-main/core/lifecycle/direct-drain.js';
 import type { DirectDrain, FleetSnapshot } from '../../../../src-preload/contract/index.js';
+import { fleetStateOf } from '../../../helpers/fleet-state.js';
 
 // The drain's wait for direct tunnel clients: after the proxy's own requests
 // finished, it polls the fleet's view until the engine reports nothing
@@ -30,7 +31,7 @@ function fakeFleet(clock: FakeClock, engine: { running: number | null; waiting: 
       }],
     }],
   });
-  return { snapshot, polls: () => polls };
+  return { snapshot, state: () => fleetStateOf(snapshot()), polls: () => polls };
 }
 
 /** Runs the wait, advancing the fake clock in small steps until it resolves (or `limitMs` passes). */
@@ -119,6 +120,7 @@ describe('the drain waits for direct tunnel clients at the engine', () => {
       if (frozen) svc.source = { kind: 'prometheus', atMs: clock.now() - 10_000, detail: null };
       return s;
     } };
+    old.state = () => fleetStateOf(old.snapshot());
     const r = await drive(clock, base(clock, old), 10_000, (t) => t === 700 && (frozen = false));
     expect(r.outcome).toBe('idle');
     expect(r.waitedMs).toBeGreaterThanOrEqual(700);

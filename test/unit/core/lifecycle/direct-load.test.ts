@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { engineFigure, mergeLoad } from '../../../../src-main/core/lifecycle/load.js';
 import { ActionLoadSchema, type FleetSnapshot, type HostView, type ServiceView } from '../../../../src-preload/contract/index.js';
+import { fleetStateOf } from '../../../helpers/fleet-state.js';
 
 // The counts the approval dialog shows: the proxy's own and the engine's
 // (which also sees clients on the SSH tunnel directly, and includes the
@@ -29,7 +30,7 @@ function snap(svc: Partial<ServiceView> = {}, host: Partial<HostView> = {}): Fle
 }
 
 const merged = (proxy: { inFlight: number; queued: number } | null, svc: Partial<ServiceView> = {}, host: Partial<HostView> = {}) => {
-  const load = mergeLoad(proxy, engineFigure(snap(svc, host), TARGET, NOW, MAX_AGE_MS), NOW);
+  const load = mergeLoad(proxy, engineFigure(fleetStateOf(snap(svc, host)), TARGET, NOW, MAX_AGE_MS), NOW);
   expect(ActionLoadSchema.safeParse(load).success).toBe(true); // what the contract carries
   return load;
 };
@@ -83,7 +84,7 @@ describe('proxy and engine counts merged', () => {
     expect(never.summary).toBe('1 in flight through the proxy; direct tunnel clients unknown: the engine has not reported its request counts yet');
     expect(mergeLoad(null, engineFigure({ at: NOW, hosts: [] }, TARGET, NOW, MAX_AGE_MS), NOW).engineNote).toBe('the fleet has no view of this service');
     const { source: _drop, ...noSource } = snap().hosts[0]!.services[0]!;
-    const fake = engineFigure({ at: NOW, hosts: [{ ...snap().hosts[0]!, services: [{ ...noSource, requestsRunning: 1 }] }] }, TARGET, NOW, MAX_AGE_MS);
+    const fake = engineFigure(fleetStateOf({ at: NOW, hosts: [{ ...snap().hosts[0]!, services: [{ ...noSource, requestsRunning: 1 }] }] }), TARGET, NOW, MAX_AGE_MS);
     expect(fake).toMatchObject({ state: 'fresh', running: 1, readAt: NOW });
   });
 

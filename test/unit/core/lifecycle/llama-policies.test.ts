@@ -8,6 +8,7 @@ import { isStuck, LifecyclePolicies, LifecycleService, lifecycleTargets } from '
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 import type { FleetSnapshot, ServiceView } from '../../../../src-preload/contract/index.js';
 import { urlClient } from '../../../helpers/upstream.js';
+import { fleetStateOf, serviceStateFromView } from '../../../helpers/fleet-state.js';
 
 // The policies on llama-server, fed the fields the fleet view fills for it
 // (sleep from /props is_sleeping or the router's model status, requests and a
@@ -31,6 +32,7 @@ const llamaView = (svc: Svc): ServiceView => ({
   sleepControl: 'automatic', rateBasis: 'live', slotsReported: 2,
   ...svc,
 });
+const stateOf = (svc: Svc) => serviceStateFromView('strix', llamaView(svc), clock.now());
 const snap = (svc: Svc): FleetSnapshot => ({
   at: clock.now(),
   hosts: [{
@@ -46,7 +48,7 @@ function build(lifecycle: Record<string, unknown>): void {
   service = new LifecycleService({
     store, clock, logger: silentLogger, targets: () => lifecycleTargets(config),
     fleet: {
-      snapshot: () => snap({}),
+      state: () => fleetStateOf(snap({})),
       upstream: () => { touched.push('http'); return urlClient('http://127.0.0.1:9'); },
       exec: (_l, c) => { touched.push(`exec ${c}`); return Promise.resolve({ exitCode: 0, signal: null, stdout: '', stderr: '', truncated: false }); },
     },
@@ -69,7 +71,7 @@ afterEach(async () => {
 function run(totalMs: number, svc: Svc, stepMs = 10_000): void {
   for (let t = 0; t < totalMs; t += stepMs) {
     clock.advance(stepMs);
-    policies.observe(snap(svc));
+    policies.observe(fleetStateOf(snap(svc)));
   }
 }
 const proposed = () => service.list(100).actions.filter((a) => a.state === 'proposed').map((a) => ({ kind: a.kind, proposer: a.proposer }));
@@ -118,13 +120,13 @@ describe('policies on llama-server', () => {
   });
 
   it('isStuck reads sleep, health, running, both rates and the rate basis', () => {
-    expect(isStuck(llamaView({ requestsRunning: 2 }))).toBe(true);
-    expect(isStuck(llamaView({ requestsRunning: 2, sleep: 'unknown' }))).toBe(true); // an older build without is_sleeping
-    expect(isStuck(llamaView({ requestsRunning: 2, rateBasis: null }))).toBe(false);
-    expect(isStuck(llamaView({ requestsRunning: 2, generationTokensPerS: null }))).toBe(false);
-    expect(isStuck(llamaView({ requestsRunning: 2, health: 'down' }))).toBe(false);
-    expect(isStuck(llamaView({ requestsRunning: 0 }))).toBe(false);
-    expect(isStuck({ ...llamaView({ requestsRunning: 2, rateBasis: 'counters' }), kind: 'vllm' })).toBe(true);
+    expect(isStuck(stateOf({ requestsRunning: 2 }))).toBe(true);
+    expect(isStuck(stateOf({ requestsRunning: 2, sleep: 'unknown' }))).toBe(true); // an older build without is_sleeping
+    expect(isStuck(stateOf({ requestsRunning: 2, rateBasis: null }))).toBe(false);
+    expect(isStuck(stateOf({ requestsRunning: 2, generationTokensPerS: null }))).toBe(false);
+    expect(isStuck(stateOf({ requestsRunning: 2, health: 'down' }))).toBe(false);
+    expect(isStuck(stateOf({ requestsRunning: 0 }))).toBe(false);
+    expect(isStuck(stateOf({ requestsRunning: 2, rateBasis: 'counters', kind: 'vllm' }))).toBe(true);
   });
 
   it('without a restart command, nothing is proposed for it (no proposal that could only fail)', () => {

@@ -9,6 +9,7 @@ import { openStore, type Store } from '../../../../src-main/core/store/index.js'
 import { LifecycleTargetSchema, type ActionView, type FleetSnapshot } from '../../../../src-preload/contract/index.js';
 import { startFakeLlama, type FakeLlama } from './fake-llama.js';
 import { urlClient } from '../../../helpers/upstream.js';
+import { fleetStateOf } from '../../../helpers/fleet-state.js';
 
 // llama-server through the whole action queue, against a loopback stand-in
 // and a fake host (exec): restart by the systemd unit named in config, with
@@ -52,7 +53,7 @@ async function setup(lifecycle: Record<string, unknown>, router?: Record<string,
   resumes = 0;
   service = new LifecycleService({
     store, clock: systemClock, logger: silentLogger, targets: () => targets,
-    fleet: { snapshot, upstream: () => urlClient(llama.url), exec: (label, command) => llama.exec(label, command) },
+    fleet: { state: () => fleetStateOf(snapshot()), upstream: () => urlClient(llama.url), exec: (label, command) => llama.exec(label, command) },
     proxy: { drain: () => (drains++, Promise.resolve({ drained: 1, aborted: 0 })), resume: () => void resumes++, load: () => ({ inFlight: 1, queued: 0 }) },
     onAction: () => undefined, onStanding: () => undefined, notify: () => undefined,
     options: { verifyDeadlineMs: () => 3_000, pollMs: 40, portReleaseGraceMs: 200 },

@@ -8,6 +8,7 @@ import { LifecyclePolicies, LifecycleService, lifecycleTargets } from '../../../
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 import type { FleetSnapshot, ServiceView } from '../../../../src-preload/contract/index.js';
 import { urlClient } from '../../../helpers/upstream.js';
+import { fleetStateOf } from '../../../helpers/fleet-state.js';
 
 // Issue #27 finding 7, on the policy side: a llama-server that answers /health
 // 503 "Loading model" read as `down` before, so the unhealthy-restart policy
@@ -41,7 +42,7 @@ beforeEach(() => {
   });
   service = new LifecycleService({
     store, clock, logger: silentLogger, targets: () => lifecycleTargets(config),
-    fleet: { snapshot: () => snap('ok'), upstream: () => urlClient('http://127.0.0.1:9'), exec: () => Promise.reject(new Error('no exec')) },
+    fleet: { state: () => fleetStateOf(snap('ok')), upstream: () => urlClient('http://127.0.0.1:9'), exec: () => Promise.reject(new Error('no exec')) },
     proxy: null,
     onAction: () => undefined, onStanding: () => undefined, notify: () => undefined,
   });
@@ -55,7 +56,7 @@ afterEach(async () => {
 function observe(health: ServiceView['health'], polls: number): void {
   for (let i = 0; i < polls; i++) {
     clock.advance(1_000);
-    policies.observe(snap(health));
+    policies.observe(fleetStateOf(snap(health)));
   }
 }
 const proposals = () => service.list(100).actions.filter((a) => a.state === 'proposed').map((a) => `${a.kind} ${a.proposer}`);

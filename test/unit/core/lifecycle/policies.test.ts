@@ -8,6 +8,7 @@ import { LifecyclePolicies, LifecycleService, lifecycleTargets } from '../../../
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 import type { FleetSnapshot, ServiceView } from '../../../../src-preload/contract/index.js';
 import { urlClient } from '../../../helpers/upstream.js';
+import { fleetStateOf } from '../../../helpers/fleet-state.js';
 
 // Policies only PROPOSE: each condition, driven by fleet snapshots built here
 // and a FakeClock, raises exactly one proposal per episode at its threshold
@@ -52,7 +53,7 @@ beforeEach(() => {
   service = new LifecycleService({
     store, clock, logger: silentLogger, targets: () => lifecycleTargets(config),
     fleet: {
-      snapshot: () => current,
+      state: () => fleetStateOf(current),
       upstream: () => { touched.push('http'); return urlClient('http://127.0.0.1:9'); },
       exec: (_l, c) => { touched.push(`exec ${c}`); return Promise.resolve({ exitCode: 0, signal: null, stdout: '', stderr: '', truncated: false }); },
     },
@@ -71,7 +72,7 @@ function run(totalMs: number, svc: Svc = {}, stepMs = 60_000): void {
   for (let t = 0; t < totalMs; t += stepMs) {
     clock.advance(Math.min(stepMs, totalMs - t));
     current = snap(svc);
-    policies.observe(current);
+    policies.observe(fleetStateOf(current));
   }
 }
 const proposals = () => service.list(100).actions.map((a) => ({ kind: a.kind, state: a.state, proposer: a.proposer, reason: a.reason }));
@@ -81,7 +82,7 @@ const rejectPending = () => {
 
 describe('policies only propose', () => {
   it('idle: sleep after 15 min, offload only after the longer 180 min; activity restarts the clock', () => {
-    policies.observe(current);
+    policies.observe(fleetStateOf(current));
     run(14 * 60_000);
     expect(proposals()).toEqual([]);
     run(60_000);
@@ -111,7 +112,7 @@ describe('policies only propose', () => {
 
   it('busy with no tokens for 90 s → one restart proposal; tokens flowing ends the episode', () => {
     const stuck: Svc = { requestsRunning: 3, generationTokensPerS: 0 };
-    policies.observe(snap(stuck));
+    policies.observe(fleetStateOf(snap(stuck)));
     run(85_000, stuck, 5_000);
     expect(proposals()).toEqual([]);
     run(5_000, stuck, 5_000);

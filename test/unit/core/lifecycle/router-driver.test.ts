@@ -8,8 +8,8 @@ import { silentLogger, systemClock } from '../../../../src-main/core/base/index.
 import { driverFor, LifecycleService, type LifecycleTargetConfig } from '../../../../src-main/core/lifecycle/index.js';
 import { UrlClients, httpIo } from '../../../../src-main/core/lifecycle/io.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
-import type { FleetSnapshot } from '../../../../src-preload/contract/index.js';
 import { urlClient } from '../../../helpers/upstream.js';
+import { fleetStateOf } from '../../../helpers/fleet-state.js';
 
 // The router admin driver against a small stub router on 127.0.0.1 that
 // records every call: the planned calls hit exactly the paths the driver
@@ -72,7 +72,7 @@ const T = (over: Partial<LifecycleTargetConfig> = {}): LifecycleTargetConfig => 
 let stub: Stub;
 let agent: UrlClients;
 const fleet = (tunnel: string) => ({
-  snapshot: (): FleetSnapshot => ({ at: Date.now(), hosts: [] }),
+  state: () => fleetStateOf({ at: Date.now(), hosts: [] }),
   upstream: () => urlClient(tunnel),
   exec: () => Promise.reject(new Error('no ssh in this test')),
 });
@@ -158,7 +158,7 @@ describe('router driver through the action queue', () => {
     service = new LifecycleService({
       store, clock: systemClock, logger: silentLogger, targets: () => targets,
       fleet: {
-        snapshot: (): FleetSnapshot => ({
+        state: () => fleetStateOf({
           at: Date.now(),
           hosts: [{
             label: 'h1', address: 'a', state: 'connected', lastError: null, nextRetryAt: null, hostKeyFingerprint: null, gpuModel: null, pricePerHourUsd: null,

@@ -5,6 +5,7 @@ import type { LifecycleFleet } from '../../../../src-main/core/lifecycle/ports.j
 import { hostVram, verifyAction, type VerifyContext } from '../../../../src-main/core/lifecycle/verify.js';
 import type { FleetSnapshot, GpuView } from '../../../../src-preload/contract/index.js';
 import { urlClient } from '../../../helpers/upstream.js';
+import { fleetStateOf } from '../../../helpers/fleet-state.js';
 
 // Issue #27 finding 4: the evidence of a restart on an AMD APU said "GPU memory
 // (VRAM + GTT): 137 MiB in use on strix" — a reading taken while the model was
@@ -35,7 +36,7 @@ function fakeFleet(state: { gpu: Gpu | null; polledAt: number }): LifecycleFleet
       updatedAt: state.polledAt,
     }],
   });
-  return { snapshot, upstream: () => urlClient('http://127.0.0.1:1'), exec: () => Promise.reject(new Error('no exec here')) };
+  return { state: () => fleetStateOf(snapshot()), upstream: () => urlClient('http://127.0.0.1:1'), exec: () => Promise.reject(new Error('no exec here')) };
 }
 
 const target = { label: 'strix', serviceId: 'coder', model: 'qwen3-coder' } as unknown as LifecycleTargetConfig;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { costValues, hostValuesFromView } from '../../../../src-main/core/telemetry/index.js';
+import { costValues, hostValuesOf } from '../../../../src-main/core/telemetry/index.js';
 import type { HostView } from '../../../../src-preload/contract/fleet.js';
+import { hostStateFromView } from '../../../helpers/fleet-state.js';
 
 const host: HostView = {
   label: 'gpu-a',
@@ -39,7 +40,7 @@ const host: HostView = {
 
 describe('host values', () => {
   it('a fleet snapshot host → series values, with the cost per 1M tokens from the field notes', () => {
-    const v = hostValuesFromView(host);
+    const v = hostValuesOf(hostStateFromView(host, 0));
     expect(v['gpu.0.vram_used_mib']).toBe(38751);
     expect(v['svc.qwen.gen_tok_s']).toBe(72.47);
     expect(v['host.cost_usd_h']).toBe(2.641736);
@@ -47,7 +48,7 @@ describe('host values', () => {
   });
 
   it('stale GPUs and services are gaps (null), not the last value repeated', () => {
-    const v = hostValuesFromView({ ...host, gpuStale: true, services: [{ ...host.services[0]!, stale: true }] });
+    const v = hostValuesOf(hostStateFromView({ ...host, gpuStale: true, services: [{ ...host.services[0]!, stale: true }] }, 0));
     expect(v['gpu.0.vram_used_mib']).toBeNull();
     expect(v['svc.qwen.gen_tok_s']).toBeNull();
     expect(v['host.cost_usd_per_mtok']).toBeNull();

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../../src-main/core/base/index.js';
 import { ServiceDeriver, LlamaServerHttpSource, readLlamaServerMetrics, parsePrometheusText } from '../../../../src-main/core/telemetry/index.js';
 import { ServiceConfigSchema } from '../../../../src-main/core/config/index.js';
-import { figuresView } from '../../../../src-main/core/fleet/service-monitor.js';
+import { figuresView } from '../../../../src-main/core/fleet/index.js';
+import { serviceStateFromReading } from '../../../helpers/fleet-state.js';
 import { fakeGet } from './fake-http.js';
 
 // The real answers of llama-server b10573 (test/fixtures/llama-server/SOURCE.txt):
@@ -45,7 +46,7 @@ describe('llama-server b10573 recorded answers', () => {
     expect(s.kvCacheUsage).toBeLessThan(0.5);
     expect(s.routerModels).toBeNull();
     const f = new ServiceDeriver().push(s, r.atMs);
-    const view = figuresView(config, s, f, src, r.atMs);
+    const view = figuresView(serviceStateFromReading('h', config, s, f, src, r.atMs));
     expect(view.kvCachePct).not.toBeNull();
     expect(view.kvCacheEstimated).toBe(true);
     expect(view.sleep).toBe('awake');
