@@ -11,7 +11,7 @@ const RULES: readonly (readonly [LogFailureKind, RegExp])[] = [
   ['nccl-error', /\bNCCL error\b|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|ncclRemoteError|NCCL WARN/],
   // The kernel's NVRM line (`NVRM: Xid (PCI:0000:3b:00): 79, …`), and as tools quote it.
   ['xid', /\bNVRM: Xid\b|\bXid \(PCI:|\bXid\s+\d+\b/],
-  ['engine-dead', /EngineDeadError|Engine core initialization failed|Engine core proc \S+ died unexpectedly|EngineCore encountered a fatal error|AsyncEngineDeadError/],
+  ['engine-dead', /EngineDeadError|EngineCore failed to start|Engine core initialization failed|Engine core proc \S+ died unexpectedly|EngineCore encountered a fatal error|AsyncEngineDeadError/],
   // llama.cpp: `llama_model_load: error loading model: …`, `…: failed to load model`, the server's `exiting due to model loading error`.
   ['model-load-failed', /failed to load model|error loading model|exiting due to model loading error|Failed to load model/],
   // llama.cpp's server around a request that failed (`error while handling …`, `got exception: …`).
@@ -21,7 +21,7 @@ const RULES: readonly (readonly [LogFailureKind, RegExp])[] = [
   ['download-failed', /GatedRepoError|RepositoryNotFoundError|Repository Not Found|401 Client Error|We couldn't connect to 'https:\/\/huggingface\.co'|LocalEntryNotFoundError/],
   ['disk-full', /No space left on device|ENOSPC/],
   ['context-length', /maximum context length is \d+|exceeds the available context size|is longer than the maximum model length/i],
-  ['traceback', /^(?:\([^)]*\)\s+)?Traceback \(most recent call last\):/],
+  ['traceback', /Traceback \(most recent call last\):/],
 ];
 
 /** The known failure a line shows, or null. */

@@ -13,7 +13,7 @@ import { LogsErrorCode } from './errors.js';
 import type { FollowerQueue } from './follower.js';
 import { readLogStream } from './reader.js';
 import { sourceProblem, type LogRecord, type SourceNotice } from './source-output.js';
-import type { LogQuery, LogSource, ResumePoint } from './sources.js';
+import { hasTimestamps, type LogQuery, type LogSource, type ResumePoint } from './sources.js';
 
 /** Lines kept for followers who join later (each gets the last of these it asks for). */
 export const FOLLOW_RING_LINES = 1000;
@@ -54,6 +54,8 @@ export class SharedFollow {
   /** On resume after docker's --since: repeats of the last instant still to drop. */
   private repeats: { rawTs: string; texts: Map<string, number> } | null = null;
   private readonly startedAt: number;
+  /** When the stream last went (null while it runs). */
+  private outageSince: number | null = null;
   /** Times the command was started (1 + resumes): for the tests and the view. */
   opened = 0;
 
@@ -103,31 +105,41 @@ export class SharedFollow {
       const outcome = await this.once(query);
       if (this.stopped) return;
       if (outcome.kind === 'fatal') return this.stop(outcome.error);
-      const lostAt = this.spec.clock.now();
       failures = outcome.progressed ? 0 : failures + 1;
-      if (outcome.kind === 'lost') this.mark('link-lost', `the SSH link went (${outcome.error.code}); the follow resumes when it is back`, LogsErrorCode.LINK_LOST, null);
-      else this.mark('source-ended', `the log command ended (exit ${outcome.exitCode ?? 'by signal'}); waiting for the source to come back`, null, null);
+      // Said once per outage (retries while the link is down add nothing); the picking-up is said when it works.
+      if (this.outageSince === null) {
+        this.outageSince = this.spec.clock.now();
+        if (outcome.kind === 'lost') this.mark('link-lost', `the SSH link went (${outcome.error.code}); the follow resumes when it is back`, LogsErrorCode.LINK_LOST, null);
+        else this.mark('source-ended', `the log command ended (exit ${outcome.exitCode ?? 'by signal'}); waiting for the source to come back`, null, null);
+      }
       await this.sleep(backoffDelayMs(failures, { initialMs: outcome.kind === 'lost' ? 500 : 2_000, maxMs: outcome.kind === 'lost' ? 5_000 : 30_000 }));
       if (this.stopped) return;
-      query = this.resumeQuery(lostAt);
+      query = this.resumeQuery();
     }
   }
 
-  /** The query that picks up after the last line; says how (resumed, or a gap of N s). */
-  private resumeQuery(lostAt: number): LogQuery {
+  /** The query that picks up after the last line. */
+  private resumeQuery(): LogQuery {
     const resume: ResumePoint | null = this.cursor ? { cursor: this.cursor } : this.lastRawTs ? { timestamp: this.lastRawTs } : null;
-    if (resume) {
-      if ('timestamp' in resume) this.repeats = { rawTs: resume.timestamp, texts: new Map(this.instantTexts) };
-      this.mark('resumed', `resumed from the last line (${'cursor' in resume ? 'journal cursor' : `timestamp ${resume.timestamp}`}): nothing skipped or repeated`, null, null);
-      return { lines: 0, follow: true, resume };
-    }
-    if (this.spec.source.kind === 'journal' || this.spec.source.kind === 'docker' || this.spec.source.kind === 'compose') {
-      // Nothing shown yet: everything since the follow began is new.
-      return { lines: 0, sinceMs: this.startedAt, follow: true };
-    }
-    const gapS = Math.max(0, Math.round((this.spec.clock.now() - lostAt) / 1000));
-    this.mark('gap', `gap: ${gapS} s of lines may be missing (a ${this.spec.source.kind} source cannot resume from its last line)`, LogsErrorCode.GAP, gapS);
+    if (resume) return { lines: 0, follow: true, resume };
+    // Nothing shown yet from a source with timestamps: everything since the follow began is new.
+    if (hasTimestamps(this.spec.source)) return { lines: 0, sinceMs: this.startedAt, follow: true };
     return { lines: 0, follow: true };
+  }
+
+  /** The stream is open again after an outage: say how it picked up (from the last line, or with a gap of N s). */
+  private pickedUp(query: LogQuery): void {
+    const since = this.outageSince;
+    if (since === null) return;
+    this.outageSince = null;
+    if (query.resume && 'timestamp' in query.resume) this.repeats = { rawTs: query.resume.timestamp, texts: new Map(this.instantTexts) };
+    if (query.resume || query.sinceMs !== undefined) {
+      const from = query.resume ? ('cursor' in query.resume ? 'the journal cursor' : `timestamp ${query.resume.timestamp}`) : 'the start of the follow';
+      this.mark('resumed', `resumed from ${from}: nothing skipped or repeated`, null, null);
+      return;
+    }
+    const gapS = Math.max(0, Math.round((this.spec.clock.now() - since) / 1000));
+    this.mark('gap', `gap: ${gapS} s of lines may be missing (a ${this.spec.source.kind} source cannot resume from its last line)`, LogsErrorCode.GAP, gapS);
   }
 
   private async once(query: LogQuery): Promise<{ kind: 'fatal'; error: AppError } | { kind: 'lost'; error: AppError; progressed: boolean } | { kind: 'ended'; exitCode: number | null; progressed: boolean }> {
@@ -140,6 +152,7 @@ export class SharedFollow {
     }
     this.stream = stream;
     this.opened++;
+    this.pickedUp(query);
     let problem: AppError | null = null;
     let progressed = false;
     try {

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import type { LogEntry } from '../../../../src-preload/contract/index.js';
+import { FakeClock } from '../../../../src-main/core/base/index.js';
+import { FollowerQueue, lineFilter } from '../../../../src-main/core/logs/index.js';
+
+const line = (text: string): LogEntry => ({ type: 'line', ts: null, text, stream: 'stdout', failure: null, cutBytes: 0, binary: false });
+
+describe('a follower that cannot keep up', () => {
+  it('keeps at most its bound, counts what it dropped and says so in place, in order', () => {
+    const q = new FollowerQueue('f1', 10, () => true, new FakeClock(0));
+    for (let i = 0; i < 25; i++) q.offer(line(`l${i}`));
+    expect(q.queued).toBe(10);
+    const first = q.take();
+    expect(first.map((e) => (e.type === 'line' ? e.text : e.marker))).toEqual(['l0', 'l1', 'l2', 'l3', 'l4', 'l5', 'l6', 'l7', 'l8', 'l9']);
+    q.offer(line('l25'));
+    const next = q.take();
+    expect(next[0]).toMatchObject({ type: 'marker', marker: 'dropped', count: 15, code: 'LOGS_LINES_DROPPED' });
+    expect(next[1]).toMatchObject({ text: 'l25' });
+    // received + dropped = written
+    expect(q.droppedTotal + first.length + 1).toBe(26);
+  });
+
+  it('says the drop even when nothing follows it, and when the follow ends', () => {
+    const q = new FollowerQueue('f2', 2, () => true, new FakeClock(0));
+    for (let i = 0; i < 5; i++) q.offer(line(`l${i}`));
+    q.take();
+    expect(q.take()).toEqual([expect.objectContaining({ marker: 'dropped', count: 3 })]);
+  });
+
+  it('filters lines (markers always pass)', () => {
+    const q = new FollowerQueue('f3', 10, lineFilter({ pattern: 'cuda', regex: false, ignoreCase: true }), new FakeClock(0));
+    q.offer(line('INFO ok'));
+    q.offer(line('torch.OutOfMemoryError: CUDA out of memory'));
+    q.offer({ type: 'marker', marker: 'gap', text: 'gap: 3 s', code: 'LOGS_GAP', count: 3, at: 0 });
+    expect(q.take().map((e) => e.type)).toEqual(['line', 'marker']);
+  });
+});
+
+describe('filters', () => {
+  it('plain text, case folded by default; a regex; a bad regex is LOGS_FILTER_INVALID', () => {
+    expect(lineFilter({ pattern: 'Error', regex: false, ignoreCase: true })('an ERROR here')).toBe(true);
+    expect(lineFilter({ pattern: 'Error', regex: false, ignoreCase: false })('an ERROR here')).toBe(false);
+    expect(lineFilter({ pattern: '^srv +load_model', regex: true, ignoreCase: true })('srv    load_model: loading')).toBe(true);
+    expect(() => lineFilter({ pattern: '(unclosed', regex: true, ignoreCase: true })).toThrow(expect.objectContaining({ code: 'LOGS_FILTER_INVALID' }));
+  });
+});
