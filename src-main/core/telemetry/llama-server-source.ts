@@ -9,6 +9,7 @@ import {
   parseLlamaRouterModels,
   parseLlamaSlots,
   MAX_LLAMA_SLOTS,
+  type LlamaProps,
   type LlamaRouterModel,
   type LlamaSlot,
 } from './llama-server-endpoints.js';
@@ -129,48 +130,25 @@ export class LlamaServerHttpSource implements TelemetrySource {
       unreadable++;
       notes.push(`${TelemetryErrorCode.UNEXPECTED_SHAPE}: GET /props did not answer the props object; sleep state and version unknown`);
     }
-    if (slotList) {
-      service.running = slotList.filter((s) => s.isProcessing).length;
-      service.kvTokensInUse = llamaSlotsTokensInUse(slotList);
-      const ctx = slotList.map((s) => s.nCtx);
-      service.kvCapacityTokens = ctx.length > 0 && ctx.every((c) => c !== null) ? ctx.reduce<number>((a, c) => a + (c ?? 0), 0) : null;
-      service.slotsReported = slotList.length;
-      service.promptCacheReuse = promptCacheReuse(slotList);
-    }
-    if (pr) {
-      service.modelName = pr.model;
-      service.version = pr.buildInfo;
-      service.maxModelLen = pr.nCtx;
-      service.sleepState = pr.isSleeping === null ? 'unknown' : pr.isSleeping ? 'asleep-2' : 'awake';
-      if (pr.totalSlots !== null) service.slotsReported = pr.totalSlots;
-      if (service.kvCapacityTokens === null && pr.nCtx !== null && pr.totalSlots !== null) service.kvCapacityTokens = pr.nCtx * pr.totalSlots;
-    }
+    if (slotList) applySlots(service, slotList);
+    if (pr) applyProps(service, pr);
     const own = routerModels?.find((m) => m.id === this.options.model) ?? null;
     if (own) service.sleepState = routerSleep(own);
 
-    let finishedGen: number | null = null;
-    let finishedPrompt: number | null = null;
     const mr = metrics.status === 'fulfilled' ? metrics.value : null;
     if (mr?.status === 501 || mr?.status === 404) this.metricsMissing = true;
-    if (mr?.status === 200 && !looksLikeHtml(mr.text)) {
-      const parsed = parsePrometheusText(mr.text, { maxBytes });
-      unreadable += parsed.errors;
-      if (parsed.errors > 0) notes.push(`${TelemetryErrorCode.UNPARSEABLE}: GET /metrics: ${parsed.errors} line(s) could not be read`);
-      const m = readLlamaServerMetrics(parsed.families);
-      service.running = m.running ?? service.running;
-      service.waiting = m.waiting;
-      finishedGen = m.generationTokensTotal;
-      // b10573 counts cached prompt tokens apart; "prompt tokens" here means all of them, as vLLM's do.
-      finishedPrompt = m.promptTokensTotal === null ? null : m.promptTokensTotal + (m.promptTokensCachedTotal ?? 0);
-      service.promptTokensCachedTotal = m.promptTokensCachedTotal;
-      // The counters cover every request over the window; the slots only the running ones.
-      if (m.promptTokensCachedTotal !== null) service.promptCacheReuse = null;
-      // Drafts exist only with a draft model: all-zero counters are "no speculative decoding", not 0 % accepted.
-      if (m.specDraftTokensTotal !== null && m.specDraftTokensTotal > 0) {
-        service.specDraftTokensTotal = m.specDraftTokensTotal;
-        service.specAcceptedTokensTotal = m.specAcceptedTokensTotal;
-      }
+    const { finishedGen, finishedPrompt, errors } = mr?.status === 200 && !looksLikeHtml(mr.text) ? readMetrics(mr.text, maxBytes, service, notes) : NO_METRICS;
+    unreadable += errors;
+    this.addTotals(service, slotList, finishedGen, finishedPrompt);
+    if (service.kvTokensInUse !== null && service.kvCapacityTokens !== null && service.kvCapacityTokens > 0) {
+      service.kvCacheUsage = Math.min(1, service.kvTokensInUse / service.kvCapacityTokens);
+      service.kvEstimated = true;
     }
+    return { ok: true, atMs: countersAt ?? at, service, unreadable, issues: notes };
+  }
+
+  /** Finished counters plus the slots' live progress, on one basis; null totals when one of the two failed this time. */
+  private addTotals(service: ServiceReading, slotList: LlamaSlot[] | null, finishedGen: number | null, finishedPrompt: number | null): void {
     if (slotList !== null && finishedGen !== null) {
       const totals = this.live.push(slotList, finishedGen, finishedPrompt);
       service.generationTokensTotal = totals.generated;
@@ -187,12 +165,49 @@ export class LlamaServerHttpSource implements TelemetrySource {
     }
     // Otherwise one of the two failed this time: the totals are unknown for this reading rather than
     // on another basis (counters alone read lower than counters + progress: a rate would see a restart, then a spike).
-    if (service.kvTokensInUse !== null && service.kvCapacityTokens !== null && service.kvCapacityTokens > 0) {
-      service.kvCacheUsage = Math.min(1, service.kvTokensInUse / service.kvCapacityTokens);
-      service.kvEstimated = true;
-    }
-    return { ok: true, atMs: countersAt ?? at, service, unreadable, issues: notes };
   }
+}
+
+/** What the slots tell: running requests, KV tokens in use and capacity, slot count, prompt-cache reuse. */
+function applySlots(service: ServiceReading, slotList: LlamaSlot[]): void {
+  service.running = slotList.filter((s) => s.isProcessing).length;
+  service.kvTokensInUse = llamaSlotsTokensInUse(slotList);
+  const ctx = slotList.map((s) => s.nCtx);
+  service.kvCapacityTokens = ctx.length > 0 && ctx.every((c) => c !== null) ? ctx.reduce<number>((a, c) => a + (c ?? 0), 0) : null;
+  service.slotsReported = slotList.length;
+  service.promptCacheReuse = promptCacheReuse(slotList);
+}
+
+/** What /props tells: model, build, context, sleep state, slot count (and the KV capacity when the slots gave none). */
+function applyProps(service: ServiceReading, pr: LlamaProps): void {
+  service.modelName = pr.model;
+  service.version = pr.buildInfo;
+  service.maxModelLen = pr.nCtx;
+  service.sleepState = pr.isSleeping === null ? 'unknown' : pr.isSleeping ? 'asleep-2' : 'awake';
+  if (pr.totalSlots !== null) service.slotsReported = pr.totalSlots;
+  if (service.kvCapacityTokens === null && pr.nCtx !== null && pr.totalSlots !== null) service.kvCapacityTokens = pr.nCtx * pr.totalSlots;
+}
+
+const NO_METRICS = { finishedGen: null, finishedPrompt: null, errors: 0 };
+
+/** /metrics: queue, finished token counters and speculative decoding onto `service`; the finished counters and unreadable lines back. */
+function readMetrics(text: string, maxBytes: number, service: ServiceReading, notes: string[]): { finishedGen: number | null; finishedPrompt: number | null; errors: number } {
+  const parsed = parsePrometheusText(text, { maxBytes });
+  if (parsed.errors > 0) notes.push(`${TelemetryErrorCode.UNPARSEABLE}: GET /metrics: ${parsed.errors} line(s) could not be read`);
+  const m = readLlamaServerMetrics(parsed.families);
+  service.running = m.running ?? service.running;
+  service.waiting = m.waiting;
+  // b10573 counts cached prompt tokens apart; "prompt tokens" here means all of them, as vLLM's do.
+  const finishedPrompt = m.promptTokensTotal === null ? null : m.promptTokensTotal + (m.promptTokensCachedTotal ?? 0);
+  service.promptTokensCachedTotal = m.promptTokensCachedTotal;
+  // The counters cover every request over the window; the slots only the running ones.
+  if (m.promptTokensCachedTotal !== null) service.promptCacheReuse = null;
+  // Drafts exist only with a draft model: all-zero counters are "no speculative decoding", not 0 % accepted.
+  if (m.specDraftTokensTotal !== null && m.specDraftTokensTotal > 0) {
+    service.specDraftTokensTotal = m.specDraftTokensTotal;
+    service.specAcceptedTokensTotal = m.specAcceptedTokensTotal;
+  }
+  return { finishedGen: m.generationTokensTotal, finishedPrompt, errors: parsed.errors };
 }
 
 function routerSleep(m: LlamaRouterModel): ServiceReading['sleepState'] {

@@ -3,6 +3,10 @@ import { SERIES_RANGES, metricUnit, type SeriesQuery, type SeriesResult } from '
 import { AppError, silentLogger, type Clock, type Disposable, type Logger } from '../base/index.js';
 import { TelemetryErrorCode } from './errors.js';
 import type { HostValues } from './host-values.js';
+import { HostSeries, MAX_SERIES_PER_HOST, addTo, encode, grow, newBucket } from './series-columns.js';
+import { Accumulator, floats, round, selectColumns, unclaimedRuns } from './series-query.js';
+
+export { MAX_SERIES_PER_HOST } from './series-columns.js';
 
 // Recent and historical series for the host charts.
 //
@@ -36,22 +40,8 @@ export interface SeriesStoreOptions {
 }
 
 const SLOT_MS = 1_000;
-/**
- * Series a host may have. Names come from the host's own answers (a GPU index from nvidia-smi, a
- * service id, an engine label), so a host that invents new ones each poll must not grow memory and
- * the columns table without end. 1,024 is 64 GPUs × 7 series plus 30 services × 19, with room;
- * each column costs 14 KiB of ring (an hour of Float32 slots).
- */
-export const MAX_SERIES_PER_HOST = 1_024;
 const T10 = 10_000;
 const T5M = 300_000;
-
-interface Bucket {
-  t: number;
-  sum: Float64Array;
-  cnt: Uint32Array;
-  max: Float32Array;
-}
 
 interface PendingRow {
   hostId: number;
@@ -59,85 +49,6 @@ interface PendingRow {
   tSec: number;
   data: Buffer;
   n: number;
-}
-
-class HostSeries {
-  readonly cols = new Map<string, number>();
-  readonly names: string[] = [];
-  readonly ring: Float32Array[] = [];
-  readonly times: Float64Array;
-  head = 0;
-  size = 0;
-  lastSlot = -Infinity;
-  acc10: Bucket | null = null;
-  acc5m: Bucket | null = null;
-  /** Columns created since the last flush (persisted with it). */
-  newCols: number[] = [];
-  /** Values not recorded because the host already had MAX_SERIES_PER_HOST series. */
-  refusedValues = 0;
-
-  constructor(
-    readonly label: string,
-    readonly id: number,
-    readonly capacity: number,
-  ) {
-    this.times = new Float64Array(capacity);
-  }
-
-  /** The metric's column, made on first sight; undefined once the host has MAX_SERIES_PER_HOST. */
-  column(metric: string): number | undefined {
-    let c = this.cols.get(metric);
-    if (c === undefined) {
-      if (this.names.length >= MAX_SERIES_PER_HOST) return undefined;
-      c = this.names.length;
-      this.cols.set(metric, c);
-      this.names.push(metric);
-      this.ring.push(new Float32Array(this.capacity).fill(Number.NaN));
-      this.newCols.push(c);
-    }
-    return c;
-  }
-
-  /** Loaded from disk: known already, not new. */
-  loadColumn(col: number, metric: string): void {
-    while (this.names.length <= col) {
-      this.names.push('');
-      this.ring.push(new Float32Array(this.capacity).fill(Number.NaN));
-    }
-    this.names[col] = metric;
-    this.cols.set(metric, col);
-  }
-}
-
-function newBucket(t: number, n: number): Bucket {
-  return { t, sum: new Float64Array(n), cnt: new Uint32Array(n), max: new Float32Array(n).fill(Number.NaN) };
-}
-
-function grow(b: Bucket, n: number): Bucket {
-  if (b.sum.length >= n) return b;
-  const g = newBucket(b.t, n);
-  g.sum.set(b.sum);
-  g.cnt.set(b.cnt);
-  g.max.set(b.max);
-  return g;
-}
-
-function addTo(b: Bucket, col: number, value: number, maxValue: number, weight: number): void {
-  b.sum[col]! += value * weight;
-  b.cnt[col]! += weight;
-  const m = b.max[col]!;
-  if (Number.isNaN(m) || maxValue > m) b.max[col] = maxValue;
-}
-
-function encode(b: Bucket, withMax: boolean): { data: Buffer; n: number } {
-  const n = b.sum.length;
-  const f = new Float32Array(withMax ? 2 * n : n);
-  for (let i = 0; i < n; i++) {
-    const c = b.cnt[i]!;
-    f[i] = c > 0 ? b.sum[i]! / c : Number.NaN;
-    if (withMax) f[n + i] = b.max[i]!;
-  }
-  return { data: Buffer.from(f.buffer, f.byteOffset, f.byteLength), n };
 }
 
 export class SeriesStore implements Disposable {
@@ -516,82 +427,5 @@ export class SeriesStore implements Disposable {
     }
     this.safely('final flush', () => this.flush());
     this.closed = true;
-  }
-}
-
-const POW10 = Array.from({ length: 61 }, (_, i) => 10 ** (i - 30));
-
-/** Seven significant digits: Float32 storage holds no more (and JSON stays short). */
-function round(v: number): number {
-  if (v === 0 || !Number.isFinite(v)) return v;
-  const e = Math.floor(Math.log10(Math.abs(v)));
-  const f = POW10[6 - e + 30];
-  return f === undefined ? v : Math.round(v * f) / f;
-}
-
-function selectColumns(names: readonly string[], patterns: readonly string[] | undefined): number[] {
-  const out: number[] = [];
-  names.forEach((name, i) => {
-    if (name === '') return;
-    if (patterns === undefined || patterns.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : name === p))) out.push(i);
-  });
-  return out;
-}
-
-/** The blob as Float32 values: a view when aligned, else a copy. */
-function floats(data: Buffer): Float32Array {
-  const len = Math.floor(data.byteLength / 4);
-  if (data.byteOffset % 4 === 0) return new Float32Array(data.buffer, data.byteOffset, len);
-  return new Float32Array(Uint8Array.prototype.slice.call(data, 0, len * 4).buffer);
-}
-
-/** [lo, hi] index runs of buckets no tier has filled yet. */
-function unclaimedRuns(claimed: Uint8Array): [number, number][] {
-  const runs: [number, number][] = [];
-  let i = 0;
-  while (i < claimed.length) {
-    if (claimed[i] === 1) {
-      i++;
-      continue;
-    }
-    const lo = i;
-    while (i < claimed.length && claimed[i] === 0) i++;
-    runs.push([lo, i - 1]);
-  }
-  // many small gaps (a flapping host): one wide read is cheaper than many narrow ones
-  return runs.length > 64 ? [[runs[0]![0], runs[runs.length - 1]![1]]] : runs;
-}
-
-/** Per-bucket sums for a query: bucket(t) gives the offset of its first column, add() folds a value in. */
-class Accumulator {
-  constructor(
-    private readonly b0: number,
-    private readonly stepMs: number,
-    private readonly nb: number,
-    private readonly toMs: number,
-    readonly cols: readonly number[],
-    private readonly claimed: Uint8Array,
-    private readonly touched: Uint8Array,
-    private readonly sum: Float64Array,
-    private readonly cnt: Uint32Array,
-    private readonly max: Float64Array,
-  ) {}
-
-  /** Offset of bucket(tMs) in the sums; -1 outside the range or already filled by a finer tier. */
-  bucket(tMs: number): number {
-    if (tMs < this.b0 || tMs > this.toMs) return -1;
-    const bi = Math.floor((tMs - this.b0) / this.stepMs);
-    if (bi >= this.nb || this.claimed[bi] === 1) return -1;
-    this.touched[bi] = 1;
-    return bi * this.cols.length;
-  }
-
-  add(at: number, v: number, m: number): void {
-    if (Number.isNaN(v)) return;
-    this.sum[at]! += v;
-    this.cnt[at]! += 1;
-    const mv = Number.isNaN(m) ? v : m;
-    const cur = this.max[at]!;
-    if (Number.isNaN(cur) || mv > cur) this.max[at] = mv;
   }
 }
