@@ -74,10 +74,15 @@ export class FollowerQueue implements Disposable {
     if (wasEmpty) this.queuedEmitter.fire();
   }
 
-  /** Takes up to `max` entries, in order; a pending "dropped" marker comes out once the queue has room. */
+  /** Takes up to `max` entries, in order; a pending "dropped" marker comes out once the lines before it are taken. */
   take(max = Infinity): LogEntry[] {
-    if (this.entries.length === 0) this.flushDropped();
-    return this.entries.splice(0, Math.min(max, this.entries.length));
+    const out = this.entries.splice(0, Math.min(max, this.entries.length));
+    // Drained: the drop that followed these lines is said right after them.
+    if (this.entries.length === 0 && out.length < max && this.dropped > 0) {
+      this.flushDropped();
+      out.push(...this.entries.splice(0));
+    }
+    return out;
   }
 
   end(error: AppError | null): void {

@@ -42,7 +42,11 @@ export async function readLogStream(stream: ExecStream, options: ReadOptions, on
   let stopped = false;
   const onStderr = (raw: RawLine): void => {
     const parsed = parseStderr(source.kind, raw);
-    if (isNotice(parsed)) return on.notice(parsed);
+    if (isNotice(parsed)) {
+      // tail's words are its own: a failed tail of a missing file is named by them.
+      ownStderr = (ownStderr + parsed.text + '\n').slice(-4096);
+      return on.notice(parsed);
+    }
     // Docker's own words carry no timestamp; the container's lines do. A command's stderr is all its own output.
     const own = source.kind === 'journal' || source.kind === 'file' || ((source.kind === 'docker' || source.kind === 'compose') && parsed.ts === null);
     if (own) {

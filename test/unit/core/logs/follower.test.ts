@@ -10,7 +10,7 @@ describe('a follower that cannot keep up', () => {
     const q = new FollowerQueue('f1', 10, () => true, new FakeClock(0));
     for (let i = 0; i < 25; i++) q.offer(line(`l${i}`));
     expect(q.queued).toBe(10);
-    const first = q.take();
+    const first = q.take(10);
     expect(first.map((e) => (e.type === 'line' ? e.text : e.marker))).toEqual(['l0', 'l1', 'l2', 'l3', 'l4', 'l5', 'l6', 'l7', 'l8', 'l9']);
     q.offer(line('l25'));
     const next = q.take();
@@ -20,11 +20,11 @@ describe('a follower that cannot keep up', () => {
     expect(q.droppedTotal + first.length + 1).toBe(26);
   });
 
-  it('says the drop even when nothing follows it, and when the follow ends', () => {
+  it('says the drop right after the lines before it, even when nothing follows it', () => {
     const q = new FollowerQueue('f2', 2, () => true, new FakeClock(0));
     for (let i = 0; i < 5; i++) q.offer(line(`l${i}`));
-    q.take();
-    expect(q.take()).toEqual([expect.objectContaining({ marker: 'dropped', count: 3 })]);
+    expect(q.take()).toEqual([expect.objectContaining({ text: 'l0' }), expect.objectContaining({ text: 'l1' }), expect.objectContaining({ marker: 'dropped', count: 3 })]);
+    expect(q.take()).toEqual([]);
   });
 
   it('filters lines (markers always pass)', () => {
