@@ -25,9 +25,12 @@ export function lineFilter(filter: LogFilter | undefined): (text: string) => boo
 
 /** Room for markers past the line bound, so a gap or a lost link is said even to a follower that is full. */
 const MARKER_ROOM = 16;
+/** Characters of line text one follower may hold (with 16 KiB lines, 2000 entries alone would be 32 MB). */
+export const DEFAULT_FOLLOWER_MAX_CHARS = 2 * 1024 * 1024;
 
 export class FollowerQueue implements Disposable {
   private entries: LogEntry[] = [];
+  private chars = 0;
   private dropped = 0;
   private readonly queuedEmitter = new Emitter<void>();
   /** Fires when the queue goes from empty to not empty (a consumer that drained it waits for this). */
@@ -44,6 +47,7 @@ export class FollowerQueue implements Disposable {
     private readonly maxEntries: number,
     private readonly matches: (text: string) => boolean,
     private readonly clock: Clock,
+    private readonly maxChars = DEFAULT_FOLLOWER_MAX_CHARS,
   ) {}
 
   get queued(): number {
@@ -59,13 +63,14 @@ export class FollowerQueue implements Disposable {
     if (entry.type === 'line' && !this.matches(entry.text)) return;
     const wasEmpty = this.entries.length === 0;
     if (entry.type === 'line') {
-      if (this.entries.length >= this.maxEntries) {
+      if (this.entries.length >= this.maxEntries || this.chars + entry.text.length > this.maxChars) {
         this.dropped++;
         this.droppedTotal++;
         return;
       }
       this.flushDropped();
       this.entries.push(entry);
+      this.chars += entry.text.length;
     } else {
       if (this.entries.length >= this.maxEntries + MARKER_ROOM) return;
       this.flushDropped();
@@ -77,6 +82,7 @@ export class FollowerQueue implements Disposable {
   /** Takes up to `max` entries, in order; a pending "dropped" marker comes out once the lines before it are taken. */
   take(max = Infinity): LogEntry[] {
     const out = this.entries.splice(0, Math.min(max, this.entries.length));
+    for (const e of out) if (e.type === 'line') this.chars -= e.text.length;
     // Drained: the drop that followed these lines is said right after them.
     if (this.entries.length === 0 && out.length < max && this.dropped > 0) {
       this.flushDropped();

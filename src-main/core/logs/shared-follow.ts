@@ -5,7 +5,7 @@
 // lines of that instant already shown dropped), or, where a source cannot
 // resume (a file, a command), with a coded gap marker saying how long the
 // view was blind. The last follower to leave closes the channel.
-import type { LogEntry, LogMarker, LogMarkerKind } from '../../../src-preload/contract/index.js';
+import type { LogLine, LogMarker, LogMarkerKind } from '../../../src-preload/contract/index.js';
 import { AppError, backoffDelayMs, type Clock, type Disposable, type Logger } from '../base/index.js';
 import { SshErrorCode, type ExecStream } from '../ssh/index.js';
 import { classifyLine } from './classify.js';
@@ -15,8 +15,9 @@ import { readLogStream } from './reader.js';
 import { sourceProblem, type LogRecord, type SourceNotice } from './source-output.js';
 import { hasTimestamps, type LogQuery, type LogSource, type ResumePoint } from './sources.js';
 
-/** Lines kept for followers who join later (each gets the last of these it asks for). */
+/** Lines kept for followers who join later (each gets the last of these it asks for), and their text's bound. */
 export const FOLLOW_RING_LINES = 1000;
+const FOLLOW_RING_CHARS = 1024 * 1024;
 /** How many texts of docker's last timestamp are remembered to drop their repeats on resume. */
 const INSTANT_TEXTS_MAX = 1000;
 
@@ -42,7 +43,8 @@ const LINK_CODES: ReadonlySet<string> = new Set([SshErrorCode.DISCONNECTED, SshE
 
 export class SharedFollow {
   private readonly followers = new Set<FollowerQueue>();
-  private readonly ring: LogEntry[] = [];
+  private readonly ring: LogLine[] = [];
+  private ringChars = 0;
   private stream: ExecStream | null = null;
   private stopped = false;
   private started = false;
@@ -69,7 +71,7 @@ export class SharedFollow {
 
   /** Adds a follower: it gets the last `lines` of the ring (from `sinceMs`), then what comes. */
   add(follower: FollowerQueue, lines: number, sinceMs: number | undefined): void {
-    const backlog = this.ring.filter((e) => e.type === 'line' && (sinceMs === undefined || (e.ts !== null && e.ts >= sinceMs)));
+    const backlog = this.ring.filter((e) => sinceMs === undefined || (e.ts !== null && e.ts >= sinceMs));
     for (const e of lines > 0 ? backlog.slice(-lines) : []) follower.offer(e);
     this.followers.add(follower);
     if (!this.started) {
@@ -212,9 +214,10 @@ export class SharedFollow {
     for (const f of this.followers) f.offer(entry);
   }
 
-  private fanOut(entry: LogEntry): void {
+  private fanOut(entry: LogLine): void {
     this.ring.push(entry);
-    if (this.ring.length > FOLLOW_RING_LINES) this.ring.splice(0, this.ring.length - FOLLOW_RING_LINES);
+    this.ringChars += entry.text.length;
+    while (this.ring.length > FOLLOW_RING_LINES || (this.ringChars > FOLLOW_RING_CHARS && this.ring.length > 1)) this.ringChars -= this.ring.shift()!.text.length;
     for (const f of this.followers) f.offer(entry);
   }
 

@@ -27,6 +27,17 @@ describe('a follower that cannot keep up', () => {
     expect(q.take()).toEqual([]);
   });
 
+  it('bounds the text it holds too: long lines fill it sooner, and the drop is counted the same way', () => {
+    const q = new FollowerQueue('f4', 1000, () => true, new FakeClock(0), 100);
+    for (let i = 0; i < 10; i++) q.offer(line('x'.repeat(30)));
+    const got = q.take();
+    expect(got.filter((e) => e.type === 'line')).toHaveLength(3);
+    expect(got.at(-1)).toMatchObject({ marker: 'dropped', count: 7 });
+    // Taken text frees its room.
+    q.offer(line('y'.repeat(30)));
+    expect(q.take()).toEqual([expect.objectContaining({ text: 'y'.repeat(30) })]);
+  });
+
   it('filters lines (markers always pass)', () => {
     const q = new FollowerQueue('f3', 10, lineFilter({ pattern: 'cuda', regex: false, ignoreCase: true }), new FakeClock(0));
     q.offer(line('INFO ok'));
