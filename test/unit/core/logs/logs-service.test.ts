@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { LogEntry } from '../../../../src-preload/contract/index.js';
+import { LogsBatchSchema, LogsEndedSchema, LogsTailResultSchema, type LogEntry } from '../../../../src-preload/contract/index.js';
 import { AppError, FakeClock } from '../../../../src-main/core/base/index.js';
 import { ConfigSchema, type HostConfig } from '../../../../src-main/core/config/index.js';
 import { LogFollowEvents, LogsService, type LogFollow } from '../../../../src-main/core/logs/index.js';
@@ -171,6 +173,21 @@ describe('tail', () => {
     expect(r.entries[1]).toMatchObject({ failure: 'engine-dead' });
   });
 
+  it('a compose service that died of CUDA OOM: its recorded lines with their own timestamps, the failures marked, the result the contract shape', async () => {
+    const w = world({ compose: { service: 'vllm', files: ['/srv/llm/compose.yml'] } });
+    const p = w.service.tail('gpu1', 'llm', { lines: 300 });
+    await tick();
+    const recorded = readFileSync(join(__dirname, '../../../fixtures/logs/compose-vllm-oom.timestamps.txt'));
+    // As a pipe delivers it: in pieces that cut lines anywhere.
+    for (let i = 0; i < recorded.length; i += 97) w.opened[0]!.stream.push('stdout', recorded.subarray(i, i + 97));
+    w.opened[0]!.stream.end({ exitCode: 0, signal: null });
+    const r = LogsTailResultSchema.parse(await p);
+    const lines = r.entries.filter((e) => e.type === 'line');
+    expect(lines).toHaveLength(recorded.toString().trimEnd().split('\n').length);
+    expect(lines[0]).toMatchObject({ ts: Date.parse('2026-12-05T08:14:01.000007919Z'), text: expect.stringMatching(/^\(APIServer pid=1\) INFO/) });
+    expect(new Set(lines.map((l) => l.failure).filter(Boolean))).toEqual(new Set(['cuda-oom', 'traceback', 'engine-dead']));
+  });
+
   it('a container that is not there is LOGS_SOURCE_MISSING; a service with no source LOGS_NOT_CONFIGURED', async () => {
     const w = world({ docker: 'vllm' });
     const p = w.service.tail('gpu1', 'llm', { lines: 5 });
@@ -201,6 +218,9 @@ describe('follows through the contract', () => {
     w.clock.advance(10_000);
     w.clock.advance(2_500);
     expect(events.at(-1)).toEqual({ channel: 'logs.ended', payload: { followId: f.id, error: null } });
+    // What core emits is what the contract (and so the renderer) accepts.
+    for (const b of batches) LogsBatchSchema.parse(b.payload);
+    LogsEndedSchema.parse(events.at(-1)!.payload);
     expect(w.opened[0]!.stream.ended).toBe(true);
     follows.dispose();
   });
