@@ -4,6 +4,9 @@
 // slot), and the usage is read on the way for accounting. A request that met a
 // connection the upstream had just closed is sent once more on a fresh one of
 // the same UpstreamClient (the rule: isStaleConnectionFailure in core/upstream).
+// One UpstreamExchange per request, undici's handler itself: its Phase says
+// whether anything of the upstream reached the client yet, which decides
+// between the one retry, handing the failure back (`early`) and answering it.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { fireAndForget, silentLogger, type Logger } from '../base/index.js';

@@ -9,6 +9,7 @@ import { hostCost, windowUsage } from '../../../../src-main/core/cost/index.js';
 import { ReportRepository, ReportService, type ReportSources } from '../../../../src-main/core/report/index.js';
 import type { PdfPrinter } from '../../../../src-main/core/ports.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
+import { until } from '../../../helpers/until.js';
 
 // Export failures: each is a clear, coded error, audited, and leaves no folder
 // that could pass for a finished export.
@@ -142,7 +143,8 @@ describe('report exports', () => {
     const slow: PdfPrinter = { printHtmlToPdf: () => new Promise((r) => (release = () => r(Buffer.from('%PDF-1.4\n')))) };
     const svc = service(slow);
     const first = svc.export({ request, formats: ['pdf'], sign: null }, 'op');
-    await new Promise((r) => setTimeout(r, 50));
+    // Until the first export reaches its printer (a fixed 50 ms missed it under load: release was unset).
+    await until(() => typeof release === 'function', { what: 'the first export to reach the PDF printer' });
     await expect(svc.export({ request, formats: ['md'], sign: null }, 'op')).rejects.toMatchObject({ code: 'REPORT_EXPORT_RUNNING', retryable: true });
     release();
     await expect(first).resolves.toMatchObject({ files: expect.arrayContaining([expect.objectContaining({ name: 'report.pdf' })]) });
