@@ -11,7 +11,7 @@ import { LogsErrorCode } from './errors.js';
 import { FollowerQueue, lineFilter } from './follower.js';
 import { DEFAULT_MAX_LINE_BYTES, maskLine } from './lines.js';
 import { readLogStream } from './reader.js';
-import { SharedFollow } from './shared-follow.js';
+import { FOLLOW_RING_LINES, SharedFollow } from './shared-follow.js';
 import { describeSource, sourceProblem, type LogRecord } from './source-output.js';
 import { hasTimestamps, logCommand, logSourceOf, type CommandVars, type LogSource } from './sources.js';
 
@@ -101,6 +101,7 @@ export class LogsService implements Disposable {
 
   async tail(label: string, serviceId: string, options: TailOptions): Promise<LogsTailResult> {
     const r = this.resolve(label, serviceId);
+    options = { ...options, lines: boundedLines(options.lines, MAX_TAIL_LINES) };
     const matches = lineFilter(options.filter);
     const command = logCommand(r.source, { lines: options.lines, sinceMs: options.sinceMs, follow: false }, r.vars);
     const secrets = await this.secrets(label, serviceId);
@@ -148,6 +149,7 @@ export class LogsService implements Disposable {
   async follow(label: string, serviceId: string, options: FollowOptions): Promise<LogFollow> {
     if (this.disposed) throw new AppError(LogsErrorCode.FOLLOW_UNKNOWN, 'the logs service is closing');
     const r = this.resolve(label, serviceId);
+    options = { ...options, lines: boundedLines(options.lines, FOLLOW_RING_LINES) };
     const matches = lineFilter(options.filter);
     const key = keyOf(label, serviceId);
     this.checkBounds(key);
@@ -258,6 +260,13 @@ export class LogsService implements Disposable {
 }
 
 /** A service's key, as every capability names it. */
+/** The last N a caller may ask for (the contract's bounds; the CLI and tests call the service directly). */
+const MAX_TAIL_LINES = 5000;
+
+function boundedLines(lines: number, max: number): number {
+  return Number.isFinite(lines) ? Math.max(0, Math.min(max, Math.floor(lines))) : 0;
+}
+
 function keyOf(label: string, serviceId: string): string {
   return upstreamKey(label, serviceId);
 }

@@ -145,6 +145,8 @@ export function streamOnClient(client: Client, command: string, options: ExecStr
   const queue = new ExecChunkQueue(options);
   let exit: ExecExit | null = null;
   const onClientClose = (): void => queue.fail(new AppError(SshErrorCode.DISCONNECTED, 'the SSH connection was lost while the command ran', { retryable: true }));
+  // One listener per running stream (64 follows may share a host's client): lift Node's leak warning with them.
+  if (client.listenerCount('close') + 1 >= client.getMaxListeners()) client.setMaxListeners(client.getMaxListeners() + 16);
   client.once('close', onClientClose);
   void queue.exit.then(
     () => client.removeListener('close', onClientClose),
