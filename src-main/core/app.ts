@@ -16,10 +16,12 @@ import type { EventSink, HandlersFor } from './channel.js';
 import { ConfigSchema, ConfigService, type ConfigInput } from './config/index.js';
 import { FleetService, HostService, SshConfigImportService, fleetChannels, type ConfigSource } from './fleet/index.js';
 import { prepareDataDir, recordConsoleStarted, recordConsoleStopped } from './instance/index.js';
+import { LogFollowEvents, LogsService, logsChannels } from './logs/index.js';
 import { ConsoleLifecycle, StoredWakeEstimates, StoredWakePolicy, lifecycleChannels, lifecycleTargets } from './lifecycle/index.js';
 import { openConsoleNotifications, notifyChannels, type NotificationService } from './notify/index.js';
 import type { FilePicker, Notifier, PdfPrinter, SecretStore } from './ports.js';
 import { ProxyService, proxyChannels, requestWindows } from './proxy/index.js';
+import { upstreamKey } from './upstream/index.js';
 import { createConsoleReport, reportChannels, type ReportService } from './report/index.js';
 import { FileSecretStore, secretsChannels } from './secrets/index.js';
 import { KeyValueTrustStore, MemoryPassphraseCache } from './ssh/index.js';
@@ -79,6 +81,8 @@ export interface App extends Disposable {
   readonly lifecycle: ConsoleLifecycle;
   readonly bench: ConsoleBench;
   readonly reports: ReportService;
+  /** Service logs over SSH (never stored). */
+  readonly logs: LogsService;
   readonly notifications: NotificationService;
   /** Where secrets are kept (values never leave main). */
   readonly secrets: SecretStore;
@@ -111,6 +115,7 @@ interface Ground {
 type Services = Omit<App, 'channels' | 'attention' | 'openRoute' | 'info' | 'onEvent' | 'reloadConfig' | 'dispose'> & {
   imports: SshConfigImportService;
   budget: BudgetService;
+  logFollows: LogFollowEvents;
   configFile: string;
   configSource: ConfigSource;
 };
@@ -155,6 +160,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       ...benchChannels(s.bench),
       ...reportChannels(s.reports),
       ...budgetChannels(s.budget),
+      ...logsChannels(s.logs, s.logFollows),
     };
 
     if (!options.offline) {
@@ -172,6 +178,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       lifecycle,
       bench: s.bench,
       reports: s.reports,
+      logs: s.logs,
       notifications: s.notifications,
       secrets: s.secrets,
       channels,
@@ -259,7 +266,7 @@ function buildFleet(g: Ground, config: ConfigService): { fleet: FleetService; of
 async function buildWork(
   g: Ground,
   d: { config: ConfigService; fleet: FleetService; offPrem: OffPremCounter; secrets: SecretStore; notifications: NotificationService },
-): Promise<Pick<Services, 'proxy' | 'budget' | 'telemetry' | 'lifecycle' | 'bench' | 'reports'>> {
+): Promise<Pick<Services, 'proxy' | 'budget' | 'telemetry' | 'lifecycle' | 'bench' | 'reports' | 'logs' | 'logFollows'>> {
   const { options, clock, logger, emit, disposables, store } = g;
   const { config, fleet, offPrem, secrets, notifications } = d;
   const wakeEstimates = new StoredWakeEstimates({ db: store.db, targets: () => lifecycleTargets(config.current), fleet });
@@ -292,7 +299,21 @@ async function buildWork(
     dataDir: options.dataDir,
     home: g.home,
   });
-  return { proxy, budget, telemetry, lifecycle, bench, reports };
+  // The service's own upstream key is masked in its log lines besides the patterns every line gets.
+  const logs = disposables.add(
+    new LogsService({
+      hosts: fleet,
+      clock,
+      logger: logger.child('logs'),
+      secretsOf: async (label, id) => {
+        const ref = config.current.proxy.upstreams[upstreamKey(label, id)]?.apiKeyRef;
+        const value = ref ? await secrets.get(ref) : null;
+        return value ? [value] : [];
+      },
+    }),
+  );
+  const logFollows = disposables.add(new LogFollowEvents({ logs, emit, clock }));
+  return { proxy, budget, telemetry, lifecycle, bench, reports, logs, logFollows };
 }
 
 async function fileExists(file: string): Promise<boolean> {

@@ -12,6 +12,7 @@ import { sshEventChannels, sshInvokeChannels } from './ssh.js';
 import { telemetryEventChannels, telemetryInvokeChannels } from './telemetry.js';
 import { reportEventChannels, reportInvokeChannels } from './report.js';
 import { budgetInvokeChannels } from './budget.js';
+import { logsEventChannels, logsInvokeChannels } from './logs.js';
 
 // The one table of channels. Calls are `capability.verb`, events
 // `capability.noun`. Both bridges (Electron IPC and the web bridge) carry
@@ -63,6 +64,7 @@ export const invokeChannels = {
   ...benchInvokeChannels,
   ...reportInvokeChannels,
   ...budgetInvokeChannels,
+  ...logsInvokeChannels,
 } as const;
 
 export const eventChannels = {
@@ -81,6 +83,7 @@ export const eventChannels = {
   ...lifecycleEventChannels,
   ...benchEventChannels,
   ...reportEventChannels,
+  ...logsEventChannels,
 } as const;
 
 export type InvokeChannels = typeof invokeChannels;

@@ -20,6 +20,8 @@ import {
   type SshStateChange,
   type ExecOptions,
   type ExecResult,
+  type ExecStream,
+  type ExecStreamOptions,
 } from '../ssh/index.js';
 import { splitUpstreamKey, type UpstreamClient, type UpstreamKey } from '../upstream/index.js';
 import { FleetErrorCode } from './errors.js';
@@ -351,6 +353,13 @@ export class FleetService implements Disposable {
   /** Runs one command on a host's SSH session (lifecycle restarts). Throws FLEET_UNKNOWN_HOST, or the session's SSH_* errors. */
   exec(label: string, command: string, options?: ExecOptions): Promise<ExecResult> {
     return this.requireHost(label).session.exec(command, options);
+  }
+
+  /** Runs a command as a stream on a host's session (service logs). Throws FLEET_UNKNOWN_HOST, SSH_NOT_CONNECTED. */
+  execStream(label: string, command: string, options?: ExecStreamOptions): ExecStream {
+    const session = this.requireHost(label).session;
+    if (!session.execStream) throw new AppError(SshErrorCode.UNSUPPORTED, `${label}: this session cannot stream commands`);
+    return session.execStream(command, options);
   }
 
   /** Hosts added or changed are (re)started, removed ones stopped; unchanged hosts keep running. */

@@ -1,16 +1,10 @@
 // Contract channels of the logs capability (src-preload/contract/logs.ts).
-// Typed from the logs table itself rather than HandlersFor: they are registered
-// in the contract's channel table together with their wiring in app.ts.
-import type { z } from 'zod';
 import type { logsInvokeChannels } from '../../../src-preload/contract/index.js';
-import type { CallContext } from '../channel.js';
+import type { HandlersFor } from '../channel.js';
 import type { LogFollowEvents } from './follow-events.js';
 import type { LogsService } from './logs-service.js';
 
-type LogsChannels = typeof logsInvokeChannels;
-export type LogsHandlers = {
-  [C in keyof LogsChannels]: (input: z.output<LogsChannels[C]['input']>, ctx: CallContext) => Promise<z.output<LogsChannels[C]['output']>> | z.output<LogsChannels[C]['output']>;
-};
+export type LogsHandlers = HandlersFor<keyof typeof logsInvokeChannels>;
 
 export function logsChannels(logs: LogsService, follows: LogFollowEvents): LogsHandlers {
   return {

@@ -5,18 +5,13 @@
 // and `logs.ended` when it ends. A follow lives while it is renewed: a window
 // that went away without unfollowing stops costing a channel within a lease.
 import { AppError, DisposableStore, systemClock, type Clock, type Disposable } from '../base/index.js';
-import type { z } from 'zod';
-import type { logsEventChannels } from '../../../src-preload/contract/index.js';
+import type { EventSink } from '../channel.js';
 import { LogsErrorCode } from './errors.js';
 import type { FollowOptions, LogFollow, LogsService } from './logs-service.js';
 
-type LogsEvents = typeof logsEventChannels;
-/** The part of the app's EventSink this needs (the app's sink is one once the logs events are in the contract's table). */
-export type LogsEventSink = <E extends keyof LogsEvents>(channel: E, payload: z.output<LogsEvents[E]>) => void;
-
 export interface LogFollowEventsOptions {
   logs: LogsService;
-  emit: LogsEventSink;
+  emit: EventSink;
   clock?: Clock;
   /** Default 200 ms. */
   batchIntervalMs?: number;
