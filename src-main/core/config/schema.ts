@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isOnPremUrl } from '../base/index.js';
 import { aliasProblem, hostProblem, jumpHostProblem, pathProblem, unbracketHost, userProblem } from './ssh-grammar.js';
 import { NotifyConfigSchema } from '../../../src-preload/contract/notify.js';
 import { LogSourceSchema } from './log-source.js';
@@ -431,16 +432,7 @@ function groupIssues(config: Config, served: ReadonlySet<string>): { path: Path;
   return issues;
 }
 
-/** 127.0.0.0/8, ::1 or localhost: the console's own machine (its tunnels listen there too). */
+/** 127.0.0.0/8, ::1 or localhost: the console's own machine (its tunnels listen there too); base's on-prem rule. */
 export function isLoopbackUrl(raw: string): boolean {
-  let host: string;
-  try {
-    host = new URL(raw).hostname.toLowerCase();
-  } catch {
-    return false;
-  }
-  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
-  if (host === 'localhost' || host === '::1') return true;
-  const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  return m !== null && m.slice(1).every((o) => Number(o) <= 255);
+  return isOnPremUrl(raw);
 }

@@ -4,16 +4,10 @@
 // others read it only through these queries. Rows are as written by RequestLog
 // (its batches are flushed every few seconds, so the newest may not be here yet).
 import type Database from 'better-sqlite3';
+import type { RequestSpanRow } from '../cost/index.js';
 
-/** An answered request (status < 400): when, how long, for whom, how many tokens out. */
-export interface AnsweredRequestRow {
-  ts: number;
-  total_ms: number;
-  model: string | null;
-  client: string;
-  tokens_out: number | null;
-  upstream: string | null;
-}
+/** An answered request (status < 400): when, how long, for whom, how many tokens out — the row the cost split reads. */
+export type AnsweredRequestRow = RequestSpanRow;
 
 /** A chat or text completion, answered or not. */
 export interface CompletionRequestRow {
