@@ -259,12 +259,16 @@ describe('an evidence report of a scripted session', () => {
     for (const id of ['auto.gpu.visible', 'auto.ssh.hardened', 'auto.port.loopback', 'auto.model.serving']) expect(gates[id], id).toBe('unverified');
   });
 
-  it('without live checks, the inventory comes from the config (redacted) and the alerts still from the audit log', async () => {
+  // Since #28 item 4 an offline report does not re-scrape and does not leave the figures out either: it takes the
+  // version and served model from the fleet's last current reading (the same the host view shows).
+  it("without live checks, the inventory comes from the config (redacted) and the fleet's last readings, and the alerts still from the audit log", async () => {
+    await until(() => service()?.stale === false && typeof service()?.version === 'string', { timeoutMs: 20_000, what: `${HOST}/qwen read again` });
     const { evidence: e } = await call<{ evidence: Evidence; html: string }>('reports.preview', {
       request: { hosts: [HOST], fromMs: startedAt - 60_000, toMs: Date.now(), sections: ['inventory', 'alerts'], live: false },
     });
     expect(e.inventory![0]!.services.map((s) => s.id)).toEqual(['qwen']);
-    expect(e.inventory![0]!.services[0]).toMatchObject({ model: service()!.model, serverVersion: null, servedModels: [] });
+    expect(e.inventory![0]!.services[0]).toMatchObject({ model: service()!.model, serverVersion: service()!.version });
+    expect(e.inventory![0]!.services[0]!.servedModels.map((m) => m.id)).toEqual([service()!.model]);
     expect(e.notes.join(' ')).toContain('Live checks were not run');
     expect(e.alerts!.some((a) => a.event === 'raised' && a.kind === 'throughput')).toBe(true);
     expect(e.alerts!.every((a) => a.target?.startsWith(HOST))).toBe(true);
