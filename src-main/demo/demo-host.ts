@@ -10,6 +10,10 @@ import { runCommand, tokenize, type ExecHost, type ExecResult } from './exec.js'
 import { SimGpu } from './gpu-model.js';
 import { fingerprintOf, loadOrCreateKey, type KeyPairFiles } from './keys.js';
 import { LLAMA_LISTEN_BACKLOG, LlamaSimulator } from './llama-simulator.js';
+import { logPlacesOf, type LogPlaces } from './log-places.js';
+import { streamLogCommand, type LogHost, type LogSink, type RunningLog } from './log-stream.js';
+import { ServiceLog } from './service-log.js';
+import { ServiceLogWriter } from './service-log-writer.js';
 import type { HostProfile, ServiceProfile } from './profiles.js';
 import { DEMO_SSH_USER, DemoSshServer } from './ssh-server.js';
 import { UVICORN_BACKLOG, type TcpListener } from './system-commands.js';
@@ -25,6 +29,8 @@ export interface DemoServiceConfig {
   /** vLLM --max-num-seqs, llama-server --parallel (its /props total_slots). */
   slots: number;
   restartCommand: string;
+  /** Where the console reads its log: the unit's journal, or the compose service's logs. */
+  logs: { journal: string } | { compose: { service: string; files: string[] } };
 }
 
 export interface DemoHostConfig {
@@ -52,6 +58,14 @@ export interface DemoHostHandle {
   amdGpus(): SimAmdGpu[];
   /** Runs one command line as the host's SSH exec does (its command interpreter, no shell). */
   run(command: string): Promise<ExecResult>;
+  /** Runs a log command as the host's SSH exec streams it (a follow writes until stopped); null when it is no log command. */
+  stream(command: string, sink: LogSink): RunningLog | null;
+  /** What a service has logged, and where its log can be read. Throws DEMO_UNKNOWN_SERVICE. */
+  serviceLog(serviceId: string): { log: ServiceLog; places: LogPlaces };
+  /** Fault knob: while on, each restart of the service ends in CUDA OOM and it stays down. Throws DEMO_UNKNOWN_SERVICE. */
+  setOomOnRestart(serviceId: string, on: boolean): void;
+  /** Benchmark knob: the service logs `linesPerSec` extra request lines (0: none). Throws DEMO_UNKNOWN_SERVICE. */
+  setLogFlood(serviceId: string, linesPerSec: number): void;
 }
 
 export interface StartedHost {
@@ -153,6 +167,8 @@ export async function startHost(
   }
   const simOf = (id: string) => sims.get(id)!;
   const execHost = execHostOf(profile, ctx, sims, gpus, amdGpus);
+  const logs = startLogs(profile, ctx, sims, store);
+  execHost.logs = logs.host;
   const ssh = new DemoSshServer({
     hostKey: hostKey.privateKey,
     clientKey: clientKey.publicKey,
@@ -188,6 +204,22 @@ export async function startHost(
     gpus: () => [...gpus],
     amdGpus: () => [...amdGpus],
     run: (command) => runCommand(command, execHost),
+    stream: (command, sink) => streamLogCommand(tokenize(command), logs.host, sink, tokenize),
+    serviceLog(serviceId) {
+      const s = logs.byId.get(serviceId);
+      if (!s) throw unknown(serviceId, 'model');
+      return { log: s.log, places: s.places };
+    },
+    setOomOnRestart(serviceId, on) {
+      const sim = sims.get(serviceId);
+      if (!sim) throw unknown(serviceId, 'model');
+      sim.setOomOnRestart(on);
+    },
+    setLogFlood(serviceId, linesPerSec) {
+      const s = logs.byId.get(serviceId);
+      if (!s) throw unknown(serviceId, 'model');
+      s.writer.setFlood(linesPerSec);
+    },
   };
   const traffic: TrafficTarget[] = profile.services.map((s) => ({
     simulator: simOf(s.id),
@@ -215,8 +247,35 @@ function hostConfigOf(profile: HostProfile, sshPort: number, ctx: HostContext): 
       aliases: [...s.aliases],
       slots: slotsOf(s),
       restartCommand: s.restartCommand,
+      logs: logsConfigOf(logPlacesOf(s)),
     })),
   };
+}
+
+function logsConfigOf(places: LogPlaces): DemoServiceConfig['logs'] {
+  if (places.compose) return { compose: { service: places.compose.service, files: [places.compose.file] } };
+  return { journal: places.unit! };
+}
+
+interface HostLogs {
+  host: LogHost;
+  byId: Map<string, { log: ServiceLog; places: LogPlaces; writer: ServiceLogWriter }>;
+}
+
+/** Each service's log and the writer that keeps it as its simulator lives; armed with the profile's faults. */
+function startLogs(profile: HostProfile, ctx: HostContext, sims: ReadonlyMap<string, Simulator>, store: DisposableStore): HostLogs {
+  const byId: HostLogs['byId'] = new Map();
+  const gpu = { name: profile.gpu.name, totalMiB: profile.gpu.apu ? profile.gpu.apu.gttTotalMiB : profile.gpu.memoryTotalMiB };
+  for (const s of profile.services) {
+    const sim = sims.get(s.id)!;
+    const places = logPlacesOf(s);
+    const log = store.add(new ServiceLog(ctx.clock));
+    const writer = store.add(new ServiceLogWriter({ sim, log, clock: ctx.clock, timeScale: ctx.timeScale, places, gpu }));
+    if (s.oomOnRestart) sim.setOomOnRestart(true);
+    byId.set(s.id, { log, places, writer });
+  }
+  const services = profile.services.map((s) => ({ ...byId.get(s.id)!, identifier: s.engine === 'vllm' ? 'vllm' : 'llama-server' }));
+  return { host: { hostname: profile.hostname, services }, byId };
 }
 
 function hashLabel(label: string): number {

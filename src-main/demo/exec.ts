@@ -4,7 +4,8 @@
 // nvidia-smi (NVIDIA hosts), each service's restart command verbatim,
 // hostname, uptime, echo, cat /proc/loadavg (and an AMD card's sysfs files),
 // `ss -ltn[p][H]` (also under `sudo -n`), `kill <pid>` of a llama-server,
-// `sshd -T` and `sudo -n sshd -T`.
+// `sshd -T` and `sudo -n sshd -T`, and the log commands of log-commands.ts
+// (their follows are streamed by the SSH server, log-stream.ts).
 // Two shell loops a console sends (GPU_DETECT_SCRIPT and AMD_SYSFS_SCRIPT, the
 // demo's own copies) are recognised verbatim and answered as a shell on that
 // host would. Everything else is "command not found" (127); other shell
@@ -14,6 +15,7 @@ import type { AmdSysfsSample } from './amd-gpu-model.js';
 import { AMD_SYSFS_SCRIPT, GPU_DETECT_SCRIPT, amdSysfsOutput, catSysfs, gpuDetectOutput } from './gpu-commands.js';
 import { runNvidiaSmi, type ExecResult } from './nvidia-smi.js';
 import type { GpuSample } from './gpu-model.js';
+import { answerLogCommand, type LogHost } from './log-stream.js';
 import { SYSTEM_LISTENERS, runSs, runSshdTest, type TcpListener } from './system-commands.js';
 
 export type { ExecResult };
@@ -34,6 +36,8 @@ export interface ExecHost {
   killProcess?(pid: number): boolean;
   /** The model services' listening sockets right now (none while a service is down or loading); sshd and the resolver are added. */
   serviceListeners?(): TcpListener[];
+  /** The services' logs: journalctl, docker [compose] logs and tail read them (a follow needs the SSH server's stream). */
+  logs?: LogHost;
 }
 
 export class TokenizeError extends Error {}
@@ -167,6 +171,8 @@ async function runSimple(command: string, host: ExecHost): Promise<ExecResult> {
   if (restart) return restart.run();
   const sshd = runSshdTest(argv);
   if (sshd) return sshd;
+  const logs = host.logs ? answerLogCommand(argv, host.logs) : null;
+  if (logs) return logs;
   const listeners = () => [...SYSTEM_LISTENERS, ...(host.serviceListeners?.() ?? [])];
   if (argv[0] === 'sudo' && argv[1] === '-n' && argv[2] === 'ss') return runSs(argv.slice(3), listeners(), { asRoot: true });
   const kill = argv[0] === 'kill' ? argv.slice(1) : argv[0] === 'sudo' && argv[1] === 'kill' ? argv.slice(2) : argv[0] === 'sudo' && argv[1] === '-n' && argv[2] === 'kill' ? argv.slice(3) : null;

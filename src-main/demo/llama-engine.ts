@@ -51,6 +51,12 @@ interface Task {
   decoded: number;
 }
 
+/** A task that left its slot, as the server's log reports it. */
+export interface FinishedTask extends LlamaResult {
+  idTask: number;
+  slot: number;
+}
+
 export interface LlamaEngineOptions {
   profile: LlamaServiceProfile;
   clock: Clock;
@@ -59,7 +65,7 @@ export interface LlamaEngineOptions {
   /** id_task of the first task (the real server counts tasks from its start, metrics and slot reads included). */
   firstTaskId?: number;
   /** After every finished or cancelled task (the simulator's idle countdown starts here). */
-  onDidFinishTask?(): void;
+  onDidFinishTask?(task: FinishedTask): void;
 }
 
 export class LlamaEngine implements Disposable {
@@ -157,15 +163,16 @@ export class LlamaEngine implements Disposable {
         const finishMs = task.arrivalMs + stats.e2eMs;
         const predictedMs = task.firstTokenMs === null ? 0 : finishMs - task.firstTokenMs + this.perTokenMs;
         if (reason !== 'abort') this.metrics.onPrediction(stats.completionTokens, predictedMs);
-        spec.onFinish?.({
+        const result: LlamaResult = {
           reason,
           promptTokens: spec.promptTokens,
           cachedTokens: task.cachedTokens,
           completionTokens: stats.completionTokens,
           promptMs: task.firstTokenMs === null ? 0 : task.prefillEndMs - task.scheduledMs,
           predictedMs,
-        });
-        this.options.onDidFinishTask?.();
+        };
+        spec.onFinish?.(result);
+        this.options.onDidFinishTask?.({ ...result, idTask: task.idTask, slot: Math.max(0, task.slot ?? 0) });
       },
     });
     return handle;

@@ -3,7 +3,9 @@
 // sampling params every slot and /props carry, /props, /v1/models and the
 // /slots entries. Pure functions of what the simulator knows.
 
+import type { IncomingHttpHeaders } from 'node:http';
 import type { LlamaServiceProfile } from './profiles.js';
+import { hashString } from './text-gen.js';
 
 /** `build_info` and every response's `system_fingerprint`. */
 export const LLAMA_BUILD_INFO = 'b10573-d775b89';
@@ -24,6 +26,23 @@ export function llamaError(code: number, message: string, type: LlamaErrorType, 
 
 /** The HTTP layer's own bodies (loading, API key) are written literally: message, type, code. */
 export const LOADING_BODY = { error: { message: 'Loading model', type: 'unavailable_error', code: 503 } };
+export const PUBLIC_PATHS = new Set(['/health', '/v1/health', '/models', '/v1/models', '/api/tags']);
+export const MODEL_PATHS = new Set(['/models', '/v1/models', '/api/tags']);
+export const LOADING_HTML = '<!doctype html><html><head><title>llama.cpp</title></head><body>Loading model...</body></html>';
+
+/** `--api-key`: a Bearer token or X-Api-Key that matches; every request passes without one. */
+export function llamaAuthorized(profile: LlamaServiceProfile, headers: IncomingHttpHeaders): boolean {
+  const key = profile.apiKey;
+  if (!key) return true;
+  const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '')?.[1];
+  return bearer === key || headers['x-api-key'] === key;
+}
+
+/** Process-Start-Time-Unix: llama.cpp sends its monotonic start time, not a wall-clock time (SOURCE.txt). */
+export function processStartMark(serviceId: string, pid: number | null): number {
+  return 1_000_000_000 + (hashString(`${serviceId}/${pid ?? 0}`) % 300_000_000);
+}
+
 export const INVALID_API_KEY_BODY = { error: { message: 'Invalid API Key', type: 'authentication_error', code: 401 } };
 
 const SAMPLERS = ['penalties', 'dry', 'top_n_sigma', 'top_k', 'typ_p', 'top_p', 'min_p', 'xtc', 'temperature'];

@@ -27,8 +27,8 @@ import { AppError, Emitter, type Clock, type Disposable, type Logger } from '../
 import { DemoErrorCode } from './errors.js';
 import type { GpuShare, GpuShareSource } from './gpu-model.js';
 import { handleLlamaChat, handleLlamaCompletion, LlamaHttpError, llamaFail, sendLlamaJson, type LlamaApiContext } from './llama-api.js';
-import { LlamaEngine } from './llama-engine.js';
-import { INVALID_API_KEY_BODY, LOADING_BODY, llamaError, modelsBody, propsBody, slotBody, slotContext } from './llama-shapes.js';
+import { LlamaEngine, type FinishedTask } from './llama-engine.js';
+import { INVALID_API_KEY_BODY, LOADING_BODY, LOADING_HTML, MODEL_PATHS, PUBLIC_PATHS, llamaAuthorized, llamaError, modelsBody, processStartMark, propsBody, slotBody, slotContext } from './llama-shapes.js';
 import type { LlamaServiceProfile } from './profiles.js';
 import { hashString } from './text-gen.js';
 
@@ -44,6 +44,8 @@ export interface LlamaSimulatorState {
   ghost: boolean;
   /** The pid of the last process that failed to bind (a ghost held the port), if any. */
   lastFailedPid: number | null;
+  /** Why the last start failed (the process stays down until the next restart); null when it did not. */
+  failure: 'cuda-oom' | null;
 }
 
 export interface LlamaSimulatorOptions {
@@ -69,16 +71,17 @@ export const KEEPALIVE_TIMEOUT_MS = 5_000;
 export const KEEPALIVE_MAX_REQUESTS = 100;
 /** cpp-httplib listens with a backlog of 5 (ss shows it as the listener's Send-Q). */
 export const LLAMA_LISTEN_BACKLOG = 5;
+/** Where in its load an OOM start dies: allocating the weights' buffer. */
+export const LLAMA_OOM_AT_LOAD_FRACTION = 0.3;
 
-const PUBLIC_PATHS = new Set(['/health', '/v1/health', '/models', '/v1/models', '/api/tags']);
-const MODEL_PATHS = new Set(['/models', '/v1/models', '/api/tags']);
-const LOADING_HTML = '<!doctype html><html><head><title>llama.cpp</title></head><body>Loading model...</body></html>';
 
 export class LlamaSimulator implements GpuShareSource, Disposable {
   readonly serviceId: string;
   readonly profile: LlamaServiceProfile;
   /** Fires whenever the process, sleep or ghost state changes. */
   readonly onDidChangeState = new Emitter<LlamaSimulatorState>();
+  /** A task left its slot (the server logs its timings). */
+  readonly onDidFinishTask = new Emitter<FinishedTask>();
   private readonly server: Server;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -92,6 +95,8 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
   private ghost = false;
   private ghostArmed = false;
   private lastFailedPid: number | null = null;
+  private oomOnRestart = false;
+  private failure: LlamaSimulatorState['failure'] = null;
   private mediaMarker = '';
   private seedCounter = 0;
   /** Bumped per process; timers of an older process become no-ops. */
@@ -154,6 +159,7 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
       pid: this.processState === 'down' ? null : this.pid,
       ghost: this.ghost,
       lastFailedPid: this.lastFailedPid,
+      failure: this.failure,
     };
   }
 
@@ -177,6 +183,11 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
    */
   ghostOnNextRestart(): void {
     this.ghostArmed = true;
+  }
+
+  /** Fault knob: while on, every restart's model load fails to allocate its buffer and the process exits (down until the next restart). */
+  setOomOnRestart(on: boolean): void {
+    this.oomOnRestart = on;
   }
 
   /**
@@ -235,8 +246,17 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
       this.pid = this.options.allocatePid();
       this.processStartMs = this.clock.now();
       this.newMediaMarker();
+      this.failure = null;
       this.fireState();
       resolveInitiated();
+      if (this.oomOnRestart) {
+        this.after(this.profile.loadSec * LLAMA_OOM_AT_LOAD_FRACTION, () => {
+          if (gen !== this.generation) return;
+          this.failure = 'cuda-oom';
+          this.stopProcess('model load failed: out of memory');
+        });
+        return;
+      }
       this.after(this.profile.loadSec, () => {
         if (gen !== this.generation) return;
         this.processState = 'up';
@@ -276,6 +296,7 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
     this.clearTimers();
     this.current.dispose();
     this.onDidChangeState.dispose();
+    this.onDidFinishTask.dispose();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
@@ -289,7 +310,10 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
       profile: this.profile,
       clock: this.clock,
       speedFactor: this.options.decodeSpeedFactor,
-      onDidFinishTask: () => this.armIdle(),
+      onDidFinishTask: (task) => {
+        this.onDidFinishTask.fire(task);
+        this.armIdle();
+      },
     });
   }
 
@@ -411,19 +435,11 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
     });
   }
 
-  private authorized(req: IncomingMessage): boolean {
-    const key = this.profile.apiKey;
-    if (!key) return true;
-    const auth = req.headers.authorization ?? '';
-    const bearer = /^Bearer\s+(.+)$/i.exec(auth)?.[1];
-    return bearer === key || req.headers['x-api-key'] === key;
-  }
-
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname;
     const method = req.method ?? 'GET';
-    if (method !== 'OPTIONS' && !PUBLIC_PATHS.has(path) && !this.authorized(req)) return sendLlamaJson(res, 401, INVALID_API_KEY_BODY);
+    if (method !== 'OPTIONS' && !PUBLIC_PATHS.has(path) && !llamaAuthorized(this.profile, req.headers)) return sendLlamaJson(res, 401, INVALID_API_KEY_BODY);
     if (this.processState === 'loading' && !MODEL_PATHS.has(path)) {
       if (path === '/' || path.endsWith('.html')) {
         res.writeHead(503, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(LOADING_HTML) });
@@ -441,7 +457,7 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
         this.current.takeTaskId();
         const text = this.metricsText();
         res.writeHead(200, {
-          'Process-Start-Time-Unix': String(this.processStartMark()),
+          'Process-Start-Time-Unix': String(processStartMark(this.serviceId, this.pid)),
           'Content-Type': 'text/plain; version=0.0.4',
           'Content-Length': Buffer.byteLength(text),
         });
@@ -475,10 +491,5 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
         req.resume();
         return sendLlamaJson(res, 404, llamaError(404, 'File Not Found', 'not_found_error'));
     }
-  }
-
-  /** Process-Start-Time-Unix: llama.cpp sends its monotonic start time, not a wall-clock time (SOURCE.txt). */
-  private processStartMark(): number {
-    return 1_000_000_000 + (hashString(`${this.serviceId}/${this.pid ?? 0}`) % 300_000_000);
   }
 }

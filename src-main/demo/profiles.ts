@@ -73,6 +73,8 @@ export interface VllmServiceProfile {
   restartCommand: string;
   /** What the restart command prints (stdout, stderr). */
   restartOutput: { stdout: string; stderr: string };
+  /** Fault: every restart ends in CUDA OOM (settable while running: DemoHostHandle.setOomOnRestart). */
+  oomOnRestart?: boolean;
   /** Process gone (container stopping/starting) before the new one loads. */
   restartDownSec: number;
   /** New process loading weights and warming up (connection refused meanwhile). */
@@ -142,6 +144,8 @@ export interface LlamaServiceProfile {
   };
   restartCommand: string;
   restartOutput: { stdout: string; stderr: string };
+  /** Fault: every restart's model load fails to allocate (settable while running: DemoHostHandle.setOomOnRestart). */
+  oomOnRestart?: boolean;
   /** Old process stopping until the new one binds its port (connection refused meanwhile). */
   restartDownSec: number;
   /** Bound and loading the model (/health answers 503 "Loading model"). */

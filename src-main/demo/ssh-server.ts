@@ -8,7 +8,8 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import ssh2 from 'ssh2';
 import type { Connection, ParsedKey, ServerChannel } from 'ssh2';
 import { toAppError, type Logger } from '../core/base/index.js';
-import { runCommand, type ExecHost } from './exec.js';
+import { runCommand, tokenize, type ExecHost } from './exec.js';
+import { streamLogCommand, type LogSink } from './log-stream.js';
 
 const { Server } = ssh2;
 
@@ -150,6 +151,7 @@ export class DemoSshServer {
   private exec(command: string, stream: ServerChannel): void {
     const log = this.options.logger;
     log.debug('exec', { command });
+    if (this.streamLogs(command, stream)) return;
     runCommand(command, this.options.execHost)
       .catch((err: unknown) => ({ stdout: '', stderr: `demo host: ${toAppError(err).message}\n`, code: 1 }))
       .then((result) => {
@@ -160,5 +162,41 @@ export class DemoSshServer {
         stream.end();
       })
       .catch(() => undefined);
+  }
+
+  /** A log command (wrapped or not) runs as a stream: lines as the service writes them, until the client's EOF or close. */
+  private streamLogs(command: string, stream: ServerChannel): boolean {
+    const logs = this.options.execHost.logs;
+    if (!logs) return false;
+    let argv: string[];
+    try {
+      argv = tokenize(command);
+    } catch {
+      return false;
+    }
+    let ended = false;
+    const sink: LogSink = {
+      write: (fd, text) => (ended || stream.destroyed ? true : fd === 'stdout' ? stream.write(text) : stream.stderr.write(text)),
+      onDrain: (fn) => {
+        stream.on('drain', fn);
+        stream.stderr.on('drain', fn);
+      },
+      end: (code) => {
+        if (ended) return;
+        ended = true;
+        if (stream.destroyed) return;
+        stream.exit(code);
+        stream.end();
+      },
+    };
+    const running = streamLogCommand(argv, logs, sink, tokenize);
+    if (!running) return false;
+    // The wrapper's contract: stdin's EOF (or the channel going) stops the command.
+    stream.once('end', () => running.stop());
+    stream.once('close', () => running.stop());
+    stream.on('error', () => running.stop());
+    // ssh2 emits 'end' only once the readable side is consumed.
+    stream.resume();
+    return true;
   }
 }

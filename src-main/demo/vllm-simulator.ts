@@ -19,6 +19,7 @@ import { renderMetrics, type SleepState } from './metrics-text.js';
 import { handleChat, handleCompletion, handleEmbeddings, type ApiContext } from './openai-api.js';
 import type { VllmServiceProfile } from './profiles.js';
 import { createPrng, hashString } from './text-gen.js';
+import { vllmModelList } from './vllm-shapes.js';
 
 export const VLLM_VERSION = '0.11.2';
 
@@ -31,6 +32,16 @@ export interface SimulatorState {
   isSleeping: boolean;
   weightsValid: boolean;
   pids: number[];
+  /** Why the last start failed (the process stays down until the next restart); null when it did not. */
+  failure: 'cuda-oom' | null;
+}
+
+/** A request the API server answered (uvicorn logs each one). */
+export interface ServedRequest {
+  method: string;
+  path: string;
+  status: number;
+  clientPort: number;
 }
 
 export interface SimulatorOptions {
@@ -50,12 +61,15 @@ export interface RestartHandle {
 }
 
 const PREFIX_CACHE_ENTRIES = 512;
+/** Where in its load an OOM start dies: after the weights, while profiling memory for the KV cache. */
+export const OOM_AT_LOAD_FRACTION = 0.55;
 
 export class VllmSimulator implements GpuShareSource, Disposable {
   readonly serviceId: string;
   readonly profile: VllmServiceProfile;
   /** Fires whenever process or sleep state changes. */
   readonly onDidChangeState = new Emitter<SimulatorState>();
+  readonly onDidServe = new Emitter<ServedRequest>();
   private readonly server: Server;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -75,6 +89,8 @@ export class VllmSimulator implements GpuShareSource, Disposable {
   private readonly prefixCache = new Map<number, true>();
   private idCounter = 0;
   private wakeCount = 0;
+  private oomOnRestart = false;
+  private failure: SimulatorState['failure'] = null;
   private disposed = false;
 
   private constructor(private readonly options: SimulatorOptions) {
@@ -126,6 +142,7 @@ export class VllmSimulator implements GpuShareSource, Disposable {
       isSleeping: this.sleepingTags.size > 0,
       weightsValid: this.weightsOk,
       pids: this.processState === 'down' ? [] : [...this.pids],
+      failure: this.failure,
     };
   }
 
@@ -151,6 +168,11 @@ export class VllmSimulator implements GpuShareSource, Disposable {
   }
 
   // ---- lifecycle -------------------------------------------------------
+
+  /** Fault knob: while on, every restart ends in CUDA OOM while the engine profiles memory, and the service stays down. */
+  setOomOnRestart(on: boolean): void {
+    this.oomOnRestart = on;
+  }
 
   /** Kills the process and starts a new one: down, then loading, then up; counters start from zero. */
   restart(): RestartHandle {
@@ -178,8 +200,10 @@ export class VllmSimulator implements GpuShareSource, Disposable {
       this.processState = 'loading';
       this.loadingSinceMs = this.clock.now();
       this.pids = this.newPids();
+      this.failure = null;
       this.fireState();
       resolveInitiated();
+      if (this.oomOnRestart) return this.after(this.profile.loadSec * OOM_AT_LOAD_FRACTION, () => this.dieOfOom(gen));
       this.after(this.profile.loadSec, () => {
         if (gen !== this.generation) return;
         this.current.dispose();
@@ -192,6 +216,15 @@ export class VllmSimulator implements GpuShareSource, Disposable {
       });
     });
     return { initiated, ready };
+  }
+
+  /** The loading process dies of CUDA OOM: down, no pids, until the next restart. */
+  private dieOfOom(gen: number): void {
+    if (gen !== this.generation) return;
+    this.processState = 'down';
+    this.failure = 'cuda-oom';
+    this.logger.warn('engine core failed to start: CUDA out of memory');
+    this.fireState();
   }
 
   /** POST /sleep?level=N: aborts in-flight requests, then offloads (1) or discards (2) the weights. */
@@ -280,6 +313,7 @@ export class VllmSimulator implements GpuShareSource, Disposable {
     this.clearTimers();
     this.current.dispose();
     this.onDidChangeState.dispose();
+    this.onDidServe.dispose();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
@@ -384,6 +418,8 @@ export class VllmSimulator implements GpuShareSource, Disposable {
       req.socket.destroy();
       return;
     }
+    const path = (req.url ?? '/').split('?')[0]!;
+    res.once('finish', () => this.onDidServe.fire({ method: req.method ?? 'GET', path, status: res.statusCode, clientPort: req.socket.remotePort ?? 0 }));
     this.handle(req, res).catch((err: unknown) => {
       if (err instanceof HttpError) sendError(res, err);
       else {
@@ -404,7 +440,7 @@ export class VllmSimulator implements GpuShareSource, Disposable {
       case 'GET /version':
         return sendJson(res, 200, { version: VLLM_VERSION });
       case 'GET /v1/models':
-        return sendJson(res, 200, this.modelList());
+        return sendJson(res, 200, vllmModelList(this.profile, this.processStartMs));
       case 'GET /metrics': {
         const text = this.metricsText();
         res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
@@ -452,39 +488,5 @@ export class VllmSimulator implements GpuShareSource, Disposable {
     }
     await this.reloadWeights();
     sendEmpty(res);
-  }
-
-  private modelList() {
-    const created = Math.floor(this.processStartMs / 1000);
-    return {
-      object: 'list',
-      data: [
-        {
-          id: this.profile.servedModelName,
-          object: 'model',
-          created,
-          owned_by: 'vllm',
-          root: this.profile.root,
-          parent: null,
-          max_model_len: this.profile.maxModelLen,
-          permission: [
-            {
-              id: `modelperm-${hashString(this.profile.root).toString(16)}${created.toString(16)}`,
-              object: 'model_permission',
-              created,
-              allow_create_engine: false,
-              allow_sampling: true,
-              allow_logprobs: true,
-              allow_search_indices: false,
-              allow_view: true,
-              allow_fine_tuning: false,
-              organization: '*',
-              group: null,
-              is_blocking: false,
-            },
-          ],
-        },
-      ],
-    };
   }
 }

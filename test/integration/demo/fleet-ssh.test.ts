@@ -37,7 +37,7 @@ describe('demo fleet files and config', () => {
       // The proof of concept's monthly gate (field notes §1).
       monthlyBudgetUsd: 500,
       services: [
-        { id: 'qwen', kind: 'vllm', remotePort: 8000, model: 'Qwen3.6-27B-FP8', aliases: ['qwen'], slots: 4, restartCommand: 'docker compose -f /srv/vllm/compose.yaml restart vllm' },
+        { id: 'qwen', kind: 'vllm', remotePort: 8000, model: 'Qwen3.6-27B-FP8', aliases: ['qwen'], slots: 4, restartCommand: 'docker compose -f /srv/vllm/compose.yaml restart vllm', logs: { compose: { service: 'vllm', files: ['/srv/vllm/compose.yaml'] } } },
       ],
     });
     const tri = fleet.config.hosts[1]!;
@@ -47,7 +47,8 @@ describe('demo fleet files and config', () => {
       ['ocr', 8001, 'olmOCR-2-7B'],
       ['embed', 8002, 'bge-m3'],
     ]);
-    for (const s of tri.services) expect(Object.keys(s).sort()).toEqual(['aliases', 'id', 'kind', 'model', 'remotePort', 'restartCommand', 'slots']);
+    for (const s of tri.services) expect(Object.keys(s).sort()).toEqual(['aliases', 'id', 'kind', 'logs', 'model', 'remotePort', 'restartCommand', 'slots']);
+    expect(tri.services.map((s) => s.logs)).toEqual([{ journal: 'vllm-gemma.service' }, { journal: 'vllm-ocr.service' }, { journal: 'vllm-embed.service' }]);
     const strix = fleet.config.hosts[2]!;
     expect(strix).toEqual({
       label: 'strix',
@@ -64,6 +65,7 @@ describe('demo fleet files and config', () => {
           aliases: ['coder'],
           slots: 2,
           restartCommand: 'sudo systemctl restart llama-server.service',
+          logs: { journal: 'llama-server.service' },
         },
       ],
     });

@@ -7,7 +7,12 @@ import { ConfigSchema, type Config } from '../../../src-main/core/config/index.j
 import { SS_COMMAND, driverFor, lifecycleTargets, parseSsListeners } from '../../../src-main/core/lifecycle/index.js';
 import { runLiveChecks } from '../../../src-main/core/report/index.js';
 import { LiveCheckId } from '../../../src-main/core/report/live-checks.js';
-import type { ExecResult } from '../../../src-main/core/ssh/index.js';
+import { LogsService, logCommand, logSourceOf, type LogSource } from '../../../src-main/core/logs/index.js';
+import { parseStdout, parseStderr, isNotice } from '../../../src-main/core/logs/source-output.js';
+import { killOnCloseCommand, type ExecResult, type ExecStreamOptions } from '../../../src-main/core/ssh/index.js';
+import { ExecChunkQueue } from '../../../src-main/core/ssh/exec-stream.js';
+import type { LogEntry } from '../../../src-preload/contract/index.js';
+import { until } from '../../helpers/until.js';
 import {
   AMD_SYSFS_COMMAND,
   AmdGpuSource,
@@ -148,5 +153,145 @@ describe("the console's commands on the demo hosts", () => {
     // nvidia-smi on the AMD host is the live checks' own probe for "no NVIDIA here" (then sysfs); plain `sshd -T` fails for a non-root user, as on a real host.
     const expectedFailures = (s: (typeof sent)[number]) => (AMD.includes(s.host) && s.command.startsWith('nvidia-smi ') && s.code === 127) || (s.command === 'sshd -T' && s.code === 1);
     expect(sent.filter((s) => s.code !== 0 && !expectedFailures(s))).toEqual([]);
+  });
+});
+
+// The console's log commands (issue #29 items 1 and 8): every command core's
+// builders make for a source the demo has (its journal units, its compose
+// service and container, the files its services append to), plain and under
+// the kill-on-close wrapper, is answered by the demo in the shape core's
+// readers parse; and through core's own LogsService, a tail shows the
+// start-up with the source's timestamps and a follow streams, stops, and
+// sees a restart end in CUDA OOM.
+describe("the console's log commands on the demo hosts", () => {
+  /** A host's session as LogsService streams on it: the wrapped command on the demo's SSH exec stream. */
+  function execStream(label: string, command: string, options: ExecStreamOptions = {}) {
+    const queue = new ExecChunkQueue(options);
+    const drains: (() => void)[] = [];
+    const running = fleet.host(label).stream(killOnCloseCommand(command), {
+      write: (fd, text) => {
+        queue.push(fd, Buffer.from(text, 'utf8'));
+        return !queue.paused;
+      },
+      onDrain: (fn) => drains.push(fn),
+      end: (code) => queue.end({ exitCode: code, signal: null }),
+    });
+    sent.push({ host: label, command, code: running ? 0 : 127 });
+    if (!running) queue.end({ exitCode: 127, signal: null });
+    else queue.attach({ pause: () => undefined, resume: () => drains.forEach((d) => d()), close: () => running.stop() });
+    return queue;
+  }
+  const logs = () => new LogsService({ hosts: { hostConfig: (label) => config.hosts.find((h) => h.label === label)!, execStream } });
+
+  /** Every source kind the demo offers, on the host that has it. */
+  function demoSources(): { host: string; serviceId: string; source: LogSource }[] {
+    const out: { host: string; serviceId: string; source: LogSource }[] = [];
+    for (const h of fleet.hosts) {
+      for (const s of config.hosts.find((c) => c.label === h.label)!.services) {
+        const { places } = h.serviceLog(s.id);
+        out.push({ host: h.label, serviceId: s.id, source: logSourceOf(s)! });
+        out.push({ host: h.label, serviceId: s.id, source: { kind: 'file', path: places.file } });
+        if (places.container) out.push({ host: h.label, serviceId: s.id, source: { kind: 'docker', container: places.container, sudo: false } });
+      }
+    }
+    return out;
+  }
+
+  it("every demo service names a log source (journal or compose) the console derives", () => {
+    for (const h of config.hosts) for (const s of h.services) expect(logSourceOf(s)?.kind, `${h.label}/${s.id}`).toMatch(/^(journal|compose)$/);
+    expect(new Set(demoSources().map((d) => d.source.kind))).toEqual(new Set(['journal', 'compose', 'docker', 'file']));
+  });
+
+  it("each builder's command (last N, since, resume) is answered with lines core parses, timestamps where the source has them", async () => {
+    const vars = { service: 'x', host: 'x', model: 'x', port: 1 };
+    for (const { host, source } of demoSources()) {
+      const stamped = source.kind !== 'file';
+      const queries = [{ lines: 30, follow: false }, ...(stamped ? [{ lines: 0, sinceMs: Date.now() - 3_600_000, follow: false }] : [])];
+      for (const q of queries) {
+        const command = logCommand(source, q, vars);
+        const r = await fleet.host(host).run(command);
+        sent.push({ host, command, code: r.code });
+        expect(r.code, `${host}: ${command} → ${r.stderr}`).toBe(0);
+        const records = [
+          ...r.stdout.split('\n').filter(Boolean).flatMap((l) => parseStdout(source.kind, { bytes: Buffer.from(l), cutBytes: 0 }, 16384)),
+          ...r.stderr.split('\n').filter(Boolean).map((l) => parseStderr(source.kind, { bytes: Buffer.from(l), cutBytes: 0 })),
+        ];
+        expect(records.length, command).toBeGreaterThan(q.lines === 30 ? 20 : 5);
+        for (const rec of records) {
+          expect(isNotice(rec), command).toBe(false);
+          if (!isNotice(rec)) expect(rec.ts === null, `${command}: ${rec.text}`).toBe(!stamped);
+        }
+      }
+    }
+    // A resume: journalctl after the last entry's cursor prints nothing new; docker since the last line's stamp prints it again at most.
+    const journal = demoSources().find((d) => d.source.kind === 'journal')!;
+    const last = await fleet.host(journal.host).run(logCommand(journal.source, { lines: 1, follow: false }, vars));
+    const cursor = (JSON.parse(last.stdout) as { __CURSOR: string }).__CURSOR;
+    const after = await fleet.host(journal.host).run(logCommand(journal.source, { lines: 0, follow: false, resume: { cursor } }, vars));
+    expect(after).toMatchObject({ code: 0, stdout: '' });
+    const compose = demoSources().find((d) => d.source.kind === 'compose')!;
+    const tail = await fleet.host(compose.host).run(logCommand(compose.source, { lines: 1, follow: false }, vars));
+    const stamp = /^(\S+) /.exec(tail.stdout + tail.stderr)![1]!;
+    const since = await fleet.host(compose.host).run(logCommand(compose.source, { lines: 0, follow: false, resume: { timestamp: stamp } }, vars));
+    expect((since.stdout + since.stderr).split('\n').filter(Boolean).length).toBeLessThanOrEqual(1);
+  });
+
+  it('a missing source is answered as the tool answers it, and core reads that as LOGS_SOURCE_MISSING', async () => {
+    const service = new LogsService({
+      hosts: {
+        hostConfig: (label) => {
+          const h = config.hosts.find((x) => x.label === label)!;
+          return { ...h, services: h.services.map((s) => ({ ...s, logs: { docker: 'no-such-container' } })) } as typeof h;
+        },
+        execStream,
+      },
+    });
+    await expect(service.tail('l20-poc', 'qwen', { lines: 10 })).rejects.toMatchObject({ code: 'LOGS_SOURCE_MISSING' });
+  });
+
+  it("through core's LogsService: a tail shows each engine's start-up with the source's timestamps", async () => {
+    const service = logs();
+    for (const h of config.hosts) {
+      for (const s of h.services) {
+        const r = await service.tail(h.label, s.id, { lines: 400 });
+        const lines = r.entries.filter((e): e is Extract<LogEntry, { type: 'line' }> => e.type === 'line');
+        expect(r.source.timestamps, `${h.label}/${s.id}`).toBe(true);
+        expect(lines.every((l) => l.ts !== null && l.ts <= Date.now()), `${h.label}/${s.id}`).toBe(true);
+        const text = lines.map((l) => l.text).join('\n');
+        expect(text, `${h.label}/${s.id}`).toMatch(s.kind === 'vllm' ? /vLLM API server version [\s\S]*Application startup complete\./ : /srv +load_model: loading model [\s\S]*main: server is listening on http:\/\/127\.0\.0\.1:8080/);
+      }
+    }
+    service.dispose();
+  });
+
+  it('a follow streams a restart as it happens, ends its remote reader when unfollowed, and a restart with the OOM knob ends in CUDA OOM and stays down', async () => {
+    const service = logs();
+    const host = fleet.host('l20-poc');
+    const { log } = host.serviceLog('qwen');
+    const follow = await service.follow('l20-poc', 'qwen', { lines: 5 });
+    const got: LogEntry[] = [];
+    follow.queue.onDidQueue(() => got.push(...follow.queue.take()));
+    await until(() => log.onDidAppend.listenerCount === 1, { timeoutMs: 5_000 });
+    host.setOomOnRestart('qwen', true);
+    const restart = await host.run('docker compose -f /srv/vllm/compose.yaml restart vllm');
+    expect(restart.code).toBe(0);
+    const texts = () => got.flatMap((e) => (e.type === 'line' ? [e.text] : []));
+    await until(() => got.some((e) => e.type === 'line' && e.failure === 'cuda-oom'), { timeoutMs: 10_000 });
+    expect(texts().join('\n')).toMatch(/Application shutdown complete\.[\s\S]*vLLM API server version[\s\S]*torch\.OutOfMemoryError: CUDA out of memory[\s\S]*RuntimeError: Engine core initialization failed/);
+    expect(host.simulator('qwen').state()).toMatchObject({ process: 'down', failure: 'cuda-oom' });
+    expect(got.filter((e) => e.type === 'line').every((e) => e.type === 'line' && e.ts !== null)).toBe(true);
+    // Unfollowed: the channel closes, the demo's reader stops listening to the log.
+    service.unfollow(follow.id);
+    await until(() => log.onDidAppend.listenerCount === 0, { timeoutMs: 5_000 });
+    host.setOomOnRestart('qwen', false);
+    await host.run('docker compose -f /srv/vllm/compose.yaml restart vllm');
+    await until(() => host.simulator('qwen').state().process === 'up', { timeoutMs: 10_000 });
+    service.dispose();
+  }, 30_000);
+
+  it('and every log command the console sent was one the demo knows', () => {
+    const logSent = sent.filter((s) => /journalctl|docker|tail/.test(s.command));
+    expect(logSent.length).toBeGreaterThan(10);
+    expect(logSent.filter((s) => s.code !== 0 && !s.command.includes('no-such-container'))).toEqual([]);
   });
 });
