@@ -7,6 +7,25 @@ import { CliErrorCode } from './errors.js';
 
 const TOKEN_HEADER = 'x-gpu-console-token';
 
+/** Where the running console's web bridge listens and the headers every /api request of the CLI carries. */
+export interface RunningBridge {
+  origin: string;
+  headers: Record<string, string>;
+}
+
+/** The bridge of the console running on `dataDir` (from ready.json); CLI_NO_RUNNING_CONSOLE when none runs. */
+export function runningBridge(dataDir: string, why = ''): RunningBridge {
+  const ready = findRunningConsole(dataDir);
+  if (!ready) {
+    throw new AppError(CliErrorCode.NO_RUNNING_CONSOLE, `no console is running on data dir ${dataDir}${why} (start one with: gpu-console serve)`);
+  }
+  const url = new URL(ready.ui);
+  const token = new URLSearchParams(url.hash.slice(1)).get('token');
+  if (!token) throw new AppError(InstanceErrorCode.READY_FILE_INVALID, 'the ready file has no token in its ui URL');
+  // The actor of what this command does is the CLI user (`operator:<user>@cli`), not the web UI.
+  return { origin: url.origin, headers: { [TOKEN_HEADER]: token, 'x-gpu-console-caller': 'cli' } };
+}
+
 /** Calls a channel of the console running on `dataDir`, through its web bridge. */
 export async function callRunningConsole<C extends InvokeChannel>(
   dataDir: string,
@@ -14,17 +33,11 @@ export async function callRunningConsole<C extends InvokeChannel>(
   input: ChannelInput<C>,
   options: { timeoutMs?: number } = {},
 ): Promise<ChannelOutput<C>> {
-  const ready = findRunningConsole(dataDir);
-  if (!ready) {
-    throw new AppError(CliErrorCode.NO_RUNNING_CONSOLE, `no console is running on data dir ${dataDir} (start one with: gpu-console serve)`);
-  }
-  const url = new URL(ready.ui);
-  const token = new URLSearchParams(url.hash.slice(1)).get('token');
-  if (!token) throw new AppError(InstanceErrorCode.READY_FILE_INVALID, 'the ready file has no token in its ui URL');
+  const bridge = runningBridge(dataDir);
+  const url = new URL(bridge.origin);
   const response = await request(`${url.origin}/api/${channel}`, {
     method: 'POST',
-    // The actor of what this command does is the CLI user (`operator:<user>@cli`), not the web UI.
-    headers: { 'content-type': 'application/json', [TOKEN_HEADER]: token, 'x-gpu-console-caller': 'cli' },
+    headers: { 'content-type': 'application/json', ...bridge.headers },
     body: JSON.stringify(input),
     // A call answers when it is done (a report export runs live checks and prints a PDF first).
     headersTimeout: options.timeoutMs ?? 10_000,

@@ -8,13 +8,14 @@ import { VERSION } from './version.js';
 import { benchCommands } from './extra/bench.js';
 import { demoFleetCommands } from './extra/demo-fleet.js';
 import { lifecycleCommands } from './extra/lifecycle.js';
+import { logsCommands } from './extra/logs.js';
 import { proxyCommands } from './extra/proxy.js';
 import { reportCommands } from './extra/report.js';
 import { secretsCommands } from './extra/secrets.js';
 import { sshCommands } from './extra/ssh.js';
 import type { CliCommand } from './extra/types.js';
 
-const EXTRA_COMMANDS: CliCommand[] = [...sshCommands, ...proxyCommands, ...secretsCommands, ...lifecycleCommands, ...benchCommands, ...reportCommands, ...demoFleetCommands];
+const EXTRA_COMMANDS: CliCommand[] = [...sshCommands, ...proxyCommands, ...secretsCommands, ...lifecycleCommands, ...logsCommands, ...benchCommands, ...reportCommands, ...demoFleetCommands];
 
 function findExtra(command: string | undefined, rest: string[]): { cmd: CliCommand; args: string[] } | null {
   if (!command) return null;
@@ -69,7 +70,7 @@ Options every command takes:
   --json                machine-readable output
 
 Commands find the running console through <data dir>/ready.json. status, hosts connect|disconnect|
-trust|refuse|forget-key|reconnect, tunnels, actions, secrets and report build need one; tokens, audit,
+trust|refuse|forget-key|reconnect, tunnels, actions, logs, secrets and report build need one; tokens, audit,
 report list|verify and hosts import-ssh-config --apply --yes use it when it runs, else a core started
 for that one command on the data dir. Either way every change is made and audited by the console's
 core (actor operator:<user>@cli).
