@@ -176,23 +176,27 @@ class LogReader implements RunningLog {
     const all = this.q.service.log.entries();
     const first = all[0]?.seq ?? 1;
     let i = Math.max(0, this.nextSeq - first);
-    let out = '';
-    let err = '';
+    // One buffer at a time, flushed when the stream changes: stdout and stderr lines keep their order on the channel.
+    let buf = '';
+    let fd: 'stdout' | 'stderr' = 'stdout';
     const flush = (): boolean => {
-      let ok = true;
-      if (out) ok = this.sink.write('stdout', out) && ok;
-      if (err) ok = this.sink.write('stderr', err) && ok;
-      out = err = '';
+      const ok = buf === '' || this.sink.write(fd, buf);
+      buf = '';
       return ok;
     };
     for (; i < all.length && all[i]!.seq <= this.untilSeq; i++) {
       const e = all[i]!;
       this.nextSeq = e.seq + 1;
       if (!wanted(this.q, e) || (this.q.sinceUs !== null && e.tsUs < this.q.sinceUs)) continue;
-      const text = renderEntry(this.host, this.q.service, this.q.format, e);
-      if (this.q.format.kind === 'docker' && e.stream === 'stderr') err += text;
-      else out += text;
-      if (out.length + err.length > 32_768 && !flush()) {
+      const entryFd = this.q.format.kind === 'docker' && e.stream === 'stderr' ? 'stderr' : 'stdout';
+      if (entryFd !== fd && !flush()) {
+        this.waiting = true;
+        this.nextSeq = e.seq;
+        return;
+      }
+      fd = entryFd;
+      buf += renderEntry(this.host, this.q.service, this.q.format, e);
+      if (buf.length > 32_768 && !flush()) {
         this.waiting = true;
         return;
       }

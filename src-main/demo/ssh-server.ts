@@ -174,21 +174,7 @@ export class DemoSshServer {
     } catch {
       return false;
     }
-    let ended = false;
-    const sink: LogSink = {
-      write: (fd, text) => (ended || stream.destroyed ? true : fd === 'stdout' ? stream.write(text) : stream.stderr.write(text)),
-      onDrain: (fn) => {
-        stream.on('drain', fn);
-        stream.stderr.on('drain', fn);
-      },
-      end: (code) => {
-        if (ended) return;
-        ended = true;
-        if (stream.destroyed) return;
-        stream.exit(code);
-        stream.end();
-      },
-    };
+    const sink = orderedSink(stream);
     const running = streamLogCommand(argv, logs, sink, tokenize);
     if (!running) return false;
     // The wrapper's contract: stdin's EOF (or the channel going) stops the command.
@@ -199,4 +185,58 @@ export class DemoSshServer {
     stream.resume();
     return true;
   }
+}
+
+/** Bytes a log command may have written that the channel has not taken yet, before it is told to wait. */
+const SINK_HIGH_WATER = 64 * 1024;
+
+/**
+ * The channel as a log command's output: stdout and stderr writes go out one
+ * at a time, each after the one before it was taken, so lines keep the order
+ * the service wrote them in across the two streams (ssh2 queues each stream on
+ * its own); `write` says false past SINK_HIGH_WATER and onDrain fires once the
+ * queue is empty again.
+ */
+function orderedSink(channel: ServerChannel): LogSink {
+  const queue: { fd: 'stdout' | 'stderr'; text: string }[] = [];
+  const drains: (() => void)[] = [];
+  let queued = 0;
+  let writing = false;
+  let ended = false;
+  let endCode: number | null = null;
+  const finish = () => {
+    if (endCode === null || channel.destroyed) return;
+    channel.exit(endCode);
+    channel.end();
+  };
+  const next = (): void => {
+    const item = queue.shift();
+    if (!item || channel.destroyed) {
+      writing = false;
+      queued = 0;
+      finish();
+      for (const d of drains) d();
+      return;
+    }
+    writing = true;
+    queued -= item.text.length;
+    const target = item.fd === 'stdout' ? channel : channel.stderr;
+    target.write(item.text, () => next());
+  };
+  return {
+    write: (fd, text) => {
+      if (ended || channel.destroyed) return true;
+      queue.push({ fd, text });
+      queued += text.length;
+      if (!writing) next();
+      return queued < SINK_HIGH_WATER;
+    },
+    onDrain: (fn) => drains.push(fn),
+    end: (code) => {
+      if (ended) return;
+      ended = true;
+      endCode = code;
+      if (!writing) finish();
+    },
+  };
 }

@@ -3,6 +3,7 @@ import { useCallback } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { HostView } from '../features/host/HostView.js';
 import { SshTransportPanel } from '../features/host/SshTransportPanel.js';
+import { LogsPanel } from '../features/logs/LogsPanel.js';
 import { hostByLabel } from '../store/fleet-slice.js';
 import { LiveHostFigures } from './LiveHostFigures.js';
 import type { CostSummaryQuery, SeriesQuery, TelemetryTick } from '../../../src-preload/contract/index.js';
@@ -52,6 +53,10 @@ export function HostPage(): React.JSX.Element {
           </>
         }
       />
+      <section className="host-logs" aria-label={`Logs of ${host}`}>
+        <h3>Logs</h3>
+        <LogsPanel key={`logs-${host}`} label={host} testIdPrefix="host-logs" />
+      </section>
     </section>
   );
 }
