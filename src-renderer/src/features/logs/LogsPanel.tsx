@@ -110,10 +110,11 @@ export function LogsPanel({ label, testIdPrefix = 'logs' }: LogsPanelProps): Rea
           {s.filterError.code}: {s.filterError.message}
         </p>
       ) : null}
-      <p className="logs-status muted" data-testid={tid('status')} data-status={s.status}>
+      <p className="logs-status muted" data-testid={tid('status')} data-status={s.status} data-received={s.received} data-dropped={s.droppedCounted}>
         {s.source ? `${s.source.description}${s.source.timestamps ? '' : ' (no timestamps)'} · ` : ''}
         {lineCount} line{lineCount === 1 ? '' : 's'} shown
         {s.evicted > 0 ? ` · ${s.evicted} older dropped from view (keeps the last ${MAX_LOG_ENTRIES})` : ''}
+        {s.droppedCounted > 0 ? ` · ${s.droppedCounted} lines dropped by the console while this view fell behind` : ''}
         {s.status === 'following' ? ` · following${s.behind > 0 ? `, ${s.behind} queued in the console` : ''}` : s.status === 'loading' ? ' · loading…' : s.status === 'ended' ? ' · follow ended' : ''}
       </p>
       {s.error ? (

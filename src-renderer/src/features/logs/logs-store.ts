@@ -46,6 +46,10 @@ export interface LogsState {
   followId: string | null;
   /** Entries still queued in main for this follow after the last batch. */
   behind: number;
+  /** Lines that reached this panel since the last load (shown, or later dropped from the bounded list). */
+  received: number;
+  /** Lines main dropped for this panel and counted (the sum of its "dropped" markers) since the last load. */
+  droppedCounted: number;
   setTarget(target: LogsTarget | null): void;
   setLines(lines: number): void;
   setSince(minutes: number | null): void;
@@ -78,6 +82,17 @@ export function appendBounded(list: readonly LogEntry[], more: readonly LogEntry
   if (all <= max) return { entries: list.concat(more), dropped: 0 };
   const dropped = all - max;
   return { entries: dropped >= list.length ? more.slice(dropped - list.length) : list.slice(dropped).concat(more), dropped };
+}
+
+/** Lines among `entries`, and the lines their "dropped" markers count. */
+export function countLines(entries: readonly LogEntry[]): { lines: number; dropped: number } {
+  let lines = 0;
+  let dropped = 0;
+  for (const e of entries) {
+    if (e.type === 'line') lines++;
+    else if (e.marker === 'dropped') dropped += e.count ?? 0;
+  }
+  return { lines, dropped };
 }
 
 export function createLogsStore(options: LogsStoreOptions): LogsStore {
@@ -127,7 +142,7 @@ export function createLogsStore(options: LogsStoreOptions): LogsStore {
       try {
         const r = await transport.invoke('logs.tail', { ...t, lines: s.lines, ...(sinceMs !== undefined ? { sinceMs } : {}), ...(filterOf(s.filter) ? { filter: filterOf(s.filter) } : {}) });
         if (gen !== generation) return;
-        set({ entries: appendBounded([], r.entries).entries, evicted: 0, source: r.source, status: 'ready', error: null, filterError: null });
+        set({ entries: appendBounded([], r.entries).entries, evicted: 0, received: countLines(r.entries).lines, source: r.source, status: 'ready', error: null, filterError: null });
       } catch (err) {
         fail(err, gen);
       }
@@ -163,6 +178,8 @@ export function createLogsStore(options: LogsStoreOptions): LogsStore {
       follow: false,
       followId: null,
       behind: 0,
+      received: 0,
+      droppedCounted: 0,
       setTarget: (target) => {
         set({ target });
         void get().load();
@@ -183,7 +200,7 @@ export function createLogsStore(options: LogsStoreOptions): LogsStore {
           set({ status: 'idle', entries: [], evicted: 0, error: null, filterError: null });
           return;
         }
-        set({ status: 'loading', entries: [], evicted: 0, behind: 0, error: null, filterError: null });
+        set({ status: 'loading', entries: [], evicted: 0, behind: 0, received: 0, droppedCounted: 0, error: null, filterError: null });
         await (get().follow ? startFollow(t, gen) : tail(t, gen));
       },
       dispose: () => {
@@ -206,7 +223,8 @@ export function createLogsStore(options: LogsStoreOptions): LogsStore {
     if (b.followId !== id) return;
     store.setState((s) => {
       const next = appendBounded(s.entries, b.entries);
-      return { entries: next.entries, evicted: s.evicted + next.dropped, behind: b.queued };
+      const n = countLines(b.entries);
+      return { entries: next.entries, evicted: s.evicted + next.dropped, behind: b.queued, received: s.received + n.lines, droppedCounted: s.droppedCounted + n.dropped };
     });
   }
   function onEnded(e: LogsEnded): void {

@@ -108,6 +108,7 @@ describe('logs store', () => {
     t.emit('logs.batch', { followId: 'f1', entries: [line(1), dropped, line(2), lost], queued: 7 });
     expect(store.getState().entries).toEqual([line(1), dropped, line(2), lost]);
     expect(store.getState().behind).toBe(7);
+    expect(store.getState()).toMatchObject({ received: 2, droppedCounted: 120 });
     expect(entryLine(dropped)).toBe('-- ⚠ 120 lines dropped: the view could not keep up (LOGS_LINES_DROPPED) --');
   });
 
