@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { AppError } from '../core/base/index.js';
 import { InstanceErrorCode, findRunningConsole } from '../core/instance/index.js';
 import { BridgeErrorCode, type ChannelInput, type ChannelOutput, type InvokeChannel } from '../../src-preload/contract/index.js';
@@ -49,4 +49,26 @@ export async function callRunningConsole<C extends InvokeChannel>(
     throw new AppError(BridgeErrorCode.TRANSPORT, `${channel}: the console at ${url.origin} answered ${response.statusCode} without JSON`, { cause: err });
   });
   return unwrapAnswer(channel, body);
+}
+
+/**
+ * Opens a long-lived GET of the running console's bridge (its event stream); resolves once it answered
+ * with headers. The body ends when `signal` aborts, or after `idleTimeoutMs` without a byte.
+ */
+export async function openRunningConsoleStream(
+  dataDir: string,
+  path: string,
+  options: { signal: AbortSignal; idleTimeoutMs: number; why?: string },
+): Promise<{ origin: string; statusCode: number; body: Dispatcher.ResponseData['body'] }> {
+  const bridge = runningBridge(dataDir, options.why);
+  const response = await request(`${bridge.origin}${path}`, {
+    method: 'GET',
+    headers: bridge.headers,
+    signal: options.signal,
+    headersTimeout: 10_000,
+    bodyTimeout: options.idleTimeoutMs,
+  }).catch((err: unknown) => {
+    throw new AppError(CliErrorCode.BRIDGE_UNREACHABLE, `the console at ${bridge.origin} did not answer: ${(err as Error).message}`, { cause: err });
+  });
+  return { origin: bridge.origin, statusCode: response.statusCode, body: response.body };
 }

@@ -4,10 +4,9 @@
 // telemetry ticks too); a command names the channels it wants, and only those
 // are parsed. The bridge sends a comment every 15 s, so a stream silent for
 // much longer than that means the console is gone.
-import { request } from 'undici';
 import { AppError } from '../core/base/index.js';
 import { BridgeErrorCode, ContractErrorSchema, parseStrict } from '../../src-preload/contract/index.js';
-import { runningBridge } from './bridge-client.js';
+import { openRunningConsoleStream } from './bridge-client.js';
 import { CliErrorCode } from './errors.js';
 
 export interface ConsoleEvent {
@@ -79,17 +78,8 @@ export interface ConsoleEvents {
  * then on every event it emits reaches `onEvent`, so a call made after this resolves misses none of its own.
  */
 export async function openConsoleEvents(dataDir: string, options: ConsoleEventsOptions, why = ''): Promise<ConsoleEvents> {
-  const bridge = runningBridge(dataDir, why);
   const controller = new AbortController();
-  const response = await request(`${bridge.origin}/api/events`, {
-    method: 'GET',
-    headers: bridge.headers,
-    signal: controller.signal,
-    headersTimeout: 10_000,
-    bodyTimeout: options.idleTimeoutMs ?? 45_000,
-  }).catch((err: unknown) => {
-    throw new AppError(CliErrorCode.BRIDGE_UNREACHABLE, `the console at ${bridge.origin} did not answer: ${(err as Error).message}`, { cause: err });
-  });
+  const response = await openRunningConsoleStream(dataDir, '/api/events', { signal: controller.signal, idleTimeoutMs: options.idleTimeoutMs ?? 45_000, why });
   if (response.statusCode !== 200) throw await refusal(response.statusCode, response.body);
   let closed = false;
   const parser = new SseParser();
