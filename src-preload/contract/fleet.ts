@@ -100,6 +100,21 @@ export type FigureSource = z.infer<typeof FigureSourceSchema>;
 export const GpuVendorSchema = z.enum(['nvidia', 'amd']);
 export type GpuVendor = z.infer<typeof GpuVendorSchema>;
 
+/** One process holding memory on a GPU, and the configured service it belongs to (null: none, see `why`). */
+export const GpuProcessViewSchema = z
+  .object({
+    pid: z.number().int().nullable(),
+    name: z.string().nullable(),
+    /** Its owner as the host's `ps` reads it; null when the process list did not show it. */
+    user: z.string().nullable(),
+    usedMemoryMiB: z.number().nullable(),
+    serviceId: z.string().nullable(),
+    /** How it was matched, or why it was not (`it or its parent listens on :8000`). */
+    why: z.string(),
+  })
+  .strict();
+export type GpuProcessView = z.infer<typeof GpuProcessViewSchema>;
+
 export const GpuViewSchema = z
   .object({
     index: z.number().int(),
@@ -115,6 +130,8 @@ export const GpuViewSchema = z
     /** AMD (APUs above all): GTT, system memory the GPU maps, used / total. VRAM is then the BIOS carve-out. */
     gttUsedMiB: z.number().nullable().optional(),
     gttTotalMiB: z.number().nullable().optional(),
+    /** Its processes as last read (HostView.gpuProcesses says when); absent before the first process list. */
+    processes: z.array(GpuProcessViewSchema).max(64).optional(),
   })
   .strict();
 export type GpuView = z.infer<typeof GpuViewSchema>;
@@ -229,6 +246,82 @@ export const SshTransportViewSchema = z
   .strict();
 export type SshTransportView = z.infer<typeof SshTransportViewSchema>;
 
+/** Something on a GPU or a service's port that no configured service accounts for; the console kills nothing. */
+export const ProcessFlagViewSchema = z
+  .object({
+    /** FLEET_GPU_PROCESS_UNKNOWN, FLEET_PORT_SECOND_LISTENER, FLEET_PORT_STALE_LISTENER. */
+    code: z.string(),
+    message: z.string(),
+    pid: z.number().int().nullable(),
+    serviceId: z.string().nullable(),
+    gpuIndex: z.number().int().nullable(),
+    /** What the operator may run on the host, as text (`kill 4812`); never run by the console. */
+    command: z.string().nullable(),
+  })
+  .strict();
+export type ProcessFlagView = z.infer<typeof ProcessFlagViewSchema>;
+
+export const HostGpuProcessesViewSchema = z
+  .object({
+    /** When the GPU process list was read; the processes are on each GpuView. */
+    atMs: z.number().nullable(),
+    /** When the process table and listeners they were matched against were read. */
+    matchedAtMs: z.number().nullable(),
+    flags: z.array(ProcessFlagViewSchema).max(64),
+  })
+  .strict();
+export type HostGpuProcessesView = z.infer<typeof HostGpuProcessesViewSchema>;
+
+/** One filesystem as `df -PB1` read it for a path the console watches. */
+export const DiskViewSchema = z
+  .object({
+    /** `root` (/), `cache` (a model cache folder), `docker` (Docker's root folder). */
+    kind: z.enum(['root', 'cache', 'docker']),
+    path: z.string(),
+    mount: z.string().nullable(),
+    totalBytes: z.number().nullable(),
+    usedBytes: z.number().nullable(),
+    /** Available to an unprivileged user (df's Available). */
+    freeBytes: z.number().nullable(),
+    /** Why the figures are unknown (`CODE: message`); null when read. */
+    error: z.string().nullable(),
+  })
+  .strict();
+export type DiskView = z.infer<typeof DiskViewSchema>;
+
+/** A host's health over SSH. Every figure may be unknown (null), never a made-up zero. */
+export const HostHealthViewSchema = z
+  .object({
+    /** When the figures were read; null before the first reading. */
+    atMs: z.number().nullable(),
+    /** The last round failed (`CODE: message`); the figures are then the last good ones. */
+    staleReason: z.string().nullable(),
+    /** What was read. */
+    source: z.string(),
+    intervalMs: z.number(),
+    bootId: z.string().nullable(),
+    uptimeS: z.number().nullable(),
+    /** When the console last saw a new boot id (a reboot); null when it has not. */
+    rebootedAtMs: z.number().nullable(),
+    load1: z.number().nullable(),
+    load5: z.number().nullable(),
+    load15: z.number().nullable(),
+    cpuCount: z.number().int().nullable(),
+    memTotalBytes: z.number().nullable(),
+    memAvailableBytes: z.number().nullable(),
+    swapTotalBytes: z.number().nullable(),
+    swapFreeBytes: z.number().nullable(),
+    disks: z.array(DiskViewSchema).max(16),
+    /** The model caches' sizes (`du`, every few minutes at low priority) and when measured. */
+    cacheSizes: z.array(z.object({ path: z.string(), bytes: z.number().nullable(), error: z.string().nullable() }).strict()).max(8),
+    cacheSizesAtMs: z.number().nullable(),
+    /** Docker's root folder, or why it is not known. */
+    docker: z.object({ rootDir: z.string().nullable(), why: z.string().nullable() }).strict().nullable(),
+    issues: z.array(z.string()).max(10),
+  })
+  .strict();
+export type HostHealthView = z.infer<typeof HostHealthViewSchema>;
+
 export const HostViewSchema = z
   .object({
     label: z.string(),
@@ -254,6 +347,10 @@ export const HostViewSchema = z
     gpuSource: FigureSourceSchema.nullable().optional(),
     /** The last GPU reading was partial: why some figures are unknown (`CODE: message` each). */
     gpuIssues: z.array(z.string()).max(10).optional(),
+    /** Disk, memory, load, uptime; absent when host health polling is off. */
+    health: HostHealthViewSchema.optional(),
+    /** When the GPU processes were read and matched, and what has no configured service. */
+    gpuProcesses: HostGpuProcessesViewSchema.optional(),
     services: z.array(ServiceViewSchema),
     updatedAt: z.number().nullable(),
   })

@@ -57,8 +57,11 @@ export const SERVICE_COST_FIGURES = ['cost_usd_per_mtok'] as const;
 export type ServiceFigure = ServerFigure | ProxyFigure | (typeof SERVICE_COST_FIGURES)[number];
 export const SERVICE_FIGURES: readonly ServiceFigure[] = [...SERVER_FIGURES, ...PROXY_FIGURES, ...SERVICE_COST_FIGURES];
 
-/** Per host: the services' total generation, the busy share, and the cost estimates. */
-export const HOST_FIGURES = ['gen_tok_s', 'busy_pct', 'cost_usd_h', 'cost_usd_per_mtok', 'cost_usage_usd_per_mtok', 'cost_reserved_usd_per_mtok'] as const;
+/** Per host: the services' total generation, the busy share, the cost estimates, and its health (disk free on / and the first model cache, RAM and swap used, RAM available, 1-minute load). */
+export const HOST_FIGURES = [
+  'gen_tok_s', 'busy_pct', 'cost_usd_h', 'cost_usd_per_mtok', 'cost_usage_usd_per_mtok', 'cost_reserved_usd_per_mtok',
+  'disk_root_free_gib', 'disk_cache_free_gib', 'mem_used_gib', 'mem_available_gib', 'swap_used_gib', 'load1',
+] as const;
 export type HostFigure = (typeof HOST_FIGURES)[number];
 
 export type GpuSeriesName = `gpu.${number}.${GpuFigure}`;

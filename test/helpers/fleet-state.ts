@@ -106,6 +106,8 @@ export function hostStateFromView(v: Partial<HostView> & { label: string }, at: 
       source: v.gpuSource ? { ...v.gpuSource } : null,
       issues: v.gpuIssues ?? [],
     },
+    health: null,
+    gpuProcesses: null,
     services: (v.services ?? []).map((s) => serviceStateFromView(v.label, s, at, state === 'connected')),
     updatedAt: v.updatedAt ?? null,
   };

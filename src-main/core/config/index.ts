@@ -28,4 +28,5 @@ export { parseConfig, validateConfig, loadConfigFile, defaultConfigPath, expandH
 export { ConfigService, redactedView, type ConfigServiceOptions } from './service.js';
 export { ConfigErrorCode, type ConfigIssue } from './errors.js';
 export { LogSourceSchema, type LogSourceConfig } from './log-source.js';
+export { HealthConfigSchema, type HealthConfig } from './health-schema.js';
 export { aliasProblem, hostProblem, jumpHostProblem, parseJumpHop, pathProblem, unbracketHost, userProblem, HOST_RULE, USER_RULE, type JumpHop } from './ssh-grammar.js';

@@ -3,6 +3,7 @@ import { isOnPremUrl } from '../base/index.js';
 import { aliasProblem, hostProblem, jumpHostProblem, pathProblem, unbracketHost, userProblem } from './ssh-grammar.js';
 import { NotifyConfigSchema } from '../../../src-preload/contract/notify.js';
 import { LogSourceSchema } from './log-source.js';
+import { HealthConfigSchema } from './health-schema.js';
 import { upstreamKey } from '../upstream/index.js';
 import { intRange, ListenPortSchema, PortSchema } from './number-fields.js';
 import { ProxyConfigSchema, ProxyUpstreamConfigSchema } from './proxy-schema.js';
@@ -254,6 +255,7 @@ export const HostConfigSchema = z
     services: z.array(ServiceConfigSchema).default([]),
     /** GPU tool and telemetry source of this host. */
     telemetry: HostTelemetryConfigSchema.optional(),
+    health: HealthConfigSchema.optional(), // host health polling; each field overrides the fleet-wide `health`
   })
   .strict();
 
@@ -276,6 +278,7 @@ export const ConfigSchema = z
   .object({
     hosts: z.array(HostConfigSchema).default([]),
     telemetry: TelemetryConfigSchema.prefault({}),
+    health: HealthConfigSchema.optional(), // fleet-wide host health settings (config/health-schema.ts)
     proxy: ProxyConfigSchema.prefault({}),
     ui: ListenConfigSchema.prefault({}),
     /** Fleet-wide SSH defaults: the transport a host without its own `ssh.transport` uses, and the OpenSSH client. */

@@ -26,6 +26,7 @@ import {
 import { splitUpstreamKey, type UpstreamClient, type UpstreamKey } from '../upstream/index.js';
 import { FleetErrorCode } from './errors.js';
 import { HostRuntime } from './host-runtime.js';
+import type { HostReboot } from './host-health.js';
 import { PrometheusSources } from './prometheus-sources.js';
 import type { PollSettings } from './sources.js';
 import { fleetSnapshotOf } from './snapshot-view.js';
@@ -136,7 +137,11 @@ export class FleetService implements Disposable {
   private readonly events: EventSink | null;
   private published: FleetState;
   readonly onDidChangeHostState = this.hostStateEmitter.on.bind(this.hostStateEmitter);
+  private readonly rebootEmitter = new Emitter<HostReboot>();
+  /** A host answered with a new boot id (HostService audits it as `host.rebooted`). */
+  readonly onDidReboot = this.rebootEmitter.on.bind(this.rebootEmitter);
   private sshDefaults: Config['ssh'];
+  private healthDefaults: Config['health'];
   private readonly opensshDir: string;
   private readonly tunnelSockets: TunnelSockets;
   private readonly tunnelDirGiven: boolean;
@@ -174,6 +179,7 @@ export class FleetService implements Disposable {
     this.pollIntervalMs = options.pollIntervalMs ?? options.config.telemetry?.pollIntervalMs ?? 1_000;
     this.tunnelSockets = new TunnelSockets({ preferredDir: options.tunnelDir ?? null, logger: this.logger });
     this.tunnelDirGiven = options.tunnelDir !== undefined;
+    this.healthDefaults = options.config.health;
     this.settings = {
       timeoutMs: options.scrapeTimeoutMs ?? 3_000,
       maxBytes: options.maxScrapeBytes ?? 8 * 1024 * 1024,
@@ -370,6 +376,7 @@ export class FleetService implements Disposable {
     const promChanged = this.prometheus.update(config.telemetry);
     const oldSsh = this.sshDefaults;
     this.sshDefaults = config.ssh ?? this.sshDefaults;
+    this.healthDefaults = config.health; // hosts started from now on; running ones keep theirs until restarted
     // A new fleet-wide transport (or client) restarts the hosts whose transport it changes.
     const transportMoved = (h: HostConfig) =>
       chooseTransport(h.ssh, oldSsh.transport).kind !== chooseTransport(h.ssh, this.sshDefaults.transport).kind || oldSsh.binary !== this.sshDefaults.binary;
@@ -416,6 +423,7 @@ export class FleetService implements Disposable {
     this.roundEmitter.dispose();
     this.tickEmitter.dispose();
     this.hostStateEmitter.dispose();
+    this.rebootEmitter.dispose();
   }
 
   // --- internals -----------------------------------------------------------
@@ -445,7 +453,8 @@ export class FleetService implements Disposable {
         error: change.error ?? null,
         hostKey: change.error && HOST_KEY_CODES.has(change.error.code) ? (session.hostKeyProblem ?? null) : null,
       });
-    }, { settings: this.settings, tunnelSockets: this.tunnelSockets, ...this.prometheus.sourcesFor(config) });
+    }, { settings: this.settings, tunnelSockets: this.tunnelSockets, ...this.prometheus.sourcesFor(config),
+      health: this.healthDefaults, onReboot: (reboot) => this.hosts.get(config.label) === runtime && this.rebootEmitter.fire(reboot) });
     this.hosts.set(config.label, runtime);
     return runtime;
   }

@@ -1,5 +1,5 @@
 import type { CredentialPrompt, ErrorSummary, GpuVendor } from '../../../src-preload/contract/index.js';
-import type { HostConfig } from '../config/index.js';
+import type { HealthConfig, HostConfig } from '../config/index.js';
 import { AppError, DisposableStore, fireAndForget, toAppError, type Clock, type Logger } from '../base/index.js';
 import { GatedTunnel, SshErrorCode, type SshSession, type SshStateChange, type TunnelSockets } from '../ssh/index.js';
 import { UpstreamClient, upstreamKey } from '../upstream/index.js';
@@ -17,6 +17,8 @@ import {
 } from '../telemetry/index.js';
 import { FleetErrorCode } from './errors.js';
 import { ServiceMonitor } from './service-monitor.js';
+import { HostGpuProcesses, type GpuAppsReading } from './host-gpu-processes.js';
+import { HostHealthMonitor, healthSettingsOf, type HostReboot } from './host-health.js';
 import { SOURCE_DETAIL, execGpuSource, tunnelServiceSource, type PollSettings } from './sources.js';
 import type { HostState, ReadingSource, StaleCause } from './state.js';
 
@@ -35,6 +37,10 @@ export interface HostSources {
   serviceSources?: ReadonlyMap<string, TelemetrySource>;
   /** The folder the tunnels' private sockets go in (the fleet's one). */
   tunnelSockets: TunnelSockets;
+  /** The fleet-wide host health settings (the host's own `health` wins field by field). */
+  health?: HealthConfig;
+  /** A new boot id was seen: the host rebooted. */
+  onReboot?: (reboot: HostReboot) => void;
 }
 
 /**
@@ -57,6 +63,10 @@ export class HostRuntime {
   private gpuIssues: readonly string[] = [];
   private detectIn = 0;
   private readonly exec: ExecRunner;
+  readonly health: HostHealthMonitor;
+  /** The last compute-apps list (read every few GPU polls), kept until the next one. */
+  private gpuApps: GpuAppsReading | null = null;
+  private readonly gpuProcesses = new HostGpuProcesses();
   private updatedAt: number | null = null;
   private lastError: ErrorSummary | null = null;
   private polling = false;
@@ -73,6 +83,8 @@ export class HostRuntime {
   ) {
     this.exec = (command, options) => session.exec(command, options);
     this.gpuSource = sources.gpuSource ?? null;
+    const onReboot = sources.onReboot ?? (() => undefined);
+    this.health = new HostHealthMonitor(config.label, healthSettingsOf(config.health, sources.health), this.exec, clock, logger, onReboot);
     const tool = config.telemetry?.gpu ?? 'auto';
     if (this.gpuSource === null && tool !== 'auto' && tool !== 'none') this.useGpuTool(tool);
     this.services = config.services.map((s) => {
@@ -235,6 +247,9 @@ export class HostRuntime {
         this.updatedAt = this.clock.now();
       }
       if (connected) this.checkLinkAlive(settings);
+      // After the GPUs (the vendor decides whether DRM fdinfo is read); its own interval and deadline
+      // (a `du` round takes long), so it never holds a poll round up.
+      if (connected && this.health.due()) fireAndForget(this.health.run(this.gpuVendor), this.logger, 'host health');
     } catch (err) {
       this.logger.error('poll failed unexpectedly', { error: toAppError(err).message });
     } finally {
@@ -294,6 +309,7 @@ export class HostRuntime {
     this.gpuIssues = (r.issues ?? []).slice(0, 10);
     this.gpuStale = null;
     this.gpuReadAt = r.atMs;
+    if (gpus.some((g) => g.processes !== null)) this.gpuApps = { atMs: r.atMs, byGpu: new Map(gpus.map((g) => [g.index, g.processes ?? []])) };
     const vendor = gpus[0]?.vendor;
     if (vendor) this.gpuVendor = vendor;
   }
@@ -334,6 +350,8 @@ export class HostRuntime {
   state(): HostState {
     const session = this.session;
     const problem = session.hostKeyProblem;
+    const services = this.services.map((s) => s.state(this.config.label, session.state, session.nextRetryAt));
+    const health = this.health.state();
     return {
       label: this.config.label,
       config: this.config,
@@ -347,7 +365,16 @@ export class HostRuntime {
         transport: session.transport ? { ...session.transport, effective: session.transport.effective ? { ...session.transport.effective } : null } : null,
       },
       gpus: { readings: this.gpus, stale: this.gpuStale, vendor: this.gpuVendor, tool: this.gpuTool, source: this.gpuReadingSource(), issues: this.gpuIssues },
-      services: this.services.map((s) => s.state(this.config.label, session.state, session.nextRetryAt)),
+      health: this.health.settings.intervalMs > 0 ? health : null,
+      gpuProcesses: this.gpuProcesses.state({
+        vendor: this.gpuVendor,
+        apps: this.gpuApps,
+        health: this.health.parsed,
+        healthAtMs: health.atMs,
+        services: services.map((s) => ({ id: s.id, remoteHost: s.config.remoteHost, remotePort: s.config.remotePort, health: s.health })),
+        sshUser: this.config.ssh.user,
+      }),
+      services,
       updatedAt: this.updatedAt,
     };
   }

@@ -44,6 +44,10 @@ export class HostService implements Disposable {
   constructor(private readonly deps: HostServiceDeps) {
     const { fleet, config, emit } = deps;
     this.disposables.add(fleet.onDidChangeHostState((change) => this.onHostState(change)));
+    // A reboot is evidence (an outage the session may not have noticed) and what a reboot alert keys on.
+    this.disposables.add(
+      fleet.onDidReboot((r) => this.audit.append({ type: 'host.rebooted', actor: 'system', target: r.label, payload: { previousBootId: r.previousBootId, bootId: r.bootId, uptimeS: r.uptimeS } })),
+    );
     this.disposables.add(
       config.onDidChange((next) => {
         fleet.applyConfig(next);

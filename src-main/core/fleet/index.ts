@@ -29,3 +29,6 @@ export {
   type ReadingSource,
 } from './state.js';
 export { fleetSnapshotOf, hostViewOf, serviceViewOf, figuresView } from './snapshot-view.js';
+export { type HostGpuProcessesState } from './state.js';
+export { type HostHealthState, type HostHealthFigures, type HostReboot, type HealthSettings } from './host-health.js';
+export { type MatchedGpuProcess, type ProcessFlag } from './gpu-process-match.js';

@@ -10,6 +10,8 @@ import type { HostKeyProblem, SshTransportInfo } from '../ssh/index.js';
 import type { GpuReading, GpuToolKind, ServiceFigures, ServiceReading } from '../telemetry/index.js';
 import type { UpstreamKey } from '../upstream/index.js';
 import type { ProbeResult, TunnelTestResult } from './tunnel-probe.js';
+import type { HostHealthState } from './host-health.js';
+import type { MatchedGpuProcess, ProcessFlag } from './gpu-process-match.js';
 
 /** Why a figure is not current: the coded cause (FLEET_*, SSH_*, UPSTREAM_*, TELEMETRY_*), never a sentence to match. */
 export interface StaleCause {
@@ -87,11 +89,26 @@ export interface HostGpuState {
   readonly issues: readonly string[];
 }
 
+/** Each GPU's processes with the configured service each belongs to, and what an operator should look at. */
+export interface HostGpuProcessesState {
+  readonly processes: readonly MatchedGpuProcess[];
+  /** Memory held by no configured service, a second listener or a stale process on a service's port. */
+  readonly flags: readonly ProcessFlag[];
+  /** When the GPU process list was read (nvidia-smi --query-compute-apps every few GPU polls; AMD: DRM fdinfo with the health round). */
+  readonly atMs: number | null;
+  /** When the process table and listeners they were matched against were read (the health round). */
+  readonly matchedAtMs: number | null;
+}
+
 export interface HostState {
   readonly label: string;
   readonly config: HostConfig;
   readonly session: HostSessionState;
   readonly gpus: HostGpuState;
+  /** Disk, memory, load, uptime and boot id over SSH (fleet/host-health.ts); null when health polling is off. */
+  readonly health: HostHealthState | null;
+  /** Null before both a GPU process list and a process table were read. */
+  readonly gpuProcesses: HostGpuProcessesState | null;
   readonly services: readonly ServiceState[];
   /** When a poll last brought something current. */
   readonly updatedAt: number | null;

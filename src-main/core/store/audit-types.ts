@@ -18,6 +18,7 @@ export const AUDIT_EVENT_TYPES = [
   'host.reconnect',
   'host.connection.lost',
   'host.connection.up',
+  'host.rebooted',
   'hosts.import.previewed',
   'hosts.imported',
   'ssh.hostkey.unknown',

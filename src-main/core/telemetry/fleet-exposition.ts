@@ -36,6 +36,18 @@ const FAMILIES = {
   [FLEET_GPU_SERIES.powerWatts]: 'GPU power draw.',
   [FLEET_GPU_SERIES.powerLimitWatts]: 'GPU power limit.',
   [FLEET_GPU_SERIES.temperatureCelsius]: 'GPU temperature.',
+  gpu_console_host_health_stale: 'Whether the last host health round failed (1); its figures are then left out.',
+  gpu_console_host_disk_free_bytes: 'Disk space available to an unprivileged user on the filesystem of a watched path (df Available): / , a model cache, Docker\'s root.',
+  gpu_console_host_disk_total_bytes: 'Size of the filesystem of a watched path.',
+  gpu_console_host_memory_available_bytes: 'Host RAM available for new work (MemAvailable).',
+  gpu_console_host_memory_total_bytes: 'Host RAM in all (MemTotal).',
+  gpu_console_host_swap_used_bytes: 'Swap in use (SwapTotal - SwapFree).',
+  gpu_console_host_load1: 'Host load average over one minute.',
+  gpu_console_host_cpus: 'CPUs online on the host (nproc).',
+  gpu_console_host_uptime_seconds: 'Seconds since the host booted (/proc/uptime).',
+  gpu_console_host_model_cache_bytes: 'Size of a model cache folder (du, measured every few minutes at low priority).',
+  gpu_console_gpu_process_memory_bytes: 'GPU memory held by a process (the largest few per GPU); service is empty when no configured service owns it.',
+  gpu_console_host_gpu_process_flags: 'Findings about GPU processes and service ports by code (memory held by no configured service, a second or stale listener).',
   gpu_console_service_up: 'Whether the model service answers its health check (1) or not (0, also while it loads its model); absent while unknown.',
   gpu_console_service_figures_stale: 'Whether the last scrape of the service failed (1); its figures are then left out.',
   gpu_console_service_sleep_state: 'Sleep state of the model service (one series per state; the current one is 1).',
@@ -90,6 +102,43 @@ class Exposition {
 }
 
 const bytes = (mib: number | null | undefined): number | null => (typeof mib === 'number' ? mib * MIB : null);
+/** Processes per GPU on /metrics: the largest ones; a PID label is a new series per process, so the count is capped. */
+export const PROCESSES_PER_GPU = 8;
+
+function addHealth(out: Exposition, h: HostView): void {
+  const hv = h.health;
+  if (!hv) return;
+  const host = { host: h.label };
+  out.add('gpu_console_host_health_stale', host, hv.staleReason !== null ? 1 : hv.atMs !== null ? 0 : null);
+  if (hv.staleReason === null) {
+    for (const d of hv.disks) {
+      const labels = { host: h.label, kind: d.kind, path: d.path, mount: d.mount };
+      out.add('gpu_console_host_disk_free_bytes', labels, d.freeBytes);
+      out.add('gpu_console_host_disk_total_bytes', labels, d.totalBytes);
+    }
+    out.add('gpu_console_host_memory_available_bytes', host, hv.memAvailableBytes);
+    out.add('gpu_console_host_memory_total_bytes', host, hv.memTotalBytes);
+    out.add('gpu_console_host_swap_used_bytes', host, hv.swapTotalBytes !== null && hv.swapFreeBytes !== null ? hv.swapTotalBytes - hv.swapFreeBytes : null);
+    out.add('gpu_console_host_load1', host, hv.load1);
+    out.add('gpu_console_host_cpus', host, hv.cpuCount);
+    out.add('gpu_console_host_uptime_seconds', host, hv.uptimeS);
+  }
+  for (const c of hv.cacheSizes) out.add('gpu_console_host_model_cache_bytes', { host: h.label, path: c.path }, c.bytes);
+}
+
+function addGpuProcesses(out: Exposition, h: HostView): void {
+  if (!h.gpuProcesses) return;
+  for (const g of h.gpus) {
+    // GpuView.processes come largest first.
+    for (const p of (g.processes ?? []).slice(0, PROCESSES_PER_GPU)) {
+      const labels = { host: h.label, gpu: String(g.index), pid: p.pid === null ? null : String(p.pid), process: p.name, service: p.serviceId };
+      out.add('gpu_console_gpu_process_memory_bytes', labels, bytes(p.usedMemoryMiB));
+    }
+  }
+  const byCode = new Map<string, number>();
+  for (const f of h.gpuProcesses.flags) byCode.set(f.code, (byCode.get(f.code) ?? 0) + 1);
+  for (const [code, n] of byCode) out.add('gpu_console_host_gpu_process_flags', { host: h.label, code }, n);
+}
 const ratio = (pct: number | null | undefined): number | null => (typeof pct === 'number' ? pct / 100 : null);
 
 function addHost(out: Exposition, h: HostView): void {
@@ -133,6 +182,8 @@ export function renderFleetExposition(snapshot: FleetSnapshot): string {
   const out = new Exposition();
   for (const h of snapshot.hosts) {
     addHost(out, h);
+    addHealth(out, h);
+    addGpuProcesses(out, h);
     for (const s of h.services) addService(out, h, s);
   }
   return out.render();

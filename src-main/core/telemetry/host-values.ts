@@ -26,12 +26,44 @@ export interface HostReadings {
   readonly config: { readonly pricePerHourUsd?: number | null };
   readonly session: { readonly state: HostConnectionState; readonly lastError: { readonly code: string } | null };
   readonly gpus: { readonly readings: readonly GpuReading[]; readonly stale: Cause | null };
+  /** Host health over SSH (the fleet's HostHealthState); null when off. */
+  readonly health?: HostHealthReadings | null;
   readonly services: readonly {
     readonly id: string;
     readonly stale: Cause | null;
     readonly figures: ServiceFigures | null;
     readonly reading: ServiceReading | null;
   }[];
+}
+
+/** What telemetry reads of a host's health: the last good figures, stale while a round fails. */
+export interface HostHealthReadings {
+  readonly stale: Cause | null;
+  readonly figures: {
+    readonly memTotalBytes: number | null;
+    readonly memAvailableBytes: number | null;
+    readonly swapTotalBytes: number | null;
+    readonly swapFreeBytes: number | null;
+    readonly load1: number | null;
+    readonly disks: readonly { readonly kind: string; readonly freeBytes: number | null }[];
+  } | null;
+}
+
+const GIB = 1024 ** 3;
+const minus = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
+const gib = (bytes: number | null) => (bytes === null ? null : Math.round((bytes / GIB) * 1000) / 1000);
+
+/** Disk free on / and on the first model cache, RAM and swap used, RAM available, load; gaps while stale or unknown. */
+export function healthValues(health: HostHealthReadings | null | undefined, out: HostValues = {}): HostValues {
+  if (health === undefined || health === null) return out;
+  const f = health.stale === null ? health.figures : null;
+  out[hostSeries('disk_root_free_gib')] = gib(f?.disks.find((d) => d.kind === 'root')?.freeBytes ?? null);
+  out[hostSeries('disk_cache_free_gib')] = gib(f?.disks.find((d) => d.kind === 'cache')?.freeBytes ?? null);
+  out[hostSeries('mem_used_gib')] = gib(minus(f?.memTotalBytes ?? null, f?.memAvailableBytes ?? null));
+  out[hostSeries('mem_available_gib')] = gib(f?.memAvailableBytes ?? null);
+  out[hostSeries('swap_used_gib')] = gib(minus(f?.swapTotalBytes ?? null, f?.swapFreeBytes ?? null));
+  out[hostSeries('load1')] = f?.load1 ?? null;
+  return out;
 }
 
 /** What telemetry reads of one state of the fleet (at the end of a poll round). */
@@ -155,5 +187,6 @@ export function hostValuesOf(host: HostReadings): HostValues {
   out[hostSeries('gen_tok_s')] = genKnown ? gen : null;
   out[hostSeries('busy_pct')] = busy === null ? null : busy ? 100 : 0;
   costValues(host.config.pricePerHourUsd ?? null, genKnown ? gen : null, out);
+  healthValues(host.health, out);
   return out;
 }

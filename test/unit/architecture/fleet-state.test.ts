@@ -22,6 +22,7 @@ const VIEW_TYPES = new Set(['FleetSnapshot', 'HostView', 'ServiceView', 'GpuView
 /** Where the contract's snapshot is built or rendered as it is, each with why. */
 const EDGES: Record<string, string> = {
   'src-main/core/fleet/snapshot-view.ts': 'builds the contract view from FleetState',
+  'src-main/core/fleet/health-view.ts': 'builds the host health and GPU process parts of the contract view (called by snapshot-view)',
   'src-main/core/fleet/fleet-service.ts': 'emits fleet.tick (built by snapshot-view) and offers snapshot()/onDidTick to bridges and tests',
   'src-main/core/proxy/server.ts': "the proxy's /metrics: renders the fleet as the screen shows it (telemetry/fleet-exposition.ts)",
   'src-main/core/telemetry/fleet-exposition.ts': 'the Prometheus exposition of the fleet view on /metrics',

@@ -114,6 +114,8 @@ describe('FleetService', () => {
         powerLimitW: 350,
         temperatureC: 71,
         vendor: 'nvidia',
+        // The fake's --query-compute-apps lists none on this GPU (issue #29 item 3: the list is kept now).
+        processes: [],
       },
     ]);
     expect(h.gpuVendor).toBe('nvidia');

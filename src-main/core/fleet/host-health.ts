@@ -1,0 +1,180 @@
+// A host's health, polled slowly on its SSH session: one exec per round (the
+// health command), its own interval beside the GPU and service polls (default
+// 15 s), the model cache measured every 10 min at low priority. A new boot id
+// is a reboot: reported once to the fleet, which publishes it. The last good
+// figures stay, with the coded cause, while a round fails.
+import { toAppError, type Clock, type Logger } from '../base/index.js';
+import type { HealthConfig } from '../config/index.js';
+import type { ExecRunner } from '../telemetry/index.js';
+import { FleetErrorCode } from './errors.js';
+import { DEFAULT_MODEL_CACHE, healthCommand } from './host-health-command.js';
+import { parseHealthOutput, type CacheSizeReading, type DiskReading, type HealthIssue, type ParsedHealth } from './host-health-parse.js';
+
+/** The fleet's StaleCause (state.ts imports this file's types, so it is spelled here). */
+type StaleCause = HealthIssue;
+
+export interface HealthSettings {
+  /** 0: host health is off. */
+  readonly intervalMs: number;
+  readonly cacheSizeIntervalMs: number;
+  readonly cacheSizeTimeoutS: number;
+  readonly modelCache: readonly string[];
+}
+
+/** The host's own settings over the fleet's over the defaults, field by field. */
+export function healthSettingsOf(host: HealthConfig | undefined, fleet: HealthConfig | undefined): HealthSettings {
+  return {
+    intervalMs: host?.intervalMs ?? fleet?.intervalMs ?? 15_000,
+    cacheSizeIntervalMs: host?.cacheSizeIntervalMs ?? fleet?.cacheSizeIntervalMs ?? 600_000,
+    cacheSizeTimeoutS: host?.cacheSizeTimeoutS ?? fleet?.cacheSizeTimeoutS ?? 60,
+    modelCache: host?.modelCache ?? fleet?.modelCache ?? [DEFAULT_MODEL_CACHE],
+  };
+}
+
+/** A host came back with another boot id than the console saw before: it rebooted. */
+export interface HostReboot {
+  readonly label: string;
+  readonly previousBootId: string;
+  readonly bootId: string;
+  /** The host's uptime when the console saw it (seconds): the reboot was that long before `atMs`. */
+  readonly uptimeS: number | null;
+  readonly atMs: number;
+}
+
+export interface HostHealthFigures {
+  readonly bootId: string | null;
+  readonly uptimeS: number | null;
+  readonly load1: number | null;
+  readonly load5: number | null;
+  readonly load15: number | null;
+  readonly cpuCount: number | null;
+  readonly memTotalBytes: number | null;
+  readonly memAvailableBytes: number | null;
+  readonly swapTotalBytes: number | null;
+  readonly swapFreeBytes: number | null;
+  readonly disks: readonly DiskReading[];
+}
+
+export interface HostHealthState {
+  /** The last good reading's figures; null before the first one. */
+  readonly figures: HostHealthFigures | null;
+  /** When those figures were read (the console's clock at the answer). */
+  readonly atMs: number | null;
+  /** Why they are not current; null when the last round succeeded. */
+  readonly stale: StaleCause | null;
+  /** The model caches' sizes from the last `du` round, and when it ran. */
+  readonly cacheSizes: readonly CacheSizeReading[];
+  readonly cacheSizesAtMs: number | null;
+  /** Docker's root folder, or why it is not known (not installed, not permitted). */
+  readonly docker: { readonly rootDir: string | null; readonly why: string | null } | null;
+  /** Parts of the last reading that could not be read, `CODE: message` each. */
+  readonly issues: readonly string[];
+  /** When the console last saw a new boot id. */
+  readonly rebootedAtMs: number | null;
+  readonly intervalMs: number;
+}
+
+export const HEALTH_SOURCE_DETAIL = 'df -PB1, /proc/meminfo, /proc/loadavg, /proc/uptime, boot_id, nproc, ss -ltnpH, ps; du (low priority) of the model cache';
+
+const text = (i: HealthIssue) => `${i.code}: ${i.message}`;
+
+export class HostHealthMonitor {
+  private last: ParsedHealth | null = null;
+  private figures: HostHealthFigures | null = null;
+  private atMs: number | null = null;
+  private stale: StaleCause | null = null;
+  private cacheSizes: readonly CacheSizeReading[] = [];
+  private cacheSizesAtMs: number | null = null;
+  private docker: HostHealthState['docker'] = null;
+  private issues: readonly string[] = [];
+  private rebootedAtMs: number | null = null;
+  private nextAtMs = 0;
+  private nextFullAtMs = 0;
+  private inFlight = false;
+
+  constructor(
+    private readonly label: string,
+    readonly settings: HealthSettings,
+    private readonly exec: ExecRunner,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly onReboot: (reboot: HostReboot) => void,
+  ) {}
+
+  /** The last answer as parsed (its process table, listeners and DRM clients feed the GPU process match). */
+  get parsed(): ParsedHealth | null {
+    return this.last;
+  }
+
+  due(): boolean {
+    return this.settings.intervalMs > 0 && !this.inFlight && this.clock.now() >= this.nextAtMs;
+  }
+
+  /** One round. Never throws: a failure becomes the coded stale cause. */
+  async run(gpuVendor: 'nvidia' | 'amd' | null): Promise<void> {
+    if (this.inFlight) return;
+    this.inFlight = true;
+    const start = this.clock.now();
+    const full = start >= this.nextFullAtMs;
+    this.nextAtMs = start + this.settings.intervalMs;
+    const s = this.settings;
+    const command = healthCommand({ mode: full ? 'full' : 'fast', gpuVendor, cacheSizeTimeoutS: s.cacheSizeTimeoutS, modelCache: s.modelCache, dockerRoot: this.docker?.rootDir ?? null });
+    // A `du` round may take each cache's deadline; a figures-only round is a few cheap reads.
+    const timeoutMs = full ? s.cacheSizeTimeoutS * 1000 * s.modelCache.length + 15_000 : 10_000;
+    try {
+      const res = await this.exec(command, { timeoutMs, maxOutputBytes: 1024 * 1024 });
+      const at = this.clock.now();
+      const parsed = parseHealthOutput(res.stdout);
+      if (parsed === null) {
+        const line = (res.stderr || res.stdout).trim().split('\n')[0]?.slice(0, 160) ?? '';
+        this.stale = { code: FleetErrorCode.HEALTH_EXEC_FAILED, message: `the health command exited ${res.exitCode ?? res.signal ?? '?'}${line ? `: ${line}` : ' without output'}` };
+        return;
+      }
+      if (full) this.nextFullAtMs = start + s.cacheSizeIntervalMs;
+      this.apply(parsed, at, full);
+    } catch (err) {
+      const e = toAppError(err, FleetErrorCode.HEALTH_EXEC_FAILED);
+      this.stale = { code: e.code, message: e.message };
+    } finally {
+      this.inFlight = false;
+    }
+  }
+
+  private apply(p: ParsedHealth, at: number, full: boolean): void {
+    const previous = this.figures?.bootId ?? null;
+    if (previous !== null && p.bootId !== null && p.bootId !== previous) {
+      this.rebootedAtMs = at;
+      // Docker's root and the caches are read again on a rebooted host.
+      this.nextFullAtMs = 0;
+      this.logger.info('host rebooted', { previousBootId: previous, bootId: p.bootId, uptimeS: p.uptimeS });
+      this.onReboot({ label: this.label, previousBootId: previous, bootId: p.bootId, uptimeS: p.uptimeS, atMs: at });
+    }
+    this.last = p;
+    const { bootId, uptimeS, load1, load5, load15, cpuCount, memTotalBytes, memAvailableBytes, swapTotalBytes, swapFreeBytes, disks } = p;
+    this.figures = { bootId, uptimeS, load1, load5, load15, cpuCount, memTotalBytes, memAvailableBytes, swapTotalBytes, swapFreeBytes, disks };
+    this.atMs = at;
+    if (full && p.cacheSizes !== null) {
+      this.cacheSizes = p.cacheSizes;
+      this.cacheSizesAtMs = at;
+    }
+    if (full) this.docker = p.docker;
+    const issues = [...p.issues, ...disks.flatMap((d) => (d.error ? [d.error] : [])), ...this.cacheSizes.flatMap((c) => (c.error ? [c.error] : []))];
+    if (this.docker?.why) issues.push({ code: FleetErrorCode.HEALTH_DOCKER_UNAVAILABLE, message: `Docker's root folder is not known: ${this.docker.why}` });
+    this.issues = issues.slice(0, 10).map(text);
+    this.stale = p.complete ? null : { code: FleetErrorCode.HEALTH_UNPARSEABLE, message: 'the health command was cut short (output cap or deadline); figures after the cut are unknown' };
+  }
+
+  state(): HostHealthState {
+    return {
+      figures: this.figures,
+      atMs: this.atMs,
+      stale: this.stale,
+      cacheSizes: this.cacheSizes,
+      cacheSizesAtMs: this.cacheSizesAtMs,
+      docker: this.docker,
+      issues: this.issues,
+      rebootedAtMs: this.rebootedAtMs,
+      intervalMs: this.settings.intervalMs,
+    };
+  }
+}
