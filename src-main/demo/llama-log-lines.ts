@@ -71,6 +71,15 @@ export function llamaOomLines(c: LlamaLogContext): LogLineSpec[] {
   ];
 }
 
+/** A new process that finds the port taken (a ghost holds it) and exits. */
+export function llamaBindFailedLines(c: LlamaLogContext): LogLineSpec[] {
+  return [
+    line(`build: ${LLAMA_BUILD_INFO.replace(/^b(\d+)-(\w+)$/, '$1 ($2)')} with cc (Ubuntu 14.2.0-4ubuntu2) 14.2.0 for x86_64-linux-gnu`),
+    line('main: binding port with default address family'),
+    line(`main: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: ${c.profile.remotePort}`, 3),
+  ];
+}
+
 export function llamaShutdownLines(): LogLineSpec[] {
   return [line('srv    operator(): operator(): cleaning up before exit...'), line('main: server is shutting down')];
 }

@@ -8,7 +8,7 @@
 import type { Clock, Disposable } from '../core/base/index.js';
 import { DisposableStore } from '../core/base/index.js';
 import type { LlamaLogContext } from './llama-log-lines.js';
-import { llamaLoadLines, llamaOomLines, llamaReadyLines, llamaShutdownLines, llamaSleepLines, llamaTaskLines, llamaWakeLines } from './llama-log-lines.js';
+import { llamaBindFailedLines, llamaLoadLines, llamaOomLines, llamaReadyLines, llamaShutdownLines, llamaSleepLines, llamaTaskLines, llamaWakeLines } from './llama-log-lines.js';
 import { LlamaSimulator } from './llama-simulator.js';
 import type { LogPlaces } from './log-places.js';
 import type { LogLineSpec, ServiceLog } from './service-log.js';
@@ -31,6 +31,8 @@ export interface ServiceLogWriterOptions {
 interface Phase {
   process: 'down' | 'loading' | 'up';
   sleeping: boolean;
+  /** llama-server: the last process that failed to bind (a ghost held the port). */
+  failedPid: number | null;
 }
 
 export class ServiceLogWriter implements Disposable {
@@ -42,7 +44,7 @@ export class ServiceLogWriter implements Disposable {
 
   constructor(private readonly o: ServiceLogWriterOptions) {
     const st = o.sim.state();
-    this.phase = { process: st.process, sleeping: st.isSleeping };
+    this.phase = { process: st.process, sleeping: st.isSleeping, failedPid: 'lastFailedPid' in st ? st.lastFailedPid : null };
     this.backfill();
     this.store.add(o.sim.onDidChangeState.on(() => this.onState()));
     if (o.sim instanceof LlamaSimulator) {
@@ -137,10 +139,11 @@ export class ServiceLogWriter implements Disposable {
 
   private onState(): void {
     const st = this.o.sim.state();
-    const next: Phase = { process: st.process, sleeping: st.isSleeping };
+    const next: Phase = { process: st.process, sleeping: st.isSleeping, failedPid: 'lastFailedPid' in st ? st.lastFailedPid : null };
     const prev = this.phase;
     this.phase = next;
     const now = this.o.clock.now();
+    if (next.failedPid !== null && next.failedPid !== prev.failedPid) this.onBindFailed(next.failedPid);
     if (prev.process !== 'down' && next.process === 'down') this.onDown(st.failure === 'cuda-oom', now);
     else if (prev.process === 'down' && next.process === 'loading') this.onLoading();
     else if (prev.process === 'loading' && next.process === 'up') {
@@ -162,6 +165,14 @@ export class ServiceLogWriter implements Disposable {
     if (unit) this.write([this.systemd(`Stopping ${unit} - ${this.unitName()}...`)]);
     this.write(llama ? llamaShutdownLines() : vllmShutdownLines(this.vllmCtx()));
     if (unit) this.write([this.systemd(`${unit}: Deactivated successfully.`), this.systemd(`Stopped ${unit} - ${this.unitName()}.`)]);
+  }
+
+  /** A restart whose new process found the port taken: it says so and exits; the old one keeps serving. */
+  private onBindFailed(pid: number): void {
+    const unit = this.o.places.unit;
+    if (unit) this.write([this.systemd(`Stopping ${unit} - ${this.unitName()}...`), this.systemd(`${unit}: Deactivated successfully.`), this.systemd(`Started ${unit} - ${this.unitName()}.`)]);
+    this.o.log.append(llamaBindFailedLines(this.llamaCtx()), pid);
+    if (unit) this.write([this.systemd(`${unit}: Main process exited, code=exited, status=1/FAILURE`, 3), this.systemd(`${unit}: Failed with result 'exit-code'.`, 3)]);
   }
 
   private onLoading(): void {

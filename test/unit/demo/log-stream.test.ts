@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoFleet, type DemoFleet } from '../../../src-main/demo/index.js';
 import type { LogSink } from '../../../src-main/demo/log-stream.js';
+import { classifyLine } from '../../../src-main/core/logs/index.js';
 
 // The demo's log commands as a stream (issue #29 item 8): lines leave in the
 // order the service wrote them even where they alternate between stdout and
@@ -78,5 +79,17 @@ describe("the demo's log stream", () => {
     await Promise.resolve();
     expect(slow.lines()).toEqual(['a', 'b', 'c']);
     held.stop();
+  });
+
+  it("a restart that leaves a ghost on llama-server's port logs the new process's failed bind, marked by core's classifier as port-in-use", async () => {
+    const host = fleet.host('strix');
+    host.llamaServer('coder').ghostOnNextRestart();
+    expect((await host.run('sudo systemctl restart llama-server.service')).code).toBe(0);
+    const r = await host.run('journalctl --unit=llama-server.service --output=short-iso-precise --lines=4');
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[1]).toMatch(/^\S+ strix llama-server\[\d+\]: main: couldn't bind HTTP server socket, hostname: 127\.0\.0\.1, port: 8080$/);
+    expect(classifyLine(lines[1]!)).toBe('port-in-use');
+    expect(lines.slice(2)).toEqual([expect.stringMatching(/systemd\[1\]: llama-server\.service: Main process exited, code=exited, status=1\/FAILURE$/), expect.stringMatching(/Failed with result 'exit-code'\.$/)]);
+    host.llamaServer('coder').kill(host.llamaServer('coder').state().pid!);
   });
 });
