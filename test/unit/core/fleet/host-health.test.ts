@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { AppError, FakeClock, silentLogger } from '../../../../src-main/core/base/index.js';
+import { HostHealthMonitor, healthSettingsOf, type HostReboot } from '../../../../src-main/core/fleet/host-health.js';
+import { SshErrorCode } from '../../../../src-main/core/ssh/index.js';
+import type { ExecRunner } from '../../../../src-main/core/telemetry/index.js';
+
+const BOOT_A = '7d1c467f-343e-4a6c-bc22-2432f86f0b1e';
+const BOOT_B = '0f4b3c2a-1111-4a6c-bc22-2432f86f0b1e';
+
+function answer(bootId: string, uptimeS: number, full: boolean): string {
+  return [
+    '@v 1',
+    `@boot_id ${bootId}`,
+    `@uptime ${uptimeS}.50 100.00`,
+    '@loadavg 1.25 1.00 0.75 2/300 999',
+    '@nproc 16',
+    '@meminfo',
+    'MemTotal:       65536000 kB',
+    'MemAvailable:   32768000 kB',
+    'SwapTotal:       8388604 kB',
+    'SwapFree:        8388604 kB',
+    ...(full ? ['@docker_root /var/lib/docker'] : []),
+    '@df root /',
+    'Filesystem         1-blocks        Used   Available Capacity Mounted on',
+    '/dev/nvme0n1p2 1967317819392 1959266504704 8051314688     100% /',
+    ...(full ? ['@du 0 29675483136 /home/ops/.cache/huggingface'] : []),
+    '@end',
+    '',
+  ].join('\n');
+}
+
+function world(settings = healthSettingsOf(undefined, undefined)) {
+  const clock = new FakeClock(1_700_000_000_000);
+  const commands: string[] = [];
+  let reply: (command: string) => Promise<string> = async (c) => answer(BOOT_A, 1000, c.includes(' full '));
+  const exec: ExecRunner = async (command) => {
+    commands.push(command);
+    return { exitCode: 0, signal: null, stdout: await reply(command), stderr: '', truncated: false };
+  };
+  const reboots: HostReboot[] = [];
+  const monitor = new HostHealthMonitor('l20-poc', settings, exec, clock, silentLogger, (r) => reboots.push(r));
+  return { clock, commands, reboots, monitor, setReply: (f: typeof reply) => (reply = f) };
+}
+
+describe('HostHealthMonitor', () => {
+  it('defaults: every 15 s, du of ~/.cache/huggingface every 10 min; fleet settings under the host\'s', () => {
+    expect(healthSettingsOf(undefined, undefined)).toEqual({ intervalMs: 15_000, cacheSizeIntervalMs: 600_000, cacheSizeTimeoutS: 60, modelCache: ['~/.cache/huggingface'] });
+    expect(healthSettingsOf({ modelCache: ['/srv/hf'] }, { intervalMs: 30_000, modelCache: ['/data'] })).toMatchObject({ intervalMs: 30_000, modelCache: ['/srv/hf'] });
+  });
+
+  it('runs a full round first, then fast rounds on its interval, a full one again after cacheSizeIntervalMs', async () => {
+    const w = world();
+    expect(w.monitor.due()).toBe(true);
+    await w.monitor.run('nvidia');
+    expect(w.monitor.due()).toBe(false);
+    w.clock.advance(15_000);
+    expect(w.monitor.due()).toBe(true);
+    await w.monitor.run('nvidia');
+    w.clock.advance(600_000);
+    await w.monitor.run('nvidia');
+    expect(w.commands.map((c) => / gpu-console-health (\w+) /.exec(c)?.[1])).toEqual(['full', 'fast', 'full']);
+    // Docker's root, learned in a full round, is watched by df in the fast ones.
+    expect(w.commands[1]).toContain(' docker /var/lib/docker');
+    const s = w.monitor.state();
+    expect(s.figures).toMatchObject({ cpuCount: 16, load1: 1.25, memAvailableBytes: 32768000 * 1024, swapTotalBytes: 8388604 * 1024 });
+    expect(s.figures!.disks[0]).toMatchObject({ kind: 'root', freeBytes: 8051314688 });
+    expect(s.cacheSizes).toEqual([{ path: '/home/ops/.cache/huggingface', bytes: 29675483136, error: null }]);
+    expect(s.docker).toEqual({ rootDir: '/var/lib/docker', why: null });
+    expect(s.stale).toBeNull();
+  });
+
+  it('a new boot id is a reboot, reported once; the first reading is only the baseline', async () => {
+    const w = world();
+    await w.monitor.run('nvidia');
+    w.clock.advance(15_000);
+    await w.monitor.run('nvidia');
+    expect(w.reboots).toEqual([]);
+    w.setReply(async (c) => answer(BOOT_B, 42, c.includes(' full ')));
+    w.clock.advance(15_000);
+    await w.monitor.run('nvidia');
+    w.clock.advance(15_000);
+    await w.monitor.run('nvidia');
+    expect(w.reboots).toEqual([{ label: 'l20-poc', previousBootId: BOOT_A, bootId: BOOT_B, uptimeS: 42.5, atMs: 1_700_000_030_000 }]);
+    expect(w.monitor.state().rebootedAtMs).toBe(1_700_000_030_000);
+    // After a reboot the caches and Docker's root are read again at once.
+    expect(w.commands.map((c) => / gpu-console-health (\w+) /.exec(c)?.[1])).toEqual(['full', 'fast', 'fast', 'full']);
+  });
+
+  it('a failed round keeps the last figures with the coded cause; a reply that is not the command\'s is FLEET_HEALTH_EXEC_FAILED', async () => {
+    const w = world();
+    await w.monitor.run('nvidia');
+    w.setReply(async () => {
+      throw new AppError(SshErrorCode.EXEC_TIMEOUT, 'exec timed out after 10000 ms');
+    });
+    w.clock.advance(15_000);
+    await w.monitor.run('nvidia');
+    expect(w.monitor.state()).toMatchObject({ stale: { code: 'SSH_EXEC_TIMEOUT' }, figures: { cpuCount: 16 } });
+    w.setReply(async () => 'sh: 1: Syntax error\n');
+    w.clock.advance(15_000);
+    await w.monitor.run('nvidia');
+    expect(w.monitor.state().stale).toMatchObject({ code: 'FLEET_HEALTH_EXEC_FAILED' });
+  });
+
+  it('intervalMs 0 turns it off', () => {
+    const w = world({ ...healthSettingsOf(undefined, undefined), intervalMs: 0 });
+    expect(w.monitor.due()).toBe(false);
+  });
+});
