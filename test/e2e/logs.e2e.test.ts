@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -95,6 +95,13 @@ describe('service logs through the built console', () => {
     await page.getByTestId('host-logs-list').evaluate((el) => (el.scrollTop = el.scrollHeight));
     await page.getByTestId('host-logs-list').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SHOTS, 'logs-host-panel.png') });
+    // "Download these lines": the lines shown, as a .log file, each with the source's time (ISO, local offset).
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('host-logs-download').click()]);
+    expect(download.suggestedFilename()).toMatch(/^strix-coder-.*\.log$/);
+    const saved = readFileSync(await download.path(), 'utf8').trim().split('\n');
+    expect(saved.length).toBe(Number(await page.getByTestId('host-logs-status').getAttribute('data-received')));
+    expect(saved.every((l) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+05:30 /.test(l))).toBe(true);
+    expect(saved.join('\n')).toContain('main: server is listening on http://127.0.0.1:8080');
     await page.getByTestId('host-logs-filter').fill('slot (launch');
     await page.getByTestId('host-logs-regex').check();
     await page.getByTestId('host-logs-apply').click();
