@@ -113,6 +113,11 @@ describe.skipIf(!HAVE_SSHD)('gpu-console logs (built console, real sshd)', () =>
     const bad = await cli('gpu-a/m', '--grep', '(unclosed', '--regex');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/LOGS_FILTER_INVALID: /);
+    // A file carries no timestamps: --since is refused by the console, not answered with every line.
+    const since = await cli('gpu-a/m', '--since', '10m');
+    expect(since.code).toBe(1);
+    expect(since.stderr).toMatch(/LOGS_SINCE_UNSUPPORTED: /);
+    expect(since.stdout).toBe('');
     for (const [args, flag] of [
       [['gpu-a/m', '--tail', 'ten'], '--tail'],
       [['gpu-a/m', '--since', 'yesterday'], '--since'],
@@ -157,6 +162,25 @@ describe.skipIf(!HAVE_SSHD)('gpu-console logs (built console, real sshd)', () =>
       // The console unfollowed: its last follower left, so the remote tail ends.
       await until(() => remoteTails(log) === 0, { timeoutMs: 10_000, what: 'the remote tail to end' });
       expect(stderr).not.toMatch(/unfollow failed/);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 40_000);
+
+  it('--follow whose reader went away (| head) unfollows and exits 0', async () => {
+    const child = spawn(process.execPath, [CLI, 'logs', 'gpu-a/m', '-f', '--tail', '1', '--data-dir', dataDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await until(() => stdout.length > 0 && remoteTails(log) === 1, { timeoutMs: 15_000, what: () => `the backlog line and one remote tail; stderr ${JSON.stringify(stderr)}` });
+      child.stdout.destroy();
+      appendFileSync(log, 'after the reader left\n');
+      expect(await exited, stderr).toBe(0);
+      await until(() => remoteTails(log) === 0, { timeoutMs: 10_000, what: 'the remote tail to end' });
+      expect(stderr).not.toMatch(/unexpected error|EPIPE/);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }

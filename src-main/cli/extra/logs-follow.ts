@@ -23,12 +23,25 @@ const WHY = ': the logs are read over its SSH sessions';
 export interface FollowIo {
   /** Registers the interrupt handler (Ctrl-C); returns its removal. */
   onInterrupt(handler: () => void): () => void;
+  /** Registers what to do when stdout's reader went away (`| head -5`); returns its removal. */
+  onOutputGone(handler: () => void): () => void;
 }
 
 export const processIo: FollowIo = {
   onInterrupt(handler) {
     process.on('SIGINT', handler);
     return () => process.off('SIGINT', handler);
+  },
+  onOutputGone(handler) {
+    // Node ignores SIGPIPE: a write to a closed pipe is an EPIPE error on stdout instead.
+    // The listener stays for the process's life: a write's EPIPE reported after the follow ended would
+    // otherwise be an unhandled 'error' event.
+    let active = true;
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      if (active) handler();
+    });
+    return () => (active = false);
   },
 };
 
@@ -64,7 +77,12 @@ export class LogsFollowRun {
       WHY,
     );
     // Held from before the follow is asked for: a Ctrl-C while it starts still unfollows once it has an id.
-    this.removeInterrupt = this.io.onInterrupt(() => this.interrupt());
+    const removeSigint = this.io.onInterrupt(() => this.interrupt());
+    const removeEpipe = this.io.onOutputGone(() => this.stop());
+    this.removeInterrupt = () => {
+      removeSigint();
+      removeEpipe();
+    };
     try {
       const { label, serviceId, lines, sinceMs, filter } = this.args;
       const started = await callRunningConsole(this.dataDir, 'logs.follow', { label, serviceId, lines, ...(sinceMs !== undefined ? { sinceMs } : {}), ...(filter ? { filter } : {}) });
@@ -104,6 +122,8 @@ export class LogsFollowRun {
   }
 
   private printBatch(batch: LogsBatch): void {
+    // Once stopping, nobody wants more lines (and a closed stdout would only answer EPIPE again).
+    if (this.interrupted) return;
     for (const entry of batch.entries) this.print(entry);
   }
 
@@ -126,6 +146,12 @@ export class LogsFollowRun {
       this.finish(130);
       return;
     }
+    this.stop();
+  }
+
+  /** Unfollows once (Ctrl-C, or nobody reads stdout any more); the command then exits 0. */
+  private stop(): void {
+    if (this.interrupted) return;
     this.interrupted = true;
     // Before the console answered logs.follow there is no id yet: run() unfollows when it comes.
     if (this.followId !== null) this.unfollow(this.followId);

@@ -94,6 +94,7 @@ describe('logs --follow against the bridge', () => {
       interrupt = handler;
       return () => (interrupt = null);
     },
+    onOutputGone: () => () => undefined,
   };
 
   beforeEach(async () => {
