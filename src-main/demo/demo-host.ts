@@ -8,6 +8,7 @@ import { SimAmdGpu } from './amd-gpu-model.js';
 import { DemoErrorCode } from './errors.js';
 import { runCommand, tokenize, type ExecHost, type ExecResult } from './exec.js';
 import { SimGpu } from './gpu-model.js';
+import { DemoHostHealth, type PsProcess } from './host-health.js';
 import { fingerprintOf, loadOrCreateKey, type KeyPairFiles } from './keys.js';
 import { LLAMA_LISTEN_BACKLOG, LlamaSimulator } from './llama-simulator.js';
 import { logPlacesOf, type LogPlaces } from './log-places.js';
@@ -16,7 +17,7 @@ import { ServiceLog } from './service-log.js';
 import { ServiceLogWriter } from './service-log-writer.js';
 import type { HostProfile, ServiceProfile } from './profiles.js';
 import { DEMO_SSH_USER, DemoSshServer } from './ssh-server.js';
-import { UVICORN_BACKLOG, type TcpListener } from './system-commands.js';
+import { SYSTEM_LISTENERS, UVICORN_BACKLOG, type TcpListener } from './system-commands.js';
 import type { TrafficTarget } from './traffic.js';
 import { VllmSimulator } from './vllm-simulator.js';
 
@@ -66,6 +67,15 @@ export interface DemoHostHandle {
   setOomOnRestart(serviceId: string, on: boolean): void;
   /** Benchmark knob: the service logs `linesPerSec` extra request lines (0: none). Throws DEMO_UNKNOWN_SERVICE. */
   setLogFlood(serviceId: string, linesPerSec: number): void;
+  /** Fault knob: / (and the model cache on it) down to 8.0 GiB free, or back. */
+  setDiskFull(on: boolean): void;
+  /** Fault knob: the host rebooted now (a new boot_id, uptime from zero; the services keep running). */
+  reboot(): void;
+  /**
+   * Fault knob: a leftover process of the service's kind holding 9.1 GiB on its first GPU and (onPort, default)
+   * listening on its port beside it; its pid, or null when cleared. `kill <pid>` on the host ends it. Throws DEMO_UNKNOWN_SERVICE.
+   */
+  setGhostProcess(serviceId: string, on: boolean, options?: { onPort?: boolean }): number | null;
 }
 
 export interface StartedHost {
@@ -167,6 +177,8 @@ export async function startHost(
   }
   const simOf = (id: string) => sims.get(id)!;
   const execHost = execHostOf(profile, ctx, sims, gpus, amdGpus);
+  const health = startHealth(profile, ctx, sims, execHost);
+  for (const g of [...gpus, ...amdGpus]) g.attach(health);
   const logs = startLogs(profile, ctx, sims, store);
   execHost.logs = logs.host;
   const ssh = new DemoSshServer({
@@ -219,6 +231,25 @@ export async function startHost(
       const s = logs.byId.get(serviceId);
       if (!s) throw unknown(serviceId, 'model');
       s.writer.setFlood(linesPerSec);
+    },
+    setDiskFull: (on) => health.setDiskFull(on),
+    reboot() {
+      health.reboot();
+      execHost.bootMs = health.bootMs;
+    },
+    setGhostProcess(serviceId, on, options) {
+      const s = profile.services.find((x) => x.id === serviceId);
+      if (!s) throw unknown(serviceId, 'model');
+      if (!on) {
+        health.setGhost(null);
+        return null;
+      }
+      const ghostPid = allocatePid();
+      const name = s.engine === 'vllm' ? 'VLLM::EngineCore' : 'llama-server';
+      const port = s.remotePort;
+      const listener = options?.onPort === false ? null : { address: '127.0.0.1', port, backlog: s.engine === 'vllm' ? UVICORN_BACKLOG : LLAMA_LISTEN_BACKLOG, process: { name: name.slice(0, 15), pid: ghostPid, fd: 3 } };
+      health.setGhost({ pid: ghostPid, name, gpuIndex: s.gpuIndices[0] ?? 0, memoryMiB: 9318, listener });
+      return ghostPid;
     },
   };
   const traffic: TrafficTarget[] = profile.services.map((s) => ({
@@ -276,6 +307,43 @@ function startLogs(profile: HostProfile, ctx: HostContext, sims: ReadonlyMap<str
   }
   const services = profile.services.map((s) => ({ ...byId.get(s.id)!, identifier: s.engine === 'vllm' ? 'vllm' : 'llama-server' }));
   return { host: { hostname: profile.hostname, services }, byId };
+}
+
+/** The host's health answers (host-health.ts), its ghost on `ss` and under `kill`. */
+function startHealth(profile: HostProfile, ctx: HostContext, sims: ReadonlyMap<string, Simulator>, execHost: ExecHost): DemoHostHealth {
+  const listeners = execHost.serviceListeners!;
+  const kill = execHost.killProcess!;
+  const health: DemoHostHealth = new DemoHostHealth(
+    profile.label,
+    {
+      hostname: profile.hostname,
+      nowMs: () => ctx.clock.now(),
+      loadAverage: () => execHost.loadAverage(),
+      processes: () => profile.services.flatMap((s) => processesOf(s, sims.get(s.id)!)),
+      listeners: () => [...SYSTEM_LISTENERS, ...execHost.serviceListeners!()],
+      docker: profile.services.some((s) => logPlacesOf(s).compose !== null),
+      amdSamples: execHost.amdSamples,
+    },
+    execHost.bootMs,
+  );
+  execHost.serviceListeners = () => [...listeners(), ...health.extraListeners()];
+  execHost.killProcess = (pid) => health.kill(pid) || kill(pid);
+  execHost.health = health;
+  return health;
+}
+
+/** A service's processes as ps shows them: llama-server alone; vLLM's API server (python3, in its container's shim for compose) with its engine cores. */
+function processesOf(s: ServiceProfile, sim: Simulator): PsProcess[] {
+  if (sim instanceof LlamaSimulator) {
+    const pid = sim.state().pid;
+    return pid === null ? [] : [{ pid, ppid: 1, user: 'ops', comm: 'llama-server' }];
+  }
+  const pids = sim.state().pids;
+  if (pids.length === 0) return [];
+  const api = pids[0]! - 3;
+  const shim = logPlacesOf(s).compose ? [{ pid: api - 41, ppid: 1, user: 'root', comm: 'containerd-shim' }] : [];
+  const engines = pids.map((pid) => ({ pid, ppid: api, user: 'ops', comm: pids.length > 1 ? 'VLLM::Worker_TP' : 'VLLM::EngineCor' }));
+  return [...shim, { pid: api, ppid: shim[0]?.pid ?? 1, user: 'ops', comm: 'python3' }, ...engines];
 }
 
 function hashLabel(label: string): number {

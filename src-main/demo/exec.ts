@@ -38,6 +38,8 @@ export interface ExecHost {
   serviceListeners?(): TcpListener[];
   /** The services' logs: journalctl, docker [compose] logs and tail read them (a follow needs the SSH server's stream). */
   logs?: LogHost;
+  /** The console's host-health command (host-health.ts); null when argv is not it. */
+  health?: { answer(argv: readonly string[]): ExecResult | null };
 }
 
 export class TokenizeError extends Error {}
@@ -173,6 +175,8 @@ async function runSimple(command: string, host: ExecHost): Promise<ExecResult> {
   if (sshd) return sshd;
   const logs = host.logs ? answerLogCommand(argv, host.logs) : null;
   if (logs) return logs;
+  const health = host.health?.answer(argv) ?? null;
+  if (health) return health;
   const listeners = () => [...SYSTEM_LISTENERS, ...(host.serviceListeners?.() ?? [])];
   if (argv[0] === 'sudo' && argv[1] === '-n' && argv[2] === 'ss') return runSs(argv.slice(3), listeners(), { asRoot: true });
   const kill = argv[0] === 'kill' ? argv.slice(1) : argv[0] === 'sudo' && argv[1] === 'kill' ? argv.slice(2) : argv[0] === 'sudo' && argv[1] === '-n' && argv[2] === 'kill' ? argv.slice(3) : null;

@@ -24,6 +24,9 @@ import {
   type ExecRunner,
 } from '../../../src-main/core/telemetry/index.js';
 import { startDemoFleet, type DemoFleet } from '../../../src-main/demo/index.js';
+import { DEFAULT_MODEL_CACHE, healthCommand } from '../../../src-main/core/fleet/host-health-command.js';
+import { parseHealthOutput } from '../../../src-main/core/fleet/host-health-parse.js';
+import { amdGpuProcesses, matchGpuProcesses } from '../../../src-main/core/fleet/gpu-process-match.js';
 
 // The golden test of the console's SSH vocabulary against the demo fleet's
 // (issue #28 item 3). The simulator owns its command strings (the shell loops
@@ -293,5 +296,64 @@ describe("the console's log commands on the demo hosts", () => {
     const logSent = sent.filter((s) => /journalctl|docker|tail/.test(s.command));
     expect(logSent.length).toBeGreaterThan(10);
     expect(logSent.filter((s) => s.code !== 0 && !s.command.includes('no-such-container'))).toEqual([]);
+  });
+});
+
+// Host health and GPU processes (issue #29 items 2, 3): core's health command,
+// full and fast, on every demo host, read by core's own parser and matcher.
+describe("the console's host-health command on the demo hosts", () => {
+  const command = (mode: 'full' | 'fast', vendor: 'nvidia' | 'amd', dockerRoot: string | null = null) =>
+    healthCommand({ mode, gpuVendor: vendor, cacheSizeTimeoutS: 60, modelCache: [DEFAULT_MODEL_CACHE], dockerRoot });
+
+  it('is answered completely on every host: every figure read, no issue, each service port held by a process the process table shows', async () => {
+    for (const host of config.hosts) {
+      const vendor = AMD.includes(host.label) ? 'amd' : 'nvidia';
+      for (const mode of ['full', 'fast'] as const) {
+        const r = await execOn(host.label)(command(mode, vendor, mode === 'fast' ? '/var/lib/docker' : null), {});
+        expect(r.exitCode, `${host.label}: ${r.stderr}`).toBe(0);
+        const h = parseHealthOutput(r.stdout);
+        expect(h, r.stdout.slice(0, 200)).not.toBeNull();
+        expect(h!.complete).toBe(true);
+        expect(h!.issues, host.label).toEqual([]);
+        for (const k of ['bootId', 'uptimeS', 'load1', 'load5', 'load15', 'cpuCount', 'memTotalBytes', 'memAvailableBytes', 'swapTotalBytes', 'swapFreeBytes'] as const) {
+          expect(h![k], `${host.label} ${mode} ${k}`).not.toBeNull();
+        }
+        expect(h!.disks.map((d) => [d.kind, d.error])).toEqual([['root', null], ['cache', null], ...(mode === 'fast' ? [['docker', null]] : [])]);
+        expect(h!.cacheSizes === null, mode).toBe(mode === 'fast');
+        const pids = new Set(h!.processes!.map((p) => p.pid));
+        for (const s of host.services) {
+          const holders = h!.listeners!.filter((l) => l.port === s.remotePort).flatMap((l) => l.holders);
+          expect(holders.length, `${host.label}/${s.id}`).toBeGreaterThan(0);
+          expect(holders.every((x) => pids.has(x.pid)), `${host.label}/${s.id}`).toBe(true);
+        }
+        if (vendor === 'amd') expect(h!.drmClients!.length, host.label).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it("the GPU processes nvidia-smi lists (the GPU source's compute-apps query) and the AMD card's fdinfo all belong to a configured service", async () => {
+    for (const host of config.hosts) {
+      const vendor = AMD.includes(host.label) ? 'amd' : 'nvidia';
+      const h = parseHealthOutput((await execOn(host.label)(command('fast', vendor), {})).stdout)!;
+      let gpus: { index: number; processes: { pid: number | null; name: string | null; usedMemoryMiB: number | null }[] }[];
+      if (vendor === 'nvidia') {
+        const reading = await new NvidiaSmiSource({ id: `${host.label}/gpu`, exec: execOn(host.label), clock: systemClock, appsEvery: 1 }).scrape();
+        if (!reading.ok) throw new Error(JSON.stringify(reading));
+        gpus = reading.gpus!.map((g) => ({ index: g.index, processes: g.processes ?? [] }));
+      } else {
+        gpus = [...amdGpuProcesses(h.drmClients!, h.drmCards!, h.processes)].map(([index, processes]) => ({ index, processes }));
+      }
+      expect(gpus.flatMap((g) => g.processes).length, host.label).toBeGreaterThan(0);
+      const services = host.services.map((s) => ({ id: s.id, remoteHost: s.remoteHost, remotePort: s.remotePort, health: 'ok' as const }));
+      const matched = matchGpuProcesses({ gpus, processes: h.processes, listeners: h.listeners, services, sshUser: host.ssh.user });
+      expect(matched.flags, host.label).toEqual([]);
+      expect(matched.processes.every((p) => p.serviceId !== null), JSON.stringify(matched.processes)).toBe(true);
+    }
+  });
+
+  it('and every health command it sent was answered', () => {
+    const healthSent = sent.filter((s) => s.command.startsWith('sh -c '));
+    expect(healthSent.length).toBeGreaterThanOrEqual(config.hosts.length * 3);
+    expect(healthSent.filter((s) => s.code !== 0)).toEqual([]);
   });
 });
