@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock, silentLogger } from '../../../src-main/core/base/index.js';
+import { matchGpuProcesses } from '../../../src-main/core/fleet/gpu-process-match.js';
+import { HostHealthMonitor, healthSettingsOf, type HostReboot } from '../../../src-main/core/fleet/host-health.js';
+import { freePort } from '../../helpers/ssh-tools.js';
+import { until } from '../../helpers/until.js';
+import { HAVE_SSH_PARTS, loopbackWorld, TRANSPORTS, type LoopbackWorld } from '../logs/sessions.js';
+
+// The real health command over a real sshd on loopback (both transports),
+// against this machine's own df, /proc, ss and ps: every figure read and
+// plausible, the boot id this machine's and stable, and a real listener's
+// process matched to a "service" on its port while an unrelated process is
+// named as holding memory for no service.
+
+let world: LoopbackWorld;
+let server: ChildProcess;
+let sleeper: ChildProcess;
+let port: number;
+
+beforeAll(async () => {
+  if (!HAVE_SSH_PARTS) return;
+  world = await loopbackWorld();
+  port = await freePort();
+  // A stand-in model server: a process listening on 127.0.0.1:<port>.
+  server = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${port}, '127.0.0.1', () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve) => server.stdout!.once('data', () => resolve()));
+  sleeper = spawn('sleep', ['300'], { stdio: 'ignore' });
+}, 30_000);
+
+afterAll(async () => {
+  server?.kill();
+  sleeper?.kill();
+  await world?.dispose();
+});
+
+describe.skipIf(!HAVE_SSH_PARTS)('host health on a real sshd, this machine as the host', () => {
+  for (const transport of TRANSPORTS) {
+    it(`${transport}: two rounds read every figure, plausibly, with one boot id`, async () => {
+      const session = world.session(transport);
+      await session.connect();
+      const reboots: HostReboot[] = [];
+      const monitor = new HostHealthMonitor('local', { ...healthSettingsOf(undefined, undefined), modelCache: ['~', '/tmp'], cacheSizeTimeoutS: 30 }, (c, o) => session.exec(c, o), systemClock, silentLogger, (r) => reboots.push(r));
+      await monitor.run(null);
+      const first = monitor.state();
+      expect(first.stale, JSON.stringify(first.stale)).toBeNull();
+      const f = first.figures!;
+      expect(f.bootId).toBe(readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim());
+      expect(f.uptimeS!).toBeGreaterThan(0);
+      expect(f.cpuCount).toBe(Number(execFileSync('nproc', { encoding: 'utf8' }).trim()));
+      expect(f.load1).not.toBeNull();
+      expect(f.memTotalBytes!).toBeGreaterThan(f.memAvailableBytes!);
+      expect(f.memAvailableBytes!).toBeGreaterThan(0);
+      expect(f.swapTotalBytes).not.toBeNull();
+      expect(f.swapFreeBytes!).toBeLessThanOrEqual(f.swapTotalBytes!);
+      expect(f.disks.map((d) => d.kind)).toEqual(['root', 'cache', 'cache']);
+      for (const d of f.disks) {
+        expect(d.error, d.path).toBeNull();
+        expect(d.totalBytes!, d.path).toBeGreaterThan(d.freeBytes!);
+        expect(d.freeBytes!, d.path).toBeGreaterThan(0);
+        expect(d.usedBytes!, d.path).toBeGreaterThan(0);
+      }
+      // ~ became the SSH user's home on the host, by the host's shell (the test sshd gives sessions a home of their own).
+      const home = join(world.sshd.dir, 'home');
+      expect(f.disks[1]!.path).toBe(home);
+      expect(first.cacheSizes.map((c) => c.path)).toEqual([home, '/tmp']);
+      expect(first.cacheSizes.every((c) => c.error !== null || (c.bytes ?? 0) > 0)).toBe(true);
+      const parsed = monitor.parsed!;
+      expect(parsed.listeners!.some((l) => l.port === world.sshd.port)).toBe(true);
+      expect(parsed.processes!.some((p) => p.pid === server.pid)).toBe(true);
+
+      const t = systemClock.now();
+      await until(() => systemClock.now() - t > 5, { timeoutMs: 1_000 });
+      await monitor.run(null);
+      const second = monitor.state();
+      expect(second.stale).toBeNull();
+      expect(second.figures!.bootId).toBe(f.bootId);
+      expect(second.atMs!).toBeGreaterThan(first.atMs!);
+      expect(reboots).toEqual([]);
+      await session.dispose();
+    }, 30_000);
+  }
+
+  it("matches a real listener's process to the service on its port; an unrelated process holding memory is named", async () => {
+    const session = world.session('builtin');
+    await session.connect();
+    const monitor = new HostHealthMonitor('local', healthSettingsOf({ modelCache: ['/tmp'] }, undefined), (c, o) => session.exec(c, o), systemClock, silentLogger, () => undefined);
+    await monitor.run('nvidia');
+    const h = monitor.parsed!;
+    const result = matchGpuProcesses({
+      gpus: [{ index: 0, processes: [{ pid: server.pid!, name: 'node', usedMemoryMiB: 2048 }, { pid: sleeper.pid!, name: 'sleep', usedMemoryMiB: 1024 }] }],
+      processes: h.processes,
+      listeners: h.listeners,
+      services: [{ id: 'svc', remoteHost: '127.0.0.1', remotePort: port, health: 'ok' }],
+      sshUser: 'root',
+    });
+    expect(result.processes.find((p) => p.pid === server.pid)).toMatchObject({ serviceId: 'svc', user: 'root' });
+    expect(result.flags).toEqual([
+      { code: 'FLEET_GPU_PROCESS_UNKNOWN', message: `PID ${sleeper.pid} sleep holds 1.0 GiB on GPU0 — not a configured service`, pid: sleeper.pid, serviceId: null, gpuIndex: 0, command: `kill ${sleeper.pid}` },
+    ]);
+    await session.dispose();
+  }, 30_000);
+});
