@@ -1,6 +1,8 @@
 // The web bridge's open event streams (`GET /api/events`, SSE): one tick
 // encoder per stream, so ticks go out delta-coded per connection, found again
 // by the stream id its response carried when the page asks for a keyframe.
+// A backed-up client is skipped events; logs batches carry their indexes, so
+// the reader counts and says the lines that never reached it.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EVENT_STREAM_HEADER, TickStreamEncoder } from '../../src-preload/contract/index.js';
@@ -44,7 +46,9 @@ export class EventStreams {
       // larger than the socket takes at once (16 KiB) set that, and the event
       // emitted right after it (telemetry.tick after fleet.tick) was skipped
       // on every tick at 64 hosts.
-      if (res.writableLength > SSE_MAX_BUFFERED_BYTES) return;
+      // logs.ended is never skipped: a follow's end must arrive (once per follow, a few bytes), and
+      // its endIndex lets the reader count the batches skipped before it.
+      if (res.writableLength > SSE_MAX_BUFFERED_BYTES && event.channel !== 'logs.ended') return;
       res.write(`event: ${event.channel}\ndata: ${JSON.stringify(encoder.encodeEvent(event.channel, event.payload))}\n\n`);
     });
     const close = () => {

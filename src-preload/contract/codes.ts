@@ -89,5 +89,7 @@ export const LogsErrorCode = {
   LINES_DROPPED: 'LOGS_LINES_DROPPED',
   /** Marker code: a follow that could not resume from its last line: lines of that span may be missing. */
   GAP: 'LOGS_GAP',
+  /** Marker code, said by a reader: entries of a follow its event stream skipped while backed up (counted from the batches' indexes). */
+  STREAM_BACKED_UP: 'LOGS_STREAM_BACKED_UP',
 } as const;
 export type LogsErrorCode = (typeof LogsErrorCode)[keyof typeof LogsErrorCode];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LogsErrorCode } from './codes.js';
 import { ContractErrorSchema } from './errors.js';
 import { HostLabelSchema, ServiceIdSchema } from './primitives.js';
 
@@ -57,6 +58,8 @@ export const LogMarkerKindSchema = z.enum([
   'file-rotated',
   'file-truncated',
   'file-missing',
+  /** Said by the reader, not main: `count` entries of this follow never reached it (the event stream was backed up and skipped them). */
+  'stream-lost',
 ]);
 export type LogMarkerKind = z.infer<typeof LogMarkerKindSchema>;
 
@@ -160,6 +163,12 @@ export const LogsBatchSchema = z
     entries: z.array(LogEntrySchema),
     /** Entries still queued for this follower after this batch (the view is behind by this much). */
     queued: z.number().int().nonnegative(),
+    /**
+     * The index of `entries[0]` in this follow's own sequence (0, 1, 2… over all its batches): a reader
+     * that expected less missed batches (a backed-up event stream skips them), one that expected more
+     * was sent a repeat.
+     */
+    firstIndex: z.number().int().nonnegative(),
   })
   .strict();
 export type LogsBatch = z.infer<typeof LogsBatchSchema>;
@@ -169,9 +178,34 @@ export const LogsEndedSchema = z
     followId: z.string(),
     /** Why it ended: null when unfollowed or its lease ran out; a coded error otherwise (LOGS_NOT_PERMITTED, LOGS_SOURCE_MISSING…). */
     error: ContractErrorSchema.nullable(),
+    /** Entries this follow sent in all (the index its next batch would have had): missed last batches are counted too. */
+    endIndex: z.number().int().nonnegative(),
   })
   .strict();
 export type LogsEnded = z.infer<typeof LogsEndedSchema>;
+
+/** What a reader takes from a batch, given the index it expects next (0 for a new follow). */
+export interface SequencedBatch {
+  /** The entries not seen before (a repeat's already-seen ones left out). */
+  fresh: readonly LogEntry[];
+  /** Entries sent between the last one seen and this batch that never arrived. */
+  lost: number;
+  /** The index to expect next. */
+  nextIndex: number;
+}
+
+/** Places a batch in its follow's sequence: what was lost before it, what of it is new. */
+export function sequenceBatch(expectedIndex: number, batch: Pick<LogsBatch, 'firstIndex' | 'entries'>): SequencedBatch {
+  const lost = Math.max(0, batch.firstIndex - expectedIndex);
+  const seen = Math.max(0, expectedIndex - batch.firstIndex);
+  const fresh = seen === 0 ? batch.entries : batch.entries.slice(seen);
+  return { fresh, lost, nextIndex: Math.max(expectedIndex, batch.firstIndex + batch.entries.length) };
+}
+
+/** The marker a reader puts where `count` entries of a follow never reached it; `stream` names the stream in the reader's words. */
+export function streamLostMarker(count: number, at: number, stream: string): LogMarker {
+  return { type: 'marker', marker: 'stream-lost', text: `${count} ${count === 1 ? 'line' : 'lines'} lost: ${stream} was backed up`, code: LogsErrorCode.STREAM_BACKED_UP, count, at };
+}
 
 export const logsEventChannels = {
   'logs.batch': LogsBatchSchema,

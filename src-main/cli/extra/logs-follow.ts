@@ -4,8 +4,10 @@
 // unseen; the lease is renewed every half lease; Ctrl-C unfollows (the
 // console closes the remote tail when its last follower leaves) and exits 0.
 // The console ending the follow with a coded error (LOGS_NOT_PERMITTED, the
-// source gone for good) ends the command with that error (exit 1).
-import { LogsBatchSchema, LogsEndedSchema, LogsErrorCode, parseStrict, type LogEntry, type LogsBatch } from '../../../src-preload/contract/index.js';
+// source gone for good) ends the command with that error (exit 1). Batches
+// carry their index in the follow: entries the bridge skipped while this
+// reader was backed up are said with their count, a repeat is left out.
+import { LogsBatchSchema, LogsEndedSchema, LogsErrorCode, parseStrict, sequenceBatch, streamLostMarker, type LogEntry, type LogsBatch } from '../../../src-preload/contract/index.js';
 import { AppError, toAppError } from '../../core/base/index.js';
 import { callRunningConsole } from '../bridge-client.js';
 import { CliErrorCode } from '../errors.js';
@@ -19,6 +21,7 @@ const MAX_EARLY_EVENTS = 1000;
 /** How long Ctrl-C waits for the console to take the unfollow. */
 const UNFOLLOW_TIMEOUT_MS = 5_000;
 const WHY = ': the logs are read over its SSH sessions';
+const STREAM_WORDS = "the console's event stream";
 
 export interface FollowIo {
   /** Registers the interrupt handler (Ctrl-C); returns its removal. */
@@ -52,6 +55,8 @@ export class LogsFollowRun {
   private renewTimer: NodeJS.Timeout | null = null;
   private removeInterrupt: (() => void) | null = null;
   private interrupted = false;
+  /** The index of the next entry of this follow. */
+  private nextIndex = 0;
   private settle!: (result: number | AppError) => void;
   private readonly done = new Promise<number | AppError>((resolve) => (this.settle = resolve));
   private readonly print: (entry: LogEntry) => void;
@@ -117,6 +122,8 @@ export class LogsFollowRun {
     }
     const ended = parseStrict(LogsEndedSchema, event.payload);
     if (!ended.ok || ended.data.followId !== this.followId) return;
+    // The last batches can be skipped too; the end says how many entries there were.
+    this.sayLost(ended.data.endIndex - this.nextIndex);
     if (ended.data.error) this.finish(AppError.fromWire(ended.data.error));
     else this.finish(this.interrupted ? EXIT.OK : new AppError(LogsErrorCode.FOLLOW_UNKNOWN, 'the console ended the follow (its lease ran out, or it is stopping)'));
   }
@@ -124,7 +131,15 @@ export class LogsFollowRun {
   private printBatch(batch: LogsBatch): void {
     // Once stopping, nobody wants more lines (and a closed stdout would only answer EPIPE again).
     if (this.interrupted) return;
-    for (const entry of batch.entries) this.print(entry);
+    const seq = sequenceBatch(this.nextIndex, batch);
+    this.sayLost(seq.lost);
+    this.nextIndex = seq.nextIndex;
+    for (const entry of seq.fresh) this.print(entry);
+  }
+
+  private sayLost(count: number): void {
+    if (count <= 0 || this.interrupted) return;
+    this.print(streamLostMarker(count, Date.now(), STREAM_WORDS));
   }
 
   private async renew(): Promise<void> {

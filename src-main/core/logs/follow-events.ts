@@ -26,6 +26,8 @@ interface Held {
   expiresAt: number;
   timer: Disposable | null;
   subscriptions: DisposableStore;
+  /** The index of the next entry sent: a reader counts what a backed-up event stream skipped from the gap. */
+  nextIndex: number;
 }
 
 export class LogFollowEvents implements Disposable {
@@ -44,14 +46,18 @@ export class LogFollowEvents implements Disposable {
 
   async start(label: string, serviceId: string, options: FollowOptions): Promise<LogFollow> {
     const follow = await this.options.logs.follow(label, serviceId, options);
-    const held: Held = { follow, expiresAt: this.clock.now() + this.leaseMs, timer: null, subscriptions: new DisposableStore() };
+    const held: Held = { follow, expiresAt: this.clock.now() + this.leaseMs, timer: null, subscriptions: new DisposableStore(), nextIndex: 0 };
     this.held.set(follow.id, held);
     held.subscriptions.add(follow.queue.onDidQueue(() => this.schedule(held)));
     held.subscriptions.add(
       follow.queue.onDidEnd((error) => {
         this.flush(held);
         this.drop(held);
-        this.options.emit('logs.ended', { followId: follow.id, error: error ? { code: error.code, message: error.message, retryable: error.retryable, details: error.details } : null });
+        this.options.emit('logs.ended', {
+          followId: follow.id,
+          error: error ? { code: error.code, message: error.message, retryable: error.retryable, details: error.details } : null,
+          endIndex: held.nextIndex,
+        });
       }),
     );
     // What the shared follow handed over at once (its backlog) goes out with the first batch.
@@ -105,7 +111,9 @@ export class LogFollowEvents implements Disposable {
   private flush(h: Held): void {
     const entries = h.follow.queue.take(this.options.maxBatchEntries ?? 500);
     if (entries.length === 0) return;
-    this.options.emit('logs.batch', { followId: h.follow.id, entries, queued: h.follow.queue.queued });
+    const firstIndex = h.nextIndex;
+    h.nextIndex += entries.length;
+    this.options.emit('logs.batch', { followId: h.follow.id, entries, queued: h.follow.queue.queued, firstIndex });
   }
 
   private drop(h: Held): void {

@@ -29,6 +29,8 @@ class FakeBridge {
   readonly calls: { channel: string; input: Record<string, unknown>; at: number }[] = [];
   /** What logs.renew answers as unknown. */
   unknown: string[] = [];
+  /** What logs.ended says the follow sent in all. */
+  endIndex = 1;
 
   async start(): Promise<number> {
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -65,8 +67,8 @@ class FakeBridge {
     const answer = (data: unknown): void => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, data }));
     if (channel === 'logs.follow') {
       // The first batch goes out before the answer does.
-      this.emit('logs.batch', { followId: 'f1-gpu-a/m', entries: [line('backlog 1')], queued: 0 });
-      this.emit('logs.batch', { followId: 'f9-gpu-a/m', entries: [line('not ours')], queued: 0 });
+      this.emit('logs.batch', { followId: 'f1-gpu-a/m', entries: [line('backlog 1')], queued: 0, firstIndex: 0 });
+      this.emit('logs.batch', { followId: 'f9-gpu-a/m', entries: [line('not ours')], queued: 0, firstIndex: 0 });
       await new Promise((r) => setTimeout(r, 50));
       return answer({ followId: 'f1-gpu-a/m', source: { kind: 'file', description: 'file /var/log/m.log', timestamps: false }, leaseMs: LEASE_MS });
     }
@@ -76,7 +78,7 @@ class FakeBridge {
     }
     if (channel === 'logs.unfollow') {
       answer({ followId: input.followId, ended: true });
-      this.emit('logs.ended', { followId: input.followId, error: null });
+      this.emit('logs.ended', { followId: input.followId, error: null, endIndex: this.endIndex });
       return;
     }
     res.writeHead(404).end();
@@ -121,9 +123,10 @@ describe('logs --follow against the bridge', () => {
     const run = start(['--grep', 'x', '--tail', '5']);
     await until(() => stdout.length === 1, { what: 'the early batch printed' });
     expect(bridge.calls[0]).toMatchObject({ channel: 'logs.follow', input: { label: 'gpu-a', serviceId: 'm', lines: 5, filter: { pattern: 'x', regex: false, ignoreCase: false } } });
-    bridge.emit('logs.batch', { followId: 'f1-gpu-a/m', entries: [line('live 1'), { type: 'marker', marker: 'dropped', text: 'dropped 3 lines', code: 'LOGS_LINES_DROPPED', count: 3, at: 0 }, line('live 2')], queued: 0 });
+    bridge.emit('logs.batch', { followId: 'f1-gpu-a/m', entries: [line('live 1'), { type: 'marker', marker: 'dropped', text: 'dropped 3 lines', code: 'LOGS_LINES_DROPPED', count: 3, at: 0 }, line('live 2')], queued: 0, firstIndex: 1 });
     await until(() => stdout.length === 3, { what: 'the live batch' });
     expect(stdout).toEqual(['backlog 1\n', 'live 1\n', 'live 2\n']);
+    bridge.endIndex = 4;
     expect(stderr).toEqual(['[dropped 3 lines]\n']);
 
     const followedAt = bridge.calls[0]!.at;
@@ -144,10 +147,37 @@ describe('logs --follow against the bridge', () => {
     expect(renewals().length).toBe(renewed);
   });
 
+  it('says the lines its backed-up event stream skipped, with their exact count, and leaves a repeat out', async () => {
+    const run = start();
+    await until(() => stdout.length === 1, { what: 'the early batch printed' });
+    // Index 0 was seen; 1..37 never came (the bridge skipped them for this reader).
+    bridge.emit('logs.batch', { followId: 'f1-gpu-a/m', entries: [line('after the gap')], queued: 0, firstIndex: 38 });
+    // Sent again from 38: only 39 is new.
+    bridge.emit('logs.batch', { followId: 'f1-gpu-a/m', entries: [line('after the gap'), line('new')], queued: 0, firstIndex: 38 });
+    // The follow ends having sent 45: 40..44 were skipped too.
+    bridge.emit('logs.ended', { followId: 'f1-gpu-a/m', error: null, endIndex: 45 });
+    await expect(run).rejects.toMatchObject({ code: 'LOGS_FOLLOW_UNKNOWN' });
+    expect(stdout).toEqual(['backlog 1\n', 'after the gap\n', 'new\n']);
+    expect(stderr).toEqual(["[37 lines lost: the console's event stream was backed up]\n", "[5 lines lost: the console's event stream was backed up]\n"]);
+  });
+
+  it('with --json the loss is a marker entry on stdout', async () => {
+    const run = start(['--json']);
+    await until(() => stdout.length === 1, { what: 'the early batch printed' });
+    bridge.emit('logs.batch', { followId: 'f1-gpu-a/m', entries: [line('after the gap')], queued: 0, firstIndex: 38 });
+    await until(() => stdout.length === 3, { what: 'the marker and the line' });
+    interrupt!();
+    expect(await run).toBe(0);
+    const marker = JSON.parse(stdout[1]!) as LogEntry;
+    expect(marker).toMatchObject({ type: 'marker', marker: 'stream-lost', count: 37, code: 'LOGS_STREAM_BACKED_UP', text: "37 lines lost: the console's event stream was backed up" });
+    expect(JSON.parse(stdout[2]!)).toMatchObject({ type: 'line', text: 'after the gap' });
+    expect(stderr).toEqual([]);
+  });
+
   it('a coded logs.ended ends the command with that error', async () => {
     const run = start();
     await until(() => stdout.length === 1, { what: 'the early batch printed' });
-    bridge.emit('logs.ended', { followId: 'f1-gpu-a/m', error: { code: 'LOGS_NOT_PERMITTED', message: 'root may not read the journal: add it to systemd-journal', retryable: false, details: {} } });
+    bridge.emit('logs.ended', { followId: 'f1-gpu-a/m', error: { code: 'LOGS_NOT_PERMITTED', message: 'root may not read the journal: add it to systemd-journal', retryable: false, details: {} }, endIndex: 1 });
     await expect(run).rejects.toMatchObject({ code: 'LOGS_NOT_PERMITTED', message: expect.stringContaining('systemd-journal') });
     expect(interrupt).toBeNull();
   });
@@ -155,7 +185,7 @@ describe('logs --follow against the bridge', () => {
   it('another follow ending is not ours; the console closing the stream is CLI_BRIDGE_UNREACHABLE', async () => {
     const run = start();
     await until(() => stdout.length === 1, { what: 'the early batch printed' });
-    bridge.emit('logs.ended', { followId: 'f9-gpu-a/m', error: { code: 'LOGS_NOT_PERMITTED', message: 'not ours', retryable: false, details: {} } });
+    bridge.emit('logs.ended', { followId: 'f9-gpu-a/m', error: { code: 'LOGS_NOT_PERMITTED', message: 'not ours', retryable: false, details: {} }, endIndex: 0 });
     await new Promise((r) => setTimeout(r, 100));
     for (const res of bridge.streams) res.end();
     const err = await run.then(() => null, (e: unknown) => e);

@@ -32,6 +32,7 @@ const MARKER_GLYPH: Record<LogMarker['marker'], string> = {
   'file-rotated': '↺',
   'file-truncated': '✂',
   'file-missing': '?',
+  'stream-lost': '⚠',
 };
 
 /** A marker as one row: what happened, the count where there is one, the code where it reports a loss. */

@@ -5,7 +5,7 @@
 // is unfollowed when the panel goes (dispose). Vanilla zustand, so it runs in
 // Node tests; components read it with narrow selectors.
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { LogsErrorCode, type ContractError, type LogEntry, type LogFilter, type LogSourceView, type LogsBatch, type LogsEnded } from '../../../../src-preload/contract/index.js';
+import { LogsErrorCode, sequenceBatch, streamLostMarker, type ContractError, type LogEntry, type LogFilter, type LogSourceView, type LogsBatch, type LogsEnded } from '../../../../src-preload/contract/index.js';
 import { toContractError, type Transport } from '../../transport/transport.js';
 
 /** Entries a panel keeps; older ones are dropped and counted (`evicted`). */
@@ -48,7 +48,7 @@ export interface LogsState {
   behind: number;
   /** Lines that reached this panel since the last load (shown, or later dropped from the bounded list). */
   received: number;
-  /** Lines main dropped for this panel and counted (the sum of its "dropped" markers) since the last load. */
+  /** Lines lost to this panel and counted since the last load: main's "dropped" markers, and the "stream-lost" ones this store adds where batches never arrived. */
   droppedCounted: number;
   setTarget(target: LogsTarget | null): void;
   setLines(lines: number): void;
@@ -84,13 +84,13 @@ export function appendBounded(list: readonly LogEntry[], more: readonly LogEntry
   return { entries: dropped >= list.length ? more.slice(dropped - list.length) : list.slice(dropped).concat(more), dropped };
 }
 
-/** Lines among `entries`, and the lines their "dropped" markers count. */
+/** Lines among `entries`, and the lines their "dropped" and "stream-lost" markers count. */
 export function countLines(entries: readonly LogEntry[]): { lines: number; dropped: number } {
   let lines = 0;
   let dropped = 0;
   for (const e of entries) {
     if (e.type === 'line') lines++;
-    else if (e.marker === 'dropped') dropped += e.count ?? 0;
+    else if (e.marker === 'dropped' || e.marker === 'stream-lost') dropped += e.count ?? 0;
   }
   return { lines, dropped };
 }
@@ -103,6 +103,8 @@ export function createLogsStore(options: LogsStoreOptions): LogsStore {
   let generation = 0;
   let renewTimer: unknown = null;
   let disposed = false;
+  /** The current follow's next entry index: a batch past it says what the event stream skipped. */
+  let expectedIndex = 0;
   const early = new Map<string, LogsBatch[]>();
 
   const store = createStore<LogsState>()((set, get) => {
@@ -195,6 +197,7 @@ export function createLogsStore(options: LogsStoreOptions): LogsStore {
         const gen = ++generation;
         dropFollow();
         early.clear();
+        expectedIndex = 0;
         const t = get().target;
         if (t === null || disposed) {
           set({ status: 'idle', entries: [], evicted: 0, error: null, filterError: null });
@@ -221,10 +224,18 @@ export function createLogsStore(options: LogsStoreOptions): LogsStore {
       return;
     }
     if (b.followId !== id) return;
+    const seq = sequenceBatch(expectedIndex, b);
+    expectedIndex = seq.nextIndex;
+    append(seq.lost > 0 ? [lostMarker(seq.lost), ...seq.fresh] : seq.fresh, b.queued);
+  }
+  function lostMarker(count: number): LogEntry {
+    return streamLostMarker(count, now(), 'the event stream');
+  }
+  function append(entries: readonly LogEntry[], behind: number): void {
     store.setState((s) => {
-      const next = appendBounded(s.entries, b.entries);
-      const n = countLines(b.entries);
-      return { entries: next.entries, evicted: s.evicted + next.dropped, behind: b.queued, received: s.received + n.lines, droppedCounted: s.droppedCounted + n.dropped };
+      const next = appendBounded(s.entries, entries);
+      const n = countLines(entries);
+      return { entries: next.entries, evicted: s.evicted + next.dropped, behind, received: s.received + n.lines, droppedCounted: s.droppedCounted + n.dropped };
     });
   }
   function onEnded(e: LogsEnded): void {
@@ -232,6 +243,9 @@ export function createLogsStore(options: LogsStoreOptions): LogsStore {
     if (s.followId !== e.followId) return;
     if (renewTimer !== null) stopEvery(renewTimer);
     renewTimer = null;
+    // The last batches can be skipped too; the end says how many entries there were.
+    if (e.endIndex > expectedIndex) append([lostMarker(e.endIndex - expectedIndex)], 0);
+    expectedIndex = e.endIndex;
     store.setState({ followId: null, status: e.error ? 'error' : 'ended', error: e.error });
   }
   const offBatch = transport.on('logs.batch', onBatch);

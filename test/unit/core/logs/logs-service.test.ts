@@ -204,7 +204,7 @@ describe('tail', () => {
 describe('follows through the contract', () => {
   it('become bounded logs.batch events, and end with logs.ended when their lease is not renewed', async () => {
     const w = world({ journal: 'vllm.service' });
-    const events: { channel: string; payload: { entries?: LogEntry[]; queued?: number; error?: unknown } }[] = [];
+    const events: { channel: string; payload: { entries?: LogEntry[]; queued?: number; firstIndex?: number; error?: unknown } }[] = [];
     const follows = new LogFollowEvents({ logs: w.service, emit: (channel, payload) => events.push({ channel, payload: payload as never }), clock: w.clock, maxBatchEntries: 3, leaseMs: 10_000, batchIntervalMs: 200 });
     const f = await follows.start('gpu1', 'llm', { lines: 0 });
     w.opened[0]!.stream.push('stdout', Buffer.from(['1', '2', '3', '4', '5'].map((n) => journalLine(`c${n}`, `l${n}`)).join('')));
@@ -214,10 +214,19 @@ describe('follows through the contract', () => {
     const batches = events.filter((e) => e.channel === 'logs.batch');
     expect(batches.map((b) => b.payload.entries!.length)).toEqual([3, 2]);
     expect(batches[0]!.payload.queued).toBe(2);
+    // Numbered across batches, so a reader whose stream skipped one counts what it missed.
+    expect(batches.map((b) => b.payload.firstIndex)).toEqual([0, 3]);
+    w.opened[0]!.stream.push('stdout', Buffer.from(['6', '7'].map((n) => journalLine(`c${n}`, `l${n}`)).join('')));
+    await tick();
+    w.clock.advance(200);
+    const third = events.filter((e) => e.channel === 'logs.batch')[2]!;
+    expect(third.payload).toMatchObject({ firstIndex: 5, queued: 0 });
+    expect(third.payload.entries!.map((e) => (e.type === 'line' ? e.text : e.marker))).toEqual(['l6', 'l7']);
+    batches.push(third);
     expect(follows.renew([f.id, 'nope'])).toEqual({ renewed: [f.id], unknown: ['nope'] });
     w.clock.advance(10_000);
     w.clock.advance(2_500);
-    expect(events.at(-1)).toEqual({ channel: 'logs.ended', payload: { followId: f.id, error: null } });
+    expect(events.at(-1)).toEqual({ channel: 'logs.ended', payload: { followId: f.id, error: null, endIndex: 7 } });
     // What core emits is what the contract (and so the renderer) accepts.
     for (const b of batches) LogsBatchSchema.parse(b.payload);
     LogsEndedSchema.parse(events.at(-1)!.payload);

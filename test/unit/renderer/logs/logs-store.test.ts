@@ -85,14 +85,14 @@ describe('logs store', () => {
     await flush();
     expect(store.getState()).toMatchObject({ followId: 'f1', status: 'following' });
     let n = 0;
-    for (let b = 0; b < 6; b++) t.emit('logs.batch', { followId: 'f1', entries: Array.from({ length: 1000 }, () => line(n++)), queued: 0 });
+    for (let b = 0; b < 6; b++) t.emit('logs.batch', { followId: 'f1', entries: Array.from({ length: 1000 }, () => line(n++)), queued: 0, firstIndex: b * 1000 });
     const s = store.getState();
     expect(s.entries).toHaveLength(MAX_LOG_ENTRIES);
     expect(s.evicted).toBe(1000);
     expect(s.entries[0]).toEqual(line(1000));
     expect(s.entries.at(-1)).toEqual(line(5999));
     // Another follow's batches are not ours.
-    t.emit('logs.batch', { followId: 'other', entries: [line(9)], queued: 0 });
+    t.emit('logs.batch', { followId: 'other', entries: [line(9)], queued: 0, firstIndex: 0 });
     expect(store.getState().entries.at(-1)).toEqual(line(5999));
     expect(appendBounded([line(1)], [line(2), line(3)], 2)).toEqual({ entries: [line(2), line(3)], dropped: 1 });
   });
@@ -105,11 +105,37 @@ describe('logs store', () => {
     await flush();
     const dropped: LogEntry = { type: 'marker', marker: 'dropped', text: '120 lines dropped: the view could not keep up', code: 'LOGS_LINES_DROPPED', count: 120, at: 5 };
     const lost: LogEntry = { type: 'marker', marker: 'link-lost', text: 'the SSH link went; waiting for it', code: 'LOGS_LINK_LOST', count: null, at: 6 };
-    t.emit('logs.batch', { followId: 'f1', entries: [line(1), dropped, line(2), lost], queued: 7 });
+    t.emit('logs.batch', { followId: 'f1', entries: [line(1), dropped, line(2), lost], queued: 7, firstIndex: 0 });
     expect(store.getState().entries).toEqual([line(1), dropped, line(2), lost]);
     expect(store.getState().behind).toBe(7);
     expect(store.getState()).toMatchObject({ received: 2, droppedCounted: 120 });
     expect(entryLine(dropped)).toBe('-- ⚠ 120 lines dropped: the view could not keep up (LOGS_LINES_DROPPED) --');
+  });
+
+  it('says the entries the event stream skipped with their exact count, drops a repeat, and counts a loss before the end', async () => {
+    const t = new FakeTransport();
+    const store = createLogsStore({ transport: t, now: () => 42 });
+    store.getState().setFollow(true);
+    store.getState().setTarget(target);
+    await flush();
+    t.emit('logs.batch', { followId: 'f1', entries: [line(0), line(1)], queued: 0, firstIndex: 0 });
+    // 2..38 never arrived.
+    t.emit('logs.batch', { followId: 'f1', entries: [line(39)], queued: 0, firstIndex: 39 });
+    // A repeat of 39 with one new entry.
+    t.emit('logs.batch', { followId: 'f1', entries: [line(39), line(40)], queued: 0, firstIndex: 39 });
+    const lost: LogEntry = { type: 'marker', marker: 'stream-lost', text: '37 lines lost: the event stream was backed up', code: LogsErrorCode.STREAM_BACKED_UP, count: 37, at: 42 };
+    expect(store.getState().entries).toEqual([line(0), line(1), lost, line(39), line(40)]);
+    expect(store.getState()).toMatchObject({ received: 4, droppedCounted: 37 });
+    expect(entryLine(lost)).toBe('-- ⚠ 37 lines lost: the event stream was backed up (LOGS_STREAM_BACKED_UP) --');
+    t.emit('logs.ended', { followId: 'f1', error: null, endIndex: 44 });
+    expect(store.getState().entries.at(-1)).toMatchObject({ marker: 'stream-lost', count: 3, text: '3 lines lost: the event stream was backed up' });
+    expect(store.getState()).toMatchObject({ status: 'ended', droppedCounted: 40 });
+    // A new follow counts from 0 again.
+    store.getState().setFollow(true);
+    await flush();
+    t.emit('logs.batch', { followId: 'f1', entries: [line(0)], queued: 0, firstIndex: 0 });
+    expect(store.getState().entries).toEqual([line(0)]);
+    store.getState().dispose();
   });
 
   it('sends the filter it holds, shows LOGS_FILTER_INVALID by the filter and other codes as the error', async () => {
@@ -175,12 +201,12 @@ describe('logs store', () => {
     store.getState().setFollow(true);
     store.getState().setTarget(target);
     await flush();
-    t.emit('logs.batch', { followId: 'f9', entries: [line(1)], queued: 0 });
+    t.emit('logs.batch', { followId: 'f9', entries: [line(1)], queued: 0, firstIndex: 0 });
     answer({ followId: 'f9', source: SOURCE, leaseMs: 30_000 });
     await flush();
     await flush();
     expect(store.getState().entries).toEqual([line(1)]);
-    t.emit('logs.ended', { followId: 'f9', error: { code: LogsErrorCode.NOT_PERMITTED, message: 'docker: add the user to the docker group', retryable: false, details: {} } });
+    t.emit('logs.ended', { followId: 'f9', error: { code: LogsErrorCode.NOT_PERMITTED, message: 'docker: add the user to the docker group', retryable: false, details: {} }, endIndex: 1 });
     expect(store.getState()).toMatchObject({ status: 'error', followId: null, error: { code: 'LOGS_NOT_PERMITTED' } });
     store.getState().dispose();
   });
