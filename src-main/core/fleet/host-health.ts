@@ -164,6 +164,11 @@ export class HostHealthMonitor {
     this.stale = p.complete ? null : { code: FleetErrorCode.HEALTH_UNPARSEABLE, message: 'the health command was cut short (output cap or deadline); figures after the cut are unknown' };
   }
 
+  /** The session went down: the last figures stay, marked with why (as the GPU figures are). */
+  markStale(cause: StaleCause): void {
+    if (this.figures !== null) this.stale = cause;
+  }
+
   state(): HostHealthState {
     return {
       figures: this.figures,

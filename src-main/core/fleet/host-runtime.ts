@@ -126,6 +126,7 @@ export class HostRuntime {
       if (this.gpus.length > 0 && this.gpuSource?.kind !== 'prometheus-api') {
         this.gpuStale = err ? { code: err.code, message: err.message } : { code: SshErrorCode.NOT_CONNECTED, message: `host is ${change.state}` };
       }
+      this.health.markStale(err ? { code: err.code, message: err.message } : { code: SshErrorCode.NOT_CONNECTED, message: `host is ${change.state}` });
       if (change.state === 'disconnected') fireAndForget(this.closeForwards(), this.logger, 'closing tunnels');
     }
     this.onStateChange(change);

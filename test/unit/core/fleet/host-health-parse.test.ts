@@ -107,6 +107,13 @@ describe('strict parts', () => {
     expect(parseHealthOutput('bash: sh: command not found\n')).toBeNull();
   });
 
+  it("docker not permitted: docker's own first line is the reason", () => {
+    const line = 'permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: Get "http://%2Fvar%2Frun%2Fdocker.sock/v1.24/info": dial unix /var/run/docker.sock: connect: permission denied';
+    const h = parseHealthOutput(['@v 1', `@docker_error ${line}`, '@end'].join('\n'))!;
+    expect(h.docker).toEqual({ rootDir: null, why: `${line.slice(0, 160)}…` });
+    expect(parseHealthOutput('@v 1\n@docker_root /mnt/docker-data\n@end\n')!.docker).toEqual({ rootDir: '/mnt/docker-data', why: null });
+  });
+
   it('a du past its deadline is unknown, not 0', () => {
     const h = parseHealthOutput(['@v 1', '@du 124  /srv/hf', '@end'].join('\n'))!;
     expect(h.cacheSizes).toEqual([{ path: '/srv/hf', bytes: null, error: { code: 'FLEET_HEALTH_CACHE_SIZE_UNKNOWN', message: '/srv/hf: du did not finish within its deadline' } }]);

@@ -106,3 +106,17 @@ describe('HostHealthMonitor', () => {
     expect(w.monitor.due()).toBe(false);
   });
 });
+
+describe('HostHealthMonitor while the session is down', () => {
+  it('keeps the last figures marked with the session\'s cause; the next good round clears it', async () => {
+    const w = world();
+    w.monitor.markStale({ code: 'SSH_NOT_CONNECTED', message: 'host is reconnecting' });
+    expect(w.monitor.state().stale).toBeNull(); // nothing read yet: nothing to call stale
+    await w.monitor.run('nvidia');
+    w.monitor.markStale({ code: 'SSH_DISCONNECTED', message: 'link lost' });
+    expect(w.monitor.state()).toMatchObject({ stale: { code: 'SSH_DISCONNECTED' }, figures: { cpuCount: 16 } });
+    w.clock.advance(15_000);
+    await w.monitor.run('nvidia');
+    expect(w.monitor.state().stale).toBeNull();
+  });
+});
