@@ -205,11 +205,12 @@ describe.skipIf(!HAVE_SSH_PARTS).each(TRANSPORTS)('service logs over real sshd, 
       dropLink();
       await until(() => markers(got).includes('link-lost'), { what: 'the follow to see the link go' });
       journal!.append(unit, ['e4 written while the link was down', 'e5']);
-      await until(() => lines(got).includes('e5'), { what: 'the lines written during the outage', timeoutMs: 20_000 });
+      // Reconnect backoff + login + journalctl's restart: 20 s was missed once under load average 8 (a full CI run beside other work).
+      await until(() => lines(got).includes('e5'), { what: 'the lines written during the outage', timeoutMs: 40_000 });
       journal!.append(unit, ['e6']);
       await until(() => lines(got).includes('e6'), { what: 'a line after the return' });
       expect(lines(got)).toEqual(['e1', 'e2', 'e3', 'e4 written while the link was down', 'e5', 'e6']);
       expect(markers(got)).toEqual(['link-lost', 'resumed']);
-    }, 40_000);
+    }, 70_000);
   });
 });
