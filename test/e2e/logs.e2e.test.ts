@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoFleet, type DemoFleet } from '../../src-main/demo/index.js';
 import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
 import { bridgeCall } from '../helpers/console-process.js';
+import { until } from '../helpers/until.js';
 
 // Service logs through the built console (issue #29 items 1 and 8). The demo
 // fleet runs in this process (its knobs are reachable) with its traffic on;
@@ -91,7 +92,18 @@ describe('service logs through the built console', () => {
     const panel = page.getByTestId('host-logs-panel');
     await panel.scrollIntoViewIfNeeded();
     expect(await page.getByTestId('host-logs-service').locator('option').allTextContents()).toEqual(['strix/coder']);
-    await page.locator('[data-testid="log-line"]', { hasText: 'main: server is listening on' }).first().waitFor({ timeout: 20_000 });
+    // The panel tails once when it opens. In a full CI run (load average 8) that first tail came back with an error
+    // once (the host still reconnecting, or the tail past its deadline) and the start-up line never showed: the
+    // panel says the error and Apply tails again, which is what an operator does.
+    const startLine = page.locator('[data-testid="log-line"]', { hasText: 'main: server is listening on' });
+    await until(
+      async () => {
+        if ((await startLine.count()) > 0) return true;
+        if ((await page.getByTestId('host-logs-error').count()) > 0) await page.getByTestId('host-logs-apply').click();
+        return false;
+      },
+      { timeoutMs: 40_000, intervalMs: 1_000, what: "strix/coder's start-up line in the host panel (Apply again after an error)" },
+    );
     await page.getByTestId('host-logs-list').evaluate((el) => (el.scrollTop = el.scrollHeight));
     await page.getByTestId('host-logs-list').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SHOTS, 'logs-host-panel.png') });
@@ -110,5 +122,5 @@ describe('service logs through the built console', () => {
     await page.getByTestId('host-logs-regex').uncheck();
     await page.getByTestId('host-logs-apply').click();
     await expect.poll(() => page.getByTestId('host-logs-filter-error').count(), { timeout: 10_000 }).toBe(0);
-  }, 60_000);
+  }, 90_000);
 });
