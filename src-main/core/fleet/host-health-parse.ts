@@ -2,8 +2,11 @@
 // section on its own, a figure that is absent or malformed is null (never 0)
 // and said in `issues` with a coded cause naming the line; one bad section
 // never discards the others.
+import { parseListeners, type ListenerRow } from '../ssh/index.js';
 import { FleetErrorCode } from './errors.js';
 import { PROCESS_CAP, type DiskKind } from './host-health-command.js';
+
+export { parseListeners, type ListenerRow };
 
 export interface HealthIssue {
   readonly code: string;
@@ -36,12 +39,6 @@ export interface ProcessRow {
   readonly comm: string;
 }
 
-export interface ListenerRow {
-  readonly address: string;
-  readonly port: number;
-  /** Processes ss showed on it (none when it shows them only to root). */
-  readonly holders: readonly { pid: number; name: string }[];
-}
 
 /** One DRM client of a process (AMD fdinfo): its VRAM plus GTT (an APU's model memory is GTT) on the card at `pdev`. */
 export interface DrmClientRow {
@@ -118,26 +115,6 @@ export function parseMeminfo(lines: readonly string[], into: ParsedHealth): void
     if (m && key) into[key] = Number(m[2]) * 1024;
     else if (line.trim() !== '') into.issues.push(issue(FleetErrorCode.HEALTH_UNPARSEABLE, `/proc/meminfo: unexpected line "${clip(line)}"`));
   }
-}
-
-const SS_USER = /\("((?:[^"\\]|\\.)*)",pid=(\d+),fd=\d+\)/g;
-
-/** `ss -ltnpH` lines (with or without the Netid column) → every listener with the processes shown. */
-export function parseListeners(lines: readonly string[]): ListenerRow[] {
-  const out: ListenerRow[] = [];
-  for (const line of lines) {
-    const f = line.trim().split(/\s+/);
-    const at = f[0] === 'LISTEN' ? 3 : f[1] === 'LISTEN' ? 4 : -1;
-    const local = at >= 0 ? f[at] : undefined;
-    if (!local) continue;
-    const colon = local.lastIndexOf(':');
-    const port = Number(local.slice(colon + 1));
-    if (!Number.isInteger(port)) continue;
-    const holders = new Map<number, { pid: number; name: string }>();
-    for (const m of line.matchAll(SS_USER)) holders.set(Number(m[2]), { pid: Number(m[2]), name: m[1]!.replace(/\\(.)/g, '$1') });
-    out.push({ address: local.slice(0, colon), port, holders: [...holders.values()] });
-  }
-  return out;
 }
 
 /** `ps -e -o pid=,ppid=,user:32=,comm=` → rows; at most PROCESS_CAP (the command prints one more to tell). */

@@ -46,3 +46,4 @@ export { OpenSshSession, type OpenSshSessionOptions } from './openssh-session.js
 export { OpenSshHelperServer } from './openssh-helper.js';
 export { OpenSshProbe, chooseTransport, builtinGaps, assertBuiltinCan, type TransportChoice, type TransportKind } from './transport.js';
 export { generatedConfig, parseOpenSshVersion, MAX_SOCKET_PATH_BYTES, MIN_OPENSSH } from './openssh-config.js';
+export { parseListeners, type ListenerRow } from './ss-listeners.js';

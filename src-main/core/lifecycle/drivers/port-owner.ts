@@ -5,6 +5,7 @@
 // No ss, or no pid (ss shows other users' processes only to root): said so in
 // the verify lines, not a failure.
 import { AppError, toAppError } from '../../base/index.js';
+import { parseListeners } from '../../ssh/index.js';
 import { LifecycleErrorCode } from '../errors.js';
 import type { CheckOutcome, DriverCheck, DriverIo, LifecycleTargetConfig } from './types.js';
 
@@ -27,24 +28,12 @@ type Seen = { ok: true; listing: PortListing } | { ok: false; why: string };
 /** Container runtimes' port proxies: the server's own process is behind them, so their pid says nothing about a restart. */
 const RUNTIME_PROXIES = /^(docker-proxy|rootlesskit|rootlessport|slirp4netns|pasta|conmon|containerd-shim.*)$/;
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/i;
-const USER = /\("((?:[^"\\]|\\.)*)",pid=(\d+),fd=\d+\)/g;
-
-/** The listeners on `port` in `ss -ltn[p][H]` output (header lines and other ports skipped). */
+/** The listeners on `port` in `ss -ltn[p][H]` output, their holders once each (the one ss parser: ssh/ss-listeners.ts). */
 export function parseSsListeners(stdout: string, port: number): PortListing {
+  const rows = parseListeners(stdout.split('\n')).filter((l) => l.port === port);
   const holders = new Map<number, PortHolder>();
-  let listening = false;
-  for (const line of stdout.split('\n')) {
-    const f = line.trim().split(/\s+/);
-    const at = f[0] === 'LISTEN' ? 3 : f[1] === 'LISTEN' ? 4 : -1; // with or without the Netid column
-    const local = at >= 0 ? f[at] : undefined;
-    if (!local || local.slice(local.lastIndexOf(':') + 1) !== String(port)) continue;
-    listening = true;
-    for (const m of line.matchAll(USER)) {
-      const pid = Number(m[2]);
-      if (!holders.has(pid)) holders.set(pid, { pid, name: m[1]!.replace(/\\(.)/g, '$1') });
-    }
-  }
-  return { listening, holders: [...holders.values()] };
+  for (const h of rows.flatMap((l) => l.holders)) if (!holders.has(h.pid)) holders.set(h.pid, { pid: h.pid, name: h.name });
+  return { listening: rows.length > 0, holders: [...holders.values()] };
 }
 
 const named = (hs: readonly PortHolder[]) => hs.map((h) => `pid ${h.pid} (${h.name})`).join(', ');
