@@ -115,6 +115,56 @@ export const GpuProcessViewSchema = z
   .strict();
 export type GpuProcessView = z.infer<typeof GpuProcessViewSchema>;
 
+/** A GPU's fault figures from the host-health round; each null when unknown (HostHealthView.faultIssues says why). */
+export const GpuFaultsViewSchema = z
+  .object({
+    atMs: z.number().nullable(),
+    pciBusId: z.string().nullable(),
+    eccEnabled: z.boolean().nullable(),
+    eccCorrectedVolatile: z.number().nullable(),
+    eccUncorrectedVolatile: z.number().nullable(),
+    eccCorrectedAggregate: z.number().nullable(),
+    eccUncorrectedAggregate: z.number().nullable(),
+    /** Retired pages (pre-Ampere) or remapped rows (Ampere+); AMD: bad VRAM pages. */
+    retiredPages: z.number().nullable(),
+    retiredPagesPending: z.boolean().nullable(),
+    /** Active clock-throttle reasons (nvidia-smi clocks_event_reasons names; AMD `thermal`); [] none; null unknown. */
+    throttleReasons: z.array(z.string().max(40)).max(16).nullable(),
+    /** Since when a slowdown reason (thermal, HW slowdown, power brake) has been active; null when none is. */
+    slowdownSinceMs: z.number().nullable(),
+    /** AMD hwmon critical temperature (°C). */
+    temperatureCriticalC: z.number().nullable(),
+    rasUncorrected: z.number().nullable(),
+    rasCorrected: z.number().nullable(),
+    /** Where the figures come from. */
+    source: z.string().max(200),
+  })
+  .strict();
+export type GpuFaultsView = z.infer<typeof GpuFaultsViewSchema>;
+
+/** One `NVRM: Xid` line from the host's kernel log. */
+export const XidEventViewSchema = z
+  .object({
+    atMs: z.number(),
+    xid: z.number().int(),
+    pciBusId: z.string().nullable(),
+    gpuIndex: z.number().int().nullable(),
+    pid: z.number().int().nullable(),
+    text: z.string().max(500),
+  })
+  .strict();
+export type XidEventView = z.infer<typeof XidEventViewSchema>;
+
+/** How the kernel log is read for Xid events, or why it cannot be and what would allow it. */
+export const KernelLogViewSchema = z
+  .object({
+    source: z.enum(['journalctl', 'dmesg']).nullable(),
+    why: z.string().max(400).nullable(),
+    xids: z.array(XidEventViewSchema).max(32),
+  })
+  .strict();
+export type KernelLogView = z.infer<typeof KernelLogViewSchema>;
+
 export const GpuViewSchema = z
   .object({
     index: z.number().int(),
@@ -132,6 +182,8 @@ export const GpuViewSchema = z
     gttTotalMiB: z.number().nullable().optional(),
     /** Its processes as last read (HostView.gpuProcesses says when); absent before the first process list. */
     processes: z.array(GpuProcessViewSchema).max(64).optional(),
+    /** ECC, retired pages, throttle reasons (host-health round); absent before they are read. */
+    faults: GpuFaultsViewSchema.optional(),
   })
   .strict();
 export type GpuView = z.infer<typeof GpuViewSchema>;
@@ -318,6 +370,11 @@ export const HostHealthViewSchema = z
     /** Docker's root folder, or why it is not known. */
     docker: z.object({ rootDir: z.string().nullable(), why: z.string().nullable() }).strict().nullable(),
     issues: z.array(z.string()).max(10),
+    /** The kernel log's Xid events and how it is read; absent before the first fault reading. */
+    kernelLog: KernelLogViewSchema.nullable().optional(),
+    /** When the fault figures were read, and why some are unknown (`CODE: message` each). */
+    faultsAtMs: z.number().nullable().optional(),
+    faultIssues: z.array(z.string()).max(10).optional(),
   })
   .strict();
 export type HostHealthView = z.infer<typeof HostHealthViewSchema>;

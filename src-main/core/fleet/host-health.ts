@@ -8,6 +8,7 @@ import type { HealthConfig } from '../config/index.js';
 import type { ExecRunner } from '../telemetry/index.js';
 import { FleetErrorCode } from './errors.js';
 import { DEFAULT_MODEL_CACHE, healthCommand } from './host-health-command.js';
+import type { HostFaultsState } from './gpu-faults-state.js';
 import { parseHealthOutput, type CacheSizeReading, type DiskReading, type HealthIssue, type ParsedHealth } from './host-health-parse.js';
 
 /** The fleet's StaleCause (state.ts imports this file's types, so it is spelled here). */
@@ -72,6 +73,8 @@ export interface HostHealthState {
   /** When the console last saw a new boot id. */
   readonly rebootedAtMs: number | null;
   readonly intervalMs: number;
+  /** ECC, retired pages, throttle reasons and Xid events (gpu-faults-state.ts); null before they are read. */
+  readonly faults: HostFaultsState | null;
 }
 
 export const HEALTH_SOURCE_DETAIL = 'df -PB1, /proc/meminfo, /proc/loadavg, /proc/uptime, boot_id, nproc, ss -ltnpH, ps; du (low priority) of the model cache';
@@ -180,6 +183,7 @@ export class HostHealthMonitor {
       issues: this.issues,
       rebootedAtMs: this.rebootedAtMs,
       intervalMs: this.settings.intervalMs,
+      faults: null,
     };
   }
 }
