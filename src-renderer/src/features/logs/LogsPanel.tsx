@@ -54,6 +54,12 @@ export function LogsPanel({ label, testIdPrefix = 'logs' }: LogsPanelProps): Rea
   const key = s.target ? `${s.target.label}/${s.target.serviceId}` : '';
   const tid = (x: string) => `${testIdPrefix}-${x}`;
 
+  // A tail that failed while the host was away is asked again when the host is back.
+  const hostState = useAppStore((st) => (s.target ? (st.fleet.snapshot?.hosts.find((h) => h.label === s.target!.label)?.state ?? null) : null));
+  useEffect(() => {
+    if (hostState !== null) s.hostStateChanged(hostState);
+  }, [hostState, s]);
+
   // The first service is picked once the fleet lists one.
   useEffect(() => {
     if (s.target === null && keys.length > 0) {

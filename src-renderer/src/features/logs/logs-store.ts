@@ -57,6 +57,12 @@ export interface LogsState {
   setFollow(on: boolean): void;
   /** Asks again with the current settings (a tail, or a new follow). */
   load(): Promise<void>;
+  /**
+   * The target host's connection state as the fleet shows it. A panel whose
+   * tail or follow failed while the host was away asks again once the host is
+   * connected again (a follow that is running resumes by itself in main).
+   */
+  hostStateChanged(state: string): void;
   /** Ends the follow (unfollow), its renewals and event listeners; the panel is gone. */
   dispose(): void;
 }
@@ -105,6 +111,8 @@ export function createLogsStore(options: LogsStoreOptions): LogsStore {
   let disposed = false;
   /** The current follow's next entry index: a batch past it says what the event stream skipped. */
   let expectedIndex = 0;
+  /** The last host state seen by hostStateChanged; a change into `connected` may retry. */
+  let hostState: string | null = null;
   const early = new Map<string, LogsBatch[]>();
 
   const store = createStore<LogsState>()((set, get) => {
@@ -205,6 +213,14 @@ export function createLogsStore(options: LogsStoreOptions): LogsStore {
         }
         set({ status: 'loading', entries: [], evicted: 0, behind: 0, received: 0, droppedCounted: 0, error: null, filterError: null });
         await (get().follow ? startFollow(t, gen) : tail(t, gen));
+      },
+      hostStateChanged: (state) => {
+        const was = hostState;
+        hostState = state;
+        const s = get();
+        // Only a failure of the link is worth asking again for: a filter error or a source that is
+        // missing or not permitted fails the same way on a reconnected host.
+        if (state === 'connected' && was !== null && was !== 'connected' && s.status === 'error' && s.error !== null && (s.error.retryable || s.error.code.startsWith('SSH_'))) void get().load();
       },
       dispose: () => {
         disposed = true;

@@ -211,6 +211,38 @@ describe('logs store', () => {
     store.getState().dispose();
   });
 
+  it('asks again once the host is connected after a tail failed on the link; never for a source problem, never while the host is away', async () => {
+    const t = new FakeTransport();
+    let linkUp = false;
+    t.answers['logs.tail'] = () => {
+      if (!linkUp) throw new TransportError({ code: 'SSH_NOT_CONNECTED', message: 'strix: SSH is reconnecting', retryable: true, details: {} });
+      return { source: SOURCE, entries: [line(1)], scanned: 1 };
+    };
+    const store = createLogsStore({ transport: t });
+    store.getState().hostStateChanged('reconnecting');
+    store.getState().setTarget(target);
+    await flush();
+    expect(store.getState()).toMatchObject({ status: 'error', error: { code: 'SSH_NOT_CONNECTED' } });
+    store.getState().hostStateChanged('connecting');
+    await flush();
+    expect(t.called('logs.tail')).toHaveLength(1);
+    linkUp = true;
+    store.getState().hostStateChanged('connected');
+    await flush();
+    expect(t.called('logs.tail')).toHaveLength(2);
+    expect(store.getState()).toMatchObject({ status: 'ready', error: null, entries: [line(1)] });
+    // A source the user may not read fails the same way after a reconnect: not asked again.
+    t.answers['logs.tail'] = () => {
+      throw new TransportError({ code: LogsErrorCode.NOT_PERMITTED, message: 'add the user to the systemd-journal group', retryable: false, details: {} });
+    };
+    await store.getState().load();
+    store.getState().hostStateChanged('disconnected');
+    store.getState().hostStateChanged('connected');
+    await flush();
+    expect(t.called('logs.tail')).toHaveLength(3);
+    store.getState().dispose();
+  });
+
   it('downloads lines with the source\'s own time (never the arrival time), none when the line has none; draws only the rows in view', () => {
     const ts = Date.UTC(2026, 11, 5, 8, 14, 2);
     const text = downloadText([line(1, ts), line(2, null)]);
