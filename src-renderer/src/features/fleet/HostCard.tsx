@@ -10,6 +10,7 @@ import { PassphrasePrompt } from '../hosts/PassphrasePrompt.js';
 import { TrustBanner } from '../hosts/TrustBanner.js';
 import { GpuTable } from './GpuTable.js';
 import { HostActions } from './HostActions.js';
+import { HostHealthStrip } from './HostHealthStrip.js';
 import { HOST_STATE_TONE } from './host-state.js';
 import { ServiceTable } from './ServiceTable.js';
 
@@ -51,6 +52,7 @@ export const HostCard = memo(function HostCard({ label }: HostCardProps): React.
         </dl>
         <HostActions label={host.label} state={host.state} />
       </header>
+      {host.health !== undefined || host.gpuProcesses !== undefined ? <HostHealthStrip host={host} /> : null}
       {host.lastError || statusMessage || host.nextRetryAt !== null ? (
         <p className={`host-card__status${host.state === 'failed' ? ' host-card__status--error' : ''}`} data-testid="host-error">
           {host.lastError ? (

@@ -1,8 +1,13 @@
 // The host's figures now, above its charts: GPUs (vendor, VRAM/GTT, where
-// from) and one card per model service. Re-renders per fleet tick; the charts
+// from), one card per model service, then the host's health, flags, GPU
+// processes and faults. Re-renders per fleet tick; the charts
 // beside it do not.
 import type { HostView } from '../../../../src-preload/contract/index.js';
 import { GpuTable } from '../fleet/GpuTable.js';
+import { GpuFaultsPanel } from './GpuFaultsPanel.js';
+import { GpuProcessTable } from './GpuProcessTable.js';
+import { HostHealthPanel } from './HostHealthPanel.js';
+import { ProcessFlags } from './ProcessFlags.js';
 import { ServiceDetail } from './ServiceDetail.js';
 
 export interface HostFiguresProps {
@@ -32,6 +37,12 @@ export function HostFigures({ host, pollIntervalMs }: HostFiguresProps): React.J
           ))}
         </div>
       ) : null}
+      <ProcessFlags flags={host.gpuProcesses?.flags} />
+      <div className="host-figures__health">
+        <HostHealthPanel health={host.health} />
+        <GpuProcessTable host={host} />
+        <GpuFaultsPanel host={host} />
+      </div>
     </div>
   );
 }

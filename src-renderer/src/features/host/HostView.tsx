@@ -21,10 +21,11 @@ import { readChartTheme } from './chart-theme.js';
 import { connect, disconnect } from './echarts-host.js';
 import { CostFigures } from './CostFigures.js';
 import { HostChartPanel } from './HostChartPanel.js';
-import { HOST_PANELS, isLiveRange, panelPatterns, panelTitle } from './host-panels.js';
+import { HOST_HEALTH_PANELS, HOST_PANELS, isLiveRange, panelPatterns, panelTitle, type PanelDef } from './host-panels.js';
 import { HostSeriesFeed } from './host-series-feed.js';
 import { RangePicker } from './RangePicker.js';
 const COST_REFRESH_MS = 5_000;
+const ALL_PANELS: readonly PanelDef[] = [...HOST_PANELS, ...HOST_HEALTH_PANELS];
 
 export interface HostViewProps {
   readonly label: string;
@@ -65,7 +66,7 @@ export function HostView({
   const [load, setLoad] = useState<LoadState>({ kind: 'loading' });
   const [version, setVersion] = useState(0);
   const [cost, setCost] = useState<CostSummary | null>(null);
-  const feed = useMemo(() => new HostSeriesFeed(label, HOST_PANELS, initialRange), [label, initialRange]);
+  const feed = useMemo(() => new HostSeriesFeed(label, ALL_PANELS, initialRange), [label, initialRange]);
 
   const chartTheme = useMemo(() => readChartTheme(theme), [theme]);
   const group = `host-charts-${label}`;
@@ -78,7 +79,7 @@ export function HostView({
   useEffect(() => {
     let cancelled = false;
     const run = (): void => {
-      loadSeries({ host: label, range, metrics: panelPatterns() })
+      loadSeries({ host: label, range, metrics: panelPatterns(ALL_PANELS) })
         .then((result) => {
           if (cancelled) return;
           feed.load(result);
@@ -162,6 +163,16 @@ export function HostView({
           />
         ))}
       </div>
+      <section className="host-view__health-charts" aria-labelledby={`${group}-health`} data-testid="host-health-charts">
+        <h3 id={`${group}-health`} className="host-view__section-title">
+          Host health over time
+        </h3>
+        <div className="host-view__grid">
+          {HOST_HEALTH_PANELS.map((panel) => (
+            <HostChartPanel key={panel.id} panel={panel} feed={feed} theme={chartTheme} group={group} version={version} />
+          ))}
+        </div>
+      </section>
     </div>
   );
 }

@@ -8,10 +8,13 @@ import { TrafficClassSchema } from '../../../../src-preload/contract/proxy.js';
 import type { GpuVendor } from '../../../../src-preload/contract/fleet.js';
 import { PROXY_LATENCY_LABEL } from '../../../../src-preload/contract/latency.js';
 
+/** A chart's unit: the series' own, or GiB for host health (the vocabulary names it `_gib`, which MetricUnit does not list). */
+export type PanelUnit = MetricUnit | 'GiB';
+
 export interface PanelDef {
   readonly id: string;
   readonly title: string;
-  readonly unit: MetricUnit;
+  readonly unit: PanelUnit;
   /** Series patterns for the query (`prefix*` or exact). */
   readonly patterns: readonly string[];
   readonly match: (metric: string) => boolean;
@@ -57,6 +60,13 @@ export const HOST_PANELS: readonly PanelDef[] = [
   { id: 'cost', title: 'Cost per 1M output tokens (estimate, last 5 min)', unit: 'USD/1M tok', patterns: ['host.*'], match: seriesMatcher({ host: ['cost_usage_usd_per_mtok', 'cost_reserved_usd_per_mtok'] }) },
 ];
 
+/** The host's health over time (issue #29 item 2): read every host-health round (15 s by default), repeated in each tick. */
+export const HOST_HEALTH_PANELS: readonly PanelDef[] = [
+  { id: 'disk', title: 'Disk free: / and model cache', unit: 'GiB', patterns: ['host.*'], match: seriesMatcher({ host: ['disk_root_free_gib', 'disk_cache_free_gib'] }) },
+  { id: 'mem', title: 'RAM used · available · swap used', unit: 'GiB', patterns: ['host.*'], match: seriesMatcher({ host: ['mem_used_gib', 'mem_available_gib', 'swap_used_gib'] }) },
+  { id: 'load', title: 'Load average (1 min)', unit: '', patterns: ['host.*'], match: seriesMatcher({ host: ['load1'] }) },
+];
+
 export const RANGES: readonly SeriesRange[] = ['15m', '1h', '24h', '7d'];
 
 /** A panel's title for a host: the memory panel names GTT on AMD hosts. */
@@ -99,15 +109,28 @@ export function seriesLabel(metric: string): string {
   if (metric === hostSeries('cost_usage_usd_per_mtok')) return 'USD per 1M output tokens (busy time)';
   if (metric === hostSeries('cost_reserved_usd_per_mtok')) return 'USD per 1M output tokens (all time)';
   if (metric === hostSeries('cost_usd_h')) return 'USD per hour';
+  const health = HEALTH_LABELS[metric];
+  if (health !== undefined) return health;
   return metric;
 }
 
+const HEALTH_LABELS: Readonly<Record<string, string>> = {
+  [hostSeries('disk_root_free_gib')]: 'free on /',
+  [hostSeries('disk_cache_free_gib')]: 'free on the model cache',
+  [hostSeries('mem_used_gib')]: 'RAM used',
+  [hostSeries('mem_available_gib')]: 'RAM available',
+  [hostSeries('swap_used_gib')]: 'swap used',
+  [hostSeries('load1')]: 'load 1 min',
+};
+
 /** A value with its unit for tooltips and axes; unknown is "—". */
-export function formatValue(value: number | null | undefined, unit: MetricUnit): string {
+export function formatValue(value: number | null | undefined, unit: PanelUnit): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '—';
   switch (unit) {
     case 'MiB':
       return `${(value / 1024).toFixed(1)} GiB`;
+    case 'GiB':
+      return `${value.toFixed(1)} GiB`;
     case '%':
       return `${value < 10 ? value.toFixed(1) : value.toFixed(0)}%`;
     case 'W':
@@ -217,6 +240,10 @@ export function emptyReason(panel: PanelDef, lines: ReadonlyMap<string, Point[]>
       return 'No data yet — the proxy has not queued a request for this host since start.';
     case 'cost':
       return 'No data yet — needs a price for this host and output tokens in the last 5 min.';
+    case 'disk':
+    case 'mem':
+    case 'load':
+      return 'No data yet — no host-health reading since the console started (every 15 s by default; none when health.intervalMs is 0).';
     default:
       return 'No data yet since the console started.';
   }

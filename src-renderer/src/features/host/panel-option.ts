@@ -1,8 +1,7 @@
 // echarts options of one host panel: the base option (axes, tooltip with units,
 // crosshair) and the small data-only updates the live feed applies.
 import type { EChartsCoreOption } from '../../components/echarts.js';
-import type { MetricUnit } from '../../../../src-preload/contract/telemetry.js';
-import { formatValue, seriesLabel, type PanelDef, type Point } from './host-panels.js';
+import { formatValue, seriesLabel, type PanelDef, type PanelUnit, type Point } from './host-panels.js';
 
 export interface NiceTicks {
   min: number;
@@ -39,7 +38,7 @@ export function niceTicks(min: number, max: number, targetCount = 6): NiceTicks 
 }
 
 /** The factor from a series' stored unit to the one its axis shows (MiB is shown in GiB). */
-function displayFactor(unit: MetricUnit): number {
+function displayFactor(unit: PanelUnit): number {
   return unit === 'MiB' ? 1024 : 1;
 }
 
@@ -59,7 +58,7 @@ export function yAxisScale(panel: PanelDef, lines: ReadonlyMap<string, Point[]>)
 }
 
 /** One tick label in the displayed unit, with as many decimals as the step needs. */
-export function formatTick(value: number, unit: MetricUnit, stepStored: number): string {
+export function formatTick(value: number, unit: PanelUnit, stepStored: number): string {
   const f = displayFactor(unit);
   const decimalsFor = (step: number) => Math.max(0, Math.min(6, -Math.floor(Math.log10(step) + 1e-9)));
   switch (unit) {
