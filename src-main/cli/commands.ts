@@ -8,6 +8,7 @@ import { callRunningConsole } from './bridge-client.js';
 import { callConsole } from './core-client.js';
 import { CliErrorCode } from './errors.js';
 import { EXIT, shown, type Output } from './output.js';
+import { renderFaults, renderGpuProcesses, renderHostHealth } from './status-health.js';
 
 // Audit reads go through the contract (`audit.verify`, `audit.list`): to the running console, else to a
 // core started for the command on the data dir's database (which must exist: a read creates none).
@@ -65,7 +66,7 @@ function fmt(value: number | null, digits = 0, unit = ''): string {
   return value === null ? '—' : `${value.toFixed(digits)}${unit}`;
 }
 
-export function renderSnapshot(snapshot: FleetSnapshot): string[] {
+export function renderSnapshot(snapshot: FleetSnapshot, now: number = snapshot.at): string[] {
   const lines: string[] = [];
   for (const host of snapshot.hosts) {
     const via = host.transport ? `  via ${host.transport.kind}` : '';
@@ -77,6 +78,7 @@ export function renderSnapshot(snapshot: FleetSnapshot): string[] {
           `${fmt(gpu.powerW, 0, ' W')}  ${fmt(gpu.temperatureC, 0, '°C')}`,
       );
     }
+    lines.push(...renderHostHealth(host, now), ...renderGpuProcesses(host), ...renderFaults(host));
     for (const s of host.services) {
       lines.push(
         `  ${shown(s.id)} ${shown(s.model)}  ${s.sleep}  tunnel ${s.tunnel.state}${s.tunnel.localUrl ? ` ${shown(s.tunnel.localUrl)}` : ''}  ` +
@@ -91,7 +93,7 @@ export function renderSnapshot(snapshot: FleetSnapshot): string[] {
 export async function status(dataDir: string, output: Output): Promise<number> {
   const snapshot = await callRunningConsole(dataDir, 'fleet.snapshot', {});
   if (output.json) output.out(JSON.stringify(snapshot));
-  else for (const line of renderSnapshot(snapshot)) output.out(line);
+  else for (const line of renderSnapshot(snapshot, Date.now())) output.out(line);
   return EXIT.OK;
 }
 

@@ -53,7 +53,12 @@ Commands:
   url [--proxy]         Print the running console's UI URL with its token (from <data dir>/ready.json);
                         --proxy: its proxy's base URL instead (OPENAI_BASE_URL, bench run --target).
 
-  status                Show hosts, GPUs and model services of the running console.
+  status                Show hosts, GPUs and model services of the running console, and each host's
+                        health: disks (LOW below 10 GiB or 10 % free), RAM, swap, load, uptime and
+                        reboot, GPU processes per GPU with the service each belongs to, what the
+                        console flags with the command it suggests (never runs), and GPU faults
+                        where read. --json: the contract's FleetSnapshot (HostView.health,
+                        GpuView.processes/faults, HostView.gpuProcesses); unknown is null.
   hosts connect LABEL   Ask the running console to connect a host.
   hosts disconnect LABEL
                         Ask the running console to disconnect a host.

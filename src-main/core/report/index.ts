@@ -16,3 +16,4 @@ export { allowedSignersLine, parseAllowedSigners, findAllowedSigner, type Allowe
 export { verifyExport } from './verify.js';
 export { createConsoleReport, type ConsoleReportDeps } from './console-report.js';
 export { reportChannels } from './channels.js';
+export { DEFAULT_DISK_THRESHOLD, diskMargin, thresholdText, formatBytes, type DiskThreshold, type DiskMarginVerdict } from './disk-margin.js';
