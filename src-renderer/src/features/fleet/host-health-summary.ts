@@ -14,7 +14,9 @@ export function issueSummary(c: FaultCounts): { text: string; count: number; tit
   add(c.ecc, 'GPU with ECC errors', 'GPUs with ECC errors', 'ECC');
   add(c.throttling, 'GPU throttling', 'GPUs throttling', 'throttle reasons');
   const count = parts.length;
-  const text = count > 0 ? parts.join(' · ') : unread.length === 4 ? 'processes and faults not read yet' : 'no process flag or GPU fault';
-  const title = `${text}${unread.length > 0 && unread.length < 4 ? `; not read yet: ${unread.join(', ')}` : ''}. Opens the host view.`;
+  const faultsUnread = unread.filter((u) => u !== 'GPU processes').length;
+  const quiet = [c.processFlags === null ? 'processes not read yet' : 'no process flag', faultsUnread === 3 ? 'GPU faults not read yet' : faultsUnread > 0 ? 'no GPU fault in what was read' : 'no GPU fault'];
+  const text = count > 0 ? parts.join(' · ') : quiet.join(' · ');
+  const title = `${text}${unread.length > 0 ? `; not read yet: ${unread.join(', ')}` : ''}. Opens the host view.`;
   return { text, count, title };
 }

@@ -112,7 +112,8 @@ describe('host health facts', () => {
     });
     expect(faultCounts(h)).toEqual({ processFlags: 1, xid: null, ecc: null, throttling: null });
     expect(issueSummary(faultCounts(h)).text).toBe('1 process flag');
-    expect(issueSummary(faultCounts(host('b'))).text).toBe('processes and faults not read yet');
+    expect(issueSummary(faultCounts(host('b'))).text).toBe('processes not read yet · GPU faults not read yet');
+    expect(issueSummary(faultCounts({ ...h, gpuProcesses: { atMs: NOW, matchedAtMs: NOW, flags: [] } })).text).toBe('no process flag · GPU faults not read yet');
     const faults = { atMs: NOW, pciBusId: null, eccEnabled: true, eccCorrectedVolatile: 0, eccUncorrectedVolatile: 2, eccCorrectedAggregate: 0, eccUncorrectedAggregate: 2, retiredPages: 0, retiredPagesPending: false, throttleReasons: ['hw_thermal_slowdown'], slowdownSinceMs: NOW - 90_000, temperatureCriticalC: null, rasUncorrected: null, rasCorrected: null, source: 'nvidia-smi' };
     const g = host('c', {
       health: health({ kernelLog: { source: 'journalctl', why: null, xids: [{ atMs: NOW, xid: 79, pciBusId: null, gpuIndex: 0, pid: null, text: 'NVRM: Xid 79' }] } }),
@@ -124,6 +125,7 @@ describe('host health facts', () => {
     const quiet = host('d', { gpuProcesses: { atMs: NOW, matchedAtMs: NOW, flags: [] }, health: health({ kernelLog: { source: null, why: 'journalctl -k: not in group systemd-journal', xids: [] } }) });
     quiet.gpus = quiet.gpus.map((x) => ({ ...x, faults: { ...faults, eccUncorrectedVolatile: 0, eccUncorrectedAggregate: 0, throttleReasons: ['gpu_idle'], slowdownSinceMs: null } }));
     expect(faultCounts(quiet)).toEqual({ processFlags: 0, xid: null, ecc: 0, throttling: 0 });
+    expect(issueSummary(faultCounts(quiet)).text).toBe('no process flag · no GPU fault in what was read');
     expect(issueSummary(faultCounts(quiet)).title).toMatch(/not read yet: kernel log/);
   });
 });
