@@ -28,13 +28,20 @@ export interface AmdSysfsSample {
   powerMicroW: number;
   powerCapMicroW: number;
   tempMilliC: number;
+  /** hwmon temp1_crit (edge), m°C. */
+  tempCritMilliC: number;
   processes: GpuProcess[];
 }
+
+/** The Strix Halo's edge critical temperature, and where it sat when a runaway request throttled it (field notes §2). */
+const CRIT_MILLI_C = 89_800;
+const RUNAWAY_C = 98;
 
 export class SimAmdGpu {
   readonly apu: ApuMemoryProfile;
   private readonly sources: GpuShareSource[] = [];
   private readonly thermal: ThermalLag;
+  private hot = false;
 
   constructor(
     readonly hostLabel: string,
@@ -55,6 +62,11 @@ export class SimAmdGpu {
     this.sources.push(source);
   }
 
+  /** Fault knob: the fanless APU runs past its critical temperature (field notes §2's 98 °C). */
+  setThermalThrottle(on: boolean): void {
+    this.hot = on;
+  }
+
   sample(): AmdSysfsSample {
     const p = this.profile;
     const now = this.clock.now();
@@ -67,7 +79,7 @@ export class SimAmdGpu {
     let power = p.idlePowerW + (resident ? p.residentPowerW : 0);
     if (busy > 0) power = p.idlePowerW + p.residentPowerW + (p.peakPowerW - p.idlePowerW - p.residentPowerW) * (0.7 + 0.3 * busy);
     power = Math.min(p.powerLimitW, power * (1 + powerWobble(`${this.hostLabel}/${this.index}`, now)));
-    const temperature = this.thermal.advance(now, power);
+    const temperature = Math.max(this.thermal.advance(now, power), this.hot ? RUNAWAY_C : 0);
     // The carve-out holds the framebuffer and a little of each process's context.
     const vramUsedMiB = Math.min(p.memoryTotalMiB, this.apu.vramBaselineUsedMiB + processes.length * 24);
     return {
@@ -82,6 +94,7 @@ export class SimAmdGpu {
       powerMicroW: Math.round(power * 1000) * 1000,
       powerCapMicroW: p.powerLimitW * 1_000_000,
       tempMilliC: Math.round(temperature) * 1000,
+      tempCritMilliC: CRIT_MILLI_C,
       processes,
     };
   }

@@ -8,6 +8,7 @@ import { SimAmdGpu } from './amd-gpu-model.js';
 import { DemoErrorCode } from './errors.js';
 import { runCommand, tokenize, type ExecHost, type ExecResult } from './exec.js';
 import { SimGpu } from './gpu-model.js';
+import { DemoKernelLog, type XidKnob } from './gpu-faults.js';
 import { DemoHostHealth, type PsProcess } from './host-health.js';
 import { fingerprintOf, loadOrCreateKey, type KeyPairFiles } from './keys.js';
 import { LLAMA_LISTEN_BACKLOG, LlamaSimulator } from './llama-simulator.js';
@@ -76,6 +77,13 @@ export interface DemoHostHandle {
    * listening on its port beside it; its pid, or null when cleared. `kill <pid>` on the host ends it. Throws DEMO_UNKNOWN_SERVICE.
    */
   setGhostProcess(serviceId: string, on: boolean, options?: { onPort?: boolean }): number | null;
+  /**
+   * Fault knob: the NVIDIA driver logs Xid `xid` for GPU `gpuIndex` in the kernel log (48, 63 and 94 also count an
+   * uncorrectable ECC error and leave a row remap pending). Throws DEMO_BAD_OPTIONS (no such GPU, an Xid the demo lacks).
+   */
+  raiseXid(knob: XidKnob): void;
+  /** Fault knob: GPU `gpuIndex` overheats: NVIDIA HW thermal slowdown at 91 °C, the AMD APU at 98 °C past its 89.8 °C critical. Throws DEMO_BAD_OPTIONS. */
+  setThermalThrottle(gpuIndex: number, on: boolean): void;
 }
 
 export interface StartedHost {
@@ -177,7 +185,8 @@ export async function startHost(
   }
   const simOf = (id: string) => sims.get(id)!;
   const execHost = execHostOf(profile, ctx, sims, gpus, amdGpus);
-  const health = startHealth(profile, ctx, sims, execHost);
+  const kernelLog = new DemoKernelLog(profile.hostname, () => ctx.clock.now(), () => execHost.bootMs, (i) => gpus[i]?.busId ?? null);
+  const health = startHealth(profile, ctx, sims, execHost, kernelLog);
   for (const g of [...gpus, ...amdGpus]) g.attach(health);
   const logs = startLogs(profile, ctx, sims, store);
   execHost.logs = logs.host;
@@ -251,6 +260,15 @@ export async function startHost(
       health.setGhost({ pid: ghostPid, name, gpuIndex: s.gpuIndices[0] ?? 0, memoryMiB: 9318, listener });
       return ghostPid;
     },
+    raiseXid(knob) {
+      kernelLog.raiseXid(knob);
+      if (DemoKernelLog.isEccXid(knob.xid)) gpus[knob.gpuIndex]!.addUncorrectableEcc();
+    },
+    setThermalThrottle(gpuIndex, on) {
+      const gpu = gpus[gpuIndex] ?? amdGpus.find((g) => g.apu.drmCard === `card${gpuIndex}`);
+      if (!gpu) throw new AppError(DemoErrorCode.BAD_OPTIONS, `demo host ${profile.label} has no GPU ${gpuIndex}`, { details: { gpuIndex } });
+      gpu.setThermalThrottle(on);
+    },
   };
   const traffic: TrafficTarget[] = profile.services.map((s) => ({
     simulator: simOf(s.id),
@@ -310,7 +328,7 @@ function startLogs(profile: HostProfile, ctx: HostContext, sims: ReadonlyMap<str
 }
 
 /** The host's health answers (host-health.ts), its ghost on `ss` and under `kill`. */
-function startHealth(profile: HostProfile, ctx: HostContext, sims: ReadonlyMap<string, Simulator>, execHost: ExecHost): DemoHostHealth {
+function startHealth(profile: HostProfile, ctx: HostContext, sims: ReadonlyMap<string, Simulator>, execHost: ExecHost, kernelLog: DemoKernelLog): DemoHostHealth {
   const listeners = execHost.serviceListeners!;
   const kill = execHost.killProcess!;
   const health: DemoHostHealth = new DemoHostHealth(
@@ -323,6 +341,8 @@ function startHealth(profile: HostProfile, ctx: HostContext, sims: ReadonlyMap<s
       listeners: () => [...SYSTEM_LISTENERS, ...execHost.serviceListeners!()],
       docker: profile.services.some((s) => logPlacesOf(s).compose !== null),
       amdSamples: execHost.amdSamples,
+      gpuSamples: () => execHost.samples(),
+      kernelLog,
     },
     execHost.bootMs,
   );

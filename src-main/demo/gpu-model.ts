@@ -53,7 +53,24 @@ export interface GpuSample {
   memClockMHz: number;
   maxMemClockMHz: number;
   processes: GpuProcess[];
+  /** Active clock event reasons by nvidia-smi's field names (`gpu_idle`, `hw_thermal_slowdown`, …). */
+  throttleReasons: string[];
+  /** ECC counts: volatile since the driver loaded, aggregate over the board's life. */
+  ecc: { correctedVolatile: number; uncorrectedVolatile: number; correctedAggregate: number; uncorrectedAggregate: number };
+  /** Rows remapped after uncorrectable errors, and whether one waits for a GPU reset. */
+  remappedRowsUncorrectable: number;
+  remapPending: boolean;
 }
+
+/** What the fault knobs have done to a GPU. */
+interface GpuFaults {
+  hot: boolean;
+  uncorrectable: number;
+  remapPending: boolean;
+}
+
+/** A GPU held in HW thermal slowdown sits at its slowdown temperature with the SM clock cut by more than half. */
+const SLOWDOWN_C = 91;
 
 const AMBIENT_C = 27;
 const DEGREES_PER_WATT = 0.115;
@@ -96,6 +113,7 @@ export class SimGpu {
   readonly serial: string;
   private readonly sources: GpuShareSource[] = [];
   private readonly thermal: ThermalLag;
+  private readonly faults: GpuFaults = { hot: false, uncorrectable: 0, remapPending: false };
 
   constructor(
     readonly hostLabel: string,
@@ -122,6 +140,17 @@ export class SimGpu {
     this.sources.push(source);
   }
 
+  /** Fault knob: the board overheats (a failed fan, a blocked inlet): HW thermal slowdown until cleared. */
+  setThermalThrottle(on: boolean): void {
+    this.faults.hot = on;
+  }
+
+  /** Fault knob: an uncorrectable ECC error (Xid 48 / 94): counted, and a row remap waits for a GPU reset. */
+  addUncorrectableEcc(): void {
+    this.faults.uncorrectable++;
+    this.faults.remapPending = true;
+  }
+
   sample(): GpuSample {
     const p = this.profile;
     const now = this.clock.now();
@@ -135,8 +164,12 @@ export class SimGpu {
     if (resident) power += p.residentPowerW;
     if (busy > 0) power = p.idlePowerW + p.residentPowerW + (p.peakPowerW - p.idlePowerW - p.residentPowerW) * (0.75 + 0.25 * busy);
     power = Math.min(p.powerLimitW, power * (1 + wobble));
-    const temperature = this.thermal.advance(now, power);
+    const hot = this.faults.hot;
+    const temperature = Math.max(this.thermal.advance(now, power), hot ? SLOWDOWN_C + wobble * 20 : 0);
     const util = busy > 0 ? Math.min(100, Math.round(88 + 12 * busy)) : 0;
+    const smClock = busy > 0 ? p.maxSmClockMHz : resident ? 1410 : 210;
+    const reasons = hot ? ['hw_slowdown', 'hw_thermal_slowdown'] : busy > 0 || resident ? [] : ['gpu_idle'];
+    const ue = this.faults.uncorrectable;
     return {
       timestampMs: now,
       index: this.index,
@@ -157,11 +190,15 @@ export class SimGpu {
       temperatureC: Math.round(temperature),
       fanSpeedPct: null,
       pstate: resident || busy > 0 ? 'P0' : 'P8',
-      smClockMHz: busy > 0 ? p.maxSmClockMHz : resident ? 1410 : 210,
+      smClockMHz: hot ? Math.min(smClock, Math.round(p.maxSmClockMHz * 0.42)) : smClock,
       maxSmClockMHz: p.maxSmClockMHz,
       memClockMHz: resident ? p.maxMemClockMHz : 405,
       maxMemClockMHz: p.maxMemClockMHz,
       processes,
+      throttleReasons: reasons,
+      ecc: { correctedVolatile: 0, uncorrectedVolatile: ue, correctedAggregate: 3, uncorrectedAggregate: ue },
+      remappedRowsUncorrectable: this.faults.remapPending ? 0 : ue,
+      remapPending: this.faults.remapPending,
     };
   }
 }

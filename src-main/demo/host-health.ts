@@ -1,9 +1,11 @@
 // What a demo host answers to the console's host-health command (issue #29
-// items 2, 3, 8): `sh -c '<script>' gpu-console-health <mode> <vendor> <du s>
-// <kind> <path>…`, recognised verbatim since the demo host runs no shell, and
-// answered as Ubuntu 22.04 with coreutils, procps and iproute2 would: df -PB1,
-// /proc/meminfo, loadavg, uptime, boot_id, nproc, Docker's root, du, ss -ltnpH,
-// ps, and on the AMD host the DRM fdinfo lines of its GPU processes. The script
+// items 2, 3, 4, 8): `sh -c '<script>' gpu-console-health <mode> <vendor> <du s>
+// <klog> <since s> <kind> <path>…`, recognised verbatim since the demo host runs
+// no shell, and answered as Ubuntu 22.04 with coreutils, procps, iproute2 and
+// the NVIDIA or amdgpu driver would: df -PB1, /proc/meminfo, loadavg, uptime,
+// boot_id, nproc, Docker's root, du, ss -ltnpH, ps, on the AMD host the DRM
+// fdinfo lines of its GPU processes, the nvidia-smi fault query, the kernel
+// log's Xid lines (journalctl -k) and the amdgpu hwmon lines (gpu-faults.ts). The script
 // is the demo's own literal (test/unit/demo/command-vocabulary.test.ts pins the
 // console's against it). Knobs: a full disk (free below 10 GiB, field notes §1's
 // 8.0 GiB), a ghost process holding GPU memory (on a service's port or not:
@@ -13,11 +15,13 @@ import { randomUUID } from 'node:crypto';
 import type { AmdSysfsSample } from './amd-gpu-model.js';
 import type { GpuShare, GpuShareSource } from './gpu-model.js';
 import type { ExecResult } from './nvidia-smi.js';
+import { amdFaultSection, kernelLogSection, nvidiaFaultSection, type DemoKernelLog } from './gpu-faults.js';
+import type { GpuSample } from './gpu-model.js';
 import { runSs, type TcpListener } from './system-commands.js';
 
 /** The console's health script as a shell on the host receives it (the demo's own copy). */
 export const HEALTH_SCRIPT = [
-  'mode=$1; gpu=$2; dus=$3; shift 3',
+  'mode=$1; gpu=$2; dus=$3; klog=$4; ks=$5; shift 5',
   'echo "@v 1"',
   'echo "@boot_id $(cat /proc/sys/kernel/random/boot_id 2>/dev/null)"',
   'echo "@uptime $(cat /proc/uptime 2>/dev/null)"',
@@ -30,8 +34,14 @@ export const HEALTH_SCRIPT = [
   'echo "@ss"; ss -ltnpH 2>&1 | head -n 1000',
   'echo "@ps"; ps -e -o pid=,ppid=,user:32=,comm= 2>&1 | head -n 4001',
   'if [ "$gpu" = amd ]; then echo "@drm"; for c in /sys/class/drm/card[0-9] /sys/class/drm/card[0-9][0-9]; do [ -e "$c/device" ] && echo "card ${c##*/} $(basename "$(readlink -f "$c/device")")"; done; echo "@fdinfo"; n=0; for d in /proc/[0-9]*/fdinfo; do [ -r "$d" ] || continue; n=$((n+1)); if [ $n -gt 1024 ]; then echo "capped"; break; fi; grep -s -H -E "^drm-(client-id|pdev|memory-vram|memory-gtt):" "$d"/*; done 2>/dev/null | head -c 262144; echo; fi',
+  'if [ "$gpu" = nvidia ]; then for q in "index,uuid,pci.bus_id,ecc.mode.current,ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total,ecc.errors.corrected.aggregate.total,ecc.errors.uncorrected.aggregate.total,retired_pages.single_bit_ecc.count,retired_pages.double_bit.count,retired_pages.pending,remapped_rows.correctable,remapped_rows.uncorrectable,remapped_rows.pending,clocks_event_reasons.gpu_idle,clocks_event_reasons.applications_clocks_setting,clocks_event_reasons.sw_power_cap,clocks_event_reasons.hw_slowdown,clocks_event_reasons.hw_thermal_slowdown,clocks_event_reasons.hw_power_brake_slowdown,clocks_event_reasons.sw_thermal_slowdown,clocks_event_reasons.sync_boost" "index,uuid,pci.bus_id,ecc.mode.current,ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total,ecc.errors.corrected.aggregate.total,ecc.errors.uncorrected.aggregate.total,retired_pages.single_bit_ecc.count,retired_pages.double_bit.count,retired_pages.pending,remapped_rows.correctable,remapped_rows.uncorrectable,remapped_rows.pending,clocks_throttle_reasons.gpu_idle,clocks_throttle_reasons.applications_clocks_setting,clocks_throttle_reasons.sw_power_cap,clocks_throttle_reasons.hw_slowdown,clocks_throttle_reasons.hw_thermal_slowdown,clocks_throttle_reasons.hw_power_brake_slowdown,clocks_throttle_reasons.sw_thermal_slowdown,clocks_throttle_reasons.sync_boost" "index,uuid,pci.bus_id,ecc.mode.current,ecc.errors.corrected.volatile.total,ecc.errors.uncorrected.volatile.total,ecc.errors.corrected.aggregate.total,ecc.errors.uncorrected.aggregate.total,retired_pages.single_bit_ecc.count,retired_pages.double_bit.count,retired_pages.pending,clocks_throttle_reasons.gpu_idle,clocks_throttle_reasons.applications_clocks_setting,clocks_throttle_reasons.sw_power_cap,clocks_throttle_reasons.hw_slowdown,clocks_throttle_reasons.hw_thermal_slowdown,clocks_throttle_reasons.hw_power_brake_slowdown,clocks_throttle_reasons.sw_thermal_slowdown,clocks_throttle_reasons.sync_boost"; do r=$(timeout 10 nvidia-smi --query-gpu="$q" --format=csv,nounits 2>&1); c=$?; echo "@nvq $c $q"; printf "%s\\n" "$r" | head -n 65; case "$c:$r" in 0:*) break;; *"is not a valid field"*) ;; *) break;; esac; done; fi',
+  'if [ "$klog" != off ]; then j=0; echo "@klog_now $(date +%s)"; if [ "$klog" != dmesg ]; then if ! command -v journalctl >/dev/null 2>&1; then echo "@klog journalctl missing"; elif [ -z "$(timeout 5 journalctl -k -b -q -n 1 --no-pager 2>/dev/null)" ]; then echo "@klog journalctl denied $(id -un) $(id -Gn)"; else j=1; echo "@klog journalctl"; if [ "$ks" = 0 ]; then timeout 5 journalctl -k -b -q --no-pager -o short-iso-precise 2>&1; else timeout 5 journalctl -k -q --no-pager -o short-iso-precise --since "@$ks" 2>&1; fi | grep -F "NVRM: Xid" | tail -n 32; fi; fi; if [ $j = 0 ] && [ "$klog" != journalctl ]; then if ! command -v dmesg >/dev/null 2>&1; then echo "@klog dmesg missing"; else echo "@klog dmesg"; timeout 5 dmesg --time-format iso 2>&1 | grep -E "NVRM: Xid|^dmesg: " | tail -n 32; fi; fi; fi',
+  'if [ "$gpu" = amd ]; then echo "@amdfaults"; for c in /sys/class/drm/card[0-9] /sys/class/drm/card[0-9][0-9]; do d=$c/device; [ -e "$d/hwmon" ] || continue; n=${c##*/}; for t in "$d"/hwmon/hwmon*/temp*_input; do [ -r "$t" ] || continue; b=${t%_input}; echo "temp $n ${b##*/} $(cat "${b}_label" 2>/dev/null || echo -) $(cat "$t" 2>/dev/null || echo -) $(cat "${b}_crit" 2>/dev/null || echo -)"; done; if [ -d "$d/ras" ]; then for f in "$d"/ras/*_err_count; do [ -e "$f" ] || continue; if [ -r "$f" ]; then echo "ras $n ${f##*/} $(tr "\\n" " " < "$f")"; else echo "ras $n ${f##*/} unreadable"; fi; done; if [ -r "$d/ras/gpu_vram_bad_pages" ]; then echo "badpages $n $(grep -c . "$d/ras/gpu_vram_bad_pages") $(grep -c ": P" "$d/ras/gpu_vram_bad_pages")"; fi; else echo "noras $n"; fi; done; fi',
   'echo "@end"',
 ].join('; ');
+
+/** The fault query's field lists, as the script's loop names them (the newest first). */
+export const FAULT_QUERIES: readonly string[] = [...HEALTH_SCRIPT.matchAll(/"(index,uuid,[^"]+)"/g)].map((m) => m[1]!);
 
 const GIB = 1024 ** 3;
 const HOME = '/home/ops';
@@ -57,6 +67,10 @@ export interface HealthHostView {
   docker: boolean;
   /** AMD hosts: the cards and their GPU processes. */
   amdSamples?(): AmdSysfsSample[];
+  /** NVIDIA hosts: each GPU as nvidia-smi reads it. */
+  gpuSamples?(): GpuSample[];
+  /** The kernel log (Xid lines). */
+  kernelLog: DemoKernelLog;
 }
 
 /** A host's size; the demo's three and any synthetic host. */
@@ -138,15 +152,18 @@ export class DemoHostHealth implements GpuShareSource {
 
   /** The health command's answer; null when `argv` is not it. */
   answer(argv: readonly string[]): ExecResult | null {
-    if (argv.length < 7 || argv[0] !== 'sh' || argv[1] !== '-c' || argv[2] !== HEALTH_SCRIPT) return null;
-    const [mode, gpu] = [argv[4], argv[5]];
+    if (argv.length < 9 || argv[0] !== 'sh' || argv[1] !== '-c' || argv[2] !== HEALTH_SCRIPT) return null;
+    const [mode, gpu, klog, ks] = [argv[4], argv[5], argv[7]!, argv[8]!];
     const out = ['@v 1', `@boot_id ${this.bootId}`, `@uptime ${this.uptime()}`, `@loadavg ${this.loadavg()}`, `@nproc ${this.size.cpus}`, '@meminfo', ...this.meminfo()];
     if (mode === 'full') out.push(this.view.docker ? '@docker_root /var/lib/docker' : '@docker_error docker is not installed');
-    const pairs = argv.slice(7);
+    const pairs = argv.slice(9);
     for (let i = 0; i + 1 < pairs.length; i += 2) out.push(...this.df(pairs[i]!, expand(pairs[i + 1]!), mode === 'full'));
     out.push('@ss', runSs(['-ltnpH'], this.view.listeners()).stdout.trimEnd());
     out.push('@ps', ...this.ps());
     if (gpu === 'amd') out.push(...this.drm());
+    if (gpu === 'nvidia') out.push(...nvidiaFaultSection(FAULT_QUERIES, this.view.gpuSamples?.() ?? []));
+    out.push(...kernelLogSection(this.view.kernelLog, klog, ks, this.view.nowMs()));
+    if (gpu === 'amd') out.push(...amdFaultSection(this.view.amdSamples?.() ?? []));
     out.push('@end');
     return { stdout: out.filter((l) => l !== '').join('\n') + '\n', stderr: '', code: 0 };
   }

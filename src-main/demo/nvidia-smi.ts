@@ -36,6 +36,41 @@ export function formatTimestamp(ms: number): string {
 
 const watts = (w: number) => w.toFixed(2);
 
+const REASON_BITS: Record<string, number> = {
+  gpu_idle: 0x1, applications_clocks_setting: 0x2, sw_power_cap: 0x4, hw_slowdown: 0x8, sync_boost: 0x10,
+  sw_thermal_slowdown: 0x20, hw_thermal_slowdown: 0x40, hw_power_brake_slowdown: 0x80,
+};
+const hex16 = (n: number) => `0x${n.toString(16).toUpperCase().padStart(16, '0')}`;
+
+/** The fault fields as driver 570 names them (the older clocks_throttle_reasons.* are aliases, as on a real 570). */
+const FAULT_FIELDS: readonly FieldDef[] = [
+  { name: 'ecc.mode.current', help: 'The ECC mode that the GPU is currently operating under.', get: () => 'Enabled' },
+  { name: 'ecc.errors.corrected.volatile.total', help: 'Total errors detected across entire chip.', get: (s) => s.ecc.correctedVolatile },
+  { name: 'ecc.errors.corrected.aggregate.total', help: 'Total errors detected across entire chip.', get: (s) => s.ecc.correctedAggregate },
+  { name: 'ecc.errors.uncorrected.volatile.total', help: 'Total errors detected across entire chip.', get: (s) => s.ecc.uncorrectedVolatile },
+  { name: 'ecc.errors.uncorrected.aggregate.total', help: 'Total errors detected across entire chip.', get: (s) => s.ecc.uncorrectedAggregate },
+  // Ada boards remap rows; their retired_pages read [N/A] (the L40S capture).
+  { name: 'retired_pages.single_bit_ecc.count', aliases: ['retired_pages.sbe'], help: 'The number of GPU device memory pages that have been retired due to multiple single bit ECC errors.', get: () => null },
+  { name: 'retired_pages.double_bit.count', aliases: ['retired_pages.dbe'], help: 'The number of GPU device memory pages that have been retired due to a double bit ECC error.', get: () => null },
+  { name: 'retired_pages.pending', help: 'Checks if any GPU device memory pages are pending retirement on the next reboot.', get: () => null },
+  { name: 'remapped_rows.correctable', aliases: ['remapped_rows.sbe'], help: 'The number of rows that have been remapped due to multiple single bit ECC errors.', get: () => 0 },
+  { name: 'remapped_rows.uncorrectable', aliases: ['remapped_rows.dbe'], help: 'The number of rows that have been remapped due to a double bit ECC error.', get: (s) => s.remappedRowsUncorrectable },
+  { name: 'remapped_rows.pending', help: 'Checks if any row remapping are pending on the next reboot.', get: (s) => (s.remapPending ? 'Yes' : 'No') },
+  { name: 'clocks_event_reasons.supported', aliases: ['clocks_throttle_reasons.supported'], help: 'Bitmask of supported clock event reasons.', get: () => hex16(0x1ff) },
+  {
+    name: 'clocks_event_reasons.active',
+    aliases: ['clocks_throttle_reasons.active'],
+    help: 'Bitmask of active clock event reasons.',
+    get: (s) => hex16(s.throttleReasons.reduce((m, r) => m | (REASON_BITS[r] ?? 0), 0)),
+  },
+  ...Object.keys(REASON_BITS).map((r) => ({
+    name: `clocks_event_reasons.${r}`,
+    aliases: [`clocks_throttle_reasons.${r}`],
+    help: `Clock event reason ${r}.`,
+    get: (s: GpuSample) => (s.throttleReasons.includes(r) ? 'Active' : 'Not Active'),
+  })),
+];
+
 export const GPU_FIELDS: readonly FieldDef[] = [
   { name: 'timestamp', help: 'The timestamp of when the query was made in format "YYYY/MM/DD HH:MM:SS.msec".', get: (s) => formatTimestamp(s.timestampMs) },
   { name: 'driver_version', help: 'The version of the installed NVIDIA display driver. This is an alphanumeric string.', get: (s) => s.driverVersion },
@@ -71,6 +106,7 @@ export const GPU_FIELDS: readonly FieldDef[] = [
   { name: 'clocks.max.sm', unit: 'MHz', help: 'Maximum frequency of SM (Streaming Multiprocessor) clock.', get: (s) => s.maxSmClockMHz },
   { name: 'clocks.max.memory', aliases: ['clocks.max.mem'], unit: 'MHz', help: 'Maximum frequency of memory clock.', get: (s) => s.maxMemClockMHz },
   { name: 'mig.mode.current', help: 'The MIG mode that the GPU is currently operating under.', get: () => null },
+  ...FAULT_FIELDS,
 ];
 
 interface AppRow {

@@ -22,6 +22,8 @@ export const HealthConfigSchema = z
     cacheSizeIntervalMs: intRange(60_000, 86_400_000).optional(),
     /** Deadline of one `du` (seconds); a cache it cannot measure in time reads unknown. Default 60. */
     cacheSizeTimeoutS: intRange(5, 600).optional(),
+    /** How Xid events are read: `auto` (journalctl -k, else dmesg), one of them only, or `off`. */
+    kernelLog: z.enum(['auto', 'journalctl', 'dmesg', 'off'], { error: 'kernelLog must be auto, journalctl, dmesg or off' }).optional(),
     /** The model cache folder(s); default `~/.cache/huggingface`. */
     modelCache: z.array(cachePath).min(1, { error: 'modelCache needs at least one path' }).max(8, { error: 'at most 8 model cache paths' }).optional(),
   })

@@ -6,6 +6,7 @@
 // (host-health-parse.ts reads them) and always exits 0: a part that fails says
 // so in its section and the rest of the reading is still used.
 import { shellJoin, shellQuote } from '../ssh/index.js';
+import { FAULTS_SCRIPT, type KernelLogMode } from './gpu-faults-command.js';
 
 /** Processes read per round (`ps`, AMD fdinfo walks); more are counted as capped, never read. */
 export const PROCESS_CAP = 4000;
@@ -16,11 +17,12 @@ export const FDINFO_BYTES_CAP = 262_144;
 
 /**
  * $1 mode (`fast`: figures only; `full`: also Docker's root and `du` of the model caches), $2 the GPU
- * vendor (`amd` reads DRM fdinfo), $3 du's deadline in seconds, then pairs `<kind> <path>` for `df`
- * (kind root | cache | docker).
+ * vendor (`amd` reads DRM fdinfo and hwmon/RAS, `nvidia` the fault query), $3 du's deadline in seconds,
+ * $4 how the kernel log is read (auto | journalctl | dmesg | off), $5 since when (the host's epoch
+ * seconds; 0: this boot), then pairs `<kind> <path>` for `df` (kind root | cache | docker).
  */
 export const HEALTH_SCRIPT = [
-  'mode=$1; gpu=$2; dus=$3; shift 3',
+  'mode=$1; gpu=$2; dus=$3; klog=$4; ks=$5; shift 5',
   'echo "@v 1"',
   'echo "@boot_id $(cat /proc/sys/kernel/random/boot_id 2>/dev/null)"',
   'echo "@uptime $(cat /proc/uptime 2>/dev/null)"',
@@ -37,6 +39,7 @@ export const HEALTH_SCRIPT = [
   'if [ "$gpu" = amd ]; then echo "@drm"; for c in /sys/class/drm/card[0-9] /sys/class/drm/card[0-9][0-9]; do [ -e "$c/device" ] && echo "card ${c##*/} $(basename "$(readlink -f "$c/device")")"; done; ' +
     `echo "@fdinfo"; n=0; for d in /proc/[0-9]*/fdinfo; do [ -r "$d" ] || continue; n=$((n+1)); if [ $n -gt ${FDINFO_PROCESS_CAP} ]; then echo "capped"; break; fi; ` +
     `grep -s -H -E "^drm-(client-id|pdev|memory-vram|memory-gtt):" "$d"/*; done 2>/dev/null | head -c ${FDINFO_BYTES_CAP}; echo; fi`,
+  FAULTS_SCRIPT,
   'echo "@end"',
 ].join('; ');
 
@@ -54,14 +57,17 @@ export interface HealthCommandInput {
   modelCache: readonly string[];
   /** Docker's root as a previous `full` round read it; null before or without Docker. */
   dockerRoot: string | null;
+  kernelLog: KernelLogMode;
+  /** The host's clock (epoch s) to read the kernel log from; null: since this boot. */
+  kernelLogSinceS: number | null;
 }
 
-/** The command line: `sh -c '<HEALTH_SCRIPT>' gpu-console-health <mode> <vendor> <du s> root / cache <p>… [docker <root>]`. */
+/** The command line: `sh -c '<HEALTH_SCRIPT>' gpu-console-health <mode> <vendor> <du s> <klog> <since s> root / cache <p>… [docker <root>]`. */
 export function healthCommand(input: HealthCommandInput): string {
   const pairs: string[] = ['root', '/'];
   for (const p of input.modelCache) pairs.push('cache', p);
   if (input.dockerRoot !== null) pairs.push('docker', input.dockerRoot);
-  const args = [SCRIPT_NAME, input.mode, input.gpuVendor ?? 'none', String(Math.max(1, Math.round(input.cacheSizeTimeoutS))), ...pairs];
+  const args = [SCRIPT_NAME, input.mode, input.gpuVendor ?? 'none', String(Math.max(1, Math.round(input.cacheSizeTimeoutS))), input.kernelLog, String(Math.max(0, Math.floor(input.kernelLogSinceS ?? 0))), ...pairs];
   return `sh -c ${shellQuote(HEALTH_SCRIPT)} ${shellJoin(args)}`;
 }
 

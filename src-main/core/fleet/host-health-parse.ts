@@ -5,6 +5,7 @@
 import { parseListeners, type ListenerRow } from '../ssh/index.js';
 import { FleetErrorCode } from './errors.js';
 import { PROCESS_CAP, type DiskKind } from './host-health-command.js';
+import { emptyRawFaults, type RawFaults } from './gpu-faults-parse.js';
 
 export { parseListeners, type ListenerRow };
 
@@ -69,6 +70,8 @@ export interface ParsedHealth {
   /** AMD: card name (`card1`) by PCI address. */
   drmCards: Map<string, number> | null;
   drmClients: DrmClientRow[] | null;
+  /** The fault sections, unread (gpu-faults-parse.ts reads them). */
+  faults: RawFaults;
   /** The output ended with `@end` (false: cut by the output cap or the deadline). */
   complete: boolean;
   issues: HealthIssue[];
@@ -177,7 +180,7 @@ function emptyHealth(): ParsedHealth {
   return {
     bootId: null, uptimeS: null, load1: null, load5: null, load15: null, cpuCount: null,
     memTotalBytes: null, memAvailableBytes: null, swapTotalBytes: null, swapFreeBytes: null,
-    disks: [], cacheSizes: null, docker: null, listeners: null, processes: null, drmCards: null, drmClients: null,
+    disks: [], cacheSizes: null, docker: null, listeners: null, processes: null, drmCards: null, drmClients: null, faults: emptyRawFaults(),
     complete: false, issues: [],
   };
 }
@@ -249,6 +252,20 @@ function applySection(h: ParsedHealth, name: string, rest: string, lines: string
       return;
     case 'fdinfo':
       h.drmClients = parseFdinfo(lines, h.issues);
+      return;
+    case 'nvq': {
+      const m = /^(\d+) (\S+)$/.exec(rest);
+      if (m) h.faults.nvq.push({ code: Number(m[1]), query: m[2]!, lines });
+      return;
+    }
+    case 'klog_now':
+      h.faults.klogNowS = /^\d+$/.test(rest) ? Number(rest) : null;
+      return;
+    case 'klog':
+      h.faults.klog.push({ head: rest, lines });
+      return;
+    case 'amdfaults':
+      h.faults.amd = lines;
       return;
     case 'end':
       h.complete = true;

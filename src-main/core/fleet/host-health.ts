@@ -8,6 +8,8 @@ import type { HealthConfig } from '../config/index.js';
 import type { ExecRunner } from '../telemetry/index.js';
 import { FleetErrorCode } from './errors.js';
 import { DEFAULT_MODEL_CACHE, healthCommand } from './host-health-command.js';
+import type { KernelLogMode } from './gpu-faults-command.js';
+import { GpuFaultsTracker } from './gpu-faults.js';
 import type { HostFaultsState } from './gpu-faults-state.js';
 import { parseHealthOutput, type CacheSizeReading, type DiskReading, type HealthIssue, type ParsedHealth } from './host-health-parse.js';
 
@@ -20,6 +22,8 @@ export interface HealthSettings {
   readonly cacheSizeIntervalMs: number;
   readonly cacheSizeTimeoutS: number;
   readonly modelCache: readonly string[];
+  /** How Xid events are read from the kernel log (default auto: journalctl -k, else dmesg). */
+  readonly kernelLog: KernelLogMode;
 }
 
 /** The host's own settings over the fleet's over the defaults, field by field. */
@@ -29,6 +33,7 @@ export function healthSettingsOf(host: HealthConfig | undefined, fleet: HealthCo
     cacheSizeIntervalMs: host?.cacheSizeIntervalMs ?? fleet?.cacheSizeIntervalMs ?? 600_000,
     cacheSizeTimeoutS: host?.cacheSizeTimeoutS ?? fleet?.cacheSizeTimeoutS ?? 60,
     modelCache: host?.modelCache ?? fleet?.modelCache ?? [DEFAULT_MODEL_CACHE],
+    kernelLog: host?.kernelLog ?? fleet?.kernelLog ?? 'auto',
   };
 }
 
@@ -94,6 +99,8 @@ export class HostHealthMonitor {
   private nextAtMs = 0;
   private nextFullAtMs = 0;
   private inFlight = false;
+  private readonly faults = new GpuFaultsTracker();
+  private vendor: 'nvidia' | 'amd' | null = null;
 
   constructor(
     private readonly label: string,
@@ -121,7 +128,16 @@ export class HostHealthMonitor {
     const full = start >= this.nextFullAtMs;
     this.nextAtMs = start + this.settings.intervalMs;
     const s = this.settings;
-    const command = healthCommand({ mode: full ? 'full' : 'fast', gpuVendor, cacheSizeTimeoutS: s.cacheSizeTimeoutS, modelCache: s.modelCache, dockerRoot: this.docker?.rootDir ?? null });
+    this.vendor = gpuVendor;
+    const command = healthCommand({
+      mode: full ? 'full' : 'fast',
+      gpuVendor,
+      cacheSizeTimeoutS: s.cacheSizeTimeoutS,
+      modelCache: s.modelCache,
+      dockerRoot: this.docker?.rootDir ?? null,
+      kernelLog: s.kernelLog,
+      kernelLogSinceS: this.faults.kernelLogSinceS,
+    });
     // A `du` round may take each cache's deadline; a figures-only round is a few cheap reads.
     const timeoutMs = full ? s.cacheSizeTimeoutS * 1000 * s.modelCache.length + 15_000 : 10_000;
     try {
@@ -150,6 +166,7 @@ export class HostHealthMonitor {
       // Docker's root and the caches are read again on a rebooted host.
       this.nextFullAtMs = 0;
       this.logger.info('host rebooted', { previousBootId: previous, bootId: p.bootId, uptimeS: p.uptimeS });
+      this.faults.rebooted();
       this.onReboot({ label: this.label, previousBootId: previous, bootId: p.bootId, uptimeS: p.uptimeS, atMs: at });
     }
     this.last = p;
@@ -164,6 +181,7 @@ export class HostHealthMonitor {
     const issues = [...p.issues, ...disks.flatMap((d) => (d.error ? [d.error] : [])), ...this.cacheSizes.flatMap((c) => (c.error ? [c.error] : []))];
     if (this.docker?.why) issues.push({ code: FleetErrorCode.HEALTH_DOCKER_UNAVAILABLE, message: `Docker's root folder is not known: ${this.docker.why}` });
     this.issues = issues.slice(0, 10).map(text);
+    this.faults.apply(p.faults, this.vendor, at);
     this.stale = p.complete ? null : { code: FleetErrorCode.HEALTH_UNPARSEABLE, message: 'the health command was cut short (output cap or deadline); figures after the cut are unknown' };
   }
 
@@ -183,7 +201,7 @@ export class HostHealthMonitor {
       issues: this.issues,
       rebootedAtMs: this.rebootedAtMs,
       intervalMs: this.settings.intervalMs,
-      faults: null,
+      faults: this.faults.current,
     };
   }
 }

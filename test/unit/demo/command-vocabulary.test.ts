@@ -27,6 +27,7 @@ import { startDemoFleet, type DemoFleet } from '../../../src-main/demo/index.js'
 import { DEFAULT_MODEL_CACHE, healthCommand } from '../../../src-main/core/fleet/host-health-command.js';
 import { parseHealthOutput } from '../../../src-main/core/fleet/host-health-parse.js';
 import { amdGpuProcesses, matchGpuProcesses } from '../../../src-main/core/fleet/gpu-process-match.js';
+import { GpuFaultsTracker } from '../../../src-main/core/fleet/gpu-faults.js';
 
 // The golden test of the console's SSH vocabulary against the demo fleet's
 // (issue #28 item 3). The simulator owns its command strings (the shell loops
@@ -303,7 +304,7 @@ describe("the console's log commands on the demo hosts", () => {
 // full and fast, on every demo host, read by core's own parser and matcher.
 describe("the console's host-health command on the demo hosts", () => {
   const command = (mode: 'full' | 'fast', vendor: 'nvidia' | 'amd', dockerRoot: string | null = null) =>
-    healthCommand({ mode, gpuVendor: vendor, cacheSizeTimeoutS: 60, modelCache: [DEFAULT_MODEL_CACHE], dockerRoot });
+    healthCommand({ mode, gpuVendor: vendor, cacheSizeTimeoutS: 60, modelCache: [DEFAULT_MODEL_CACHE], dockerRoot, kernelLog: 'auto', kernelLogSinceS: null });
 
   it('is answered completely on every host: every figure read, no issue, each service port held by a process the process table shows', async () => {
     for (const host of config.hosts) {
@@ -348,6 +349,38 @@ describe("the console's host-health command on the demo hosts", () => {
       const matched = matchGpuProcesses({ gpus, processes: h.processes, listeners: h.listeners, services, sshUser: host.ssh.user });
       expect(matched.flags, host.label).toEqual([]);
       expect(matched.processes.every((p) => p.serviceId !== null), JSON.stringify(matched.processes)).toBe(true);
+    }
+  });
+
+  it("reads the fault figures on every host through core's parser: NVIDIA ECC, remapped rows and clock event reasons for each GPU, the journal's Xid lines joined to their GPU; the AMD card's critical temperature", async () => {
+    for (const host of config.hosts) {
+      const vendor = AMD.includes(host.label) ? 'amd' : 'nvidia';
+      const tracker = new GpuFaultsTracker();
+      const read = async () => tracker.apply(parseHealthOutput((await execOn(host.label)(command('fast', vendor), {})).stdout)!.faults, vendor, Date.now());
+      const f = await read();
+      expect(f.kernelLog, host.label).toMatchObject({ source: 'journalctl', why: null });
+      expect(f.gpus.map((g) => g.gpuIndex), host.label).toEqual(vendor === 'amd' ? [1] : host.gpu.count === 3 ? [0, 1, 2] : [0]);
+      if (vendor === 'amd') {
+        expect(f.gpus[0]).toMatchObject({ temperatureCriticalC: 89.8, rasUncorrected: null, throttleReasons: null });
+        continue;
+      }
+      expect(f.issues, host.label).toEqual([]);
+      for (const g of f.gpus) {
+        expect(g, `${host.label} GPU ${g.gpuIndex}`).toMatchObject({ eccEnabled: true, eccUncorrectedVolatile: 0, eccCorrectedAggregate: 3, retiredPages: 0, retiredPagesPending: false, slowdownSinceMs: null });
+        expect(g.throttleReasons, host.label).not.toBeNull();
+      }
+    }
+    const tri = fleet.host('tri-gpu');
+    tri.raiseXid({ gpuIndex: 1, xid: 48, process: { pid: 4242, name: 'VLLM::Worker_TP' } });
+    tri.setThermalThrottle(2, true);
+    try {
+      const tracker = new GpuFaultsTracker();
+      const f = tracker.apply(parseHealthOutput((await execOn('tri-gpu')(command('fast', 'nvidia'), {})).stdout)!.faults, 'nvidia', 1000);
+      expect(f.kernelLog!.xids.map((x) => [x.xid, x.gpuIndex, x.pid])).toEqual([[48, 1, 4242]]);
+      expect(f.gpus[1]).toMatchObject({ eccUncorrectedVolatile: 1, retiredPagesPending: true });
+      expect(f.gpus[2]).toMatchObject({ throttleReasons: ['hw_slowdown', 'hw_thermal_slowdown'], slowdownSinceMs: 1000 });
+    } finally {
+      tri.setThermalThrottle(2, false);
     }
   });
 

@@ -28,6 +28,10 @@ function sample(index: number, over: Partial<GpuSample> = {}): GpuSample {
     memClockMHz: 9001,
     maxMemClockMHz: 9001,
     processes: [],
+    throttleReasons: [],
+    ecc: { correctedVolatile: 0, uncorrectedVolatile: 0, correctedAggregate: 0, uncorrectedAggregate: 0 },
+    remappedRowsUncorrectable: 0,
+    remapPending: false,
     ...over,
   };
 }

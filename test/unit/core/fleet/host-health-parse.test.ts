@@ -10,7 +10,7 @@ const FIXTURES = join(__dirname, '../../../fixtures/host-health');
 describe('the health command', () => {
   it('is one literal script; every configured value is a quoted argument, ~ expanded by the host, $(…) never run', () => {
     const evil = "/tmp/x'; touch /tmp/pwned-$(id -u) #";
-    const cmd = healthCommand({ mode: 'full', gpuVendor: 'amd', cacheSizeTimeoutS: 5, modelCache: ['~/models', evil], dockerRoot: '/var/lib/docker' });
+    const cmd = healthCommand({ mode: 'full', gpuVendor: 'amd', cacheSizeTimeoutS: 5, modelCache: ['~/models', evil], dockerRoot: '/var/lib/docker', kernelLog: 'off', kernelLogSinceS: null });
     expect(cmd.startsWith("sh -c '")).toBe(true);
     expect(cmd).toContain(HEALTH_SCRIPT.slice(0, 40));
     // Run by a real sh: the paths come back as df's section heads, literally; ~ became $HOME.
@@ -22,7 +22,7 @@ describe('the health command', () => {
   });
 
   it('fast rounds neither ask Docker nor run du', () => {
-    const cmd = healthCommand({ mode: 'fast', gpuVendor: 'nvidia', cacheSizeTimeoutS: 5, modelCache: ['/tmp'], dockerRoot: null });
+    const cmd = healthCommand({ mode: 'fast', gpuVendor: 'nvidia', cacheSizeTimeoutS: 5, modelCache: ['/tmp'], dockerRoot: null, kernelLog: 'off', kernelLogSinceS: null });
     const out = execFileSync('sh', ['-c', cmd], { encoding: 'utf8' });
     expect(out).not.toMatch(/^@(du|docker_root|docker_error|drm|fdinfo)/m);
     const parsed = parseHealthOutput(out)!;

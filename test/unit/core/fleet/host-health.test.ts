@@ -44,8 +44,9 @@ function world(settings = healthSettingsOf(undefined, undefined)) {
 
 describe('HostHealthMonitor', () => {
   it('defaults: every 15 s, du of ~/.cache/huggingface every 10 min; fleet settings under the host\'s', () => {
-    expect(healthSettingsOf(undefined, undefined)).toEqual({ intervalMs: 15_000, cacheSizeIntervalMs: 600_000, cacheSizeTimeoutS: 60, modelCache: ['~/.cache/huggingface'] });
+    expect(healthSettingsOf(undefined, undefined)).toEqual({ intervalMs: 15_000, cacheSizeIntervalMs: 600_000, cacheSizeTimeoutS: 60, modelCache: ['~/.cache/huggingface'], kernelLog: 'auto' });
     expect(healthSettingsOf({ modelCache: ['/srv/hf'] }, { intervalMs: 30_000, modelCache: ['/data'] })).toMatchObject({ intervalMs: 30_000, modelCache: ['/srv/hf'] });
+    expect(healthSettingsOf({ kernelLog: 'dmesg' }, { kernelLog: 'off' }).kernelLog).toBe('dmesg');
   });
 
   it('runs a full round first, then fast rounds on its interval, a full one again after cacheSizeIntervalMs', async () => {
