@@ -143,7 +143,7 @@ export function staleNote(health: HostHealthView | undefined, nowMs: number): { 
 export interface FaultCounts {
   readonly processFlags: number | null;
   readonly xid: number | null;
-  /** GPUs with an ECC error (corrected or not, volatile) or a pending page retirement. */
+  /** GPUs with an uncorrected ECC or RAS error, or a page retirement waiting for a reset (corrected errors alone are shown in the host view, not counted). */
   readonly ecc: number | null;
   /** GPUs with a slowdown throttle active (thermal, HW slowdown, power brake). */
   readonly throttling: number | null;
@@ -164,7 +164,7 @@ export function faultCounts(host: Pick<HostView, 'gpus' | 'gpuProcesses' | 'heal
   return {
     processFlags: host.gpuProcesses === undefined ? null : host.gpuProcesses.flags.length,
     xid: kernelLog === null || kernelLog.source === null ? null : kernelLog.xids.length,
-    ecc: some((f) => (f.eccUncorrectedVolatile ?? 0) > 0 || (f.eccCorrectedVolatile ?? 0) > 0 || f.retiredPagesPending === true || (f.rasUncorrected ?? 0) > 0),
+    ecc: some((f) => (f.eccUncorrectedVolatile ?? 0) > 0 || f.retiredPagesPending === true || (f.rasUncorrected ?? 0) > 0),
     throttling: some((f) => f.throttleReasons === null ? null : f.throttleReasons.some(isSlowdown)),
   };
 }

@@ -103,6 +103,7 @@ export const THROTTLE_WORDS: Readonly<Record<string, string>> = {
 export interface FaultRow {
   readonly gpu: number;
   readonly ecc: string;
+  /** An uncorrected error since the driver loaded (corrected ones are shown, not flagged). */
   readonly eccBad: boolean;
   readonly retired: string;
   readonly throttle: string;
@@ -136,7 +137,7 @@ export function faultRows(host: Pick<HostView, 'gpus'>, nowMs: number): FaultRow
     return {
       gpu: g.index,
       ecc: eccText(f),
-      eccBad: (f.eccUncorrectedVolatile ?? 0) > 0 || (f.eccCorrectedVolatile ?? 0) > 0,
+      eccBad: (f.eccUncorrectedVolatile ?? 0) > 0,
       retired: f.retiredPages === null ? DASH : `${f.retiredPages}${f.retiredPagesPending ? ' (pending: reset or reboot to apply)' : ''}`,
       throttle: throttleText(f, nowMs),
       slowdown: (f.throttleReasons ?? []).some(isSlowdown),

@@ -123,7 +123,7 @@ describe('host health facts', () => {
     expect(faultCounts(g)).toEqual({ processFlags: 0, xid: 1, ecc: 1, throttling: 1 });
     expect(issueSummary(faultCounts(g)).text).toBe('1 Xid · 1 GPU with ECC errors · 1 GPU throttling');
     const quiet = host('d', { gpuProcesses: { atMs: NOW, matchedAtMs: NOW, flags: [] }, health: health({ kernelLog: { source: null, why: 'journalctl -k: not in group systemd-journal', xids: [] } }) });
-    quiet.gpus = quiet.gpus.map((x) => ({ ...x, faults: { ...faults, eccUncorrectedVolatile: 0, eccUncorrectedAggregate: 0, throttleReasons: ['gpu_idle'], slowdownSinceMs: null } }));
+    quiet.gpus = quiet.gpus.map((x) => ({ ...x, faults: { ...faults, eccCorrectedVolatile: 5, eccUncorrectedVolatile: 0, eccUncorrectedAggregate: 0, throttleReasons: ['gpu_idle'], slowdownSinceMs: null } }));
     expect(faultCounts(quiet)).toEqual({ processFlags: 0, xid: null, ecc: 0, throttling: 0 });
     expect(issueSummary(faultCounts(quiet)).text).toBe('no process flag · no GPU fault in what was read');
     expect(issueSummary(faultCounts(quiet)).title).toMatch(/not read yet: kernel log/);

@@ -101,11 +101,13 @@ describe('host view health rows', () => {
     expect(r).toMatchObject({
       gpu: 0,
       ecc: '0 uncorr. · 3 corr. (aggregate 1 · 10)',
-      eccBad: true,
+      eccBad: false,
       retired: '2 (pending: reset or reboot to apply)',
       throttle: 'power cap (software), HW thermal slowdown — slowdown for 1 min 15 s',
       slowdown: true,
     });
+    h.gpus = [{ ...h.gpus[0]!, faults: faults({ eccUncorrectedVolatile: 1 }) }];
+    expect(faultRows(h, NOW)![0]!.eccBad).toBe(true);
     h.gpus = [{ ...h.gpus[0]!, faults: faults({ eccEnabled: false, throttleReasons: null, retiredPages: null, slowdownSinceMs: null, temperatureCriticalC: 100, rasUncorrected: 0, rasCorrected: 4 }) }];
     expect(faultRows(h, NOW)![0]).toMatchObject({ ecc: 'ECC off', throttle: '—', retired: '—', slowdown: false, critical: '100 °C', ras: '0 uncorr. · 4 corr.' });
   });
