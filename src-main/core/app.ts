@@ -16,7 +16,7 @@ import type { EventSink, HandlersFor } from './channel.js';
 import { ConfigSchema, ConfigService, type ConfigInput } from './config/index.js';
 import { FleetService, HostService, SshConfigImportService, fleetChannels, type ConfigSource } from './fleet/index.js';
 import { prepareDataDir, recordConsoleStarted, recordConsoleStopped } from './instance/index.js';
-import { LogFollowEvents, LogsService, logsChannels } from './logs/index.js';
+import { LogFollowEvents, LogsService, LogWatch, logsChannels } from './logs/index.js';
 import { ConsoleLifecycle, StoredWakeEstimates, StoredWakePolicy, lifecycleChannels, lifecycleTargets } from './lifecycle/index.js';
 import { openConsoleNotifications, notifyChannels, type NotificationService } from './notify/index.js';
 import type { FilePicker, Notifier, PdfPrinter, SecretStore } from './ports.js';
@@ -275,8 +275,23 @@ async function buildWork(
     await ProxyService.start({ store, config, fleet, secrets, wakeEstimates, wakePolicy, emit, clock, logger: logger.child('proxy'), port: options.offline ? 0 : options.proxyPort, offPrem }),
   );
   const budget = disposables.add(new BudgetService({ settings: store.settings, audit: store.audit, config, fleet, notices: notifications, clock, logger: logger.child('budget') }));
+  // The service's own upstream key is masked in its log lines besides the patterns every line gets.
+  const logs = disposables.add(
+    new LogsService({
+      hosts: fleet,
+      clock,
+      logger: logger.child('logs'),
+      secretsOf: async (label, id) => {
+        const ref = config.current.proxy.upstreams[upstreamKey(label, id)]?.apiKeyRef;
+        const value = ref ? await secrets.get(ref) : null;
+        return value ? [value] : [];
+      },
+    }),
+  );
+  // Failure lines in services' logs, read a bounded tail at a time, become log_failure alerts.
+  const logWatch = disposables.add(new LogWatch({ logs, fleet, config, clock, logger: logger.child('log-watch') }));
   const telemetry = disposables.add(
-    new TelemetryService({ store, config, fleet, proxy, requests: requestWindows(store.db), notices: notifications, emit, clock, logger, startedAt: g.startedAt, alertThresholds: options.alertThresholds, budget }),
+    new TelemetryService({ store, config, fleet, proxy, requests: requestWindows(store.db), notices: notifications, emit, clock, logger, startedAt: g.startedAt, alertThresholds: options.alertThresholds, budget, logFailures: logWatch }),
   );
   const lifecycle = disposables.add(new ConsoleLifecycle({ store, config, fleet, proxy, notices: notifications, emit, clock, logger: logger.child('lifecycle'), offPrem }));
   const bench = disposables.add(new ConsoleBench({ store, config, fleet, proxy, baselines: telemetry, emit, clock, logger: logger.child('bench') }));
@@ -299,19 +314,6 @@ async function buildWork(
     dataDir: options.dataDir,
     home: g.home,
   });
-  // The service's own upstream key is masked in its log lines besides the patterns every line gets.
-  const logs = disposables.add(
-    new LogsService({
-      hosts: fleet,
-      clock,
-      logger: logger.child('logs'),
-      secretsOf: async (label, id) => {
-        const ref = config.current.proxy.upstreams[upstreamKey(label, id)]?.apiKeyRef;
-        const value = ref ? await secrets.get(ref) : null;
-        return value ? [value] : [];
-      },
-    }),
-  );
   const logFollows = disposables.add(new LogFollowEvents({ logs, emit, clock }));
   return { proxy, budget, telemetry, lifecycle, bench, reports, logs, logFollows };
 }

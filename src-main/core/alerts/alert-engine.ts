@@ -1,7 +1,9 @@
-import type { Alert, AlertEvent, AlertKind, AlertSeverity, Baseline } from '../../../src-preload/contract/telemetry.js';
+import type { Alert, AlertContextLine, AlertEvent, AlertKind, AlertSeverity, Baseline, LogFailureKind } from '../../../src-preload/contract/index.js';
 import { parseSeriesName, serviceSeries, type ServiceFigure } from '../../../src-preload/contract/index.js';
 import { Emitter, type Clock, type Disposable } from '../base/index.js';
 import { upstreamKey } from '../upstream/index.js';
+import { healthRound, HostEventMemory, type HealthFinding, type HostHealthAlertInput } from './health-rules.js';
+import { DEFAULT_HOST_ALERT_SETTINGS, type HostAlertSettings } from './settings.js';
 
 // Degradation alerts. Each rule turns a host's tick into a condition with a
 // severity (or none); a condition must hold for `sustainMs` before it is raised
@@ -16,6 +18,11 @@ import { upstreamKey } from '../upstream/index.js';
 // - waiting_growing: requests waiting > 0 and higher at the end of the window
 //   than at its start, never dropping to 0 in between;
 // - host_stale: the host's telemetry could not be read.
+// From host health (health-rules.ts): disk_low (with hysteresis),
+// gpu_process_unknown, gpu_throttle, gpu_fault (pending retirement: a state;
+// Xid / ECC rise: events) and host_rebooted (an event). From service logs:
+// log_failure (an event, rate-limited per service). An event-like alert is
+// raised at once and clears by itself `eventHoldMs` after its last event.
 
 export interface ServiceTick {
   serviceId: string;
@@ -41,6 +48,8 @@ export interface AlertThresholds {
   clearMs: number;
   waitingWindowMs: number;
   staleAfterMs: number;
+  /** A low disk or an unknown GPU process must be seen this long before it is raised. */
+  healthSustainMs: number;
 }
 
 export const DEFAULT_ALERT_THRESHOLDS: AlertThresholds = {
@@ -51,6 +60,7 @@ export const DEFAULT_ALERT_THRESHOLDS: AlertThresholds = {
   clearMs: 30_000,
   waitingWindowMs: 60_000,
   staleAfterMs: 30_000,
+  healthSustainMs: 30_000,
 };
 
 interface Condition {
@@ -59,12 +69,42 @@ interface Condition {
   value: number | null;
   threshold: number | null;
   model: string | null;
+  gpuIndex?: number | null;
+  command?: string | null;
+  context?: readonly AlertContextLine[];
 }
+
+/** Who an alert is about: `part` tells apart several alerts of one kind on one host or service (a disk, a PID, a GPU). */
+interface Subject {
+  kind: AlertKind;
+  host: string;
+  serviceId: string | null;
+  part?: string;
+}
+
+/** Failure lines one read of a service's log found (the log watcher's LogFailureFound satisfies it). */
+export interface LogFailureInput {
+  readonly host: string;
+  readonly serviceId: string;
+  /** Lines the classifier flagged in this read. */
+  readonly matched: number;
+  readonly kinds: readonly LogFailureKind[];
+  /** The flagged lines and a few around them, masked and bounded. */
+  readonly context: readonly AlertContextLine[];
+}
+
+/** Failures that stop a server or lose its GPU; the rest (a traceback, a refused request) warn. */
+const CRITICAL_LOG_FAILURES: ReadonlySet<LogFailureKind> = new Set<LogFailureKind>(['cuda-oom', 'engine-dead', 'model-load-failed', 'port-in-use', 'disk-full', 'nccl-error', 'xid']);
+
+const idOf = (s: Subject): string => `${s.kind}:${s.host}${s.serviceId === null ? '' : `/${s.serviceId}`}${s.part === undefined ? '' : `#${s.part}`}`;
 
 interface Track {
   kind: AlertKind;
   host: string;
   serviceId: string | null;
+  part?: string;
+  /** Event-like alerts: when the current rate-limit window began (the raise, or the last renewal). */
+  windowStart?: number;
   /** When the condition began (of any severity); null while absent. */
   since: number | null;
   /** When the worst severity began. */
@@ -78,6 +118,7 @@ export class AlertEngine implements Disposable {
   private readonly baselines = new Map<string, Baseline>();
   private readonly tracks = new Map<string, Track>();
   private readonly waitingHistory = new Map<string, { at: number; waiting: number }[]>();
+  private readonly eventMemory = new Map<string, HostEventMemory>();
   private readonly emitter = new Emitter<AlertEvent>();
   readonly onDidChange = this.emitter.on.bind(this.emitter);
   readonly thresholds: AlertThresholds;
@@ -85,6 +126,8 @@ export class AlertEngine implements Disposable {
   constructor(
     private readonly clock: Clock,
     thresholds: Partial<AlertThresholds> = {},
+    /** The host's disk, throttle, hold and rate-limit settings (config's `alerts` over defaults). */
+    private readonly settingsOf: (host: string) => HostAlertSettings = () => DEFAULT_HOST_ALERT_SETTINGS,
   ) {
     this.thresholds = { ...DEFAULT_ALERT_THRESHOLDS, ...thresholds };
   }
@@ -124,14 +167,72 @@ export class AlertEngine implements Disposable {
   /** Feed one tick of every host; hosts missing from `hosts` are left as they are. */
   observe(hosts: readonly HostAlertTick[]): void {
     const now = this.clock.now();
+    const { sustainMs, clearMs, staleAfterMs } = this.thresholds;
     for (const h of hosts) {
-      this.step('host_stale', h.host, null, now, h.staleReason === null ? null : { severity: 'warning', message: `telemetry stale: ${h.staleReason}`, value: null, threshold: null, model: null });
+      const stale = h.staleReason === null ? null : { severity: 'warning' as const, message: `telemetry stale: ${h.staleReason}`, value: null, threshold: null, model: null };
+      // host_stale is sustained by its own threshold
+      this.step({ kind: 'host_stale', host: h.host, serviceId: null }, now, stale, staleAfterMs, clearMs);
       for (const s of h.services) {
-        this.step('throughput', h.host, s.serviceId, now, this.throughput(s));
-        this.step('kv_cache', h.host, s.serviceId, now, this.kvCache(s));
-        this.step('waiting_growing', h.host, s.serviceId, now, this.waiting(h.host, s, now));
+        const subject = (kind: AlertKind): Subject => ({ kind, host: h.host, serviceId: s.serviceId });
+        this.step(subject('throughput'), now, this.throughput(s), sustainMs, clearMs);
+        this.step(subject('kv_cache'), now, this.kvCache(s), sustainMs, clearMs);
+        this.step(subject('waiting_growing'), now, this.waiting(h.host, s, now), sustainMs, clearMs);
       }
     }
+    this.expireEvents(now);
+  }
+
+  /**
+   * One health round of each host: state findings are sustained and cleared as
+   * the degradation rules are (disks with their hysteresis), events raised at
+   * once. A kind the round could not read (stale, faults not read yet) is left as it was.
+   */
+  observeHealth(hosts: readonly HostHealthAlertInput[]): void {
+    const now = this.clock.now();
+    for (const h of hosts) {
+      const settings = this.settingsOf(h.label);
+      let memory = this.eventMemory.get(h.label);
+      if (memory === undefined) this.eventMemory.set(h.label, (memory = new HostEventMemory()));
+      const isActive = (part: string) => this.tracks.get(idOf({ kind: 'disk_low', host: h.label, serviceId: null, part }))?.alert != null;
+      const round = healthRound(h, settings, memory, now, isActive);
+      const present = new Set<string>();
+      for (const f of round.states) {
+        const subject = { kind: f.kind, host: h.label, serviceId: f.serviceId, part: f.part };
+        present.add(idOf(subject));
+        // A throttle's minute is in its condition already; a pending retirement is news at once.
+        const sustain = f.kind === 'disk_low' || f.kind === 'gpu_process_unknown' ? this.thresholds.healthSustainMs : 0;
+        this.step(subject, now, conditionOf(f), sustain, this.thresholds.clearMs);
+      }
+      for (const [id, t] of [...this.tracks]) {
+        if (t.host !== h.label || t.windowStart !== undefined || present.has(id) || !round.read.has(t.kind)) continue;
+        this.step({ kind: t.kind, host: t.host, serviceId: t.serviceId, part: t.part }, now, null, 0, this.thresholds.clearMs);
+      }
+      for (const f of round.events) this.event({ kind: f.kind, host: h.label, serviceId: f.serviceId, part: f.part }, now, conditionOf(f), 1, settings);
+    }
+    this.expireEvents(now);
+  }
+
+  /**
+   * Failure lines from a service's log: one alert per service per
+   * `logFailureEveryMs`; lines found within that window are counted into it
+   * (a `repeat` change: no new notice), a failure after it renews the context.
+   */
+  observeLogFailure(found: LogFailureInput): void {
+    if (found.matched <= 0) return;
+    const now = this.clock.now();
+    const kinds = [...new Set(found.kinds)];
+    const critical = kinds.some((k) => CRITICAL_LOG_FAILURES.has(k));
+    const cond: Condition = {
+      severity: critical ? 'critical' : 'warning',
+      // Names the kinds and counts, never the text: the message reaches the audit log and outside channels.
+      message: `${kinds.join(', ')} in the log of ${found.serviceId} (${found.matched} line${found.matched === 1 ? '' : 's'})`,
+      value: found.matched,
+      threshold: null,
+      model: null,
+      context: found.context,
+    };
+    this.event({ kind: 'log_failure', host: found.host, serviceId: found.serviceId }, now, cond, found.matched, this.settingsOf(found.host));
+    this.expireEvents(now);
   }
 
   private throughput(s: ServiceTick): Condition | null {
@@ -180,16 +281,14 @@ export class AlertEngine implements Disposable {
     };
   }
 
-  private step(kind: AlertKind, host: string, serviceId: string | null, now: number, cond: Condition | null): void {
-    const id = `${kind}:${host}${serviceId === null ? '' : `/${serviceId}`}`;
+  private step(subject: Subject, now: number, cond: Condition | null, sustain: number, clearMs: number): void {
+    const id = idOf(subject);
     let t = this.tracks.get(id);
     if (t === undefined) {
       if (cond === null) return;
-      t = { kind, host, serviceId, since: null, criticalSince: null, absentSince: null, last: null, alert: null };
+      t = { ...subject, since: null, criticalSince: null, absentSince: null, last: null, alert: null };
       this.tracks.set(id, t);
     }
-    // host_stale is sustained by its own threshold
-    const sustain = kind === 'host_stale' ? this.thresholds.staleAfterMs : this.thresholds.sustainMs;
     if (cond === null) {
       t.since = null;
       t.criticalSince = null;
@@ -198,11 +297,7 @@ export class AlertEngine implements Disposable {
         return;
       }
       t.absentSince ??= now;
-      if (now - t.absentSince >= this.thresholds.clearMs) {
-        const alert = { ...t.alert, updatedAt: now };
-        this.tracks.delete(id);
-        this.emitter.fire({ type: 'cleared', at: now, alert });
-      }
+      if (now - t.absentSince >= clearMs) this.clear(id, t, now);
       return;
     }
     t.absentSince = null;
@@ -218,30 +313,70 @@ export class AlertEngine implements Disposable {
       return;
     }
     if (t.alert === null) {
-      t.alert = {
-        id,
-        kind,
-        severity,
-        host,
-        serviceId,
-        model: cond.model,
-        message: cond.message,
-        value: cond.value,
-        threshold: cond.threshold,
-        raisedAt: now,
-        updatedAt: now,
-      };
+      t.alert = newAlert(id, subject, severity, cond, now);
       this.emitter.fire({ type: 'raised', at: now, alert: t.alert });
       return;
     }
     const changed = t.alert.severity !== severity;
-    t.alert = { ...t.alert, severity, message: cond.message, value: cond.value, threshold: cond.threshold, updatedAt: now };
+    t.alert = { ...t.alert, ...extras(cond), severity, message: cond.message, value: cond.value, threshold: cond.threshold, updatedAt: now };
     if (changed) this.emitter.fire({ type: 'changed', at: now, alert: t.alert });
+  }
+
+  /** An event-like alert: raised at once, held `eventHoldMs` past its last event, renewed once per `logFailureEveryMs`. */
+  private event(subject: Subject, now: number, cond: Condition, occurrences: number, settings: HostAlertSettings): void {
+    const id = idOf(subject);
+    const t = this.tracks.get(id);
+    const holdUntil = now + settings.eventHoldMs;
+    if (t?.alert == null) {
+      const alert = { ...newAlert(id, subject, cond.severity, cond, now), count: occurrences, holdUntil };
+      this.tracks.set(id, { ...subject, windowStart: now, since: now, criticalSince: null, absentSince: null, last: cond, alert });
+      this.emitter.fire({ type: 'raised', at: now, alert });
+      return;
+    }
+    const count = (t.alert.count ?? 1) + occurrences;
+    const renew = now - (t.windowStart ?? t.alert.raisedAt) >= settings.logFailureEveryMs || cond.severity === 'critical' && t.alert.severity !== 'critical';
+    if (!renew) {
+      t.alert = { ...t.alert, count, holdUntil, updatedAt: now };
+      this.emitter.fire({ type: 'changed', at: now, alert: t.alert, repeat: true });
+      return;
+    }
+    t.windowStart = now;
+    t.alert = { ...t.alert, ...extras(cond), severity: cond.severity, message: cond.message, value: cond.value, threshold: cond.threshold, count, holdUntil, updatedAt: now };
+    this.emitter.fire({ type: 'changed', at: now, alert: t.alert });
+  }
+
+  private expireEvents(now: number): void {
+    for (const [id, t] of [...this.tracks]) {
+      if (t.windowStart !== undefined && t.alert?.holdUntil !== undefined && now >= t.alert.holdUntil) this.clear(id, t, now);
+    }
+  }
+
+  private clear(id: string, t: Track, now: number): void {
+    const alert = { ...t.alert!, updatedAt: now };
+    this.tracks.delete(id);
+    this.emitter.fire({ type: 'cleared', at: now, alert });
   }
 
   dispose(): void {
     this.emitter.dispose();
   }
+}
+
+function extras(cond: Condition): Partial<Alert> {
+  const out: Partial<Alert> = {};
+  if (cond.gpuIndex !== undefined) out.gpuIndex = cond.gpuIndex;
+  if (cond.command !== undefined) out.command = cond.command;
+  if (cond.context !== undefined) out.context = [...cond.context];
+  return out;
+}
+
+function newAlert(id: string, subject: Subject, severity: AlertSeverity, cond: Condition, now: number): Alert {
+  const { kind, host, serviceId } = subject;
+  return { id, kind, severity, host, serviceId, model: cond.model, message: cond.message, value: cond.value, threshold: cond.threshold, raisedAt: now, updatedAt: now, ...extras(cond) };
+}
+
+function conditionOf(f: HealthFinding): Condition {
+  return { severity: f.severity, message: f.message, value: f.value, threshold: f.threshold, model: null, gpuIndex: f.gpuIndex, command: f.command, ...(f.context ? { context: f.context } : {}) };
 }
 
 /** A telemetry tick (contract values) → alert input, reading `svc.<id>.*` series names. */

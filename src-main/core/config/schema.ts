@@ -4,6 +4,7 @@ import { aliasProblem, hostProblem, jumpHostProblem, pathProblem, unbracketHost,
 import { NotifyConfigSchema } from '../../../src-preload/contract/notify.js';
 import { LogSourceSchema } from './log-source.js';
 import { HealthConfigSchema } from './health-schema.js';
+import { AlertsConfigSchema, HostAlertsConfigSchema } from './alerts-schema.js';
 import { upstreamKey } from '../upstream/index.js';
 import { intRange, ListenPortSchema, PortSchema } from './number-fields.js';
 import { ProxyConfigSchema, ProxyUpstreamConfigSchema } from './proxy-schema.js';
@@ -179,6 +180,7 @@ export const ServiceConfigSchema = z
     /** How wake / sleep / offload / restart are done for this service, and the policies that propose them. */
     lifecycle: LifecycleConfigSchema.optional(),
     logs: LogSourceSchema.optional(), // where its log lines come from; default from lifecycle.systemdUnit / lifecycle.compose (logs/sources.ts)
+    logWatch: z.boolean({ error: 'must be true or false' }).optional(), // read its log for failure lines (log_failure alerts); default true where it has a log source
   })
   .strict();
 
@@ -256,6 +258,7 @@ export const HostConfigSchema = z
     /** GPU tool and telemetry source of this host. */
     telemetry: HostTelemetryConfigSchema.optional(),
     health: HealthConfigSchema.optional(), // host health polling; each field overrides the fleet-wide `health`
+    alerts: HostAlertsConfigSchema.optional(), // this host's alert thresholds over the fleet-wide `alerts` (config/alerts-schema.ts)
   })
   .strict();
 
@@ -279,6 +282,7 @@ export const ConfigSchema = z
     hosts: z.array(HostConfigSchema).default([]),
     telemetry: TelemetryConfigSchema.prefault({}),
     health: HealthConfigSchema.optional(), // fleet-wide host health settings (config/health-schema.ts)
+    alerts: AlertsConfigSchema.optional(), // fleet-wide alert thresholds (config/alerts-schema.ts)
     proxy: ProxyConfigSchema.prefault({}),
     ui: ListenConfigSchema.prefault({}),
     /** Fleet-wide SSH defaults: the transport a host without its own `ssh.transport` uses, and the OpenSSH client. */

@@ -7,6 +7,7 @@ export { LogsService, type LogsHosts, type LogsServiceOptions, type LogFollow, t
 export { LogFollowEvents, type LogFollowEventsOptions } from './follow-events.js';
 export { logsChannels } from './channels.js';
 export { classifyLine } from './classify.js';
+export { LogWatch, type LogFailureFound, type LogWatchOptions, type LogWatchRound } from './log-watch.js';
 export { logSourceOf, logCommand, hasTimestamps, type LogSource, type LogQuery, type ResumePoint } from './sources.js';
 export { LineSplitter, decodeLine, maskLine, DEFAULT_MAX_LINE_BYTES } from './lines.js';
 export { FollowerQueue, lineFilter } from './follower.js';

@@ -86,7 +86,7 @@ export { serviceReadingFromVllm, serviceReadingFromLlama } from './reading-from-
 export { ServiceDeriver, type ServiceFigures, type ServiceDeriverOptions } from './derive.js';
 export { gpuValues, serviceValues, staleServiceValues, costValues, hostValuesOf, causeOf, type HostValues, type HostReadings, type FleetReadings } from './host-values.js';
 export { SeriesStore, type SeriesStoreOptions } from './series-store.js';
-export { TelemetryService, proxyValues, type TelemetryServiceDeps, type TelemetryFleet, type ProxyStatsSource } from './service.js';
+export { TelemetryService, proxyValues, type TelemetryServiceDeps, type TelemetryFleet, type TelemetryReadings, type LogFailureSource, type ProxyStatsSource } from './service.js';
 export { telemetryChannels } from './channels.js';
 export { GPU_DETECT_COMMAND, parseGpuDetect, vendorOf, type GpuToolKind, type GpuDetection } from './gpu-detect.js';
 export { AMD_SYSFS_DEVICE_FILES, AMD_SYSFS_HWMON_FILES } from './amd-gpu.js';

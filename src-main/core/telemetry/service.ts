@@ -9,6 +9,7 @@
 import {
   BaselineSchema,
   hostSeries,
+  type AlertEvent,
   serviceSeries,
   type CostSummary,
   type CostSummaryQuery,
@@ -17,7 +18,7 @@ import {
   type ProxyStats,
   type TelemetryTick,
 } from '../../../src-preload/contract/index.js';
-import { AlertEngine, alertTickFromValues, type AlertThresholds } from '../alerts/index.js';
+import { AlertEngine, alertTickFromValues, hostAlertSettingsOf, type AlertThresholds, type HostHealthAlertInput, type LogFailureInput } from '../alerts/index.js';
 import { DisposableStore, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
@@ -31,9 +32,19 @@ import { SeriesStore } from './series-store.js';
 const BASELINES_SETTING = 'alerts.baselines';
 const WINDOW_MS: Record<CostSummaryQuery['window'], number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 };
 
+/** A round's state as telemetry and the health alerts read it (the fleet's FleetState satisfies it). */
+export interface TelemetryReadings extends FleetReadings {
+  readonly hosts: readonly (HostReadings & HostHealthAlertInput)[];
+}
+
 /** What telemetry reads from the fleet (FleetService satisfies it): its state at the end of each poll round. */
 export interface TelemetryFleet {
-  onDidRound(listener: (state: FleetReadings) => void): Disposable;
+  onDidRound(listener: (state: TelemetryReadings) => void): Disposable;
+}
+
+/** Failure lines found in services' logs (the logs capability's LogWatch satisfies it). */
+export interface LogFailureSource {
+  onDidFindFailure(listener: (found: LogFailureInput) => void): Disposable;
 }
 
 /** Where the proxy's per-class figures come from (ProxyService satisfies it). */
@@ -55,6 +66,8 @@ export interface TelemetryServiceDeps {
   emit: EventSink;
   clock: Clock;
   logger: Logger;
+  /** Failure lines from services' logs (log_failure alerts); none: no log alerts. */
+  logFailures?: LogFailureSource | null;
   /** When the console started. Not read any more: cost windows count only the time the readings cover. */
   startedAt?: number;
   alertThresholds?: Partial<AlertThresholds>;
@@ -115,6 +128,43 @@ function restoreBaselines(alerts: AlertEngine, store: Store, logger: Logger): un
   return unreadable;
 }
 
+/**
+ * Every raise, change and clear is audited and pushed; raises and real changes
+ * go to the notification channels. A repeat (another log line or Xid folded
+ * into a held alert) is pushed only: its count reaches the audit log with the
+ * clear. Context lines (log text) never reach the audit row or a notice.
+ */
+function onAlertEvent(event: AlertEvent, deps: TelemetryServiceDeps): void {
+  const { alert } = event;
+  if (!event.repeat) {
+    deps.store.audit.append({
+      type: `alert.${event.type}`,
+      actor: 'system',
+      target: alert.serviceId ? upstreamKey(alert.host, alert.serviceId) : alert.host,
+      payload: {
+        kind: alert.kind,
+        severity: alert.severity,
+        message: alert.message,
+        value: alert.value,
+        threshold: alert.threshold,
+        ...(alert.gpuIndex != null ? { gpuIndex: alert.gpuIndex } : {}),
+        ...(alert.count !== undefined ? { count: alert.count } : {}),
+        ...(alert.context !== undefined ? { contextLines: alert.context.length } : {}),
+      },
+    });
+  }
+  deps.emit('alert.changed', event);
+  if (event.type === 'cleared' || event.repeat) return;
+  deps.notices.notify({
+    key: `alert:${alert.id}`,
+    severity: alert.severity === 'critical' ? 'critical' : 'warning',
+    title: `${alert.host}: ${alert.kind.replaceAll('_', ' ')}`,
+    body: alert.command ? `${alert.message}. Run: ${alert.command}` : alert.message,
+    route: `hosts/${alert.host}`,
+    event: alert.severity === 'critical' ? 'alert.critical' : 'alert.warning',
+  });
+}
+
 export class TelemetryService implements Disposable {
   readonly series: SeriesStore;
   readonly alerts: AlertEngine;
@@ -130,32 +180,13 @@ export class TelemetryService implements Disposable {
     const series = (this.series = new SeriesStore({ db: store.db, clock, logger: deps.logger.child('series') }));
     series.start();
     this.disposables.add(series);
-    const alerts = (this.alerts = new AlertEngine(clock, deps.alertThresholds));
+    const settingsOf = (label: string) => hostAlertSettingsOf(config.current.hosts.find((h) => h.label === label)?.alerts, config.current.alerts);
+    const alerts = (this.alerts = new AlertEngine(clock, deps.alertThresholds, settingsOf));
     this.disposables.add(alerts);
     this.unreadableBaselines = restoreBaselines(alerts, store, deps.logger);
-    this.disposables.add(
-      alerts.onDidChange((event) => {
-        const { alert } = event;
-        store.audit.append({
-          type: `alert.${event.type}`,
-          actor: 'system',
-          target: alert.serviceId ? upstreamKey(alert.host, alert.serviceId) : alert.host,
-          payload: { kind: alert.kind, severity: alert.severity, message: alert.message, value: alert.value, threshold: alert.threshold },
-        });
-        deps.emit('alert.changed', event);
-        if (event.type !== 'cleared') {
-          deps.notices.notify({
-            key: `alert:${alert.id}`,
-            severity: alert.severity === 'critical' ? 'critical' : 'warning',
-            title: `${alert.host}: ${alert.kind.replace('_', ' ')}`,
-            body: alert.message,
-            route: `hosts/${alert.host}`,
-            event: alert.severity === 'critical' ? 'alert.critical' : 'alert.warning',
-          });
-        }
-      }),
-    );
+    this.disposables.add(alerts.onDidChange((event) => onAlertEvent(event, deps)));
     this.disposables.add(deps.fleet.onDidRound((state) => this.onRound(state)));
+    if (deps.logFailures) this.disposables.add(deps.logFailures.onDidFindFailure((found) => alerts.observeLogFailure(found)));
 
     const spansBetween = (fromMs: number, toMs: number): RequestSpan[] =>
       deps.requests.answered(fromMs, toMs).map(spanFromRequestRow).filter((s): s is RequestSpan => s !== null);
@@ -196,7 +227,7 @@ export class TelemetryService implements Disposable {
     return r;
   }
 
-  private onRound(snapshot: FleetReadings): void {
+  private onRound(snapshot: TelemetryReadings): void {
     const { config } = this.deps;
     const modelOf = (label: string) => (serviceId: string) =>
       config.current.hosts.find((h) => h.label === label)?.services.find((s) => s.id === serviceId)?.model ?? null;
@@ -224,6 +255,7 @@ export class TelemetryService implements Disposable {
       tick.hosts.push({ host: host.label, staleReason, values });
     }
     this.alerts.observe(tick.hosts.map((h) => alertTickFromValues(h.host, h.staleReason, h.values, modelOf(h.host))));
+    this.alerts.observeHealth(snapshot.hosts);
     this.deps.emit('telemetry.tick', tick);
   }
 
