@@ -11,7 +11,8 @@ import { setTheme, startConsoleInBrowser, type ConsoleInBrowser } from '../helpe
 // reachable (as in logs.e2e): a full disk on l20-poc is flagged on its card in
 // words, and a ghost process holding GPU memory off any service's port is a
 // flag in the host view with the command to run as copyable text. The host
-// view shows the disks table and a GPU process matched to its service.
+// view shows the disks table and a GPU process matched to its service, and an
+// Xid and a thermal slowdown raised on the host in its GPU faults panel.
 // Screenshots of the fleet and host views at 1440×900 go to HEALTH_SHOTS_DIR
 // (default /tmp/shots).
 
@@ -83,8 +84,14 @@ describe('host health through the built console', () => {
     // the ghost's row in the process table names no service
     expect(await page.locator(`[data-testid="gpu-process-row"][data-pid="${ghostPid}"]`).textContent()).toContain('not a configured service');
 
-    // faults: shown when the core reads them, "not read yet" until then — never an empty panel
-    expect(await page.getByTestId('gpu-faults').textContent()).toMatch(/not read yet|GPU faults/);
+    // GPU faults: an Xid with an uncorrectable ECC error (48) and a thermal slowdown, raised on the demo host
+    demo.host('l20-poc').raiseXid({ gpuIndex: 0, xid: 48 });
+    demo.host('l20-poc').setThermalThrottle(0, true);
+    const faults = page.getByTestId('gpu-faults');
+    await expect.poll(() => faults.getByTestId('xid-list').textContent().catch(() => ''), { timeout: 30_000 }).toMatch(/Xid 48 GPU 0/);
+    await expect.poll(() => faults.getByTestId('gpu-fault-row').first().textContent(), { timeout: 30_000 }).toMatch(/HW thermal slowdown — slowdown for/);
+    expect(await faults.getByTestId('kernel-log-status').textContent()).toMatch(/^Read with (journalctl -k|dmesg): \d+ Xid events?\.$/);
+    expect(await faults.getByTestId('gpu-fault-row').first().textContent()).toMatch(/[1-9]\d* uncorr\./);
     const charts = page.getByTestId('host-health-charts');
     await expect.poll(() => charts.getByTestId('host-chart-disk').getAttribute('data-points').then((v) => Number(v || 0)), { timeout: 20_000 }).toBeGreaterThan(0);
 

@@ -41,7 +41,7 @@ export function GpuFaultsPanel({ host }: { readonly host: Pick<HostView, 'gpus' 
               <tr key={r.gpu} data-testid="gpu-fault-row" title={r.source}>
                 <td className="col-idx num">{r.gpu}</td>
                 <td className={`num${r.eccBad ? ' text-warn' : ''}`}>{r.ecc}</td>
-                <td className="num">{r.retired}</td>
+                <td className={`num${r.retiredPending ? ' text-warn' : ''}`}>{r.retired}</td>
                 <td className={r.slowdown ? 'text-warn' : undefined}>{r.slowdown ? <strong>⚠ {r.throttle}</strong> : r.throttle}</td>
                 {amd ? <td className="num">{r.critical}</td> : null}
                 {amd ? <td className="num">{r.ras}</td> : null}

@@ -106,6 +106,7 @@ export interface FaultRow {
   /** An uncorrected error since the driver loaded (corrected ones are shown, not flagged). */
   readonly eccBad: boolean;
   readonly retired: string;
+  readonly retiredPending: boolean;
   readonly throttle: string;
   readonly slowdown: boolean;
   readonly critical: string;
@@ -138,7 +139,8 @@ export function faultRows(host: Pick<HostView, 'gpus'>, nowMs: number): FaultRow
       gpu: g.index,
       ecc: eccText(f),
       eccBad: (f.eccUncorrectedVolatile ?? 0) > 0,
-      retired: f.retiredPages === null ? DASH : `${f.retiredPages}${f.retiredPagesPending ? ' (pending: reset or reboot to apply)' : ''}`,
+      retired: `${f.retiredPages === null ? DASH : f.retiredPages}${f.retiredPagesPending ? ' · one pending: applies at the next GPU reset or reboot' : ''}`,
+      retiredPending: f.retiredPagesPending === true,
       throttle: throttleText(f, nowMs),
       slowdown: (f.throttleReasons ?? []).some(isSlowdown),
       critical: formatTemp(f.temperatureCriticalC),

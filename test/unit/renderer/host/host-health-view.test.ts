@@ -102,14 +102,15 @@ describe('host view health rows', () => {
       gpu: 0,
       ecc: '0 uncorr. · 3 corr. (aggregate 1 · 10)',
       eccBad: false,
-      retired: '2 (pending: reset or reboot to apply)',
+      retired: '2 · one pending: applies at the next GPU reset or reboot',
+      retiredPending: true,
       throttle: 'power cap (software), HW thermal slowdown — slowdown for 1 min 15 s',
       slowdown: true,
     });
     h.gpus = [{ ...h.gpus[0]!, faults: faults({ eccUncorrectedVolatile: 1 }) }];
     expect(faultRows(h, NOW)![0]!.eccBad).toBe(true);
     h.gpus = [{ ...h.gpus[0]!, faults: faults({ eccEnabled: false, throttleReasons: null, retiredPages: null, slowdownSinceMs: null, temperatureCriticalC: 100, rasUncorrected: 0, rasCorrected: 4 }) }];
-    expect(faultRows(h, NOW)![0]).toMatchObject({ ecc: 'ECC off', throttle: '—', retired: '—', slowdown: false, critical: '100 °C', ras: '0 uncorr. · 4 corr.' });
+    expect(faultRows(h, NOW)![0]).toMatchObject({ ecc: 'ECC off', throttle: '—', retired: '— · one pending: applies at the next GPU reset or reboot', slowdown: false, critical: '100 °C', ras: '0 uncorr. · 4 corr.' });
   });
 
   it("the kernel log: not read yet, read (with the Xid count), or why not and what would allow it", () => {
