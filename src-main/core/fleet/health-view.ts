@@ -1,7 +1,9 @@
-// The edge for host health and GPU processes: the contract's HostHealthView,
-// GpuView.processes and HostGpuProcessesView, built from the fleet's state
-// (snapshot-view.ts calls these; nothing inside the console reads the views).
-import type { GpuView, HostGpuProcessesView, HostHealthView } from '../../../src-preload/contract/index.js';
+// The edge for host health, GPU processes and GPU faults: the contract's
+// HostHealthView, GpuView.processes / .faults and HostGpuProcessesView, built
+// from the fleet's state (snapshot-view.ts calls these; nothing inside the
+// console reads the views).
+import type { GpuView, HostGpuProcessesView, HostHealthView, KernelLogView } from '../../../src-preload/contract/index.js';
+import type { HostFaultsState, KernelLogState } from './gpu-faults-state.js';
 import { HEALTH_SOURCE_DETAIL, type HostHealthState } from './host-health.js';
 import { causeText, type HostGpuProcessesState } from './state.js';
 
@@ -39,7 +41,22 @@ export function healthViewOf(h: HostHealthState): HostHealthView {
     cacheSizesAtMs: h.cacheSizesAtMs,
     docker: h.docker ? { ...h.docker } : null,
     issues: [...h.issues],
+    ...(h.faults ? { kernelLog: kernelLogViewOf(h.faults.kernelLog), faultsAtMs: h.faults.atMs, faultIssues: h.faults.issues.slice(0, 10) } : {}),
   };
+}
+
+function kernelLogViewOf(k: KernelLogState | null): KernelLogView | null {
+  if (k === null) return null;
+  return { source: k.source, why: k.why === null ? null : k.why.slice(0, 400), xids: k.xids.slice(-32).map((x) => ({ ...x, text: x.text.slice(0, 500) })) };
+}
+
+/** The GPU's fault figures from the host's last fault reading (absent before one, or when it has no row for this GPU). */
+export function faultsOnGpu(view: GpuView, f: HostFaultsState | null | undefined): GpuView {
+  const g = f?.gpus.find((x) => x.gpuIndex === view.index);
+  if (!f || !g) return view;
+  const { gpuIndex: _i, uuid: _u, throttleReasons, ...figures } = g;
+  view.faults = { atMs: f.atMs, ...figures, throttleReasons: throttleReasons === null ? null : [...throttleReasons], source: f.source.slice(0, 200) };
+  return view;
 }
 
 /** The GPU's processes (largest first, at most 64) from the host's matched list. */

@@ -6,7 +6,7 @@
 import type { EngineView, ErrorSummary, FleetSnapshot, GpuView, HostView, ServiceView } from '../../../src-preload/contract/index.js';
 import type { GpuReading } from '../telemetry/index.js';
 import { causeText, type FleetState, type HostSessionState, type HostState, type ServiceState } from './state.js';
-import { gpuProcessesViewOf, healthViewOf, processesOnGpu } from './health-view.js';
+import { faultsOnGpu, gpuProcessesViewOf, healthViewOf, processesOnGpu } from './health-view.js';
 
 const round1 = (v: number | null): number | null => (v === null ? null : Math.round(v * 10) / 10);
 
@@ -30,7 +30,7 @@ export function hostViewOf(h: HostState): HostView {
     ...(s.transport ? { transport: { ...s.transport, effective: s.transport.effective ? { ...s.transport.effective } : null } } : {}),
     gpuModel: h.config.gpu?.model ?? h.gpus.readings[0]?.name ?? null,
     pricePerHourUsd: h.config.pricePerHourUsd ?? null,
-    gpus: h.gpus.readings.map((g) => processesOnGpu(gpuViewOf(g), h.gpuProcesses)),
+    gpus: h.gpus.readings.map((g) => faultsOnGpu(processesOnGpu(gpuViewOf(g), h.gpuProcesses), h.health?.faults)),
     gpuStale: h.gpus.stale !== null,
     gpuStaleReason: causeText(h.gpus.stale),
     gpuVendor: h.gpus.vendor,

@@ -24,7 +24,7 @@ export const FLEET_GPU_SERIES = {
 const TUNNEL_STATES: readonly TunnelState[] = ['idle', 'connecting', 'up', 'degraded', 'reconnecting', 'failed', 'closed'];
 const SLEEP_STATES = ['awake', 'asleep-1', 'asleep-2', 'unknown'] as const;
 
-/** Every family, in output order, with its HELP text. All are gauges. */
+/** Every family, in output order, with its HELP text. All are gauges but COUNTERS. */
 const FAMILIES = {
   gpu_console_host_connected: 'Whether the console holds an SSH session to the host (1) or not (0).',
   gpu_console_host_gpu_figures_stale: 'Whether the last GPU reading of the host failed (1); its GPU figures are then left out.',
@@ -48,6 +48,13 @@ const FAMILIES = {
   gpu_console_host_model_cache_bytes: 'Size of a model cache folder (du, measured every few minutes at low priority).',
   gpu_console_gpu_process_memory_bytes: 'GPU memory held by a process (the largest few per GPU); service is empty when no configured service owns it.',
   gpu_console_host_gpu_process_flags: 'Findings about GPU processes and service ports by code (memory held by no configured service, a second or stale listener).',
+  gpu_console_gpu_ecc_errors_total: 'ECC errors of the GPU (nvidia-smi): kind corrected or uncorrected, scope volatile (since the driver loaded) or aggregate (the board\'s life).',
+  gpu_console_gpu_retired_pages: 'GPU memory pages retired (pre-Ampere) or rows remapped (Ampere and later); AMD: bad VRAM pages.',
+  gpu_console_gpu_retired_pages_pending: 'Whether a page retirement or row remap waits for a GPU reset or reboot (1) or not (0).',
+  gpu_console_gpu_throttle_active: 'Whether a clock event (throttle) reason is active on the GPU (1) or not (0), by nvidia-smi\'s reason name; AMD: thermal.',
+  gpu_console_gpu_temperature_critical_celsius: 'Critical temperature the driver reports for the GPU (AMD hwmon).',
+  gpu_console_gpu_ras_errors_total: 'AMD RAS error counts of the GPU (sum over its blocks), kind corrected or uncorrected.',
+  gpu_console_gpu_xid_events: 'NVIDIA Xid events the console holds from the host\'s kernel log for the GPU (the newest 32 per host); absent while the kernel log cannot be read.',
   gpu_console_service_up: 'Whether the model service answers its health check (1) or not (0, also while it loads its model); absent while unknown.',
   gpu_console_service_figures_stale: 'Whether the last scrape of the service failed (1); its figures are then left out.',
   gpu_console_service_sleep_state: 'Sleep state of the model service (one series per state; the current one is 1).',
@@ -62,6 +69,8 @@ const FAMILIES = {
 } as const;
 
 type FamilyName = keyof typeof FAMILIES;
+/** Counts that only grow (or reset with the driver / a reboot), as Prometheus's counter type means. */
+const COUNTERS: ReadonlySet<FamilyName> = new Set(['gpu_console_gpu_ecc_errors_total', 'gpu_console_gpu_ras_errors_total']);
 type Labels = Record<string, string | null | undefined>;
 
 /** A label value as the text format writes it: backslash, double quote and newline escaped. */
@@ -96,7 +105,7 @@ class Exposition {
 
   render(): string {
     const lines: string[] = [];
-    for (const [name, samples] of this.samples) lines.push(`# HELP ${name} ${escapeHelp(FAMILIES[name])}`, `# TYPE ${name} gauge`, ...samples);
+    for (const [name, samples] of this.samples) lines.push(`# HELP ${name} ${escapeHelp(FAMILIES[name])}`, `# TYPE ${name} ${COUNTERS.has(name) ? 'counter' : 'gauge'}`, ...samples);
     return lines.join('\n') + '\n';
   }
 }
@@ -140,6 +149,31 @@ function addGpuProcesses(out: Exposition, h: HostView): void {
   for (const [code, n] of byCode) out.add('gpu_console_host_gpu_process_flags', { host: h.label, code }, n);
 }
 const ratio = (pct: number | null | undefined): number | null => (typeof pct === 'number' ? pct / 100 : null);
+const flag = (b: boolean | null | undefined): number | null => (typeof b === 'boolean' ? (b ? 1 : 0) : null);
+const NVIDIA_REASONS = ['gpu_idle', 'applications_clocks_setting', 'sw_power_cap', 'hw_slowdown', 'hw_thermal_slowdown', 'hw_power_brake_slowdown', 'sw_thermal_slowdown', 'sync_boost'];
+
+/** ECC, retired pages, throttle reasons, AMD RAS and Xid counts; a figure unknown (or a stale health round) is absent. */
+function addFaults(out: Exposition, h: HostView): void {
+  const hv = h.health;
+  if (!hv || hv.staleReason !== null || hv.faultsAtMs == null) return;
+  for (const g of h.gpus) {
+    const f = g.faults;
+    const gpu = { host: h.label, gpu: String(g.index) };
+    if (f) {
+      for (const [kind, scope, v] of [['corrected', 'volatile', f.eccCorrectedVolatile], ['uncorrected', 'volatile', f.eccUncorrectedVolatile], ['corrected', 'aggregate', f.eccCorrectedAggregate], ['uncorrected', 'aggregate', f.eccUncorrectedAggregate]] as const) {
+        out.add('gpu_console_gpu_ecc_errors_total', { ...gpu, kind, scope }, v);
+      }
+      out.add('gpu_console_gpu_retired_pages', gpu, f.retiredPages);
+      out.add('gpu_console_gpu_retired_pages_pending', gpu, flag(f.retiredPagesPending));
+      const reasons = (g.vendor ?? h.gpuVendor) === 'amd' ? ['thermal'] : NVIDIA_REASONS;
+      if (f.throttleReasons !== null) for (const reason of reasons) out.add('gpu_console_gpu_throttle_active', { ...gpu, reason }, f.throttleReasons.includes(reason) ? 1 : 0);
+      out.add('gpu_console_gpu_temperature_critical_celsius', gpu, f.temperatureCriticalC);
+      out.add('gpu_console_gpu_ras_errors_total', { ...gpu, kind: 'uncorrected' }, f.rasUncorrected);
+      out.add('gpu_console_gpu_ras_errors_total', { ...gpu, kind: 'corrected' }, f.rasCorrected);
+    }
+    if (hv.kernelLog?.source != null && (g.vendor ?? h.gpuVendor) !== 'amd') out.add('gpu_console_gpu_xid_events', gpu, hv.kernelLog.xids.filter((x) => x.gpuIndex === g.index).length);
+  }
+}
 
 function addHost(out: Exposition, h: HostView): void {
   out.add('gpu_console_host_connected', { host: h.label }, h.state === 'connected' ? 1 : 0);
@@ -184,6 +218,7 @@ export function renderFleetExposition(snapshot: FleetSnapshot): string {
     addHost(out, h);
     addHealth(out, h);
     addGpuProcesses(out, h);
+    addFaults(out, h);
     for (const s of h.services) addService(out, h, s);
   }
   return out.render();

@@ -76,7 +76,8 @@ describe('renderFleetExposition', () => {
     // Reads back whole: every line a sample of a typed family, nothing unreadable.
     const parsed = parsePrometheusText(text);
     expect(parsed.errors).toBe(0);
-    expect(parsed.families.every((f) => f.type === 'gauge' && f.help !== '')).toBe(true);
+    // Error counts are counters (named _total); every other family is a gauge.
+    expect(parsed.families.every((f) => f.type === (f.name.endsWith('_total') ? 'counter' : 'gauge') && f.help !== '')).toBe(true);
     expect(parsed.families.reduce((n, f) => n + f.samples.length, 0)).toBe(samples.length);
   });
 
