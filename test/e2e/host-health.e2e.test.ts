@@ -56,6 +56,9 @@ describe('host health through the built console', () => {
     demo.host('l20-poc').setDiskFull(true);
     await expect.poll(() => disk.getAttribute('data-value'), { timeout: 30_000 }).toBe(String(8 * GIB));
     expect(await card.getByTestId('health-disk-flag').textContent()).toContain('low: 8.0 GiB free, below 10 GiB');
+    // compact: the health line is one line at 1440 px (two at most when the issue link is long)
+    const strip = await card.getByTestId('host-health').boundingBox();
+    expect(strip!.height).toBeLessThan(56);
     await page.screenshot({ path: join(SHOTS, 'health-fleet-1440x900.png') });
   }, 90_000);
 
@@ -122,5 +125,12 @@ describe('host health through the built console', () => {
       await page.getByTestId('gpu-faults').waitFor();
     }
     expect(found).toEqual([]);
+
+    // the AMD host: its faults panel has the critical temperature and RAS columns (a look, for the screenshot)
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.getByTestId('host-picker').selectOption('strix');
+    await page.getByTestId('gpu-fault-row').first().waitFor({ timeout: 30_000 });
+    await page.getByTestId('gpu-faults').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'health-host-strix-1440x900-gpu-faults.png') });
   }, 120_000);
 });
