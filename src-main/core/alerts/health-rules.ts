@@ -56,9 +56,6 @@ export interface HostHealthAlertInput {
   readonly gpuProcesses: { readonly flags: readonly ProcessFlagInput[] } | null;
 }
 
-/** Flags of the process matcher (fleet/errors.ts) that raise gpu_process_unknown. */
-export const PROCESS_FLAG_CODES: readonly string[] = ['FLEET_GPU_PROCESS_UNKNOWN', 'FLEET_PORT_SECOND_LISTENER', 'FLEET_PORT_STALE_LISTENER'];
-
 /** Xids that mean the GPU or its memory failed (NVIDIA's Xid catalogue); the others (an app's fault, 13/31/43…) warn. */
 const CRITICAL_XIDS = new Set([48, 63, 64, 74, 79, 92, 94, 95, 119, 120]);
 
@@ -119,20 +116,19 @@ function diskFindings(disks: readonly DiskInput[], t: DiskThresholds, isActive: 
   return out;
 }
 
+/** Every flag of the process matcher is one: memory held by no service, a second or a stale listener on a service's port. */
 function processFindings(flags: readonly ProcessFlagInput[]): HealthFinding[] {
-  return flags
-    .filter((f) => PROCESS_FLAG_CODES.includes(f.code))
-    .map((f) => ({
-      kind: 'gpu_process_unknown' as const,
-      part: `${f.code}:${f.pid ?? '?'}:${f.serviceId ?? ''}:${f.gpuIndex ?? ''}`,
-      serviceId: f.serviceId,
-      gpuIndex: f.gpuIndex,
-      severity: 'warning' as const,
-      message: f.message,
-      value: f.pid,
-      threshold: null,
-      command: f.command,
-    }));
+  return flags.map((f) => ({
+    kind: 'gpu_process_unknown' as const,
+    part: `${f.code}:${f.pid ?? '?'}:${f.serviceId ?? ''}:${f.gpuIndex ?? ''}`,
+    serviceId: f.serviceId,
+    gpuIndex: f.gpuIndex,
+    severity: 'warning' as const,
+    message: f.message,
+    value: f.pid,
+    threshold: null,
+    command: f.command,
+  }));
 }
 
 function gpuStateFindings(gpus: readonly GpuFaultInput[], settings: HostAlertSettings, now: number): HealthFinding[] {

@@ -11,7 +11,7 @@ export {
   type LogFailureInput,
   type ServiceTick,
 } from './alert-engine.js';
-export { diskIsLow, PROCESS_FLAG_CODES, type HostHealthAlertInput } from './health-rules.js';
+export { diskIsLow, type HostHealthAlertInput } from './health-rules.js';
 export {
   hostAlertSettingsOf,
   DEFAULT_HOST_ALERT_SETTINGS,

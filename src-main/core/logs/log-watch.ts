@@ -8,7 +8,7 @@
 // runs two reads of one service at once, and backs off after a failed read.
 // Only classifier-flagged lines and a few around them leave it, in an event;
 // nothing is stored.
-import type { AlertContextLine, LogEntry, LogFailureKind } from '../../../src-preload/contract/index.js';
+import type { AlertContextLine, LogEntry, LogFailureKind, LogLine } from '../../../src-preload/contract/index.js';
 import { ALERT_CONTEXT_MAX_CHARS, ALERT_CONTEXT_MAX_LINES } from '../../../src-preload/contract/index.js';
 import { backoffDelayMs, DisposableStore, Emitter, toAppError, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { Config } from '../config/index.js';
@@ -170,8 +170,6 @@ export class LogWatch implements Disposable {
     return this.disposables.dispose();
   }
 }
-
-type LogLine = Extract<LogEntry, { type: 'line' }>;
 
 const linesOf = (entries: readonly LogEntry[]): LogLine[] => entries.filter((e): e is LogLine => e.type === 'line' && !e.binary);
 

@@ -3,6 +3,7 @@ import { useCallback } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { HostView } from '../features/host/HostView.js';
 import { SshTransportPanel } from '../features/host/SshTransportPanel.js';
+import { useAlerts } from '../features/host/use-alerts.js';
 import { LogsPanel } from '../features/logs/LogsPanel.js';
 import { hostByLabel } from '../store/fleet-slice.js';
 import { LiveHostFigures } from './LiveHostFigures.js';
@@ -19,6 +20,7 @@ export function HostPage(): React.JSX.Element {
   const loadCost = useCallback((q: CostSummaryQuery) => transport.invoke('cost.summary', q), [transport]);
   const subscribeTicks = useCallback((listener: (t: TelemetryTick) => void) => transport.on('telemetry.tick', listener), [transport]);
   const host = label ?? labels[0] ?? null;
+  const alerts = useAlerts(transport);
   const gpuVendor = useAppStore((s) => (host === null ? null : (hostByLabel(s, host)?.gpuVendor ?? null)));
   const sshTransport = useAppStore((s) => (host === null ? undefined : hostByLabel(s, host)?.transport));
   const serviceKinds = useAppStore(useShallow((s) => Object.fromEntries((host === null ? [] : (hostByLabel(s, host)?.services ?? [])).map((v) => [v.id, v.kind]))));
@@ -46,6 +48,7 @@ export function HostPage(): React.JSX.Element {
         subscribeTicks={subscribeTicks}
         gpuVendor={gpuVendor}
         serviceKinds={serviceKinds}
+        alerts={alerts}
         details={
           <>
             <LiveHostFigures label={host} />
