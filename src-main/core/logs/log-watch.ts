@@ -2,7 +2,7 @@
 // quote them. Cheap by design: no follow channel is held open per service
 // (a follow costs an SSH channel and a stream of every line for the whole
 // life of the console); instead, once per interval (default 30 s), and at
-// once when a service's health turns down, one bounded tail per service reads
+// once when a service's health changes, one bounded tail per service reads
 // what was written since the last line it saw. It is driven by the fleet's
 // poll rounds (no timer of its own), skips hosts that are not connected, never
 // runs two reads of one service at once, and backs off after a failed read.
@@ -104,8 +104,10 @@ export class LogWatch implements Disposable {
           w = { startMs: now, nextDueMs: now + ((this.watched.size * 997) % interval), inFlight: false, failures: 0, health: s.health, lastTs: null, textsAtLastTs: new Set(), tailTexts: null };
           this.watched.set(key, w);
         }
-        // A service that just went down says why in its log: read it now, not in up to an interval.
-        if (s.health === 'down' && w.health !== 'down' && w.health !== null && w.failures === 0) w.nextDueMs = now;
+        // A service whose health just changed (it went down, or a restart or wake moved it) says why in its
+        // log: read it now, not in up to an interval. The fleet has no event for a lifecycle action's end,
+        // but every action that touches a server changes its health. After a failed read the backoff stands.
+        if (w.health !== null && s.health !== w.health && s.health !== 'unknown' && w.failures === 0) w.nextDueMs = now;
         w.health = s.health;
         if (host.session.state !== 'connected' || w.inFlight || now < w.nextDueMs) continue;
         this.read(host.label, s.id, w, now, hasTimestamps(logSourceOf(svc)!));

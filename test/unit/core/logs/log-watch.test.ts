@@ -110,7 +110,7 @@ describe('LogWatch', () => {
     expect(w.found.map((f) => [f.matched, f.kinds, f.context.map((l) => l.text)])).toEqual([[1, ['traceback'], ['x', 'y', 'z', 'Traceback (most recent call last):']]]);
   });
 
-  it('skips a host that is not connected, never runs two reads of one service at once, and reads at once when the service goes down', async () => {
+  it('skips a host that is not connected, never runs two reads of one service at once, and reads at once when the service\'s health changes', async () => {
     const w = world([vllm()]);
     w.round('ok', 'reconnecting');
     w.clock.advance(INTERVAL * 3);
@@ -131,6 +131,16 @@ describe('LogWatch', () => {
     w.clock.advance(1000);
     w.round('down');
     expect(w.asks).toHaveLength(2); // still down is not news
+    w.asks[1]!.answer([]);
+    await tick();
+    w.clock.advance(1000);
+    w.round('loading');
+    expect(w.asks).toHaveLength(3); // a restart moves it: read now
+    w.asks[2]!.answer([]);
+    await tick();
+    w.clock.advance(1000);
+    w.round('unknown');
+    expect(w.asks).toHaveLength(3); // unknown (the link, not the server) is not a reason
   });
 
   it('backs off after a failed read (about twice the interval, then more), and reads on schedule again after a good one', async () => {
