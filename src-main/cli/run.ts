@@ -3,7 +3,7 @@ import { isAppError } from '../core/base/index.js';
 import { auditList, auditVerify, configCheck, hostsConnect, status, uiUrl } from './commands.js';
 import { parsePort, parsePositiveInt, resolveDataDir } from './options.js';
 import { EXIT, UsageError, createOutput, shown, type Output } from './output.js';
-import { MAX_DEMO_HOSTS, serve } from './serve.js';
+import { MAX_DEMO_HOSTS, demoFaultFlags, serve } from './serve.js';
 import { VERSION } from './version.js';
 import { benchCommands } from './extra/bench.js';
 import { demoFleetCommands } from './extra/demo-fleet.js';
@@ -41,6 +41,10 @@ Commands:
       --demo-ssh-transport builtin|openssh|auto
                           the SSH transport of the demo hosts (default auto: builtin); a config
                           file sets it with ssh.transport
+      --demo-fault SPEC   a demo fault knob, repeatable (HOST:xid=N@gpuI, HOST:throttle@gpuI,
+                          HOST:disk-full, HOST:ghost[=memory]@SERVICE, HOST:oom@SERVICE); without one
+                          the built-in fleet starts with tri-gpu's Xid 13 and leftover process on
+                          GPU 2; none starts clean (gpu-console demo-fleet --help lists the forms)
       --config FILE       config file (default: <data dir>/config.yaml)
       --ui-port N         UI port on 127.0.0.1 (default 0 = any free port)
       --proxy-port N      port of the local OpenAI-compatible proxy on 127.0.0.1 (default: config, else any free port)
@@ -180,6 +184,7 @@ async function serveCommand(rest: string[], output: Output): Promise<number> {
     'demo-time-scale': { type: 'string' },
     'demo-hosts': { type: 'string' },
     'demo-ssh-transport': { type: 'string' },
+    'demo-fault': { type: 'string', multiple: true },
     config: { type: 'string' },
     'ui-port': { type: 'string' },
     'proxy-port': { type: 'string' },
@@ -210,6 +215,7 @@ async function serveCommand(rest: string[], output: Output): Promise<number> {
   if (demoHosts !== undefined && values.config !== undefined) {
     throw new UsageError('--demo-hosts starts a demo fleet; it cannot be combined with --config');
   }
+  const demoFaults = demoFaultFlags(values['demo-fault']);
   return serve(
     {
       demo: (values.demo ?? false) || demoHosts !== undefined,
@@ -217,6 +223,7 @@ async function serveCommand(rest: string[], output: Output): Promise<number> {
       demoTimeScale,
       demoHosts,
       ...(demoSshTransport !== undefined ? { demoSshTransport: demoSshTransport as 'builtin' | 'openssh' | 'auto' } : {}),
+      ...(demoFaults !== undefined ? { demoFaults } : {}),
       configFile: values.config ?? null,
       dataDir: resolveDataDir(values['data-dir']),
       uiPort: parsePort('--ui-port', values['ui-port']) ?? 0,

@@ -5,11 +5,11 @@ import { createApi } from '../core/api.js';
 import { startApp, type App } from '../core/app.js';
 import { AppError, createLogger, type LogLevel, type Logger } from '../core/base/index.js';
 import { defaultConfigPath } from '../core/config/index.js';
-import { DEMO_CONFIG_REASON, startDemoFleet, syntheticProfiles, type DemoFleet } from '../demo/index.js';
+import { DEFAULT_DEMO_FAULTS, DEMO_CONFIG_REASON, demoFaultsOf, startDemoFleet, syntheticProfiles, type DemoFault, type DemoFleet } from '../demo/index.js';
 import { findRunningConsole, prepareDataDir, readyFilePath, removeReadyFile, writeReadyFile, type ReadyInfo } from '../core/instance/index.js';
 import { startWebBridge } from '../web/index.js';
 import { CliErrorCode } from './errors.js';
-import { EXIT, logLine, type Output } from './output.js';
+import { EXIT, UsageError, logLine, type Output } from './output.js';
 import { VERSION } from './version.js';
 
 import { ChromiumPdfPrinter } from '../web/index.js';
@@ -30,6 +30,8 @@ export interface ServeOptions {
   demoHosts?: number;
   /** The demo hosts' SSH transport (the fleet default of the demo config). */
   demoSshTransport?: 'builtin' | 'openssh' | 'auto';
+  /** Demo fault knobs (--demo-fault); absent: the built-in fleet's defaults (none for --demo-hosts). */
+  demoFaults?: readonly DemoFault[];
   configFile: string | null;
   dataDir: string;
   uiPort: number;
@@ -41,6 +43,16 @@ export interface ServeOptions {
    * stdout is often captured by a log file or journald, and the token opens the whole console.
    */
   printUrl?: boolean;
+}
+
+/** `--demo-fault` values, checked (a usage error names the form); absent: undefined (the fleet's defaults). */
+export function demoFaultFlags(specs: string | string[] | undefined): DemoFault[] | undefined {
+  if (specs === undefined) return undefined;
+  try {
+    return demoFaultsOf(typeof specs === 'string' ? [specs] : specs, []);
+  } catch (err) {
+    throw new UsageError(`--demo-fault: ${(err as Error).message}`);
+  }
 }
 
 /** The UI URL without its token: what a log may hold. */
@@ -68,6 +80,7 @@ async function startDemoIfWanted(options: ServeOptions, logger: Logger): Promise
     logger: logger.child('demo'),
     timeScale: options.demoTimeScale,
     ...(options.demoSshTransport ? { sshTransport: options.demoSshTransport } : {}),
+    faults: options.demoFaults ?? (options.demoHosts !== undefined ? [] : DEFAULT_DEMO_FAULTS),
     ...(options.demoHosts !== undefined ? { profiles: syntheticProfiles(options.demoHosts, { labelPrefix: 'demo' }) } : {}),
   });
 }

@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { AppError, DisposableStore, silentLogger, systemClock, type Clock, type Disposable, type Logger } from '../core/base/index.js';
+import { applyDemoFaults, type DemoFault } from './demo-faults.js';
 import { startHost, type DemoHostConfig, type DemoHostHandle, type StartedHost } from './demo-host.js';
 import { DemoErrorCode } from './errors.js';
 import { ensureDir, knownHostsText, loadOrCreateKey } from './keys.js';
@@ -34,6 +35,8 @@ export { isGibberish } from './text-gen.js';
 export { DEMO_HOSTS } from './profiles.js';
 export type { HostProfile, ServiceProfile, VllmServiceProfile, LlamaServiceProfile, GpuProfile, ApuMemoryProfile } from './profiles.js';
 export { syntheticProfiles, type SyntheticProfileOptions } from './synthetic-profiles.js';
+export { DEFAULT_DEMO_FAULTS, DEMO_FAULT_SYNTAX, demoFaultsOf, parseDemoFault, type DemoFault } from './demo-faults.js';
+export { DEMO_XIDS, type XidKnob } from './gpu-faults.js';
 
 export interface DemoFleetOptions {
   /** Folder where the fleet writes its files (client key 0600, host keys, known_hosts); created if missing. */
@@ -48,6 +51,8 @@ export interface DemoFleetOptions {
   profiles?: readonly HostProfile[];
   /** The config's fleet-wide SSH transport (`ssh.transport`); absent: the console's default. */
   sshTransport?: 'builtin' | 'openssh' | 'auto';
+  /** Fault knobs set as the fleet starts (demo-faults.ts; the bridges pass DEFAULT_DEMO_FAULTS for the built-in fleet). Default none. */
+  faults?: readonly DemoFault[];
   logger?: Logger;
   clock?: Clock;
 }
@@ -131,6 +136,17 @@ export async function startDemoFleet(options: DemoFleetOptions): Promise<DemoFle
     store.add(startDemoTraffic(started.flatMap((s) => s.traffic), { clock, logger: logger.child('traffic'), via }));
   if (options.traffic) startTraffic(null);
   const hosts = started.map((s) => s.handle);
+  const hostOf = (label: string) => {
+    const h = hosts.find((x) => x.label === label);
+    if (!h) throw new AppError(DemoErrorCode.UNKNOWN_HOST, `no demo host named "${label}"`, { details: { label } });
+    return h;
+  };
+  try {
+    applyDemoFaults(hostOf, options.faults ?? [], clock.now());
+  } catch (err) {
+    await store.dispose().catch(() => undefined);
+    throw err;
+  }
   const config: DemoConfig = {
     hosts: started.map((s) => s.config),
     fleet: { simulated: true },
@@ -142,11 +158,7 @@ export async function startDemoFleet(options: DemoFleetOptions): Promise<DemoFle
     config,
     clientKeyFile: clientKey.path,
     knownHostsFile,
-    host(label) {
-      const h = hosts.find((x) => x.label === label);
-      if (!h) throw new AppError(DemoErrorCode.UNKNOWN_HOST, `no demo host named "${label}"`, { details: { label } });
-      return h;
-    },
+    host: hostOf,
     startTraffic,
     startTrafficThrough: async (proxy) => {
       const baseUrl = proxy.url();

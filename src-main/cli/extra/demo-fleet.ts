@@ -14,7 +14,7 @@ import { stringify } from 'yaml';
 import { AppError, createLogger, type LogLevel, type Logger } from '../../core/base/index.js';
 import { parseConfig } from '../../core/config/index.js';
 import { writeFileAtomically } from '../../core/ssh/index.js';
-import { DemoErrorCode, startDemoFleet, syntheticProfiles, type DemoFleet, type HostProfile } from '../../demo/index.js';
+import { DEFAULT_DEMO_FAULTS, DEMO_FAULT_SYNTAX, DemoErrorCode, demoFaultsOf, startDemoFleet, syntheticProfiles, type DemoFault, type DemoFleet, type HostProfile } from '../../demo/index.js';
 import { resolveDataDir } from '../options.js';
 import { EXIT, UsageError, logLine, type Output } from '../output.js';
 import { MAX_DEMO_HOSTS } from '../serve.js';
@@ -30,10 +30,12 @@ export interface DemoFleetCommandOptions {
   timeScale?: number;
   traffic: boolean;
   sshTransport?: 'builtin' | 'openssh' | 'auto';
+  /** Fault knobs to start with; absent: the built-in fleet's defaults (none for --hosts N). */
+  faults?: readonly DemoFault[];
   logLevel: LogLevel;
 }
 
-const USAGE = 'usage: gpu-console demo-fleet --write-config FILE [--hosts N] [--time-scale N] [--traffic] [--ssh-transport builtin|openssh|auto] [--data-dir DIR]';
+const USAGE = 'usage: gpu-console demo-fleet --write-config FILE [--hosts N] [--time-scale N] [--traffic] [--ssh-transport builtin|openssh|auto] [--fault SPEC]... [--data-dir DIR]';
 
 /** The command line, checked: every bad value is a usage error naming its flag. */
 export function parseDemoFleetArgs(args: string[]): DemoFleetCommandOptions | 'help' {
@@ -49,6 +51,7 @@ export function parseDemoFleetArgs(args: string[]): DemoFleetCommandOptions | 'h
         'ssh-transport': { type: 'string' },
         'log-level': { type: 'string' },
         'data-dir': { type: 'string' },
+        fault: { type: 'string', multiple: true },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -80,8 +83,15 @@ export function parseDemoFleetArgs(args: string[]): DemoFleetCommandOptions | 'h
   if (logLevel !== 'debug' && logLevel !== 'info' && logLevel !== 'warn' && logLevel !== 'error') {
     throw new UsageError(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
   }
+  let faults: DemoFault[] | undefined;
+  try {
+    faults = values.fault === undefined ? undefined : demoFaultsOf(values.fault, []);
+  } catch (err) {
+    throw new UsageError(`--fault: ${(err as Error).message}`);
+  }
   return {
     configFile: resolve(file),
+    ...(faults !== undefined ? { faults } : {}),
     ...(hosts !== undefined ? { hosts } : {}),
     dataDir: resolveDataDir(values['data-dir']),
     ...(timeScale !== undefined ? { timeScale } : {}),
@@ -168,6 +178,7 @@ export async function runDemoFleet(options: DemoFleetCommandOptions, output: Out
       traffic: options.traffic,
       ...(options.timeScale !== undefined ? { timeScale: options.timeScale } : {}),
       ...(options.sshTransport ? { sshTransport: options.sshTransport } : {}),
+      faults: options.faults ?? (options.profiles || options.hosts !== undefined ? [] : DEFAULT_DEMO_FAULTS),
       ...(options.profiles ? { profiles: options.profiles } : options.hosts !== undefined ? { profiles: syntheticProfiles(options.hosts, { labelPrefix: 'demo' }) } : {}),
     });
     await writeFleetConfig(fleet, options.configFile);
@@ -194,12 +205,16 @@ export async function runDemoFleet(options: DemoFleetCommandOptions, output: Out
 export const demoFleetCommands: CliCommand[] = [
   {
     name: 'demo-fleet',
-    help: `  demo-fleet --write-config FILE [--hosts N] [--time-scale N] [--traffic] [--ssh-transport builtin|openssh|auto]
+    help: `  demo-fleet --write-config FILE [--hosts N] [--time-scale N] [--traffic] [--ssh-transport builtin|openssh|auto] [--fault SPEC]...
                         Run the demo fleet as its own process (the built-in three hosts, or N synthetic
                         ones of 8 GPUs and 2 services, 1-${MAX_DEMO_HOSTS}) and write FILE (0600), a config that
                         \`gpu-console serve --config FILE\` reads as a real fleet; --traffic plays its
                         applications' traffic straight to the simulators. Keys and known_hosts: <data dir>/demo-fleet.
-                        Prints: GPU Console demo fleet ready config=FILE hosts=N. Stops on Ctrl-C / SIGTERM.`,
+                        Prints: GPU Console demo fleet ready config=FILE hosts=N. Stops on Ctrl-C / SIGTERM.
+                        --fault SPEC (repeatable) sets a fault knob as it starts; without one the built-in
+                        fleet starts with its own (tri-gpu: Xid 13 on GPU 2 and a leftover process holding
+                        9.1 GiB there); --fault none starts clean. SPEC:
+${DEMO_FAULT_SYNTAX.split('\n').map((l) => `                          ${l}`).join('\n')}`,
     async run(args, output) {
       const options = parseDemoFleetArgs(args);
       if (options === 'help') {
