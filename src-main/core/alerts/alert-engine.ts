@@ -1,7 +1,7 @@
 import type { Alert, AlertContextLine, AlertEvent, AlertKind, AlertSeverity, Baseline, LogFailureKind } from '../../../src-preload/contract/index.js';
-import { parseSeriesName, serviceSeries, type ServiceFigure } from '../../../src-preload/contract/index.js';
 import { Emitter, type Clock, type Disposable } from '../base/index.js';
 import { upstreamKey } from '../upstream/index.js';
+import type { HostAlertTick, ServiceTick } from './alert-tick.js';
 import { healthRound, HostEventMemory, type HealthFinding, type HostHealthAlertInput } from './health-rules.js';
 import { DEFAULT_HOST_ALERT_SETTINGS, type HostAlertSettings } from './settings.js';
 
@@ -23,22 +23,6 @@ import { DEFAULT_HOST_ALERT_SETTINGS, type HostAlertSettings } from './settings.
 // Xid / ECC rise: events) and host_rebooted (an event). From service logs:
 // log_failure (an event, rate-limited per service). An event-like alert is
 // raised at once and clears by itself `eventHoldMs` after its last event.
-
-export interface ServiceTick {
-  serviceId: string;
-  model: string | null;
-  genTokPerS: number | null;
-  running: number | null;
-  waiting: number | null;
-  kvCachePct: number | null;
-}
-
-export interface HostAlertTick {
-  host: string;
-  /** `CODE: message` when the host's telemetry is stale this tick. */
-  staleReason: string | null;
-  services: ServiceTick[];
-}
 
 export interface AlertThresholds {
   warnBelowFraction: number;
@@ -377,31 +361,4 @@ function newAlert(id: string, subject: Subject, severity: AlertSeverity, cond: C
 
 function conditionOf(f: HealthFinding): Condition {
   return { severity: f.severity, message: f.message, value: f.value, threshold: f.threshold, model: null, gpuIndex: f.gpuIndex, command: f.command, ...(f.context ? { context: f.context } : {}) };
-}
-
-/** A telemetry tick (contract values) → alert input, reading `svc.<id>.*` series names. */
-export function alertTickFromValues(
-  host: string,
-  staleReason: string | null,
-  values: Readonly<Record<string, number | null>>,
-  modelOf: (serviceId: string) => string | null,
-): HostAlertTick {
-  const ids = new Set<string>();
-  for (const k of Object.keys(values)) {
-    const name = parseSeriesName(k);
-    if (name?.scope === 'svc') ids.add(name.serviceId);
-  }
-  const v = (id: string, f: ServiceFigure): number | null => values[serviceSeries(id, f)] ?? null;
-  return {
-    host,
-    staleReason,
-    services: [...ids].map((id) => ({
-      serviceId: id,
-      model: modelOf(id),
-      genTokPerS: v(id, 'gen_tok_s'),
-      running: v(id, 'running'),
-      waiting: v(id, 'waiting'),
-      kvCachePct: v(id, 'kv_pct'),
-    })),
-  };
 }

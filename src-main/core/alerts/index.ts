@@ -2,15 +2,8 @@
 // full, waiting requests growing, stale hosts) sustained before raised; host
 // health, GPU faults and service log failures; raised / changed / cleared
 // events on an injected clock.
-export {
-  AlertEngine,
-  DEFAULT_ALERT_THRESHOLDS,
-  alertTickFromValues,
-  type AlertThresholds,
-  type HostAlertTick,
-  type LogFailureInput,
-  type ServiceTick,
-} from './alert-engine.js';
+export { AlertEngine, DEFAULT_ALERT_THRESHOLDS, type AlertThresholds, type LogFailureInput } from './alert-engine.js';
+export { alertTickFromValues, type HostAlertTick, type ServiceTick } from './alert-tick.js';
 export { diskIsLow, type HostHealthAlertInput } from './health-rules.js';
 export {
   hostAlertSettingsOf,
