@@ -305,6 +305,7 @@ async function buildWork(
     cost: telemetry,
     bench,
     actions: lifecycle.service,
+    logs,
     pdf: options.pdfPrinter ?? null,
     emit,
     clock,

@@ -3,6 +3,9 @@ import { HostLabelSchema } from './primitives.js';
 import { BenchRunSchema, EvaluationSchema } from './bench.js';
 import { DecisionKindSchema } from './lifecycle.js';
 import { CostWindowFiguresSchema, EstimateSchema } from './telemetry.js';
+import { EvidenceHostStateSchema, EvidenceLogExcerptSchema } from './report-host.js';
+
+export { EvidenceHostStateSchema, EvidenceLogExcerptSchema, type EvidenceHostState, type EvidenceLogExcerpt } from './report-host.js';
 
 // Contract channels of the report capability, merged into the channel table in
 // channels.ts, and the evidence model every report format is rendered from.
@@ -13,11 +16,15 @@ import { CostWindowFiguresSchema, EstimateSchema } from './telemetry.js';
 // change cannot slip in unnoticed. Version 2: each action says its decision and
 // who made it (approver, rejecter, withdrawer apart), the counts add withdrawn,
 // expired and pending; cost rows cover only the time the console observed each
-// host (coverage stated) and unknown output tokens are null, not 0.
+// host (coverage stated) and unknown output tokens are null, not 0. Version 3
+// (issue #29 item 7): each host's health at export (`hostState`: disks, memory,
+// load, uptime and reboot, GPU processes and flags, GPU faults, each with its
+// own reading time), the `auto.disk.margin` gate, and the log lines around each
+// lifecycle action (`logExcerpts`) only when the operator asked for them.
 
-export const EVIDENCE_SCHEMA_VERSION = 'gpu-console.evidence/2' as const;
+export const EVIDENCE_SCHEMA_VERSION = 'gpu-console.evidence/3' as const;
 /** Versions verification still reads (exports signed before a change are still checked). */
-export const EVIDENCE_SCHEMA_VERSIONS_READ = ['gpu-console.evidence/1', EVIDENCE_SCHEMA_VERSION] as const;
+export const EVIDENCE_SCHEMA_VERSIONS_READ = ['gpu-console.evidence/1', 'gpu-console.evidence/2', EVIDENCE_SCHEMA_VERSION] as const;
 export const MANIFEST_SCHEMA_VERSION = 'gpu-console.evidence-manifest/1' as const;
 /** SSHSIG namespace of every signature the console makes (`ssh-keygen -Y verify -n …`). */
 export const EVIDENCE_SIGNATURE_NAMESPACE = 'gpu-console-evidence' as const;
@@ -41,6 +48,11 @@ export const ReportRequestSchema = z
     sections: z.array(ReportSectionSchema).min(1).default([...REPORT_SECTIONS]),
     /** Run the live checks (SSH commands and probes through the tunnel) now; false = store only. */
     live: z.boolean().default(true),
+    /**
+     * Include the service's log lines around each lifecycle action in the window (masked, bounded).
+     * Off by default: log text reaches a report only when the operator ticks this.
+     */
+    includeLogs: z.boolean().default(false),
   })
   .strict()
   .refine((r) => r.fromMs < r.toMs, { message: 'fromMs must be before toMs', path: ['fromMs'] });
@@ -292,6 +304,8 @@ export const EvidenceSchema = z
     inventory: z.array(InventoryHostSchema).nullable(),
     security: z.array(HostSecuritySchema).nullable(),
     health: z.array(HostHealthSchema).nullable(),
+    /** Each host's health, GPU processes and faults at export (with the health section or the gates). */
+    hostState: z.array(EvidenceHostStateSchema).nullable(),
     benchmarks: z.array(EvidenceRunSchema).nullable(),
     /** Evaluation figures over the proxy's traffic in the window. */
     trafficEvaluation: EvaluationSchema.nullable(),
@@ -315,6 +329,8 @@ export const EvidenceSchema = z
       .strict()
       .nullable(),
     alerts: z.array(EvidenceAlertSchema).nullable(),
+    /** Log lines around each lifecycle action; null unless the request asked for them (includeLogs). */
+    logExcerpts: z.array(EvidenceLogExcerptSchema).nullable(),
     gates: z.array(GateSchema).nullable(),
     charts: z.array(EvidenceChartSchema),
     audit: AuditCoverageSchema,

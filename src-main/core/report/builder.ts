@@ -16,6 +16,7 @@ import {
   type EvidenceAlert,
   type EvidenceChart,
   type EvidenceCost,
+  type EvidenceHostState,
   type EvidenceRun,
   type HostCost,
   type HostHealth,
@@ -31,6 +32,8 @@ import { AppError } from '../base/index.js';
 import type { AuditEvent } from '../store/index.js';
 import { ReportErrorCode, stopIfCancelled } from './errors.js';
 import { autoGates, manualGates, type OnPremFacts } from './gates.js';
+import { DEFAULT_DISK_THRESHOLD, type DiskThreshold } from './disk-margin.js';
+import { logExcerpts, type ServiceLogReader } from './log-excerpts.js';
 import type { GateMark } from './repository.js';
 
 export interface ReportHost {
@@ -63,6 +66,12 @@ export interface ReportSources {
   gateMarks(): ReadonlyMap<string, GateMark>;
   /** Router URLs of the chosen hosts and the console's off-prem refusals, for the on-prem gate; absent: that gate is unverified. */
   onPrem?(hosts: readonly string[]): OnPremFacts;
+  /** A host's health, GPU processes and faults as the fleet holds them at export (each part with its reading time). */
+  hostState?(label: string): Omit<EvidenceHostState, 'diskThreshold'>;
+  /** The free space a host's disks must keep (the disk_low alert's threshold); absent: the default. */
+  diskThreshold?(label: string): DiskThreshold;
+  /** A service's log lines from a time on, masked and bounded (request.includeLogs); absent: none can be included. */
+  serviceLogs?: ServiceLogReader;
   /** Reports progress of the slow part (live checks), `done` of `total` hosts. */
   onProgress?(step: string, done: number, total: number): void;
   /** Fires when the caller gives up: the build stops before its next host or section. */
@@ -101,6 +110,8 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
     return seriesByHost.get(host) ?? null;
   };
 
+  // The fleet's last host-health reading of each host, with its own time; the disk gate reads it even when the section is not shown.
+  const hostStates = want.has('health') || want.has('gates') ? hostStatesOf(hosts, src, notes) : null;
   let health: HostHealth[] | null = null;
   if (want.has('health')) {
     const connectionEvents = src.auditEvents(fromMs, toMs, ['host.', 'ssh.', 'tunnel.']);
@@ -127,6 +138,10 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
   }
 
   const alerts = want.has('alerts') ? alertEvents(src, fromMs, toMs, inHosts) : null;
+  // Log text only when the operator asked for it; never otherwise.
+  const logs = request.includeLogs
+    ? await logExcerpts(src.actions(fromMs, toMs).filter((a) => labels.includes(a.label)), src.serviceLogs, generatedAt, notes, src.signal)
+    : null;
 
   const audit = src.auditCoverage(fromMs, toMs);
   if (audit.fromSeq === null) notes.push('The audit log holds no event in the window.');
@@ -145,22 +160,32 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
     inventory: want.has('inventory') ? inventory : null,
     security: want.has('security') ? security : null,
     health,
+    hostState: want.has('health') ? hostStates : null,
     benchmarks,
     trafficEvaluation,
     cost,
     lifecycle,
     alerts,
+    logExcerpts: logs,
     charts: charts.map(capPoints),
     audit,
   };
   // Gates see every measured fact, including sections not shown.
   const gates = want.has('gates')
-    ? [...autoGates({ ...base, inventory, security: security ?? null, gates: null }, src.onPrem?.(labels)), ...manualGates(src.gateMarks())]
+    ? [...autoGates({ ...base, inventory, security: security ?? null, hostState: hostStates, gates: null }, src.onPrem?.(labels)), ...manualGates(src.gateMarks())]
     : null;
   return EvidenceSchema.parse({ ...base, gates });
 }
 
 const NO_CHECKS = { inventory: null, security: null };
+
+function hostStatesOf(hosts: readonly ReportHost[], src: ReportSources, notes: string[]): EvidenceHostState[] | null {
+  if (!src.hostState) {
+    notes.push('This console gives no host-health reading to reports: host health and the disk margin are not reported.');
+    return null;
+  }
+  return hosts.map((h) => ({ ...src.hostState!(h.label), diskThreshold: { ...(src.diskThreshold?.(h.label) ?? DEFAULT_DISK_THRESHOLD) } }));
+}
 
 /** Each host's inventory and security checks: live (the slow part, with progress) or from the configuration and last readings. */
 async function hostChecks(

@@ -23,6 +23,8 @@ import type { FleetService } from '../fleet/index.js';
 import { upstreamKey } from '../upstream/index.js';
 import type { PdfPrinter, SecretStore } from '../ports.js';
 import type { Store } from '../store/index.js';
+import { hostAlertSettingsOf } from '../alerts/index.js';
+import { hostStateOf, serviceLogReader, type LogTail } from './host-state-facts.js';
 import { runLiveChecks } from './live-checks.js';
 import { inventoryFromState, sessionFacts } from './fleet-facts.js';
 import type { ReportSources } from './builder.js';
@@ -52,6 +54,8 @@ export interface ConsoleReportDeps {
   mode: 'electron' | 'web';
   dataDir: string;
   home: string;
+  /** The logs capability: lines around lifecycle actions, only when an export asks for them. Absent: none can be included. */
+  logs?: LogTail;
   /**
    * The app's off-prem counter: its counts feed the on-prem gate (the live checks go through the fleet's
    * tunnel clients, on this machine by construction). Absent: the gate is unverified (nothing counts refusals).
@@ -142,6 +146,13 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
     series,
     hostCost: (label, fromMs, toMs) => deps.cost.hostCostOver(label, fromMs, toMs),
     gateMarks: () => repo.gateMarks(),
+    hostState: (label) => hostStateOf(label, hostState(label)),
+    // The disk_low alert's thresholds (config `alerts.disk`, per host over fleet-wide): one setting for the alert and the gate.
+    diskThreshold: (label) => {
+      const disk = hostAlertSettingsOf(hostConfig(label)?.alerts, config.current.alerts).disk;
+      return { minFreeBytes: disk.freeGiB * 1024 ** 3, minFreePct: disk.freePct };
+    },
+    ...(deps.logs ? { serviceLogs: serviceLogReader(deps.logs) } : {}),
     onPrem: (labels) => ({
       routers: config.current.hosts
         .filter((h) => labels.includes(h.label))

@@ -6,6 +6,7 @@ import type { Check, Evidence, Gate, GateStatus, Verdict } from '../../../src-pr
 import { OFF_PREM_PURPOSES, describeUrlTarget, isOnPremUrl, type OffPremCounts } from '../base/index.js';
 import type { GateMark } from './repository.js';
 import { upstreamKey } from '../upstream/index.js';
+import { diskMarginGate } from './disk-margin-gate.js';
 
 /** What the on-prem gate needs beyond the evidence (field notes §3: upstreams only through the tunnels or loopback). */
 export interface OnPremFacts {
@@ -126,6 +127,7 @@ export function autoGates(e: GateInput, onPrem?: OnPremFacts): Gate[] {
   sec('auto.api.health', 'Model server answers /health', /^api\.health\./);
   sec('auto.api.auth', 'API refuses calls without the service key', /^api\.auth\./);
 
+  gates.push(diskMarginGate(e.hostState));
   gates.push(...modelServingGates(e));
   gates.push(...benchGates(e));
   gates.push(...costGates(e));

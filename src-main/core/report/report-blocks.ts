@@ -32,11 +32,13 @@ export type SectionId =
   | 'inventory'
   | 'security'
   | 'health'
+  | 'hoststate'
   | 'charts'
   | 'benchmarks'
   | 'cost'
   | 'lifecycle'
   | 'alerts'
+  | 'logs'
   | 'audit'
   | 'notes';
 

@@ -7,6 +7,7 @@ import { gateCounts } from './gates.js';
 import { alertsSection, benchmarksSection, costSection, decisionCounts, lifecycleSection } from './report-activity-sections.js';
 import { badge, code, dash, duration, isoUtc, orDash, stat, strong, type Block, type Cell, type DocSection, type Inline, type ReportDocument } from './report-blocks.js';
 import { chartsSection, healthSection, inventorySection, securitySection } from './report-fleet-sections.js';
+import { hostStateSection, logExcerptsSection } from './report-host-sections.js';
 
 export { cleanText, STATUS_WORD, type Block, type Cell, type DocSection, type Inline, type ReportDocument, type SectionId, type TableColumn } from './report-blocks.js';
 
@@ -140,11 +141,13 @@ export function buildReportDocument(e: Evidence, opts: { evidenceSha256: string 
   if (e.inventory !== null) sections.push(inventorySection(e.inventory));
   if (e.security !== null) sections.push(securitySection(e.security));
   if (e.health !== null) sections.push(healthSection(e.health));
+  if (e.hostState !== null) sections.push(hostStateSection(e.hostState));
   if (e.charts.length) sections.push(chartsSection(e.charts));
   if (e.benchmarks !== null || e.trafficEvaluation !== null) sections.push(benchmarksSection(e.benchmarks, e.trafficEvaluation));
   if (e.cost !== null) sections.push(costSection(e.cost));
   if (e.lifecycle !== null) sections.push(lifecycleSection(e.lifecycle));
   if (e.alerts !== null) sections.push(alertsSection(e.alerts));
+  if (e.logExcerpts !== null) sections.push(logExcerptsSection(e.logExcerpts));
   sections.push(auditSection(e.audit), notesSection(e.notes));
   const footer: Inline[][] = [
     ['Evidence id ', code(e.id), ' · schema ', code(e.schema), ' · evidence SHA-256 ', code(opts.evidenceSha256)],

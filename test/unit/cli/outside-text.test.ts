@@ -126,8 +126,9 @@ describe('the CLI prints outside text as text', () => {
     } as unknown as FleetSnapshot;
     const lines = renderSnapshot(snapshot);
     expect(lines.join('\n')).not.toMatch(RAW_CONTROL);
-    // One line per host, GPU and service: the error's newline did not add a fake host line.
-    expect(lines).toHaveLength(3);
+    // One line per host, GPU, health state and service: the error's newline did not add a fake host line.
+    expect(lines).toHaveLength(4);
+    expect(lines[2]).toBe('  health: not read (host health polling is off for this host)');
     expect(lines[0]).toContain('Permission denied\\n\\x1b[2Jgpu-2  connected');
     // Unknown figures stay shown as unknown.
     expect(lines[1]).toContain('vram —/— MiB');

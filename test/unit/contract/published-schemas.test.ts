@@ -19,14 +19,17 @@ describe('published JSON Schemas', () => {
     });
   }
 
-  it('keeps the gpu-console.evidence/1 schema published beside version 2 (exports signed before the change still name it)', () => {
-    const v1 = JSON.parse(readFileSync(join(dir, 'gpu-console.evidence-1.schema.json'), 'utf8')) as { title: string };
-    expect(v1.title).toBe('gpu-console.evidence/1');
-    expect(publishedSchemas().map((s) => s.version)).toContain('gpu-console.evidence/2');
+  it('keeps the gpu-console.evidence/1 and /2 schemas published beside version 3 (exports signed before the changes still name them)', () => {
+    for (const v of [1, 2]) {
+      const old = JSON.parse(readFileSync(join(dir, `gpu-console.evidence-${v}.schema.json`), 'utf8')) as { title: string; properties: Record<string, unknown> };
+      expect(old.title).toBe(`gpu-console.evidence/${v}`);
+      expect(old.properties.hostState).toBeUndefined();
+    }
+    expect(publishedSchemas().map((s) => s.version)).toContain('gpu-console.evidence/3');
   });
 
   it('a real evidence object validates against the published evidence schema, and a broken one does not', () => {
-    const schema = JSON.parse(readFileSync(join(dir, 'gpu-console.evidence-2.schema.json'), 'utf8')) as object;
+    const schema = JSON.parse(readFileSync(join(dir, 'gpu-console.evidence-3.schema.json'), 'utf8')) as object;
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     const validate = ajv.compile(schema);
     const e = sampleEvidence();

@@ -7,7 +7,7 @@ import { SAMPLE_HEAD_HASH, sampleEvidence } from '../../../fixtures/report/evide
 const SHA = 'c0ffee'.repeat(10) + 'abcd';
 const render = (e: Evidence = sampleEvidence()) => renderHtml(e, { evidenceSha256: SHA });
 
-const SECTION_IDS = ['summary', 'gates', 'inventory', 'security', 'health', 'charts', 'benchmarks', 'cost', 'lifecycle', 'alerts', 'audit', 'notes'];
+const SECTION_IDS = ['summary', 'gates', 'inventory', 'security', 'health', 'hoststate', 'charts', 'benchmarks', 'cost', 'lifecycle', 'alerts', 'logs', 'audit', 'notes'];
 
 function section(html: string, id: string): string {
   const start = html.indexOf(`<section id="${id}"`);
@@ -99,7 +99,7 @@ describe('renderHtml', () => {
       }
     });
     const summary = textOf(section(render(e), 'summary'));
-    expect(summary).toContain('✓ PASS 4 · ✗ FAIL 2 · … PENDING 1 · ? UNVERIFIED 2');
+    expect(summary).toContain('✓ PASS 4 · ✗ FAIL 3 · … PENDING 1 · ? UNVERIFIED 2');
     const security = section(render(e), 'security');
     expect(security.match(/badge-unverified/g)).toHaveLength(2);
     expect(security.match(/badge-fail/g)).toHaveLength(1);
@@ -136,7 +136,7 @@ describe('renderHtml', () => {
       'seq 1391',
       SAMPLE_HEAD_HASH,
       'homelab-3090 has no price configured: its cost figures are unavailable.',
-      'Evidence id ev_01JX4Q8Z7K2M5N9P3R6T8V1W4Y · schema gpu-console.evidence/2 · evidence SHA-256 ' + SHA,
+      'Evidence id ev_01JX4Q8Z7K2M5N9P3R6T8V1W4Y · schema gpu-console.evidence/3 · evidence SHA-256 ' + SHA,
       'The digests of every file are in manifest.json.',
     ]) {
       expect(t, fact).toContain(fact);

@@ -12,11 +12,13 @@ const SECTIONS = [
   'Inventory',
   'Security checks',
   'Health',
+  'Host health at export',
   'Charts',
   'Benchmarks and evaluation',
   'Cost (estimates)',
   'Lifecycle actions',
   'Alerts',
+  'Log lines around lifecycle actions',
   'Audit coverage',
   'Notes',
 ];
@@ -72,10 +74,10 @@ describe('renderMarkdown', () => {
   it('summarises the gate counts with their words', () => {
     const s = section(render(), 'Summary');
     expect(s).toContain('✅ PASS 4');
-    expect(s).toContain('❌ **FAIL** 2');
+    expect(s).toContain('❌ **FAIL** 3');
     expect(s).toContain('⏳ PENDING 1');
     expect(s).toContain('⚠️ **UNVERIFIED** 2');
-    expect(s).toContain('Gates (9)');
+    expect(s).toContain('Gates (10)');
     expect(s).toContain('Security checks: 10 in all — 7 pass, 1 fail, 2 unverified.');
     expect(s).toContain('2 notes limit this report');
   });
@@ -171,7 +173,7 @@ describe('renderMarkdown', () => {
     const md = render();
     const footer = md.slice(md.lastIndexOf('\n---\n'));
     expect(footer).toContain('`ev_01JX4Q8Z7K2M5N9P3R6T8V1W4Y`');
-    expect(footer).toContain('`gpu-console.evidence/2`');
+    expect(footer).toContain('`gpu-console.evidence/3`');
     expect(footer).toContain(`\`${SHA}\``);
     expect(footer).toContain('The digests of every file are in manifest.json.');
   });

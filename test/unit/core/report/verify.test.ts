@@ -44,7 +44,7 @@ let coverage: AuditCoverage;
 
 function evidenceFor(audit: AuditCoverage, id = 'ev-0001'): Evidence {
   return {
-    schema: 'gpu-console.evidence/2',
+    schema: 'gpu-console.evidence/3',
     id,
     title: 'Acceptance evidence',
     generatedAt: 1_700_000_100_000,
@@ -57,11 +57,13 @@ function evidenceFor(audit: AuditCoverage, id = 'ev-0001'): Evidence {
     inventory: null,
     security: null,
     health: null,
+    hostState: null,
     benchmarks: null,
     trafficEvaluation: null,
     cost: null,
     lifecycle: null,
     alerts: null,
+    logExcerpts: null,
     gates: null,
     charts: [],
     audit,
@@ -181,11 +183,17 @@ describe('verifyExport: a sound export', () => {
     writeExport({ evidence: v1 });
     const result = await verify(exportDir, `${allowedSignersLine('alice@example.com', signer.publicKeyLine)}\n`);
     expect(failed(result)).toEqual([]);
-    // A file claiming an unknown version, or v2 with v1's cost rows, is not let through.
+    // A file claiming an unknown version, or the current version with v1's cost rows, is not let through.
     writeExport({ evidence: { ...v1, schema: 'gpu-console.evidence/9' } as unknown as Evidence });
     expect(finding(await verify(exportDir), 'evidence')).toMatchObject({ ok: false });
-    writeExport({ evidence: { ...v1, schema: 'gpu-console.evidence/2' } as unknown as Evidence });
-    expect(finding(await verify(exportDir), 'evidence')!.detail).toContain('does not match gpu-console.evidence/2');
+    writeExport({ evidence: { ...v1, schema: 'gpu-console.evidence/3' } as unknown as Evidence });
+    expect(finding(await verify(exportDir), 'evidence')!.detail).toContain('does not match gpu-console.evidence/3');
+  });
+
+  it('still verifies an export written under gpu-console.evidence/2 (before host health and log excerpts)', async () => {
+    const { hostState: _h, logExcerpts: _l, ...v2 } = { ...evidenceFor(coverage, 'ev-old-2'), schema: 'gpu-console.evidence/2' };
+    writeExport({ evidence: v2 as unknown as Evidence });
+    expect(failed(await verify(exportDir))).toEqual([]);
   });
 
   it('accepts a file inside the folder as the path', async () => {
