@@ -1,10 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock, silentLogger } from '../../../src-main/core/base/index.js';
 import { matchGpuProcesses } from '../../../src-main/core/fleet/gpu-process-match.js';
+import { GpuFaultsTracker } from '../../../src-main/core/fleet/gpu-faults.js';
+import { healthCommand } from '../../../src-main/core/fleet/host-health-command.js';
+import { parseHealthOutput } from '../../../src-main/core/fleet/host-health-parse.js';
 import { HostHealthMonitor, healthSettingsOf, type HostReboot } from '../../../src-main/core/fleet/host-health.js';
 import { freePort } from '../../helpers/ssh-tools.js';
 import { until } from '../../helpers/until.js';
@@ -103,4 +106,40 @@ describe.skipIf(!HAVE_SSH_PARTS)('host health on a real sshd, this machine as th
     ]);
     await session.dispose();
   }, 30_000);
+
+  it('the kernel log as the SSH user may read it: the source this machine allows, its Xid lines; nvidia-smi missing is a coded issue, the rest read', async () => {
+    const session = world.session('builtin');
+    await session.connect();
+    const monitor = new HostHealthMonitor('local', healthSettingsOf({ modelCache: ['/tmp'] }, undefined), (c, o) => session.exec(c, o), systemClock, silentLogger, () => undefined);
+    await monitor.run('nvidia');
+    const state = monitor.state();
+    expect(state.stale).toBeNull();
+    const faults = state.faults!;
+    // What this machine's own tools say for root (the test sshd's user).
+    const journal = spawnSync('journalctl', ['-k', '-b', '-q', '-n', '1', '--no-pager'], { encoding: 'utf8' });
+    const dmesg = spawnSync('dmesg', ['--time-format', 'iso'], { encoding: 'utf8' });
+    const expected = journal.status === 0 && journal.stdout.trim() !== '' ? 'journalctl' : dmesg.status === 0 ? 'dmesg' : null;
+    expect(faults.kernelLog!.source).toBe(expected);
+    expect(faults.kernelLog!.why === null).toBe(expected !== null);
+    const xidLines = (expected === 'dmesg' ? dmesg.stdout : '').split('\n').filter((l) => l.includes('NVRM: Xid')).length;
+    expect(faults.kernelLog!.xids).toHaveLength(Math.min(32, xidLines));
+    if (spawnSync('sh', ['-c', 'command -v nvidia-smi']).status !== 0) expect(faults.issues[0]).toMatch(/^FLEET_FAULTS_QUERY_FAILED: nvidia-smi fault query exited 127/);
+    expect(state.figures!.memTotalBytes).toBeGreaterThan(0);
+    await session.dispose();
+  }, 30_000);
+});
+
+// The real journalctl and dmesg as a user outside systemd-journal/adm on a kernel with dmesg_restrict=1
+// (this machine's setting; Ubuntu's default): the coded why names the user, the group and dmesg's own message.
+const canDropPrivileges = process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0 && readFileSync('/proc/sys/kernel/dmesg_restrict', 'utf8').trim() === '1';
+describe.skipIf(!canDropPrivileges)('the kernel log for an unprivileged user, real tools', () => {
+  it('neither is permitted: no source, why says what would allow it', () => {
+    const cmd = healthCommand({ mode: 'fast', gpuVendor: null, cacheSizeTimeoutS: 5, modelCache: ['/tmp'], dockerRoot: null, kernelLog: 'auto', kernelLogSinceS: null });
+    const out = execFileSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', 'sh', '-c', cmd], { encoding: 'utf8', cwd: '/' });
+    const f = new GpuFaultsTracker().apply(parseHealthOutput(out)!.faults, null, 1);
+    expect(f.kernelLog).toMatchObject({ source: null, xids: [] });
+    expect(f.kernelLog!.why).toContain('journalctl -k shows no kernel messages to nobody (groups: nogroup): add the SSH user to the systemd-journal (or adm) group: sudo usermod -aG systemd-journal nobody');
+    expect(f.kernelLog!.why).toContain('dmesg: read kernel buffer failed: Operation not permitted (kernel.dmesg_restrict=1');
+    expect(f.issues).toEqual([expect.stringMatching(/^FLEET_KERNEL_LOG_DENIED: journalctl -k shows no kernel messages to nobody/)]);
+  });
 });
