@@ -73,7 +73,7 @@ function printExport(r: ReportExport, output: Output): void {
 }
 
 const BUILD_USAGE =
-  'usage: gpu-console report build [--hosts A,B] [--since 24h|ISO] [--until ISO] [--format md,html,json,pdf] [--sections LIST] [--sign KEY [--passphrase-file F] | --sign-agent [--agent-key FP]] [--out DIR] [--title T] [--no-live] [--strict]';
+  'usage: gpu-console report build [--hosts A,B] [--since 24h|ISO] [--until ISO] [--format md,html,json,pdf] [--sections LIST] [--sign KEY [--passphrase-file F] | --sign-agent [--agent-key FP]] [--out DIR] [--title T] [--no-live] [--include-logs] [--strict]';
 
 const build: CliCommand = {
   name: 'report build',
@@ -84,7 +84,9 @@ const build: CliCommand = {
                         it (SSHSIG, ssh-keygen -Y verify); an encrypted key reads its passphrase from
                         --passphrase-file or GPU_CONSOLE_SIGN_PASSPHRASE. --sign-agent signs with a key in
                         the console's ssh-agent (--agent-key SHA256:… or a comment word picks one). --sections picks from
-                        ${REPORT_SECTIONS.join(',')}. --strict exits 1 when a gate fails.`,
+                        ${REPORT_SECTIONS.join(',')}. --include-logs adds each service's log lines around every
+                        lifecycle action in the window (masked, 200 per action); without it no log text
+                        is in the report. --strict exits 1 when a gate fails.`,
   async run(args, output) {
     const { values, positionals } = parse(args, {
       hosts: { type: 'string' },
@@ -99,6 +101,7 @@ const build: CliCommand = {
       out: { type: 'string' },
       title: { type: 'string' },
       'no-live': { type: 'boolean' },
+      'include-logs': { type: 'boolean' },
       strict: { type: 'boolean' },
     });
     const v = values as Record<string, string | boolean | undefined>;
@@ -134,7 +137,7 @@ const build: CliCommand = {
       resolveDataDir(typeof v['data-dir'] === 'string' ? v['data-dir'] : undefined),
       'reports.export',
       {
-        request: { hosts, fromMs, toMs, sections, live: !v['no-live'], ...(typeof v.title === 'string' ? { title: v.title } : {}) },
+        request: { hosts, fromMs, toMs, sections, live: !v['no-live'], includeLogs: v['include-logs'] === true, ...(typeof v.title === 'string' ? { title: v.title } : {}) },
         formats,
         sign,
         ...(typeof v.out === 'string' ? { outDir: v.out } : {}),

@@ -123,6 +123,22 @@ export function RequestForm({ form, onChange, hostLabels, onPreview, previewBusy
             : 'Reports from what the console stored only; the preview refreshes as you change the form.'}
         </p>
 
+        <label className="reports-check reports-live">
+          <input
+            type="checkbox"
+            checked={form.includeLogs}
+            onChange={(e) => set('includeLogs', e.target.checked)}
+            data-testid="reports-include-logs"
+            aria-describedby="reports-logs-hint"
+          />
+          Include service log lines around lifecycle actions
+        </label>
+        <p id="reports-logs-hint" className="muted reports-hint">
+          {form.includeLogs
+            ? "Reads each service's log over SSH from 30 s before to 60 s after every lifecycle action in the window (masked, at most 200 lines each)."
+            : 'Off: no log text is in the report.'}
+        </p>
+
         {problems.length > 0 ? (
           <ul className="inline-error reports-problems" role="alert" data-testid="reports-form-problems">
             {problems.map((p) => (

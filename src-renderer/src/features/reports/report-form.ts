@@ -34,6 +34,8 @@ export interface ReportForm {
   sections: ReportSection[];
   /** Run the live checks over SSH (takes seconds), or report from the store only. */
   live: boolean;
+  /** Add each service's log lines around the window's lifecycle actions (read over SSH at build time). */
+  includeLogs: boolean;
 }
 
 export const DEFAULT_REPORT_FORM: ReportForm = {
@@ -44,6 +46,7 @@ export const DEFAULT_REPORT_FORM: ReportForm = {
   customTo: '',
   sections: [...REPORT_SECTIONS],
   live: true,
+  includeLogs: false,
 };
 
 export const TITLE_MAX = 200;
@@ -68,6 +71,8 @@ export function requestFromForm(form: ReportForm, now: number): RequestCheck {
       toMs: window.toMs,
       sections: REPORT_SECTIONS.filter((s) => form.sections.includes(s)),
       live: form.live,
+      // Log text reaches a report only when the operator ticks it.
+      ...(form.includeLogs ? { includeLogs: true } : {}),
     },
   };
 }
@@ -120,10 +125,11 @@ export function fromLocalInput(value: string): number | null {
 
 /**
  * What the automatic preview depends on: a change of this key (debounced)
- * refreshes it. Live checks take seconds and touch the hosts, so with them on
+ * refreshes it. Live checks and log lines take seconds and touch the hosts, so with either on
  * the preview runs only on the button.
  */
 export function autoPreviewKey(form: ReportForm): string | null {
-  if (form.live) return null;
+  // Live checks and log lines read the hosts over SSH: those previews run on the button only.
+  if (form.live || form.includeLogs) return null;
   return JSON.stringify([form.title.trim(), form.hosts, form.preset, form.customFrom, form.customTo, form.sections]);
 }

@@ -97,4 +97,14 @@ describe('helpers', () => {
     expect(autoPreviewKey({ ...off, preset: '1h' })).not.toBe(key);
     expect(autoPreviewKey({ ...off, sections: ['gates'] })).not.toBe(key);
   });
+
+  it('log lines are off by default (the request carries no includeLogs) and, ticked, ask for them and preview on the button only', () => {
+    expect(DEFAULT_REPORT_FORM.includeLogs).toBe(false);
+    const plain = requestFromForm({ ...DEFAULT_REPORT_FORM, live: false }, NOW);
+    expect(plain.ok && 'includeLogs' in plain.request).toBe(false);
+    expect(plain.ok && previewInput.parse({ request: plain.request }).request.includeLogs).toBe(false);
+    const logs = requestFromForm({ ...DEFAULT_REPORT_FORM, live: false, includeLogs: true }, NOW);
+    expect(logs.ok && logs.request.includeLogs).toBe(true);
+    expect(autoPreviewKey({ ...DEFAULT_REPORT_FORM, live: false, includeLogs: true })).toBeNull();
+  });
 });
