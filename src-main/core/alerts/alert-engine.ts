@@ -1,4 +1,5 @@
 import type { Alert, AlertContextLine, AlertEvent, AlertKind, AlertSeverity, Baseline, LogFailureKind } from '../../../src-preload/contract/index.js';
+import { LogFailureKindSchema } from '../../../src-preload/contract/index.js';
 import { Emitter, type Clock, type Disposable } from '../base/index.js';
 import { upstreamKey } from '../upstream/index.js';
 import type { HostAlertTick, ServiceTick } from './alert-tick.js';
@@ -204,7 +205,8 @@ export class AlertEngine implements Disposable {
   observeLogFailure(found: LogFailureInput): void {
     if (found.matched <= 0) return;
     const now = this.clock.now();
-    const kinds = [...new Set(found.kinds)];
+    // The contract lists causes before consequences (an OOM before the dead engine and its traceback): that order reads best.
+    const kinds = [...new Set(found.kinds)].sort((a, b) => LogFailureKindSchema.options.indexOf(a) - LogFailureKindSchema.options.indexOf(b));
     const critical = kinds.some((k) => CRITICAL_LOG_FAILURES.has(k));
     const cond: Condition = {
       severity: critical ? 'critical' : 'warning',

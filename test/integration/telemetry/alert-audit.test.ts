@@ -87,7 +87,7 @@ describe('alert audit and notices', () => {
     const w = world();
     w.failures.fire(found(2));
     expect(w.pushed.map((e) => e.type)).toEqual(['raised']);
-    expect(w.pushed[0]!.alert).toMatchObject({ kind: 'log_failure', severity: 'critical', serviceId: 'qwen', count: 2 });
+    expect(w.pushed[0]!.alert).toMatchObject({ kind: 'log_failure', severity: 'critical', serviceId: 'qwen', count: 2, message: 'cuda-oom in the log of qwen (2 lines)' });
     expect(w.pushed[0]!.alert.context?.map((l) => l.text)).toEqual(['INFO: loading weights', OOM]);
     let rows = w.audit();
     expect(rows.map((r) => r.type)).toEqual(['alert.raised']);
@@ -123,6 +123,12 @@ describe('alert audit and notices', () => {
     expect(stored).not.toContain('OutOfMemoryError');
     expect(stored).not.toContain('loading weights');
     expect(JSON.stringify(w.notices)).not.toContain('OutOfMemoryError');
+  });
+
+  it('names the failures cause first, whatever order the lines gave them', () => {
+    const w = world();
+    w.failures.fire({ ...found(3), kinds: ['traceback', 'engine-dead', 'cuda-oom', 'traceback'] });
+    expect(w.pushed[0]!.alert.message).toBe('cuda-oom, engine-dead, traceback in the log of qwen (3 lines)');
   });
 
   it('a failure after the rate-limit window renews the alert: new context, a real change audited and notified', () => {

@@ -4,7 +4,7 @@
 // with Enter or Space).
 import type { Alert } from '../../../../src-preload/contract/telemetry.js';
 import { CopyButton } from '../../components/CopyButton.js';
-import { alertKindLabel, alertSubject } from './alert-list-state.js';
+import { alertKindLabel, alertSubject, contextKinds, showCount } from './alert-list-state.js';
 
 export function AlertList({ alerts }: { readonly alerts: readonly Alert[] }): React.JSX.Element | null {
   if (alerts.length === 0) return null;
@@ -24,7 +24,7 @@ function AlertItem({ alert: a }: { readonly alert: Alert }): React.JSX.Element {
       <div className="host-alerts__line">
         <span className="host-alerts__sev">{a.severity}</span> <span className="host-alerts__kind">{alertKindLabel(a.kind)}</span>
         {subject ? <span className="host-alerts__subject"> {subject}</span> : null}: {a.message}
-        {a.count !== undefined && a.count > 1 ? (
+        {showCount(a) ? (
           <span className="host-alerts__count" title="occurrences folded into this alert">
             {' '}
             ×{a.count}
@@ -40,7 +40,7 @@ function AlertItem({ alert: a }: { readonly alert: Alert }): React.JSX.Element {
         <details className="host-alerts__context" data-testid="host-alert-context">
           <summary>
             {a.context.length} log line{a.context.length === 1 ? '' : 's'}
-            {a.context.some((l) => l.failure !== null) ? ` (${[...new Set(a.context.flatMap((l) => (l.failure ? [l.failure] : [])))].join(', ')})` : ''}
+            {contextKinds(a.context) ? ` (${contextKinds(a.context)})` : ''}
           </summary>
           <pre className="host-alerts__lines">
             {a.context.map((l, i) => (

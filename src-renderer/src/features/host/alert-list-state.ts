@@ -2,7 +2,7 @@
 // `alert.changed` event: raised and changed replace the alert by id, cleared
 // removes it. Events that arrive before the list's answer are applied on top
 // of it, so an alert cleared meanwhile does not come back.
-import type { Alert, AlertEvent, AlertKind } from '../../../../src-preload/contract/index.js';
+import { LogFailureKindSchema, type Alert, type AlertContextLine, type AlertEvent, type AlertKind } from '../../../../src-preload/contract/index.js';
 
 export function applyAlertEvent(alerts: readonly Alert[], event: AlertEvent): Alert[] {
   const rest = alerts.filter((a) => a.id !== event.alert.id);
@@ -37,4 +37,15 @@ export const alertKindLabel = (kind: AlertKind): string => KIND_LABELS[kind];
 export function alertSubject(a: Pick<Alert, 'serviceId' | 'gpuIndex'>): string | null {
   const parts = [a.serviceId, a.gpuIndex == null ? null : `GPU${a.gpuIndex}`].filter((p): p is string => p !== null);
   return parts.length === 0 ? null : parts.join(' · ');
+}
+
+/** The failure kinds a context shows, causes first (the contract's order), as in the alert's message. */
+export function contextKinds(lines: readonly AlertContextLine[]): string {
+  const kinds = new Set(lines.flatMap((l) => (l.failure ? [l.failure] : [])));
+  return LogFailureKindSchema.options.filter((k) => kinds.has(k)).join(', ');
+}
+
+/** The occurrences folded in, when they say more than the message: a log failure's message already counts its first read's lines. */
+export function showCount(a: Pick<Alert, 'kind' | 'count' | 'value'>): boolean {
+  return a.count !== undefined && a.count > 1 && !(a.kind === 'log_failure' && a.count === a.value);
 }

@@ -2,7 +2,7 @@ import { createElement, type FunctionComponent } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { AlertSchema, type Alert, type AlertEvent } from '../../../../src-preload/contract/index.js';
-import { alertSubject, applyAlertEvent, listWithEvents } from '../../../../src-renderer/src/features/host/alert-list-state.js';
+import { alertSubject, applyAlertEvent, contextKinds, listWithEvents, showCount } from '../../../../src-renderer/src/features/host/alert-list-state.js';
 
 // The host view's alert list (issue #29 item 5): kept from alerts.list and
 // alert.changed (an early clear is not undone by the list's answer), critical
@@ -34,6 +34,14 @@ describe('alert list state', () => {
     const disk = alert({ id: 'disk' });
     expect(listWithEvents([disk], [ev('cleared', disk)])).toEqual([]);
     expect(listWithEvents([], [ev('raised', disk)]).map((a) => a.id)).toEqual(['disk']);
+  });
+
+  it('lists a context\'s failure kinds causes first; counts only what the message does not say', () => {
+    expect(contextKinds([{ text: 't', ts: null, failure: 'traceback' }, { text: 'e', ts: null, failure: 'engine-dead' }, { text: 'o', ts: null, failure: 'cuda-oom' }, { text: 'x', ts: null, failure: null }])).toBe('cuda-oom, engine-dead, traceback');
+    expect(showCount({ kind: 'log_failure', count: 8, value: 8 })).toBe(false);
+    expect(showCount({ kind: 'log_failure', count: 11, value: 8 })).toBe(true);
+    expect(showCount({ kind: 'gpu_fault', count: 2, value: 79 })).toBe(true);
+    expect(showCount({ kind: 'gpu_fault', count: 1, value: 79 })).toBe(false);
   });
 
   it('names the service and GPU an alert is about', () => {
