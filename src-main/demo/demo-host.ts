@@ -186,6 +186,7 @@ export async function startHost(
   const simOf = (id: string) => sims.get(id)!;
   const execHost = execHostOf(profile, ctx, sims, gpus, amdGpus);
   const kernelLog = new DemoKernelLog(profile.hostname, () => ctx.clock.now(), () => execHost.bootMs, (i) => gpus[i]?.busId ?? null);
+  execHost.kernelLog = kernelLog;
   const health = startHealth(profile, ctx, sims, execHost, kernelLog);
   for (const g of [...gpus, ...amdGpus]) g.attach(health);
   const logs = startLogs(profile, ctx, sims, store);

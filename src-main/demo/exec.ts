@@ -4,8 +4,9 @@
 // nvidia-smi (NVIDIA hosts), each service's restart command verbatim,
 // hostname, uptime, echo, cat /proc/loadavg (and an AMD card's sysfs files),
 // `ss -ltn[p][H]` (also under `sudo -n`), `kill <pid>` of a llama-server,
-// `sshd -T` and `sudo -n sshd -T`, and the log commands of log-commands.ts
-// (their follows are streamed by the SSH server, log-stream.ts).
+// `sshd -T` and `sudo -n sshd -T`, the log commands of log-commands.ts
+// (their follows are streamed by the SSH server, log-stream.ts), and the
+// kernel log (`journalctl -k`, `dmesg`: gpu-faults.ts).
 // Two shell loops a console sends (GPU_DETECT_SCRIPT and AMD_SYSFS_SCRIPT, the
 // demo's own copies) are recognised verbatim and answered as a shell on that
 // host would. Everything else is "command not found" (127); other shell
@@ -15,6 +16,7 @@ import type { AmdSysfsSample } from './amd-gpu-model.js';
 import { AMD_SYSFS_SCRIPT, GPU_DETECT_SCRIPT, amdSysfsOutput, catSysfs, gpuDetectOutput } from './gpu-commands.js';
 import { runNvidiaSmi, type ExecResult } from './nvidia-smi.js';
 import type { GpuSample } from './gpu-model.js';
+import { answerKernelCommand, type DemoKernelLog } from './gpu-faults.js';
 import { answerLogCommand, type LogHost } from './log-stream.js';
 import { SYSTEM_LISTENERS, runSs, runSshdTest, type TcpListener } from './system-commands.js';
 
@@ -40,6 +42,8 @@ export interface ExecHost {
   logs?: LogHost;
   /** The console's host-health command (host-health.ts); null when argv is not it. */
   health?: { answer(argv: readonly string[]): ExecResult | null };
+  /** The kernel log (`journalctl -k`, `dmesg`). */
+  kernelLog?: DemoKernelLog;
 }
 
 export class TokenizeError extends Error {}
@@ -173,6 +177,8 @@ async function runSimple(command: string, host: ExecHost): Promise<ExecResult> {
   if (restart) return restart.run();
   const sshd = runSshdTest(argv);
   if (sshd) return sshd;
+  const kernel = host.kernelLog ? answerKernelCommand(argv, host.kernelLog) : null;
+  if (kernel) return kernel;
   const logs = host.logs ? answerLogCommand(argv, host.logs) : null;
   if (logs) return logs;
   const health = host.health?.answer(argv) ?? null;

@@ -9,7 +9,7 @@ import { AppError } from '../core/base/index.js';
 import type { AmdSysfsSample } from './amd-gpu-model.js';
 import { DemoErrorCode } from './errors.js';
 import type { GpuSample } from './gpu-model.js';
-import { runNvidiaSmi } from './nvidia-smi.js';
+import { runNvidiaSmi, type ExecResult } from './nvidia-smi.js';
 
 /** What the kernel prints after `NVRM: Xid (PCI:…): N, pid=…, name=…, ` for the Xids a knob may raise. */
 const XID_TEXT: Record<number, string> = {
@@ -49,6 +49,15 @@ function isoUtc(ms: number, sep: '.' | ',', zone: string): string {
   return `${date}${sep}${pad(d.getUTCMilliseconds(), 3)}${pad((ms * 7) % 1000, 3)}${zone}`;
 }
 
+/** What every boot logs before anything fails (offset from boot in ms, text); the NVRM line only on NVIDIA hosts. */
+const BOOT_LINES: readonly [number, string, boolean][] = [
+  [0, 'Linux version 5.15.0-125-generic (buildd@lcy02-amd64-034) (gcc (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0, GNU ld (GNU Binutils for Ubuntu) 2.38) #135-Ubuntu SMP Fri Sep 27 13:53:58 UTC 2024 (Ubuntu 5.15.0-125.135-generic 5.15.163)', false],
+  [0, 'Command line: BOOT_IMAGE=/vmlinuz-5.15.0-125-generic root=/dev/nvme0n1p2 ro quiet splash', false],
+  [6_212, 'nvidia: module license \'NVIDIA\' taints kernel.', true],
+  [6_530, 'NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Feb 28 02:07:55 UTC 2025', true],
+  [9_004, 'EXT4-fs (nvme0n1p2): mounted filesystem with ordered data mode. Opts: (null). Quota mode: none.', false],
+];
+
 export class DemoKernelLog {
   private readonly lines: KernelLine[] = [];
 
@@ -59,6 +68,14 @@ export class DemoKernelLog {
     /** The GPU's pci.bus_id (nvidia-smi's form) by index; null on a host without NVIDIA GPUs. */
     private readonly busIdOf: (gpuIndex: number) => string | null,
   ) {}
+
+  /** This boot's kernel lines up to now, oldest first: the boot's own, then what the knobs logged. */
+  private current(): KernelLine[] {
+    const boot = this.bootMs();
+    const nvidia = this.busIdOf(0) !== null;
+    const own = BOOT_LINES.filter(([, , nv]) => nvidia || !nv).map(([at, text]) => ({ atMs: boot + at, text }));
+    return [...own, ...this.lines.filter((l) => l.atMs >= boot && l.atMs <= this.nowMs())];
+  }
 
   /** Knob: the driver logs an Xid for GPU `gpuIndex`. Throws DEMO_BAD_OPTIONS for a GPU or Xid the demo does not have. */
   raiseXid(k: XidKnob): void {
@@ -79,24 +96,54 @@ export class DemoKernelLog {
     return ECC_XIDS.has(xid);
   }
 
-  /** The Xid lines of this boot from `sinceS` (0: all), as `journalctl -k -o short-iso-precise` prints them. */
+  /** This boot's kernel lines from `sinceS` (0: all), as `journalctl -k -o short-iso-precise` prints them. */
   journal(sinceS: number): string[] {
-    const from = Math.max(this.bootMs(), sinceS * 1000);
-    return this.lines.filter((l) => l.atMs >= from && l.atMs <= this.nowMs()).map((l) => `${isoUtc(l.atMs, '.', '+0000')} ${this.hostname} kernel: ${l.text}`);
+    return this.current()
+      .filter((l) => l.atMs >= sinceS * 1000)
+      .map((l) => `${isoUtc(l.atMs, '.', '+0000')} ${this.hostname} kernel: ${l.text}`);
   }
 
-  /** The ring buffer's Xid lines as `dmesg --time-format iso` prints them. */
-  dmesg(): string[] {
-    return this.lines.filter((l) => l.atMs >= this.bootMs() && l.atMs <= this.nowMs()).map((l) => `${isoUtc(l.atMs, ',', '+00:00')} ${l.text}`);
+  /** The ring buffer as `dmesg --time-format iso` prints it, or (`monotonic`) as plain `dmesg` does. */
+  dmesg(monotonic = false): string[] {
+    const boot = this.bootMs();
+    return this.current().map((l) => (monotonic ? `[${((l.atMs - boot) / 1000).toFixed(6).padStart(12)}] ${l.text}` : `${isoUtc(l.atMs, ',', '+00:00')} ${l.text}`));
   }
+}
+
+const isXid = (line: string) => line.includes('NVRM: Xid');
+
+/**
+ * `journalctl -k [-b] [-q] [--no-pager] [-o short-iso-precise] [-n N] [--since @S]` and `dmesg [--time-format iso]` as an
+ * operator types them (the SSH user is in adm, as Ubuntu's first user is); null when argv is neither.
+ */
+export function answerKernelCommand(argv: readonly string[], log: DemoKernelLog): ExecResult | null {
+  if (argv[0] === 'dmesg') {
+    const rest = argv.slice(1);
+    const iso = rest.length === 2 && rest[0] === '--time-format' && rest[1] === 'iso';
+    if (rest.length > 0 && !iso) return { stdout: '', stderr: `dmesg: unrecognized option '${rest[0]}'\nTry 'dmesg --help' for more information.\n`, code: 1 };
+    return { stdout: log.dmesg(!iso).map((l) => `${l}\n`).join(''), stderr: '', code: 0 };
+  }
+  if (argv[0] !== 'journalctl' || !(argv.includes('-k') || argv.includes('--dmesg'))) return null;
+  let sinceS = 0;
+  let lines: number | null = null;
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--since' && /^@\d+$/.test(argv[i + 1] ?? '')) sinceS = Number(argv[++i]!.slice(1));
+    else if (a === '-n' && /^\d+$/.test(argv[i + 1] ?? '')) lines = Number(argv[++i]);
+    else if (a === '-o' && argv[i + 1] === 'short-iso-precise') i++;
+    else if (!['-k', '--dmesg', '-b', '-q', '--quiet', '--no-pager'].includes(a)) return { stdout: '', stderr: `journalctl: unrecognized option '${a}'\n`, code: 1 };
+  }
+  const out = log.journal(sinceS);
+  return { stdout: (lines === null ? out : out.slice(-lines)).map((l) => `${l}\n`).join(''), stderr: '', code: 0 };
 }
 
 /** The health script's kernel-log part for `klog` ($4) and `ks` ($5): the SSH user (ops, in adm as Ubuntu's first user) reads the journal. */
 export function kernelLogSection(log: DemoKernelLog, klog: string, ks: string, nowMs: number): string[] {
   if (klog === 'off') return [];
   const out = [`@klog_now ${Math.floor(nowMs / 1000)}`];
-  if (klog === 'dmesg') return [...out, '@klog dmesg', ...log.dmesg().slice(-32)];
-  return [...out, '@klog journalctl', ...log.journal(/^\d+$/.test(ks) ? Number(ks) : 0).slice(-32)];
+  // The script's `| grep … | tail -n 32`.
+  if (klog === 'dmesg') return [...out, '@klog dmesg', ...log.dmesg().filter(isXid).slice(-32)];
+  return [...out, '@klog journalctl', ...log.journal(/^\d+$/.test(ks) ? Number(ks) : 0).filter(isXid).slice(-32)];
 }
 
 /** The nvidia-smi fault query as the script's loop runs it: the first query answers on driver 570. */

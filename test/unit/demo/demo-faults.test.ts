@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GpuFaultsTracker } from '../../../src-main/core/fleet/gpu-faults.js';
+import { parseXidLine } from '../../../src-main/core/fleet/gpu-faults-parse.js';
 import { healthCommand } from '../../../src-main/core/fleet/host-health-command.js';
 import { parseHealthOutput } from '../../../src-main/core/fleet/host-health-parse.js';
 import { parseDemoFleetArgs } from '../../../src-main/cli/extra/demo-fleet.js';
@@ -89,5 +90,24 @@ describe('the built-in fleet started with its default faults', () => {
       fleet.host('strix').setThermalThrottle(1, false);
     }
     expect(() => fleet.host('strix').setThermalThrottle(0, true)).toThrow(/has no GPU 0/);
+  });
+
+  it('an operator reads the same kernel log: journalctl -k and dmesg --time-format iso as Ubuntu 22.04 prints them, core reads their Xid line alike', async () => {
+    const tri = fleet.host('tri-gpu');
+    const journal = await tri.run('journalctl -k -b -q --no-pager -o short-iso-precise');
+    expect(journal.code).toBe(0);
+    const jl = journal.stdout.trimEnd().split('\n');
+    expect(jl[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+0000 tri-gpu kernel: Linux version 5\.15\.0-125-generic /);
+    expect(jl.some((l) => l.includes('NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.133.20'))).toBe(true);
+    const dmesg = await tri.run('dmesg --time-format iso');
+    const dl = dmesg.stdout.trimEnd().split('\n');
+    expect(dl.at(-1)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d{6}\+00:00 NVRM: Xid \(PCI:0000:81:00\): 13, /);
+    const a = parseXidLine(jl.at(-1)!)!;
+    const b = parseXidLine(dl.at(-1)!)!;
+    expect(a).toEqual(b);
+    expect((await tri.run('journalctl -k -n 1')).stdout.split('\n')).toHaveLength(2);
+    expect((await tri.run('dmesg')).stdout).toMatch(/^\[ {4}0\.000000\] Linux version/);
+    expect((await fleet.host('strix').run('dmesg --time-format iso')).stdout).not.toContain('NVRM');
+    expect((await tri.run('dmesg -w')).code).toBe(1);
   });
 });
