@@ -36,4 +36,10 @@ describe('health config', () => {
     expect(Object.keys(byPath)).toEqual(expect.arrayContaining(['health.intervalMs', 'hosts[0].health.modelCache[0]', 'hosts[0].health.modelCache[1]']));
     expect(found.some((i) => /pollEvery/.test(i.message) || i.path.includes('pollEvery'))).toBe(true);
   });
+
+  it('kernelLog: auto, journalctl, dmesg or off (how Xid events are read); anything else refused naming the field', () => {
+    expect(parseConfig(yaml('kernelLog: off', 'kernelLog: dmesg'), opts).hosts[0]!.health).toEqual({ kernelLog: 'dmesg' });
+    const found = issues(yaml('kernelLog: sudo dmesg'));
+    expect(found).toEqual([expect.objectContaining({ path: 'health.kernelLog', message: 'kernelLog must be auto, journalctl, dmesg or off' })]);
+  });
 });
