@@ -34,25 +34,32 @@ export const FAULT_QUERIES: readonly string[] = [
   [...COMMON_FIELDS, ...REASONS.map((r) => `clocks_throttle_reasons.${r}`)].join(','),
 ];
 
+/**
+ * The most the fault part can take (s): three nvidia-smi tries of 5 s, the journal probe and read,
+ * dmesg. The health round's deadline adds it, so a hung nvidia-smi (a GPU off the bus) costs the fault
+ * figures of that round, never the disk and memory figures.
+ */
+export const FAULTS_DEADLINE_S = 3 * 5 + 3 + 4 + 4 + 2;
+
 /** Xid lines kept per read (the kernel log can hold thousands after a bad night). */
 export const XID_LINES_CAP = 32;
 
 const nvidia =
   'if [ "$gpu" = nvidia ]; then for q in ' +
   FAULT_QUERIES.map((q) => `"${q}"`).join(' ') +
-  '; do r=$(timeout 10 nvidia-smi --query-gpu="$q" --format=csv,nounits 2>&1); c=$?; echo "@nvq $c $q"; printf "%s\\n" "$r" | head -n 65; ' +
+  '; do r=$(timeout 5 nvidia-smi --query-gpu="$q" --format=csv,nounits 2>&1); c=$?; echo "@nvq $c $q"; printf "%s\\n" "$r" | head -n 65; ' +
   'case "$c:$r" in 0:*) break;; *"is not a valid field"*) ;; *) break;; esac; done; fi';
 
 // journalctl first (its own timestamps, since the last read); a user outside systemd-journal/adm sees no
 // kernel lines at all, which the `-n 1` probe tells apart from "no Xid". dmesg next (kernel.dmesg_restrict).
 const journal =
   'if [ "$klog" != dmesg ]; then if ! command -v journalctl >/dev/null 2>&1; then echo "@klog journalctl missing"; ' +
-  'elif [ -z "$(timeout 5 journalctl -k -b -q -n 1 --no-pager 2>/dev/null)" ]; then echo "@klog journalctl denied $(id -un) $(id -Gn)"; ' +
-  'else j=1; echo "@klog journalctl"; if [ "$ks" = 0 ]; then timeout 5 journalctl -k -b -q --no-pager -o short-iso-precise 2>&1; ' +
-  `else timeout 5 journalctl -k -q --no-pager -o short-iso-precise --since "@$ks" 2>&1; fi | grep -F "NVRM: Xid" | tail -n ${XID_LINES_CAP}; fi; fi`;
+  'elif [ -z "$(timeout 3 journalctl -k -b -q -n 1 --no-pager 2>/dev/null)" ]; then echo "@klog journalctl denied $(id -un) $(id -Gn)"; ' +
+  'else j=1; echo "@klog journalctl"; if [ "$ks" = 0 ]; then timeout 4 journalctl -k -b -q --no-pager -o short-iso-precise 2>&1; ' +
+  `else timeout 4 journalctl -k -q --no-pager -o short-iso-precise --since "@$ks" 2>&1; fi | grep -F "NVRM: Xid" | tail -n ${XID_LINES_CAP}; fi; fi`;
 const dmesg =
   'if [ $j = 0 ] && [ "$klog" != journalctl ]; then if ! command -v dmesg >/dev/null 2>&1; then echo "@klog dmesg missing"; ' +
-  `else echo "@klog dmesg"; timeout 5 dmesg --time-format iso 2>&1 | grep -E "NVRM: Xid|^dmesg: " | tail -n ${XID_LINES_CAP}; fi; fi`;
+  `else echo "@klog dmesg"; timeout 4 dmesg --time-format iso 2>&1 | grep -E "NVRM: Xid|^dmesg: " | tail -n ${XID_LINES_CAP}; fi; fi`;
 const kernel = `if [ "$klog" != off ]; then j=0; echo "@klog_now $(date +%s)"; ${journal}; ${dmesg}; fi`;
 
 // Per amdgpu card: hwmon temperatures (label, input, crit in m°C), RAS counts ("ue: N" / "ce: N"), bad VRAM pages.

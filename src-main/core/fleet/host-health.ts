@@ -8,7 +8,7 @@ import type { HealthConfig } from '../config/index.js';
 import type { ExecRunner } from '../telemetry/index.js';
 import { FleetErrorCode } from './errors.js';
 import { DEFAULT_MODEL_CACHE, healthCommand } from './host-health-command.js';
-import type { KernelLogMode } from './gpu-faults-command.js';
+import { FAULTS_DEADLINE_S, type KernelLogMode } from './gpu-faults-command.js';
 import { GpuFaultsTracker } from './gpu-faults.js';
 import type { HostFaultsState } from './gpu-faults-state.js';
 import { parseHealthOutput, type CacheSizeReading, type DiskReading, type HealthIssue, type ParsedHealth } from './host-health-parse.js';
@@ -139,7 +139,7 @@ export class HostHealthMonitor {
       kernelLogSinceS: this.faults.kernelLogSinceS,
     });
     // A `du` round may take each cache's deadline; a figures-only round is a few cheap reads.
-    const timeoutMs = full ? s.cacheSizeTimeoutS * 1000 * s.modelCache.length + 15_000 : 10_000;
+    const timeoutMs = (full ? s.cacheSizeTimeoutS * 1000 * s.modelCache.length + 15_000 : 10_000) + FAULTS_DEADLINE_S * 1000;
     try {
       const res = await this.exec(command, { timeoutMs, maxOutputBytes: 1024 * 1024 });
       const at = this.clock.now();
