@@ -196,7 +196,7 @@ export function readKernelLog(raw: RawFaults): KernelLogReading | null {
     }
     const denied = lines.find((l) => l.startsWith('dmesg: '));
     if (denied !== undefined) {
-      why.push(`${clip(denied)} (kernel.dmesg_restrict=1, Ubuntu's default): reading journalctl -k instead needs the systemd-journal group, or run sudo sysctl -w kernel.dmesg_restrict=0`);
+      why.push(`${clip(denied, 100)} (kernel.dmesg_restrict=1, Ubuntu's default; sudo sysctl -w kernel.dmesg_restrict=0 allows it)`);
       continue;
     }
     const xids = lines.map(parseXidLine).filter((x): x is XidEvent => x !== null);
@@ -206,8 +206,9 @@ export function readKernelLog(raw: RawFaults): KernelLogReading | null {
 }
 
 function journalWhy(user: string, groups: readonly string[]): string {
-  const u = /^[a-z_][a-z0-9_.-]*\$?$/i.test(user) ? user : 'USER';
-  const g = groups.filter((x) => /^[\w.-]+$/.test(x)).slice(0, 12).join(' ');
+  const u = /^[a-z_][a-z0-9_.-]{0,31}\$?$/i.test(user) ? user : 'USER';
+  // Bounded: the whole why must fit the contract's 400 characters with dmesg's part beside it.
+  const g = clip(groups.filter((x) => /^[\w.-]+$/.test(x)).slice(0, 12).join(' '), 60);
   // A user who may read the whole journal and still sees no kernel line: the journal does not hold them.
   if (u === 'root' || groups.some((x) => x === 'systemd-journal' || x === 'adm' || x === 'root')) {
     return `journalctl -k shows no kernel messages for this boot although ${u} may read the whole journal (groups: ${g}): systemd-journald is not running or does not read the kernel log`;

@@ -103,6 +103,10 @@ describe('how the kernel log is read', () => {
     expect(k.why).toContain('journalctl -k shows no kernel messages to ops (groups: ops docker)');
     expect(k.why).toContain('sudo usermod -aG systemd-journal ops');
     expect(k.why).toContain('dmesg: read kernel buffer failed: Operation not permitted (kernel.dmesg_restrict=1');
+    // It fits the contract's KernelLogView.why (400) whole, even with many groups.
+    const many = readKernelLog({ ...raw, klog: [{ head: `journalctl denied deploy-bot ${Array.from({ length: 40 }, (_, i) => `group-${i}`).join(' ')}`, lines: [] }, raw.klog[1]!] })!;
+    expect(many.why!.length).toBeLessThanOrEqual(400);
+    expect(many.why).toContain('sudo usermod -aG systemd-journal deploy-bot');
     const f = new GpuFaultsTracker().apply(raw, 'nvidia', 1);
     expect(f.kernelLog).toMatchObject({ source: null, xids: [] });
     expect(f.issues.some((i) => i.startsWith('FLEET_KERNEL_LOG_DENIED: journalctl -k shows no kernel messages to ops'))).toBe(true);
