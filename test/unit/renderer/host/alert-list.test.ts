@@ -1,5 +1,3 @@
-import { createElement, type FunctionComponent } from 'react';
-import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { AlertSchema, type Alert, type AlertEvent } from '../../../../src-preload/contract/index.js';
 import { alertSubject, applyAlertEvent, contextKinds, listWithEvents, showCount } from '../../../../src-renderer/src/features/host/alert-list-state.js';
@@ -13,8 +11,15 @@ const alert = (p: Partial<Alert>): Alert =>
   AlertSchema.parse({ id: 'a', kind: 'disk_low', severity: 'warning', host: 'l20', serviceId: null, model: null, message: 'm', value: null, threshold: null, raisedAt: 1, updatedAt: 1, ...p });
 
 // The node typecheck (tsconfig.node.json) has no JSX: the component is loaded by a specifier it does not resolve.
+// React's types are kept out of it too: @types/react declares empty DOM interfaces (HTMLElement…) that
+// would hide the real ones from the e2e tests' page.evaluate callbacks.
 const COMPONENT = '../../../../src-renderer/src/features/host/AlertList.js';
-const { AlertList } = (await import(COMPONENT)) as { AlertList: FunctionComponent<{ alerts: readonly Alert[] }> };
+const REACT = 'react';
+const REACT_DOM_SERVER = 'react-dom/server';
+type Props = { alerts: readonly Alert[] };
+const { AlertList } = (await import(COMPONENT)) as { AlertList: (p: Props) => unknown };
+const { createElement } = (await import(REACT)) as { createElement(c: (p: Props) => unknown, p: Props): unknown };
+const { renderToStaticMarkup } = (await import(REACT_DOM_SERVER)) as { renderToStaticMarkup(el: unknown): string };
 
 const ev = (type: AlertEvent['type'], a: Alert): AlertEvent => ({ type, at: a.updatedAt, alert: a });
 
