@@ -98,4 +98,22 @@ describe('gpu-console status: host health', () => {
       l20.setGhostProcess('qwen', false);
     }
   }, 60_000);
+
+  it('GPU faults when the host reports them: ECC and throttle per GPU, an Xid from the kernel log', async () => {
+    const tri = demo.host('tri-gpu');
+    tri.raiseXid({ gpuIndex: 1, xid: 79 });
+    tri.setThermalThrottle(0, true);
+    try {
+      await until(async () => {
+        const h = (await snapshot()).hosts.find((x) => x.label === 'tri-gpu')!;
+        return (h.health?.kernelLog?.xids.some((x) => x.xid === 79) ?? false) && (h.gpus[0]?.faults?.throttleReasons?.includes('hw_thermal_slowdown') ?? false);
+      }, { timeoutMs: 30_000 });
+      const block = (await cli(['status'])).out.split(/\n(?=\S)/).find((b) => b.startsWith('tri-gpu'))!;
+      expect(block).toMatch(/\n {2}gpu0 faults: ecc (on|off|—) .*throttle [a-z_,]*hw_thermal_slowdown[a-z_,]* since \d{4}-/);
+      expect(block).toMatch(/\n {2}kernel log: read with (journalctl|dmesg), \d+ Xid event\(s\)\n/);
+      expect(block).toMatch(/\n {2}Xid 79 at \d{4}-\S+ on gpu1: .*Xid.*79/);
+    } finally {
+      tri.setThermalThrottle(0, false);
+    }
+  }, 60_000);
 });
