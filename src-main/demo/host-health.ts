@@ -150,8 +150,10 @@ export class DemoHostHealth implements GpuShareSource {
     return this.ghost?.listener ? [this.ghost.listener] : [];
   }
 
-  /** The health command's answer; null when `argv` is not it. */
+  /** The health command's answer, or an operator's own `df` / `free`; null when `argv` is neither. */
   answer(argv: readonly string[]): ExecResult | null {
+    if (argv[0] === 'df') return this.operatorDf(argv.slice(1));
+    if (argv[0] === 'free') return this.operatorFree(argv.slice(1));
     if (argv.length < 9 || argv[0] !== 'sh' || argv[1] !== '-c' || argv[2] !== HEALTH_SCRIPT) return null;
     const [mode, gpu, klog, ks] = [argv[4], argv[5], argv[7]!, argv[8]!];
     const out = ['@v 1', `@boot_id ${this.bootId}`, `@uptime ${this.uptime()}`, `@loadavg ${this.loadavg()}`, `@nproc ${this.size.cpus}`, '@meminfo', ...this.meminfo()];
@@ -186,14 +188,65 @@ export class DemoHostHealth implements GpuShareSource {
     return [`MemTotal:       ${kib(totalKiB)}`, `MemAvailable:   ${kib(totalKiB * (1 - usedShare))}`, `SwapTotal:      ${kib(8 * 1024 * 1024 - 4)}`, `SwapFree:       ${kib(8 * 1024 * 1024 - 4 - 52_224)}`];
   }
 
+  /** The root filesystem's blocks as df counts them (total, used, available), in bytes. */
+  private rootFs(): { total: number; used: number; free: number } {
+    const total = this.size.diskGiB * GIB;
+    const free = this.diskFull ? 8.0 * GIB : total - this.size.usedGiB * GIB;
+    // ext4 keeps 5% for root: Used + Available < 1-blocks, as df shows it.
+    return { total, used: total * 0.95 - free, free };
+  }
+
+  /** An operator's `df [-h|-H|-k|-m|-P|-B1] [PATH…]`, as coreutils 8.32 prints it for the one root filesystem. */
+  private operatorDf(args: readonly string[]): ExecResult {
+    const flags = args.filter((a) => a.startsWith('-') && a !== '--');
+    const paths = args.filter((a) => !a.startsWith('-'));
+    const known = new Set(['-h', '-H', '-k', '-m', '-P', '-B1', '-Ph', '-hP', '-x', '-l', '--']);
+    const bad = flags.find((f) => !known.has(f));
+    if (bad) return { stdout: '', stderr: `df: invalid option -- '${bad.replace(/^-+/, '')[0] ?? ''}'\nTry 'df --help' for more information.\n`, code: 1 };
+    const missing = paths.find((p) => !(p === '/' || p === HOME || p.startsWith(`${HOME}/`) || p.startsWith('/var/lib/docker') || p.startsWith('/srv/') || p === '~' || p.startsWith('~/')));
+    if (missing) return { stdout: '', stderr: `df: ${missing}: No such file or directory\n`, code: 1 };
+    const { total, used, free } = this.rootFs();
+    const human = flags.some((f) => f.includes('h'));
+    const bytes = flags.includes('-B1');
+    const unit = flags.includes('-m') ? 1024 ** 2 : 1024;
+    const fmt = (n: number) => (human ? humanSize(n) : String(Math.round(bytes ? n : n / unit)));
+    const pct = `${Math.ceil((used / (used + free)) * 100)}%`;
+    const head = human ? 'Filesystem      Size  Used Avail Use% Mounted on' : `Filesystem     ${bytes ? '1B-blocks' : unit === 1024 ? '1K-blocks' : '1M-blocks'}      Used Available Use% Mounted on`;
+    const root = `/dev/nvme0n1p2 ${fmt(total).padStart(human ? 5 : 10)} ${fmt(used).padStart(human ? 5 : 9)} ${fmt(free).padStart(human ? 5 : 9)} ${pct.padStart(4)} /`;
+    const tmpfs = (mount: string, size: number) => `tmpfs          ${fmt(size).padStart(human ? 5 : 10)} ${fmt(0).padStart(human ? 5 : 9)} ${fmt(size).padStart(human ? 5 : 9)}   0% ${mount}`;
+    const rows = paths.length > 0 ? paths.map(() => root) : [tmpfs('/run', 6.3 * GIB / 1024 * 1024 / 10), root, tmpfs('/dev/shm', (this.size.ramGiB * GIB) / 2)];
+    return { stdout: [head, ...rows].join('\n') + '\n', stderr: '', code: 0 };
+  }
+
+  /** An operator's `free [-b|-k|-m|-g|-h]`, as procps-ng 3.3.17 prints it from the same figures as /proc/meminfo. */
+  private operatorFree(args: readonly string[]): ExecResult {
+    const units: Record<string, number> = { '-b': 1, '-k': 1024, '-m': 1024 ** 2, '-g': 1024 ** 3 };
+    const bad = args.find((a) => !(a in units) && a !== '-h' && a !== '--human' && a !== '-w');
+    if (bad) return { stdout: '', stderr: `free: invalid option -- '${bad.replace(/^-+/, '')[0] ?? ''}'\n`, code: 1 };
+    const kib = Object.fromEntries(this.meminfo().map((l) => { const m = /^(\w+):\s+(\d+) kB/.exec(l)!; return [m[1]!, Number(m[2]) * 1024]; })) as Record<string, number>;
+    const total = kib.MemTotal!, avail = kib.MemAvailable!, swapTotal = kib.SwapTotal!, swapFree = kib.SwapFree!;
+    const human = args.includes('-h') || args.includes('--human');
+    const div = units[args.find((a) => a in units) ?? '-k']!;
+    const f = (n: number) => (human ? humanSize(n, 'i') : String(Math.round(n / div))).padStart(12);
+    const buffCache = Math.round((total - avail) * 0.55);
+    const used = total - avail;
+    const free = Math.max(0, total - used - buffCache);
+    return {
+      stdout: [
+        '               total        used        free      shared  buff/cache   available',
+        `Mem:    ${f(total)}${f(used)}${f(free)}${f(Math.round(total * 0.004))}${f(buffCache)}${f(avail)}`,
+        `Swap:   ${f(swapTotal)}${f(swapTotal - swapFree)}${f(swapFree)}`,
+      ].join('\n') + '\n',
+      stderr: '',
+      code: 0,
+    };
+  }
+
   /** One `@df` section (and `@du` in a full round): everything lives on the root filesystem, as on a cloud VM. */
   private df(kind: string, path: string, full: boolean): string[] {
     const known = path === '/' || path.startsWith(`${HOME}/`) || path === HOME || path.startsWith('/var/lib/docker') || path.startsWith('/srv/');
     if (!known) return [`@df ${kind} ${path}`, `df: ${path}: No such file or directory`];
-    const total = this.size.diskGiB * GIB;
-    const free = this.diskFull ? 8.0 * GIB : total - this.size.usedGiB * GIB;
-    // ext4 keeps 5% for root: Used + Available < 1-blocks, as df shows it.
-    const used = total * 0.95 - free;
+    const { total, used, free } = this.rootFs();
     const pct = Math.ceil((used / (used + free)) * 100);
     const lines = [
       `@df ${kind} ${path}`,
@@ -234,4 +287,17 @@ export class DemoHostHealth implements GpuShareSource {
 /** The host's shell expands `~` from $HOME; the demo's SSH user is ops. */
 function expand(path: string): string {
   return path === '~' ? HOME : path.startsWith('~/') ? `${HOME}/${path.slice(2)}` : path;
+}
+
+/** df -h / free -h sizes: one decimal below 10, powers of 1024 (`G`; free -h: `Gi`). */
+function humanSize(bytes: number, suffix = ''): string {
+  const units = ['', 'K', 'M', 'G', 'T', 'P'];
+  let n = bytes;
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  if (i === 0) return `${Math.round(n)}${suffix ? 'B' : ''}`;
+  return `${n < 10 ? (Math.ceil(n * 10) / 10).toFixed(1) : String(Math.ceil(n))}${units[i]}${suffix}`;
 }

@@ -110,4 +110,30 @@ describe('the built-in fleet started with its default faults', () => {
     expect((await fleet.host('strix').run('dmesg --time-format iso')).stdout).not.toContain('NVRM');
     expect((await tri.run('dmesg -w')).code).toBe(1);
   });
+  it("an operator's df and free read the same figures the console's health round reads; setDiskFull shows in both; an unknown option is refused as coreutils does", async () => {
+    const l20 = fleet.host('l20-poc');
+    const read = async () => parseHealthOutput((await l20.run(healthCommand({ mode: 'fast', gpuVendor: 'nvidia', cacheSizeTimeoutS: 5, modelCache: [], dockerRoot: null, kernelLog: 'off', kernelLogSinceS: null }))).stdout)!;
+    const bytes = (await l20.run('df -B1 /')).stdout.trimEnd().split('\n');
+    expect(bytes[0]).toMatch(/^Filesystem +1B-blocks +Used +Available +Use% +Mounted on$/);
+    const [, total, , avail] = bytes[1]!.split(/ +/);
+    const root = (await read()).disks.find((d) => d.kind === 'root')!;
+    expect(Number(total)).toBe(root.totalBytes);
+    expect(Number(avail)).toBe(root.freeBytes);
+    l20.setDiskFull(true);
+    try {
+      expect((await l20.run('df -h /')).stdout).toMatch(/\/dev\/nvme0n1p2 +200G +\d+G +8\.0G +\d+% \/\n$/);
+      expect((await read()).disks.find((d) => d.kind === 'root')!.freeBytes).toBe(8 * 1024 ** 3);
+    } finally {
+      l20.setDiskFull(false);
+    }
+    const free = (await l20.run('free -b')).stdout.trimEnd().split('\n');
+    expect(free[0]).toMatch(/^ +total +used +free +shared +buff\/cache +available$/);
+    const mem = free[1]!.trim().split(/ +/);
+    const h = await read();
+    expect(Number(mem[1])).toBe(h.memTotalBytes);
+    expect(Math.abs(Number(mem[6]) - h.memAvailableBytes!)).toBeLessThan(2 * 1024 ** 2);
+    expect((await l20.run('free -h')).stdout).toMatch(/^Swap: +8\.0Gi /m);
+    expect(await l20.run('df --bogus')).toMatchObject({ code: 1, stdout: '' });
+    expect((await l20.run('df /nope')).stderr).toBe('df: /nope: No such file or directory\n');
+  });
 });
