@@ -23,6 +23,8 @@ export type ServiceLogReader = (host: string, serviceId: string, sinceMs: number
 export const LOG_BEFORE_MS = 30_000;
 export const LOG_AFTER_MS = 60_000;
 export const MAX_LINES_PER_ACTION = 200;
+/** Characters of one line kept in a report (the rest counted in cutBytes): 20 actions × 200 lines stay a few MB. */
+export const MAX_LINE_CHARS = 1000;
 /** Actions whose lines are read at most (the newest); the rest are named in a note. */
 export const MAX_ACTIONS_WITH_LOGS = 20;
 
@@ -67,10 +69,16 @@ async function excerptOf(a: ActionView, read: ServiceLogReader, generatedAt: num
   return {
     ...base,
     source: r.source,
-    lines: inWindow.slice(0, MAX_LINES_PER_ACTION),
+    lines: inWindow.slice(0, MAX_LINES_PER_ACTION).map(capLine),
     omitted: Math.max(0, inWindow.length - MAX_LINES_PER_ACTION),
     problem: null,
   };
+}
+
+function capLine(l: LogLine): LogLine {
+  if (l.text.length <= MAX_LINE_CHARS) return l;
+  const cut = l.text.slice(MAX_LINE_CHARS);
+  return { ...l, text: l.text.slice(0, MAX_LINE_CHARS), cutBytes: l.cutBytes + Buffer.byteLength(cut) };
 }
 
 /** Lines stamped inside [fromMs, toMs]; an unstamped line goes with the stamped line before it. */

@@ -122,6 +122,7 @@ const LOG: LogLine[] = [
   line(T0 + 12 * 60_000, 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB'),
   line(null, '  continuation of the traceback'),
   line(T0 + 12 * 60_000 + 1_000, 'HF_TOKEN=[masked]'),
+  line(T0 + 12 * 60_000 + 2_000, `LONG ${'x'.repeat(1500)}`),
   line(T0 + 15 * 60_000, 'AFTER-WINDOW line'),
 ];
 
@@ -227,7 +228,10 @@ describe('log lines around lifecycle actions', () => {
       'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB',
       '  continuation of the traceback',
       'HF_TOKEN=[masked]',
+      `LONG ${'x'.repeat(995)}`,
     ]);
+    // A long line is cut in the report and the cut counted.
+    expect(x!.lines[4]!.cutBytes).toBe(505);
     const md = renderMarkdown(e, { evidenceSha256: 'x'.repeat(64) });
     expect(md).toContain('## Log lines around lifecycle actions');
     expect(md).toContain('torch.OutOfMemoryError: CUDA out of memory');
