@@ -337,6 +337,8 @@ export const DiskViewSchema = z
     freeBytes: z.number().nullable(),
     /** Why the figures are unknown (`CODE: message`); null when read. */
     error: z.string().nullable(),
+    /** Against the host's thresholds (HostHealthView.diskThreshold): low below either; unknown without a free figure. */
+    margin: z.enum(['ok', 'low', 'unknown']).optional(),
   })
   .strict();
 export type DiskView = z.infer<typeof DiskViewSchema>;
@@ -370,6 +372,8 @@ export const HostHealthViewSchema = z
     /** Docker's root folder, or why it is not known. */
     docker: z.object({ rootDir: z.string().nullable(), why: z.string().nullable() }).strict().nullable(),
     issues: z.array(z.string()).max(10),
+    /** When a disk counts as low on this host (its `alerts.disk` over the fleet's over 10 GiB or 10 %). */
+    diskThreshold: z.object({ freeGiB: z.number(), freePct: z.number() }).strict().optional(),
     /** The kernel log's Xid events and how it is read; absent before the first fault reading. */
     kernelLog: KernelLogViewSchema.nullable().optional(),
     /** When the fault figures were read, and why some are unknown (`CODE: message` each). */

@@ -6,6 +6,7 @@
 // reaches alerts through telemetry). Unknown figures raise nothing and clear
 // nothing: a stale round leaves every alert as it was.
 import type { AlertContextLine, AlertKind, AlertSeverity } from '../../../src-preload/contract/index.js';
+import { diskMarginOf } from '../config/index.js';
 import type { DiskThresholds, HostAlertSettings } from './settings.js';
 
 export interface DiskInput {
@@ -85,9 +86,7 @@ const gib = (bytes: number): string => `${(bytes / GIB).toFixed(1)} GiB`;
 
 /** Whether a disk is low; `active` (already raised) needs free above the thresholds plus the margin to stop being low. */
 export function diskIsLow(freeBytes: number, totalBytes: number, t: DiskThresholds, active: boolean): boolean {
-  const factor = active ? 1 + t.clearMarginPct / 100 : 1;
-  const pct = totalBytes > 0 ? (freeBytes / totalBytes) * 100 : 0;
-  return pct < t.freePct * factor || freeBytes < t.freeGiB * GIB * factor;
+  return diskMarginOf(freeBytes, totalBytes, t, active) === 'low';
 }
 
 function diskFindings(disks: readonly DiskInput[], t: DiskThresholds, isActive: (part: string) => boolean): HealthFinding[] {

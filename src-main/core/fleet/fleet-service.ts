@@ -141,7 +141,8 @@ export class FleetService implements Disposable {
   /** A host answered with a new boot id (HostService audits it as `host.rebooted`). */
   readonly onDidReboot = this.rebootEmitter.on.bind(this.rebootEmitter);
   private sshDefaults: Config['ssh'];
-  private healthDefaults: Config['health'];
+  /** Fleet-wide host health and alert settings (a host's own blocks win field by field). */
+  private healthDefaults: Pick<Config, 'health' | 'alerts'>;
   private readonly opensshDir: string;
   private readonly tunnelSockets: TunnelSockets;
   private readonly tunnelDirGiven: boolean;
@@ -179,7 +180,7 @@ export class FleetService implements Disposable {
     this.pollIntervalMs = options.pollIntervalMs ?? options.config.telemetry?.pollIntervalMs ?? 1_000;
     this.tunnelSockets = new TunnelSockets({ preferredDir: options.tunnelDir ?? null, logger: this.logger });
     this.tunnelDirGiven = options.tunnelDir !== undefined;
-    this.healthDefaults = options.config.health;
+    this.healthDefaults = options.config;
     this.settings = {
       timeoutMs: options.scrapeTimeoutMs ?? 3_000,
       maxBytes: options.maxScrapeBytes ?? 8 * 1024 * 1024,
@@ -376,7 +377,7 @@ export class FleetService implements Disposable {
     const promChanged = this.prometheus.update(config.telemetry);
     const oldSsh = this.sshDefaults;
     this.sshDefaults = config.ssh ?? this.sshDefaults;
-    this.healthDefaults = config.health; // hosts started from now on; running ones keep theirs until restarted
+    this.healthDefaults = config; // hosts started from now on; running ones keep theirs until restarted
     // A new fleet-wide transport (or client) restarts the hosts whose transport it changes.
     const transportMoved = (h: HostConfig) =>
       chooseTransport(h.ssh, oldSsh.transport).kind !== chooseTransport(h.ssh, this.sshDefaults.transport).kind || oldSsh.binary !== this.sshDefaults.binary;
@@ -454,7 +455,7 @@ export class FleetService implements Disposable {
         hostKey: change.error && HOST_KEY_CODES.has(change.error.code) ? (session.hostKeyProblem ?? null) : null,
       });
     }, { settings: this.settings, tunnelSockets: this.tunnelSockets, ...this.prometheus.sourcesFor(config),
-      health: this.healthDefaults, onReboot: (reboot) => this.hosts.get(config.label) === runtime && this.rebootEmitter.fire(reboot) });
+      health: this.healthDefaults.health, diskAlerts: this.healthDefaults.alerts?.disk, onReboot: (reboot) => this.hosts.get(config.label) === runtime && this.rebootEmitter.fire(reboot) });
     this.hosts.set(config.label, runtime);
     return runtime;
   }

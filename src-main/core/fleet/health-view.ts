@@ -3,6 +3,7 @@
 // from the fleet's state (snapshot-view.ts calls these; nothing inside the
 // console reads the views).
 import type { GpuView, HostGpuProcessesView, HostHealthView, KernelLogView } from '../../../src-preload/contract/index.js';
+import { diskMarginOf } from '../config/index.js';
 import type { HostFaultsState, KernelLogState } from './gpu-faults-state.js';
 import { HEALTH_SOURCE_DETAIL, type HostHealthState } from './host-health.js';
 import { causeText, type HostGpuProcessesState } from './state.js';
@@ -36,7 +37,9 @@ export function healthViewOf(h: HostHealthState): HostHealthView {
       usedBytes: d.usedBytes,
       freeBytes: d.freeBytes,
       error: causeText(d.error),
+      margin: d.error ? 'unknown' : diskMarginOf(d.freeBytes, d.totalBytes, h.disk),
     })),
+    diskThreshold: { freeGiB: h.disk.freeGiB, freePct: h.disk.freePct },
     cacheSizes: h.cacheSizes.slice(0, 8).map((c) => ({ path: c.path, bytes: c.bytes, error: causeText(c.error) })),
     cacheSizesAtMs: h.cacheSizesAtMs,
     docker: h.docker ? { ...h.docker } : null,

@@ -4,7 +4,7 @@
 // is a reboot: reported once to the fleet, which publishes it. The last good
 // figures stay, with the coded cause, while a round fails.
 import { toAppError, type Clock, type Logger } from '../base/index.js';
-import type { HealthConfig } from '../config/index.js';
+import { DEFAULT_DISK_THRESHOLDS, type DiskThresholds, type HealthConfig } from '../config/index.js';
 import type { ExecRunner } from '../telemetry/index.js';
 import { FleetErrorCode } from './errors.js';
 import { DEFAULT_MODEL_CACHE, healthCommand } from './host-health-command.js';
@@ -24,11 +24,14 @@ export interface HealthSettings {
   readonly modelCache: readonly string[];
   /** How Xid events are read from the kernel log (default auto: journalctl -k, else dmesg). */
   readonly kernelLog: KernelLogMode;
+  /** When a watched disk counts as low (the host's `alerts.disk` over the fleet's over the defaults). */
+  readonly disk: DiskThresholds;
 }
 
 /** The host's own settings over the fleet's over the defaults, field by field. */
-export function healthSettingsOf(host: HealthConfig | undefined, fleet: HealthConfig | undefined): HealthSettings {
+export function healthSettingsOf(host: HealthConfig | undefined, fleet: HealthConfig | undefined, disk: DiskThresholds = DEFAULT_DISK_THRESHOLDS): HealthSettings {
   return {
+    disk,
     intervalMs: host?.intervalMs ?? fleet?.intervalMs ?? 15_000,
     cacheSizeIntervalMs: host?.cacheSizeIntervalMs ?? fleet?.cacheSizeIntervalMs ?? 600_000,
     cacheSizeTimeoutS: host?.cacheSizeTimeoutS ?? fleet?.cacheSizeTimeoutS ?? 60,
@@ -78,6 +81,8 @@ export interface HostHealthState {
   /** When the console last saw a new boot id. */
   readonly rebootedAtMs: number | null;
   readonly intervalMs: number;
+  /** When a disk counts as low for this host: the view's per-disk verdict reads it (config/disk-margin.ts). */
+  readonly disk: DiskThresholds;
   /** ECC, retired pages, throttle reasons and Xid events (gpu-faults-state.ts); null before they are read. */
   readonly faults: HostFaultsState | null;
 }
@@ -201,6 +206,7 @@ export class HostHealthMonitor {
       issues: this.issues,
       rebootedAtMs: this.rebootedAtMs,
       intervalMs: this.settings.intervalMs,
+      disk: this.settings.disk,
       faults: this.faults.current,
     };
   }

@@ -1,5 +1,5 @@
 import type { CredentialPrompt, ErrorSummary, GpuVendor } from '../../../src-preload/contract/index.js';
-import type { HealthConfig, HostConfig } from '../config/index.js';
+import { diskThresholdsOf, type DiskAlertConfig, type HealthConfig, type HostConfig } from '../config/index.js';
 import { AppError, DisposableStore, fireAndForget, toAppError, type Clock, type Logger } from '../base/index.js';
 import { GatedTunnel, SshErrorCode, type SshSession, type SshStateChange, type TunnelSockets } from '../ssh/index.js';
 import { UpstreamClient, upstreamKey } from '../upstream/index.js';
@@ -39,6 +39,8 @@ export interface HostSources {
   tunnelSockets: TunnelSockets;
   /** The fleet-wide host health settings (the host's own `health` wins field by field). */
   health?: HealthConfig;
+  /** The fleet-wide `alerts.disk` (the host's own `alerts.disk` wins field by field): when a disk counts as low. */
+  diskAlerts?: DiskAlertConfig;
   /** A new boot id was seen: the host rebooted. */
   onReboot?: (reboot: HostReboot) => void;
 }
@@ -84,7 +86,7 @@ export class HostRuntime {
     this.exec = (command, options) => session.exec(command, options);
     this.gpuSource = sources.gpuSource ?? null;
     const onReboot = sources.onReboot ?? (() => undefined);
-    this.health = new HostHealthMonitor(config.label, healthSettingsOf(config.health, sources.health), this.exec, clock, logger, onReboot);
+    this.health = new HostHealthMonitor(config.label, healthSettingsOf(config.health, sources.health, diskThresholdsOf(config.alerts?.disk, sources.diskAlerts)), this.exec, clock, logger, onReboot);
     const tool = config.telemetry?.gpu ?? 'auto';
     if (this.gpuSource === null && tool !== 'auto' && tool !== 'none') this.useGpuTool(tool);
     this.services = config.services.map((s) => {

@@ -44,14 +44,22 @@ export function healthMissing(health: HostHealthView | undefined): string | null
   return null;
 }
 
-/** Free below 10 GiB or 10 % of the filesystem: the words for it, or null. */
-export function lowDiskFlag(disk: Pick<DiskView, 'freeBytes' | 'totalBytes'>): string | null {
+/**
+ * The words for a low disk, or null. Whether it is low is core's verdict
+ * (`disk.margin`, against the host's own `alerts.disk` thresholds: the same
+ * rule the disk_low alert, `gpu-console status` and the report's gate use);
+ * the defaults below only judge a reading from a console that sends no verdict.
+ */
+export function lowDiskFlag(disk: Pick<DiskView, 'freeBytes' | 'totalBytes' | 'margin'>, threshold: HostHealthView['diskThreshold'] = undefined): string | null {
   const { freeBytes: free, totalBytes: total } = disk;
   if (free === null) return null;
+  const t = threshold ?? { freeGiB: LOW_DISK_FREE_BYTES / GIB, freePct: LOW_DISK_FREE_PCT };
   const pct = total !== null && total > 0 ? (free / total) * 100 : null;
-  if (free < LOW_DISK_FREE_BYTES) return `low: ${formatBytes(free)} free, below 10 GiB`;
-  if (pct !== null && pct < LOW_DISK_FREE_PCT) return `low: ${pct.toFixed(1)}% free, below 10%`;
-  return null;
+  const belowBytes = free < t.freeGiB * GIB;
+  const low = disk.margin !== undefined ? disk.margin === 'low' : belowBytes || (pct !== null && pct < t.freePct);
+  if (!low) return null;
+  if (belowBytes) return `low: ${formatBytes(free)} free, below ${t.freeGiB} GiB`;
+  return `low: ${pct === null ? formatBytes(free) : `${pct.toFixed(1)}%`} free, below ${t.freePct}%`;
 }
 
 export function usedPct(disk: Pick<DiskView, 'usedBytes' | 'totalBytes'>): number | null {
@@ -65,7 +73,7 @@ export function rootDiskFact(health: HostHealthView | undefined): Fact {
   const root = health!.disks.find((d) => d.kind === 'root');
   if (root === undefined) return unknownFact('The root filesystem was not in the last reading.');
   if (root.freeBytes === null) return unknownFact(root.error ?? 'df did not report the root filesystem.');
-  const flag = lowDiskFlag(root);
+  const flag = lowDiskFlag(root, health!.diskThreshold);
   return {
     text: `${formatBytes(root.freeBytes)} free / ${formatBytes(root.totalBytes)}`,
     title: `Root filesystem ${root.mount ?? root.path}: ${formatBytes(root.freeBytes)} available to users of ${formatBytes(root.totalBytes)} (df -PB1)${flag ? ` — ${flag}` : ''}`,

@@ -34,7 +34,7 @@ export function diskRows(health: HostHealthView): DiskRow[] {
       usedPct: pct,
       used: pct === null ? DASH : `${pct.toFixed(0)}%`,
       error: d.error,
-      flag: lowDiskFlag(d),
+      flag: lowDiskFlag(d, health.diskThreshold),
     };
   });
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, FakeClock, silentLogger } from '../../../../src-main/core/base/index.js';
+import { DEFAULT_DISK_THRESHOLDS, diskThresholdsOf } from '../../../../src-main/core/config/index.js';
+import { healthViewOf } from '../../../../src-main/core/fleet/health-view.js';
 import { HostHealthMonitor, healthSettingsOf, type HostReboot } from '../../../../src-main/core/fleet/host-health.js';
 import { SshErrorCode } from '../../../../src-main/core/ssh/index.js';
 import type { ExecRunner } from '../../../../src-main/core/telemetry/index.js';
@@ -44,7 +46,7 @@ function world(settings = healthSettingsOf(undefined, undefined)) {
 
 describe('HostHealthMonitor', () => {
   it('defaults: every 15 s, du of ~/.cache/huggingface every 10 min; fleet settings under the host\'s', () => {
-    expect(healthSettingsOf(undefined, undefined)).toEqual({ intervalMs: 15_000, cacheSizeIntervalMs: 600_000, cacheSizeTimeoutS: 60, modelCache: ['~/.cache/huggingface'], kernelLog: 'auto' });
+    expect(healthSettingsOf(undefined, undefined)).toEqual({ intervalMs: 15_000, cacheSizeIntervalMs: 600_000, cacheSizeTimeoutS: 60, modelCache: ['~/.cache/huggingface'], kernelLog: 'auto', disk: DEFAULT_DISK_THRESHOLDS });
     expect(healthSettingsOf({ modelCache: ['/srv/hf'] }, { intervalMs: 30_000, modelCache: ['/data'] })).toMatchObject({ intervalMs: 30_000, modelCache: ['/srv/hf'] });
     expect(healthSettingsOf({ kernelLog: 'dmesg' }, { kernelLog: 'off' }).kernelLog).toBe('dmesg');
   });
@@ -105,6 +107,28 @@ describe('HostHealthMonitor', () => {
   it('intervalMs 0 turns it off', () => {
     const w = world({ ...healthSettingsOf(undefined, undefined), intervalMs: 0 });
     expect(w.monitor.due()).toBe(false);
+  });
+});
+
+describe('a disk\'s margin in the view', () => {
+  it('is judged against the host\'s own alerts.disk over the fleet\'s over 10 GiB or 10 %: one verdict for card, status, alert and report', async () => {
+    // 8.05 GB free of 1.97 TB: 0.41 % free, low by the defaults.
+    const byDefault = world();
+    await byDefault.monitor.run('nvidia');
+    const v = healthViewOf(byDefault.monitor.state());
+    expect(v.disks.find((d) => d.kind === 'root')).toMatchObject({ margin: 'low' });
+    expect(v.diskThreshold).toEqual({ freeGiB: 10, freePct: 10 });
+    // The host's own 5 GiB wins over the fleet's 50 GiB; its 0.3 % over the fleet's 20 %.
+    const t = diskThresholdsOf({ freeGiB: 5, freePct: 0.3 }, { freeGiB: 50, freePct: 20 });
+    const relaxed = world(healthSettingsOf(undefined, undefined, t));
+    await relaxed.monitor.run('nvidia');
+    const r = healthViewOf(relaxed.monitor.state());
+    expect(r.disks.find((d) => d.kind === 'root')).toMatchObject({ margin: 'ok' });
+    expect(r.diskThreshold).toEqual({ freeGiB: 5, freePct: 0.3 });
+    // Fleet-wide only: the fleet's 50 GiB applies.
+    const strict = world(healthSettingsOf(undefined, undefined, diskThresholdsOf(undefined, { freeGiB: 50 })));
+    await strict.monitor.run('nvidia');
+    expect(healthViewOf(strict.monitor.state()).diskThreshold).toEqual({ freeGiB: 50, freePct: 10 });
   });
 });
 

@@ -69,6 +69,9 @@ describe('host health facts', () => {
     expect(lowDiskFlag({ freeBytes: 150 * GIB, totalBytes: 1788 * GIB })).toBe('low: 8.4% free, below 10%');
     expect(lowDiskFlag({ freeBytes: 10 * GIB, totalBytes: 20 * GIB })).toBeNull();
     expect(lowDiskFlag({ freeBytes: null, totalBytes: 20 * GIB })).toBeNull();
+    // Core's verdict against the host's own thresholds wins; the words name those thresholds.
+    expect(lowDiskFlag({ freeBytes: 40 * GIB, totalBytes: 200 * GIB, margin: 'low' }, { freeGiB: 50, freePct: 10 })).toBe('low: 40.0 GiB free, below 50 GiB');
+    expect(lowDiskFlag({ freeBytes: 8 * GIB, totalBytes: 200 * GIB, margin: 'ok' }, { freeGiB: 5, freePct: 2 })).toBeNull();
   });
 
   it('unknown is "—" with the reason, never 0', () => {
