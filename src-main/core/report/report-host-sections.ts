@@ -94,6 +94,7 @@ function faultBlocks(s: EvidenceHostState, h: HostHealthView | null): Block[] {
   const withFaults = s.gpus.filter((g) => g.faults !== null);
   const blocks: Block[] = [];
   if (withFaults.length) {
+    blocks.push({ kind: 'p', content: [strong('GPU faults'), ' as last read, per GPU (unknown: —).'] });
     blocks.push({
       kind: 'table',
       columns: [{ label: 'GPU', align: 'right' }, { label: 'ECC uncorrected (volatile / aggregate)' }, { label: 'ECC corrected' }, { label: 'Retired pages' }, { label: 'Throttle' }, { label: 'Source, read at' }],
