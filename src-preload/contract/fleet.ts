@@ -115,6 +115,33 @@ export const GpuProcessViewSchema = z
   .strict();
 export type GpuProcessView = z.infer<typeof GpuProcessViewSchema>;
 
+/** Throttle reasons by name (NVIDIA's clocks_event_reasons field names; AMD: `thermal` from hwmon). */
+export const THROTTLE_REASONS = [
+  'gpu_idle',
+  'applications_clocks_setting',
+  'sw_power_cap',
+  'hw_slowdown',
+  'hw_thermal_slowdown',
+  'hw_power_brake_slowdown',
+  'sw_thermal_slowdown',
+  'sync_boost',
+  'thermal',
+] as const;
+export type ThrottleReason = (typeof THROTTLE_REASONS)[number];
+
+/**
+ * Reasons that mean the GPU runs slower than it should because something is
+ * wrong (heat, a hardware slowdown, the power brake). Idle, an application
+ * clock setting, sync boost and the software power cap are normal under load:
+ * shown, never flagged or alerted on. One list for core (the tracker's
+ * slowdownSinceMs, the gpu_throttle alert) and the host view.
+ */
+export const SLOWDOWN_REASONS: readonly ThrottleReason[] = ['hw_slowdown', 'hw_thermal_slowdown', 'hw_power_brake_slowdown', 'sw_thermal_slowdown', 'thermal'];
+
+export function isSlowdownReason(reason: string): boolean {
+  return (SLOWDOWN_REASONS as readonly string[]).includes(reason);
+}
+
 /** A GPU's fault figures from the host-health round; each null when unknown (HostHealthView.faultIssues says why). */
 export const GpuFaultsViewSchema = z
   .object({

@@ -4,27 +4,11 @@
 // exposes them), and the Xid events the kernel log shows. Each figure is null
 // when unknown; why it is unknown is in `issues`.
 
-/** Throttle reasons by name (NVIDIA's clocks_event_reasons field names; AMD: `thermal` from hwmon). */
-export const THROTTLE_REASONS = [
-  'gpu_idle',
-  'applications_clocks_setting',
-  'sw_power_cap',
-  'hw_slowdown',
-  'hw_thermal_slowdown',
-  'hw_power_brake_slowdown',
-  'sw_thermal_slowdown',
-  'sync_boost',
-  'thermal',
-] as const;
-export type ThrottleReason = (typeof THROTTLE_REASONS)[number];
+// The reason names and which of them are a slowdown live in the contract, so the
+// host view flags exactly what the alert and the tracker count.
+import { SLOWDOWN_REASONS, THROTTLE_REASONS, type ThrottleReason } from '../../../src-preload/contract/index.js';
 
-/**
- * Reasons that mean the GPU runs slower than it should because something is
- * wrong (heat, a hardware slowdown, the power brake). Idle, an application
- * clock setting, sync boost and the software power cap are normal under load
- * and are shown, never alerted on.
- */
-export const SLOWDOWN_REASONS: readonly ThrottleReason[] = ['hw_slowdown', 'hw_thermal_slowdown', 'hw_power_brake_slowdown', 'sw_thermal_slowdown', 'thermal'];
+export { SLOWDOWN_REASONS, THROTTLE_REASONS, type ThrottleReason };
 
 export interface GpuFaultState {
   readonly gpuIndex: number;

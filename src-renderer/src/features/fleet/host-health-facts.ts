@@ -4,7 +4,7 @@
 // Pure: the host card and the host view render these; tested in
 // test/unit/renderer/fleet/host-health-facts.test.ts. Unknown is "—" with the
 // reason in `title`, never 0.
-import type { DiskView, HostHealthView, HostView } from '../../../../src-preload/contract/index.js';
+import { isSlowdownReason, type DiskView, type HostHealthView, type HostView } from '../../../../src-preload/contract/index.js';
 import { DASH, formatAgo, formatDuration } from '../../format/format.js';
 
 export const GIB = 1024 ** 3;
@@ -157,11 +157,9 @@ export interface FaultCounts {
   readonly throttling: number | null;
 }
 
-const SLOWDOWN = new Set(['hw_slowdown', 'hw_thermal_slowdown', 'hw_power_brake_slowdown', 'sw_thermal_slowdown', 'thermal']);
-
-/** A throttle reason that means a slowdown (the others are normal under load). */
+/** A throttle reason that means a slowdown (the contract's list; the others are normal under load). */
 export function isSlowdown(reason: string): boolean {
-  return SLOWDOWN.has(reason);
+  return isSlowdownReason(reason);
 }
 
 export function faultCounts(host: Pick<HostView, 'gpus' | 'gpuProcesses' | 'health'>): FaultCounts {
