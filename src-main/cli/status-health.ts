@@ -4,19 +4,19 @@
 // and never runs), and GPU faults when the host reports them. Every figure
 // comes from the contract's HostView as the UI gets it; unknown prints "—".
 import type { DiskView, GpuFaultsView, HostView, KernelLogView } from '../../src-preload/contract/index.js';
-import { DEFAULT_DISK_THRESHOLD, diskMargin, formatBytes, thresholdText, type DiskThreshold } from '../core/report/index.js';
+import { diskThresholdText, formatBytes, marginOf, thresholdsOf } from '../core/report/index.js';
 import { shown } from './output.js';
 
 const DASH = '—';
 const iso = (ms: number | null | undefined) => (typeof ms === 'number' ? new Date(ms).toISOString() : DASH);
 const num = (v: number | null | undefined, digits = 2) => (typeof v === 'number' ? v.toFixed(digits) : DASH);
 
-export function renderHostHealth(host: HostView, now: number, threshold: DiskThreshold = DEFAULT_DISK_THRESHOLD): string[] {
+export function renderHostHealth(host: HostView, now: number): string[] {
   const h = host.health;
   if (!h) return ['  health: not read (host health polling is off for this host)'];
   if (h.atMs === null) return [`  health: not read yet${h.staleReason ? ` (${shown(h.staleReason)})` : ''}`];
   const lines = [`  health read ${iso(h.atMs)}${h.staleReason ? `  STALE (${shown(h.staleReason)}): last good figures` : ''}`];
-  for (const d of h.disks) lines.push(diskLine(d, threshold));
+  for (const d of h.disks) lines.push(diskLine(d, thresholdsOf(h)));
   lines.push(`  ram ${usedOf(h.memTotalBytes, h.memAvailableBytes)}  swap ${usedOf(h.swapTotalBytes, h.swapFreeBytes)}`);
   lines.push(`  load ${num(h.load1)} ${num(h.load5)} ${num(h.load15)} on ${h.cpuCount ?? DASH} CPUs  up ${uptime(h.uptimeS)}${rebooted(h.rebootedAtMs, now)}`);
   for (const c of h.cacheSizes) lines.push(`  cache ${shown(c.path)} holds ${c.error ? `${DASH} (${shown(c.error)})` : formatBytes(c.bytes)}${h.cacheSizesAtMs ? ` (measured ${iso(h.cacheSizesAtMs)})` : ''}`);
@@ -73,11 +73,11 @@ function kernelLogLines(k: KernelLogView): string[] {
   return [head, ...k.xids.map((x) => `  Xid ${x.xid} at ${iso(x.atMs)} on gpu${x.gpuIndex ?? DASH}${x.pid !== null ? ` pid ${x.pid}` : ''}: ${shown(x.text)}`)];
 }
 
-function diskLine(d: DiskView, t: DiskThreshold): string {
+function diskLine(d: DiskView, t: ReturnType<typeof thresholdsOf>): string {
   const where = `  disk ${d.kind.padEnd(6)} ${shown(d.path)}${d.mount && d.mount !== d.path ? ` (on ${shown(d.mount)})` : ''}`;
   if (d.error) return `${where}  ${DASH} (${shown(d.error)})`;
   const pct = d.freeBytes !== null && d.totalBytes ? ` (${((d.freeBytes / d.totalBytes) * 100).toFixed(1)} %)` : '';
-  const flag = diskMargin(d, t) === 'low' ? `  LOW: below ${thresholdText(t)}` : '';
+  const flag = marginOf(d, t) === 'low' ? `  LOW: below ${diskThresholdText(t)}` : '';
   return `${where}  free ${formatBytes(d.freeBytes)} of ${formatBytes(d.totalBytes)}${pct}${flag}`;
 }
 

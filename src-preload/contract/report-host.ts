@@ -30,8 +30,6 @@ export const EvidenceHostStateSchema = z
         .strict(),
     ),
     gpuProcesses: HostGpuProcessesViewSchema.nullable(),
-    /** The free space its disks must keep (the disk_low alert's threshold): low below either bound. */
-    diskThreshold: z.object({ minFreeBytes: z.number().nonnegative(), minFreePct: z.number().min(0).max(100) }).strict(),
   })
   .strict();
 export type EvidenceHostState = z.infer<typeof EvidenceHostStateSchema>;

@@ -32,7 +32,6 @@ import { AppError } from '../base/index.js';
 import type { AuditEvent } from '../store/index.js';
 import { ReportErrorCode, stopIfCancelled } from './errors.js';
 import { autoGates, manualGates, type OnPremFacts } from './gates.js';
-import { DEFAULT_DISK_THRESHOLD, type DiskThreshold } from './disk-margin.js';
 import { logExcerpts, type ServiceLogReader } from './log-excerpts.js';
 import type { GateMark } from './repository.js';
 
@@ -67,9 +66,7 @@ export interface ReportSources {
   /** Router URLs of the chosen hosts and the console's off-prem refusals, for the on-prem gate; absent: that gate is unverified. */
   onPrem?(hosts: readonly string[]): OnPremFacts;
   /** A host's health, GPU processes and faults as the fleet holds them at export (each part with its reading time). */
-  hostState?(label: string): Omit<EvidenceHostState, 'diskThreshold'>;
-  /** The free space a host's disks must keep (the disk_low alert's threshold); absent: the default. */
-  diskThreshold?(label: string): DiskThreshold;
+  hostState?(label: string): EvidenceHostState;
   /** A service's log lines from a time on, masked and bounded (request.includeLogs); absent: none can be included. */
   serviceLogs?: ServiceLogReader;
   /** Reports progress of the slow part (live checks), `done` of `total` hosts. */
@@ -184,7 +181,7 @@ function hostStatesOf(hosts: readonly ReportHost[], src: ReportSources, notes: s
     notes.push('This console gives no host-health reading to reports: host health and the disk margin are not reported.');
     return null;
   }
-  return hosts.map((h) => ({ ...src.hostState!(h.label), diskThreshold: { ...(src.diskThreshold?.(h.label) ?? DEFAULT_DISK_THRESHOLD) } }));
+  return hosts.map((h) => src.hostState!(h.label));
 }
 
 /** Each host's inventory and security checks: live (the slow part, with progress) or from the configuration and last readings. */

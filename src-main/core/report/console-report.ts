@@ -23,7 +23,6 @@ import type { FleetService } from '../fleet/index.js';
 import { upstreamKey } from '../upstream/index.js';
 import type { PdfPrinter, SecretStore } from '../ports.js';
 import type { Store } from '../store/index.js';
-import { hostAlertSettingsOf } from '../alerts/index.js';
 import { hostStateOf, serviceLogReader, type LogTail } from './host-state-facts.js';
 import { runLiveChecks } from './live-checks.js';
 import { inventoryFromState, sessionFacts } from './fleet-facts.js';
@@ -147,11 +146,6 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
     hostCost: (label, fromMs, toMs) => deps.cost.hostCostOver(label, fromMs, toMs),
     gateMarks: () => repo.gateMarks(),
     hostState: (label) => hostStateOf(label, hostState(label)),
-    // The disk_low alert's thresholds (config `alerts.disk`, per host over fleet-wide): one setting for the alert and the gate.
-    diskThreshold: (label) => {
-      const disk = hostAlertSettingsOf(hostConfig(label)?.alerts, config.current.alerts).disk;
-      return { minFreeBytes: disk.freeGiB * 1024 ** 3, minFreePct: disk.freePct };
-    },
     ...(deps.logs ? { serviceLogs: serviceLogReader(deps.logs) } : {}),
     onPrem: (labels) => ({
       routers: config.current.hosts

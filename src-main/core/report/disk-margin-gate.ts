@@ -4,7 +4,8 @@
 // export and its own reading time. A host whose figures were not read, are
 // stale, or that df could not read is unverified, never pass.
 import type { DiskView, EvidenceHostState, Gate, Verdict } from '../../../src-preload/contract/index.js';
-import { diskMargin, formatBytes, thresholdText, DEFAULT_DISK_THRESHOLD, type DiskThreshold } from './disk-margin.js';
+import { DEFAULT_DISK_THRESHOLDS } from '../config/index.js';
+import { diskThresholdText, formatBytes, marginOf, thresholdsOf, type DiskMargin, type DiskThresholds } from './disk-margin.js';
 import { isoUtc } from './report-blocks.js';
 
 export const DISK_MARGIN_GATE_ID = 'auto.disk.margin';
@@ -20,7 +21,7 @@ interface HostVerdict {
 }
 
 export function diskMarginGate(states: readonly EvidenceHostState[] | null): Gate {
-  const verdicts = (states ?? []).map((s) => hostVerdict(s, s.diskThreshold));
+  const verdicts = (states ?? []).map((s) => hostVerdict(s));
   const failed = verdicts.filter((v) => v.verdict === 'fail');
   const unverified = verdicts.filter((v) => v.verdict === 'unverified');
   const status: Verdict = states === null || verdicts.length === 0 ? 'unverified' : failed.length ? 'fail' : unverified.length ? 'unverified' : 'pass';
@@ -31,8 +32,8 @@ export function diskMarginGate(states: readonly EvidenceHostState[] | null): Gat
       : verdicts.length === 0
         ? 'no host'
         : shown.map((v) => `${v.host}: ${v.text}`).join('; ');
-  const distinct = new Set((states ?? []).map((s) => thresholdText(s.diskThreshold)));
-  const rule = distinct.size <= 1 ? `free below ${[...distinct][0] ?? thresholdText(DEFAULT_DISK_THRESHOLD)} is low` : 'free below each host\'s threshold is low';
+  const distinct = new Set((states ?? []).flatMap((s) => (s.health ? [diskThresholdText(thresholdsOf(s.health))] : [])));
+  const rule = distinct.size <= 1 ? `free below ${[...distinct][0] ?? diskThresholdText(DEFAULT_DISK_THRESHOLDS)} is low` : "free below each host's threshold (its alerts.disk) is low";
   return {
     id: DISK_MARGIN_GATE_ID,
     label: LABEL,
@@ -45,14 +46,15 @@ export function diskMarginGate(states: readonly EvidenceHostState[] | null): Gat
   };
 }
 
-function hostVerdict(s: EvidenceHostState, t: DiskThreshold): HostVerdict {
+function hostVerdict(s: EvidenceHostState): HostVerdict {
   const h = s.health;
   if (h === null) return { host: s.host, verdict: 'unverified', text: 'host health is not read (polling off for this host)' };
   if (h.atMs === null) return { host: s.host, verdict: 'unverified', text: `host health not read yet${h.staleReason ? ` (${h.staleReason})` : ''}` };
   if (h.staleReason !== null) return { host: s.host, verdict: 'unverified', text: `the last reading (${isoUtc(h.atMs)}) is stale: ${h.staleReason}` };
   const disks = onePerMount(h.disks.filter((d) => d.kind === 'root' || d.kind === 'cache'));
   if (!disks.some((d) => d.kind === 'root')) return { host: s.host, verdict: 'unverified', text: `no reading of / (read ${isoUtc(h.atMs)})` };
-  const judged = disks.map((d) => ({ d, v: d.error !== null ? ('unknown' as const) : diskMargin(d, t) }));
+  const t: DiskThresholds = thresholdsOf(h);
+  const judged = disks.map((d) => ({ d, v: marginOf(d, t) }));
   const low = judged.filter((j) => j.v === 'low');
   const unknown = judged.filter((j) => j.v === 'unknown');
   const verdict: Verdict = low.length ? 'fail' : unknown.length ? 'unverified' : 'pass';
@@ -71,7 +73,7 @@ function onePerMount(disks: readonly DiskView[]): DiskView[] {
   });
 }
 
-function diskText(d: DiskView, v: 'ok' | 'low' | 'unknown'): string {
+function diskText(d: DiskView, v: DiskMargin): string {
   if (v === 'unknown') return `${d.path} unknown${d.error ? ` (${d.error})` : ''}`;
   const pct = d.freeBytes !== null && d.totalBytes ? ` (${((d.freeBytes / d.totalBytes) * 100).toFixed(1)} %)` : '';
   return `${d.path} ${formatBytes(d.freeBytes)} free of ${formatBytes(d.totalBytes)}${pct}${v === 'low' ? ' — LOW' : ''}`;

@@ -9,7 +9,7 @@ import { isAppError } from '../base/index.js';
 import { hostViewOf, type HostState } from '../fleet/index.js';
 import type { ServiceLogReader } from './log-excerpts.js';
 
-export function hostStateOf(label: string, host: HostState | undefined): Omit<EvidenceHostState, 'diskThreshold'> {
+export function hostStateOf(label: string, host: HostState | undefined): EvidenceHostState {
   if (!host) return { host: label, connection: 'unknown', health: null, gpus: [], gpuProcesses: null };
   const view = hostViewOf(host);
   return {

@@ -16,4 +16,4 @@ export { allowedSignersLine, parseAllowedSigners, findAllowedSigner, type Allowe
 export { verifyExport } from './verify.js';
 export { createConsoleReport, type ConsoleReportDeps } from './console-report.js';
 export { reportChannels } from './channels.js';
-export { DEFAULT_DISK_THRESHOLD, diskMargin, thresholdText, formatBytes, type DiskThreshold, type DiskMarginVerdict } from './disk-margin.js';
+export { thresholdsOf, marginOf, diskThresholdText, formatBytes } from './disk-margin.js';

@@ -4,7 +4,7 @@
 // around each lifecycle action. Unknown is "—", never 0; every part says when
 // it was read.
 import type { DiskView, EvidenceHostState, EvidenceLogExcerpt, GpuFaultsView, HostHealthView, KernelLogView } from '../../../src-preload/contract/index.js';
-import { diskMargin, formatBytes, thresholdText } from './disk-margin.js';
+import { diskThresholdText, formatBytes, marginOf, thresholdsOf } from './disk-margin.js';
 import { code, dash, duration, isoUtc, num, orDash, strong, type Block, type Cell, type DocSection } from './report-blocks.js';
 
 export function hostStateSection(states: readonly EvidenceHostState[]): DocSection {
@@ -26,7 +26,7 @@ function hostBlocks(s: EvidenceHostState): Block[] {
   else if (h.atMs === null) blocks.push({ kind: 'p', content: [`Host health not read yet${h.staleReason ? `: ${h.staleReason}` : ''}. Connection: ${s.connection}.`] });
   else {
     blocks.push({ kind: 'table', columns: [{ label: 'Fact' }, { label: 'Value' }], rows: factRows(h, s.connection) });
-    if (h.disks.length) blocks.push(disksTable(h.disks, s.diskThreshold));
+    if (h.disks.length) blocks.push(disksTable(h));
   }
   blocks.push(...processBlocks(s));
   blocks.push(...faultBlocks(s, h));
@@ -51,12 +51,13 @@ function factRows(h: HostHealthView, connection: string): Cell[][] {
   return rows;
 }
 
-function disksTable(disks: readonly DiskView[], t: EvidenceHostState['diskThreshold']): Block {
+function disksTable(h: HostHealthView): Block {
+  const t = thresholdsOf(h);
   return {
     kind: 'table',
-    columns: [{ label: 'Disk' }, { label: 'Path' }, { label: 'Mount' }, { label: 'Free', align: 'right' }, { label: 'Total', align: 'right' }, { label: 'Free %', align: 'right' }, { label: `Margin (${thresholdText(t)})` }],
-    rows: disks.map((d) => {
-      const verdict = d.error ? 'unknown' : diskMargin(d, t);
+    columns: [{ label: 'Disk' }, { label: 'Path' }, { label: 'Mount' }, { label: 'Free', align: 'right' }, { label: 'Total', align: 'right' }, { label: 'Free %', align: 'right' }, { label: `Margin (low below ${diskThresholdText(t)})` }],
+    rows: h.disks.map((d: DiskView) => {
+      const verdict = marginOf(d, t);
       const pct = d.freeBytes !== null && d.totalBytes ? `${num((d.freeBytes / d.totalBytes) * 100, 1)} %` : dash;
       return [[d.kind], [d.path], [orDash(d.mount)], [formatBytes(d.freeBytes)], [formatBytes(d.totalBytes)], [pct], verdict === 'low' ? [strong('LOW')] : [verdict === 'ok' ? 'ok' : `unknown${d.error ? `: ${d.error}` : ''}`]];
     }),

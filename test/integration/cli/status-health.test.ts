@@ -79,7 +79,7 @@ describe('gpu-console status: host health', () => {
       const { code, out } = await cli(['status']);
       expect(code).toBe(0);
       const block = out.split(/\n(?=\S)/).find((b) => b.startsWith('l20-poc'))!;
-      expect(block).toMatch(/\n {2}disk root +\/ .*free 8\.0 GiB of \d+\.\d [GT]iB \(\d+\.\d %\) {2}LOW: below 10\.0 GiB or 10 % free\n/);
+      expect(block).toMatch(/\n {2}disk root +\/ .*free 8\.0 GiB of \d+\.\d [GT]iB \(\d+\.\d %\) {2}LOW: below 10 GiB or 10 % free\n/);
       expect(block).toContain(`pid ${ghost} VLLM::EngineCore`);
       expect(block).toMatch(new RegExp(`gpu0 pid ${ghost} VLLM::EngineCore {2}user \\S+ {2}9318 MiB {2}not a configured service`));
       expect(block).toContain(`FLAG FLEET_GPU_PROCESS_UNKNOWN: PID ${ghost} VLLM::EngineCore holds 9.1 GiB on GPU0 — not a configured service  — suggested (run it yourself): kill ${ghost}`);

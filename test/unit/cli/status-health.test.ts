@@ -70,9 +70,12 @@ describe('status host health lines', () => {
     const disk = (free: number) => ({ kind: 'root' as const, path: '/', mount: '/', totalBytes: 1024 * GIB, usedBytes: 1024 * GIB - free, freeBytes: free, error: null });
     const lines = renderHostHealth(host('a', { health: health({ disks: [disk(8 * GIB), disk(50 * GIB), disk(200 * GIB)] }) }), NOW);
     const disks = lines.filter((l) => l.startsWith('  disk'));
-    expect(disks[0]).toBe('  disk root   /  free 8.0 GiB of 1.0 TiB (0.8 %)  LOW: below 10.0 GiB or 10 % free');
-    expect(disks[1]).toContain('(4.9 %)  LOW: below 10.0 GiB or 10 % free');
+    expect(disks[0]).toBe('  disk root   /  free 8.0 GiB of 1.0 TiB (0.8 %)  LOW: below 10 GiB or 10 % free');
+    expect(disks[1]).toContain('(4.9 %)  LOW: below 10 GiB or 10 % free');
     expect(disks[2]).not.toContain('LOW');
+    // The view's own verdict against the host's own threshold (core's one rule) is what prints.
+    const own = renderHostHealth(host('a', { health: health({ disks: [{ ...disk(200 * GIB), margin: 'low' }], diskThreshold: { freeGiB: 300, freePct: 10 } }) }), NOW);
+    expect(own.find((l) => l.startsWith('  disk'))).toContain('LOW: below 300 GiB or 10 % free');
   });
 
   it('says a reboot, stale figures, and a host without health polling', () => {

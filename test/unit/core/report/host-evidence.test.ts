@@ -59,7 +59,7 @@ function health(disks: DiskView[], over: Partial<HostHealthView> = {}): HostHeal
   };
 }
 
-const hostState = (host: string, h: HostHealthView | null): Omit<EvidenceHostState, 'diskThreshold'> => ({
+const hostState = (host: string, h: HostHealthView | null): EvidenceHostState => ({
   host,
   connection: 'connected',
   health: h,
@@ -164,7 +164,7 @@ describe('host health in the evidence', () => {
     const e = await buildEvidence(req(), sources({ l20: health([disk('root', '/', 8), disk('cache', '/home/ops/.cache/huggingface', 8)]) }));
     expect(EvidenceSchema.parse(e)).toEqual(e);
     expect(e.schema).toBe('gpu-console.evidence/3');
-    expect(e.hostState![0]).toMatchObject({ host: 'l20', health: { atMs: READ_AT }, gpuProcesses: { atMs: READ_AT }, diskThreshold: { minFreeBytes: 10 * GIB, minFreePct: 10 } });
+    expect(e.hostState![0]).toMatchObject({ host: 'l20', health: { atMs: READ_AT }, gpuProcesses: { atMs: READ_AT } });
     const md = renderMarkdown(e, { evidenceSha256: 'x'.repeat(64) });
     const section = md.slice(md.indexOf('## Host health at export'));
     expect(section).toContain(new Date(READ_AT).toISOString().replace(/\.000Z$/, 'Z'));
@@ -182,7 +182,7 @@ describe('host health in the evidence', () => {
     expect(fail.status).toBe('fail');
     expect(fail.evidence).toContain('l20: / 8.0 GiB free of 96.8 GiB (8.3 %) — LOW');
     expect(fail.evidence).toContain('8.0 GiB free after image, model and compile cache');
-    expect(fail.evidence).toContain('free below 10.0 GiB or 10 % free is low');
+    expect(fail.evidence).toContain('free below 10 GiB or 10 % free is low');
 
     // The percent bound alone: 40 GiB free of 1 TiB is 3.9 %.
     expect(gateOf(await buildEvidence(req(), sources({ big: health([disk('root', '/', 40, 1024)]) }))).status).toBe('fail');
@@ -202,10 +202,13 @@ describe('host health in the evidence', () => {
     expect(unknown.status).toBe('unverified');
   });
 
-  it("reads the host's configured threshold: 8 GiB free passes where the alert is set to 5 GiB / 5 %", async () => {
-    const g = gateOf(await buildEvidence(req(), sources({ l20: health([disk('root', '/', 8)]) }, { diskThreshold: () => ({ minFreeBytes: 5 * GIB, minFreePct: 5 }) })));
+  it("reads the host's own threshold from its health view: 8 GiB free passes where its alert is set to 5 GiB / 5 %; the view's own verdict stands", async () => {
+    const g = gateOf(await buildEvidence(req(), sources({ l20: health([disk('root', '/', 8)], { diskThreshold: { freeGiB: 5, freePct: 5 } }) })));
     expect(g.status).toBe('pass');
-    expect(g.evidence).toContain('free below 5.0 GiB or 5 % free is low');
+    expect(g.evidence).toContain('free below 5 GiB or 5 % free is low');
+    // The view judged it (core's one rule, config/disk-margin.ts): the report does not judge again.
+    const judged = gateOf(await buildEvidence(req(), sources({ l20: health([{ ...disk('root', '/', 50), margin: 'low' }], { diskThreshold: { freeGiB: 60, freePct: 10 } }) })));
+    expect(judged).toMatchObject({ status: 'fail', evidence: expect.stringContaining('free below 60 GiB or 10 % free is low') });
   });
 });
 
