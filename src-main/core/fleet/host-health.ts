@@ -21,7 +21,10 @@ export interface HealthSettings {
   readonly intervalMs: number;
   readonly cacheSizeIntervalMs: number;
   readonly cacheSizeTimeoutS: number;
+  /** The model cache folders: as configured, else (modelCacheConfigured false) the default until servers name theirs. */
   readonly modelCache: readonly string[];
+  /** `health.modelCache` was set (host or fleet); otherwise the caches are learned from the servers' model paths. */
+  readonly modelCacheConfigured: boolean;
   /** How Xid events are read from the kernel log (default auto: journalctl -k, else dmesg). */
   readonly kernelLog: KernelLogMode;
   /** When a watched disk counts as low (the host's `alerts.disk` over the fleet's over the defaults). */
@@ -36,6 +39,7 @@ export function healthSettingsOf(host: HealthConfig | undefined, fleet: HealthCo
     cacheSizeIntervalMs: host?.cacheSizeIntervalMs ?? fleet?.cacheSizeIntervalMs ?? 600_000,
     cacheSizeTimeoutS: host?.cacheSizeTimeoutS ?? fleet?.cacheSizeTimeoutS ?? 60,
     modelCache: host?.modelCache ?? fleet?.modelCache ?? [DEFAULT_MODEL_CACHE],
+    modelCacheConfigured: (host?.modelCache ?? fleet?.modelCache) !== undefined,
     kernelLog: host?.kernelLog ?? fleet?.kernelLog ?? 'auto',
   };
 }
@@ -103,6 +107,14 @@ export class HostHealthMonitor {
   private rebootedAtMs: number | null = null;
   private nextAtMs = 0;
   private nextFullAtMs = 0;
+  /** The caches the last full round measured (joined); null before one. */
+  private measuredCaches: string | null = null;
+  /**
+   * Learned caches the host does not have: a server in a container names the model by its path
+   * inside the container (vLLM's `/models/…` behind a volume). Not watched again; configure
+   * `health.modelCache` with the host's folder to watch it.
+   */
+  private readonly notOnHost = new Set<string>();
   private inFlight = false;
   private readonly faults = new GpuFaultsTracker();
   private vendor: 'nvidia' | 'amd' | null = null;
@@ -114,7 +126,16 @@ export class HostHealthMonitor {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly onReboot: (reboot: HostReboot) => void,
+    /** The model files or folders the host's servers say they loaded (null: not known for that service). */
+    private readonly modelPaths: () => readonly (string | null)[] = () => [],
   ) {}
+
+  /** The caches watched this round: the configured ones, else those the servers' model paths name (learnedModelCaches). */
+  modelCaches(): readonly string[] {
+    if (this.settings.modelCacheConfigured) return this.settings.modelCache;
+    const learned = learnedModelCaches(this.modelPaths()).filter((p) => !this.notOnHost.has(p));
+    return learned.length > 0 ? learned : [DEFAULT_MODEL_CACHE];
+  }
 
   /** The last answer as parsed (its process table, listeners and DRM clients feed the GPU process match). */
   get parsed(): ParsedHealth | null {
@@ -130,7 +151,10 @@ export class HostHealthMonitor {
     if (this.inFlight) return;
     this.inFlight = true;
     const start = this.clock.now();
-    const full = start >= this.nextFullAtMs;
+    const caches = this.modelCaches();
+    const cachesKey = caches.join('\n');
+    // Caches learned since the last `du` (the servers answered after the first round) are measured at once.
+    const full = start >= this.nextFullAtMs || (this.measuredCaches !== null && cachesKey !== this.measuredCaches);
     this.nextAtMs = start + this.settings.intervalMs;
     const s = this.settings;
     this.vendor = gpuVendor;
@@ -138,13 +162,13 @@ export class HostHealthMonitor {
       mode: full ? 'full' : 'fast',
       gpuVendor,
       cacheSizeTimeoutS: s.cacheSizeTimeoutS,
-      modelCache: s.modelCache,
+      modelCache: caches,
       dockerRoot: this.docker?.rootDir ?? null,
       kernelLog: s.kernelLog,
       kernelLogSinceS: this.faults.kernelLogSinceS,
     });
     // A `du` round may take each cache's deadline; a figures-only round is a few cheap reads.
-    const timeoutMs = (full ? s.cacheSizeTimeoutS * 1000 * s.modelCache.length + 15_000 : 10_000) + FAULTS_DEADLINE_S * 1000;
+    const timeoutMs = (full ? s.cacheSizeTimeoutS * 1000 * caches.length + 15_000 : 10_000) + FAULTS_DEADLINE_S * 1000;
     try {
       const res = await this.exec(command, { timeoutMs, maxOutputBytes: 1024 * 1024 });
       const at = this.clock.now();
@@ -154,7 +178,10 @@ export class HostHealthMonitor {
         this.stale = { code: FleetErrorCode.HEALTH_EXEC_FAILED, message: `the health command exited ${res.exitCode ?? res.signal ?? '?'}${line ? `: ${line}` : ' without output'}` };
         return;
       }
-      if (full) this.nextFullAtMs = start + s.cacheSizeIntervalMs;
+      if (full) {
+        this.nextFullAtMs = start + s.cacheSizeIntervalMs;
+        this.measuredCaches = cachesKey;
+      }
       this.apply(parsed, at, full);
     } catch (err) {
       const e = toAppError(err, FleetErrorCode.HEALTH_EXEC_FAILED);
@@ -165,6 +192,14 @@ export class HostHealthMonitor {
   }
 
   private apply(p: ParsedHealth, at: number, full: boolean): void {
+    // A learned cache the host does not have is no disk of the host's: not shown, not watched again, said once below.
+    const absent = (d: DiskReading) => !this.settings.modelCacheConfigured && d.kind === 'cache' && d.error?.code === FleetErrorCode.HEALTH_PATH_MISSING;
+    for (const d of p.disks) {
+      if (!absent(d) || this.notOnHost.has(d.path)) continue;
+      this.notOnHost.add(d.path);
+      // The caches left to watch are read with the next poll rather than a full interval later.
+      this.nextAtMs = at;
+    }
     const previous = this.figures?.bootId ?? null;
     if (previous !== null && p.bootId !== null && p.bootId !== previous) {
       this.rebootedAtMs = at;
@@ -175,7 +210,8 @@ export class HostHealthMonitor {
       this.onReboot({ label: this.label, previousBootId: previous, bootId: p.bootId, uptimeS: p.uptimeS, atMs: at });
     }
     this.last = p;
-    const { bootId, uptimeS, load1, load5, load15, cpuCount, memTotalBytes, memAvailableBytes, swapTotalBytes, swapFreeBytes, disks } = p;
+    const { bootId, uptimeS, load1, load5, load15, cpuCount, memTotalBytes, memAvailableBytes, swapTotalBytes, swapFreeBytes } = p;
+    const disks = p.disks.filter((d) => !absent(d));
     this.figures = { bootId, uptimeS, load1, load5, load15, cpuCount, memTotalBytes, memAvailableBytes, swapTotalBytes, swapFreeBytes, disks };
     this.atMs = at;
     if (full && p.cacheSizes !== null) {
@@ -184,6 +220,10 @@ export class HostHealthMonitor {
     }
     if (full) this.docker = p.docker;
     const issues = [...p.issues, ...disks.flatMap((d) => (d.error ? [d.error] : [])), ...this.cacheSizes.flatMap((c) => (c.error ? [c.error] : []))];
+    if (this.notOnHost.size > 0) {
+      const named = [...this.notOnHost].slice(0, 3).join(', ');
+      issues.push({ code: FleetErrorCode.HEALTH_PATH_MISSING, message: `the servers name model paths this host does not have (paths inside a container?): ${named}; set health.modelCache to the host's folder to watch its size` });
+    }
     if (this.docker?.why) issues.push({ code: FleetErrorCode.HEALTH_DOCKER_UNAVAILABLE, message: `Docker's root folder is not known: ${this.docker.why}` });
     this.issues = issues.slice(0, 10).map(text);
     this.faults.apply(p.faults, this.vendor, at);
@@ -210,4 +250,34 @@ export class HostHealthMonitor {
       faults: this.faults.current,
     };
   }
+}
+
+/** Hugging Face's and llama.cpp's download caches: a model inside one is watched as the whole cache. */
+const KNOWN_CACHES = /^(.*\/\.cache\/(?:huggingface|llama\.cpp))(?:\/|$)/;
+
+/**
+ * The model cache folders the servers' own answers name (issue #29 item 2's
+ * default "the paths services' command lines name", read without reading any
+ * command line): the folder holding each model file or model folder, or the
+ * whole HF / llama.cpp cache a model lies in; `~/.cache/huggingface` too when
+ * a server names none (a hub id, a server not read yet). At most 8. A path
+ * that is not absolute, holds a control character or is over 1024 characters
+ * is not used: it came from a server, and is only ever a quoted argument.
+ */
+export function learnedModelCaches(paths: readonly (string | null)[]): readonly string[] {
+  const out: string[] = [];
+  let unknown = paths.length === 0;
+  for (const p of paths) {
+    // eslint-disable-next-line no-control-regex
+    if (p === null || !p.startsWith('/') || p.length > 1024 || /[\u0000-\u001f\u007f]/.test(p)) {
+      unknown = true;
+      continue;
+    }
+    const known = KNOWN_CACHES.exec(p);
+    const trimmed = p.replace(/\/+$/, '');
+    const folder = known ? known[1]! : trimmed.slice(0, trimmed.lastIndexOf('/')) || '/';
+    if (!out.includes(folder)) out.push(folder);
+  }
+  if (unknown && !out.includes(DEFAULT_MODEL_CACHE)) out.push(DEFAULT_MODEL_CACHE);
+  return out.slice(0, 8);
 }

@@ -86,7 +86,9 @@ export class HostRuntime {
     this.exec = (command, options) => session.exec(command, options);
     this.gpuSource = sources.gpuSource ?? null;
     const onReboot = sources.onReboot ?? (() => undefined);
-    this.health = new HostHealthMonitor(config.label, healthSettingsOf(config.health, sources.health, diskThresholdsOf(config.alerts?.disk, sources.diskAlerts)), this.exec, clock, logger, onReboot);
+    this.health = new HostHealthMonitor(config.label, healthSettingsOf(config.health, sources.health, diskThresholdsOf(config.alerts?.disk, sources.diskAlerts)), this.exec, clock, logger, onReboot, () =>
+      this.services.map((m) => m.modelPath),
+    );
     const tool = config.telemetry?.gpu ?? 'auto';
     if (this.gpuSource === null && tool !== 'auto' && tool !== 'none') this.useGpuTool(tool);
     this.services = config.services.map((s) => {

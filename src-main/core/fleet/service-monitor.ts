@@ -69,6 +69,11 @@ export class ServiceMonitor {
   }
 
   /** The figures come from elsewhere than the tunnel (Prometheus): they keep coming while SSH is down. */
+  /** The model file or folder the server last said it loaded; null when it did not say or was not read. */
+  get modelPath(): string | null {
+    return this.reading?.modelPath ?? null;
+  }
+
   get readsElsewhere(): boolean {
     return !this.throughTunnel;
   }

@@ -43,7 +43,7 @@ export {
   type SourceReading,
   type StaleReason,
 } from './readings.js';
-export { parseVllmIsSleeping, parseVllmVersion, parseVllmModels, vllmMaxModelLen, type VllmModelCard } from './vllm-endpoints.js';
+export { parseVllmIsSleeping, parseVllmVersion, parseVllmModels, vllmMaxModelLen, vllmModelPath, type VllmModelCard } from './vllm-endpoints.js';
 export {
   parseLlamaSlots,
   parseLlamaProps,

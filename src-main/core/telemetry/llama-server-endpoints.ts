@@ -112,6 +112,8 @@ export interface LlamaProps {
   nCtx: number | null;
   totalSlots: number | null;
   model: string | null;
+  /** The loaded model's file as the server names it; null when it does not say. */
+  modelPath: string | null;
   buildInfo: string | null;
   /** null on builds without the field (before --sleep-idle-seconds). */
   isSleeping: boolean | null;
@@ -125,6 +127,7 @@ export function parseLlamaProps(text: string): LlamaProps | null {
     nCtx: finiteOrNull(p.default_generation_settings?.n_ctx),
     totalSlots: finiteOrNull(p.total_slots),
     model: p.model_alias ?? p.model_path ?? null,
+    modelPath: p.model_path ?? null,
     buildInfo: p.build_info ?? null,
     isSleeping: typeof p.is_sleeping === 'boolean' ? p.is_sleeping : null,
   };

@@ -181,6 +181,7 @@ function applySlots(service: ServiceReading, slotList: LlamaSlot[]): void {
 /** What /props tells: model, build, context, sleep state, slot count (and the KV capacity when the slots gave none). */
 function applyProps(service: ServiceReading, pr: LlamaProps): void {
   service.modelName = pr.model;
+  service.modelPath = pr.modelPath;
   service.version = pr.buildInfo;
   service.maxModelLen = pr.nCtx;
   service.sleepState = pr.isSleeping === null ? 'unknown' : pr.isSleeping ? 'asleep-2' : 'awake';

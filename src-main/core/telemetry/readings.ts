@@ -16,6 +16,11 @@ export type { ServiceHealth };
 export interface ServiceReading {
   kind: 'vllm' | 'llama-server';
   modelName: string | null;
+  /**
+   * The model file or folder the server says it loaded (llama-server /props model_path; vLLM
+   * /v1/models root when it is a path, not a hub id). Host health learns the model cache from it.
+   */
+  modelPath?: string | null;
   version: string | null;
   health: ServiceHealth;
   sleepState: SleepState;

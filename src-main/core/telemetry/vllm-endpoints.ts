@@ -34,13 +34,21 @@ export interface VllmModelCard {
   /** null for LoRA adapters (they carry no max_model_len). */
   maxModelLen: number | null;
   isAdapter: boolean;
+  /** Where the weights came from: a local folder (`/data/models/…`) or a hub id (`Qwen/…`). */
+  root: string | null;
 }
 
 /** `GET /v1/models`: one card per served name; LoRA adapters have `parent` set. */
 export function parseVllmModels(text: string): VllmModelCard[] | null {
   const r = ModelsSchema.safeParse(parseJsonBody(text));
   if (!r.success) return null;
-  return r.data.data.map((m) => ({ id: m.id, maxModelLen: finiteOrNull(m.max_model_len), isAdapter: m.parent != null }));
+  return r.data.data.map((m) => ({ id: m.id, maxModelLen: finiteOrNull(m.max_model_len), isAdapter: m.parent != null, root: m.root ?? null }));
+}
+
+/** The base model's local folder (its root when that is an absolute path); null for a hub id or none. */
+export function vllmModelPath(cards: readonly VllmModelCard[] | null): string | null {
+  const root = cards?.find((c) => !c.isAdapter)?.root ?? null;
+  return root !== null && root.startsWith('/') ? root : null;
 }
 
 /** The base model's serving context: the first non-adapter card's max_model_len. */

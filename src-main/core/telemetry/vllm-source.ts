@@ -5,7 +5,7 @@ import { looksLikeHtml } from './json-body.js';
 import type { ServiceReading, SourceReading } from './readings.js';
 import { serviceReadingFromVllm } from './reading-from-metrics.js';
 import { staleFromError, staleReason, type HttpGet, type TelemetrySource } from './source.js';
-import { parseVllmIsSleeping, parseVllmModels, parseVllmVersion, vllmMaxModelLen } from './vllm-endpoints.js';
+import { parseVllmIsSleeping, parseVllmModels, parseVllmVersion, vllmMaxModelLen, vllmModelPath } from './vllm-endpoints.js';
 import { readVllmExposition, type VllmExposition } from './vllm-metrics.js';
 
 export interface HttpServiceSourceOptions {
@@ -49,7 +49,7 @@ function unusableExposition(x: VllmExposition): { code: TelemetryErrorCode; mess
 export class VllmHttpSource implements TelemetrySource {
   readonly kind = 'vllm' as const;
   readonly id: string;
-  private facts: { atMs: number; version: string | null; maxModelLen: number | null } | null = null;
+  private facts: { atMs: number; version: string | null; maxModelLen: number | null; modelPath: string | null } | null = null;
   private isSleepingMissing = false;
 
   constructor(private readonly options: HttpServiceSourceOptions) {
@@ -89,10 +89,12 @@ export class VllmHttpSource implements TelemetrySource {
     if (refreshFacts) {
       const v = version.status === 'fulfilled' ? version.value : null;
       const md = models.status === 'fulfilled' ? models.value : null;
+      const cards = md?.status === 200 ? parseVllmModels(md.text) : null;
       this.facts = {
         atMs: now,
         version: v?.status === 200 ? parseVllmVersion(v.text) : (this.facts?.version ?? null),
-        maxModelLen: md?.status === 200 ? vllmMaxModelLen(parseVllmModels(md.text)) : (this.facts?.maxModelLen ?? null),
+        maxModelLen: md?.status === 200 ? vllmMaxModelLen(cards) : (this.facts?.maxModelLen ?? null),
+        modelPath: md?.status === 200 ? vllmModelPath(cards) : (this.facts?.modelPath ?? null),
       };
     }
     const isSleeping = s?.status === 200 ? parseVllmIsSleeping(s.text) : null;
@@ -104,6 +106,7 @@ export class VllmHttpSource implements TelemetrySource {
       // The metric says which level; /is_sleeping only says whether.
       sleepState: m.sleepState !== 'unknown' ? m.sleepState : isSleeping === false ? 'awake' : isSleeping === true ? 'asleep-1' : 'unknown',
       maxModelLen: this.facts?.maxModelLen ?? null,
+      modelPath: this.facts?.modelPath ?? null,
     };
     // A family read as null because of an issue is an item that could not be read.
     const issues = m.issues.slice(0, 5).map((i) => `${i.code}: ${i.message}`);

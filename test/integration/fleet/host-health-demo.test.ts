@@ -35,13 +35,16 @@ afterAll(async () => {
 describe('host health on the demo fleet', () => {
   it('every host shows disk, RAM, swap, load and CPUs; every GPU process is matched to its service; nothing flagged', async () => {
     for (const h of demo.config.hosts) {
-      const view = await waitHost(fleet, h.label, (v) => v.health?.atMs != null && v.gpuProcesses !== undefined && (v.gpus[0]?.processes?.length ?? 0) > 0, 15_000);
+      // strix's llama-server names its GGUF under /srv/models: that folder is its model cache. vLLM names
+      // its container path (/models/…), not on the host: the default cache is watched instead.
+      const cache = h.label === 'strix' ? '/srv/models' : '/home/ops/.cache/huggingface';
+      const view = await waitHost(fleet, h.label, (v) => v.health?.atMs != null && v.gpuProcesses !== undefined && (v.gpus[0]?.processes?.length ?? 0) > 0 && v.health.disks.some((d) => d.kind === 'cache' && d.path === cache), 20_000);
       const health = view.health!;
       expect(health.staleReason, h.label).toBeNull();
       const root = health.disks.find((d) => d.kind === 'root')!;
       expect(root.totalBytes!, h.label).toBeGreaterThan(root.freeBytes!);
       expect(root.freeBytes!, h.label).toBeGreaterThan(10 * 1024 ** 3);
-      expect(health.disks.find((d) => d.kind === 'cache'), h.label).toMatchObject({ path: '/home/ops/.cache/huggingface', error: null });
+      expect(health.disks.find((d) => d.kind === 'cache'), h.label).toMatchObject({ path: cache, error: null });
       expect(health.memTotalBytes!).toBeGreaterThan(health.memAvailableBytes!);
       expect(health.cpuCount!).toBeGreaterThan(0);
       expect(health.load1).not.toBeNull();

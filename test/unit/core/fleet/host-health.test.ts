@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError, FakeClock, silentLogger } from '../../../../src-main/core/base/index.js';
 import { DEFAULT_DISK_THRESHOLDS, diskThresholdsOf } from '../../../../src-main/core/config/index.js';
 import { healthViewOf } from '../../../../src-main/core/fleet/health-view.js';
-import { HostHealthMonitor, healthSettingsOf, type HostReboot } from '../../../../src-main/core/fleet/host-health.js';
+import { HostHealthMonitor, healthSettingsOf, learnedModelCaches, type HostReboot } from '../../../../src-main/core/fleet/host-health.js';
 import { SshErrorCode } from '../../../../src-main/core/ssh/index.js';
 import type { ExecRunner } from '../../../../src-main/core/telemetry/index.js';
 
@@ -46,7 +46,7 @@ function world(settings = healthSettingsOf(undefined, undefined)) {
 
 describe('HostHealthMonitor', () => {
   it('defaults: every 15 s, du of ~/.cache/huggingface every 10 min; fleet settings under the host\'s', () => {
-    expect(healthSettingsOf(undefined, undefined)).toEqual({ intervalMs: 15_000, cacheSizeIntervalMs: 600_000, cacheSizeTimeoutS: 60, modelCache: ['~/.cache/huggingface'], kernelLog: 'auto', disk: DEFAULT_DISK_THRESHOLDS });
+    expect(healthSettingsOf(undefined, undefined)).toEqual({ intervalMs: 15_000, cacheSizeIntervalMs: 600_000, cacheSizeTimeoutS: 60, modelCache: ['~/.cache/huggingface'], modelCacheConfigured: false, kernelLog: 'auto', disk: DEFAULT_DISK_THRESHOLDS });
     expect(healthSettingsOf({ modelCache: ['/srv/hf'] }, { intervalMs: 30_000, modelCache: ['/data'] })).toMatchObject({ intervalMs: 30_000, modelCache: ['/srv/hf'] });
     expect(healthSettingsOf({ kernelLog: 'dmesg' }, { kernelLog: 'off' }).kernelLog).toBe('dmesg');
   });
@@ -129,6 +129,54 @@ describe('a disk\'s margin in the view', () => {
     const strict = world(healthSettingsOf(undefined, undefined, diskThresholdsOf(undefined, { freeGiB: 50 })));
     await strict.monitor.run('nvidia');
     expect(healthViewOf(strict.monitor.state()).diskThreshold).toEqual({ freeGiB: 50, freePct: 10 });
+  });
+});
+
+describe('model caches learned from what the servers say they loaded', () => {
+  it('the folder of each model file or folder, the whole HF / llama.cpp cache a model lies in, the default while a server names none; server text that is no absolute path is not used', () => {
+    expect(learnedModelCaches(['/srv/models/Qwen3-Coder-30B-A3B-Q4_K_M.gguf', '/srv/models/Qwen3-32B-Q8_0.gguf'])).toEqual(['/srv/models']);
+    expect(learnedModelCaches(['/data/hf/models/BAAI/bge-m3/', '/home/ops/.cache/huggingface/hub/models--Qwen--Qwen3/snapshots/abc/model.safetensors'])).toEqual(['/data/hf/models/BAAI', '/home/ops/.cache/huggingface']);
+    expect(learnedModelCaches(['/home/ops/.cache/llama.cpp/unsloth_Qwen3-GGUF_q4.gguf', null])).toEqual(['/home/ops/.cache/llama.cpp', '~/.cache/huggingface']);
+    expect(learnedModelCaches(['Qwen/Qwen3.6-27B-FP8', 'models/x.gguf', '/srv/a\n/evil', `/${'x'.repeat(1100)}/m.gguf`])).toEqual(['~/.cache/huggingface']);
+    expect(learnedModelCaches([])).toEqual(['~/.cache/huggingface']);
+  });
+
+  it('watches the learned caches (measured at once when they change), drops one the host does not have (a path inside a container), and a configured list always wins', async () => {
+    const clock = new FakeClock(1_700_000_000_000);
+    const commands: string[] = [];
+    let paths: (string | null)[] = [null];
+    const exec: ExecRunner = async (command) => {
+      commands.push(command);
+      const missing = command.includes(' cache /models') ? ['@df cache /models', 'df: /models: No such file or directory'] : [];
+      const stdout = answer(BOOT_A, 1000, command.includes(' full ')).replace('@end', [...missing, '@end'].join('\n'));
+      return { exitCode: 0, signal: null, stdout, stderr: '', truncated: false };
+    };
+    const monitor = new HostHealthMonitor('tri-gpu', healthSettingsOf(undefined, undefined), exec, clock, silentLogger, () => undefined, () => paths);
+    await monitor.run('nvidia');
+    expect(commands[0]).toContain(" cache '~/.cache/huggingface'");
+    // The servers answer: a GGUF under /srv/models, and vLLM in Docker naming its container path.
+    paths = ['/srv/models/q.gguf', '/models/Qwen3.6-27B-FP8'];
+    clock.advance(15_000);
+    await monitor.run('nvidia');
+    expect(commands[1]).toMatch(/gpu-console-health full /);
+    expect(commands[1]).toContain(" cache /srv/models cache /models");
+    expect(commands[1]).not.toContain('huggingface');
+    // The container's path is no disk of the host's: not in the disks, said once in the issues.
+    expect(monitor.state().figures!.disks.map((d) => d.path)).not.toContain('/models');
+    expect(monitor.state().issues.join('\n')).toMatch(/FLEET_HEALTH_PATH_MISSING: the servers name model paths this host does not have \(paths inside a container\?\): \/models;/);
+    clock.advance(15_000);
+    await monitor.run('nvidia');
+    expect(commands[2]).toMatch(/gpu-console-health full /); // /models left the list: the caches changed again
+    expect(commands[2]).toContain(' cache /srv/models');
+    expect(commands[2]).not.toMatch(/ cache \/models( |$)/);
+    clock.advance(15_000);
+    await monitor.run('nvidia');
+    expect(commands[3]).toMatch(/gpu-console-health fast /);
+
+    const configured = new HostHealthMonitor('tri-gpu', healthSettingsOf({ modelCache: ['/data/hf'] }, undefined), exec, clock, silentLogger, () => undefined, () => paths);
+    await configured.run('nvidia');
+    expect(commands[4]).toContain(' cache /data/hf');
+    expect(commands[4]).not.toContain('/srv/models');
   });
 });
 

@@ -44,7 +44,7 @@ describe('llama-server endpoints', () => {
   });
 
   it('takes the serving context from /props, not the training context', () => {
-    expect(parseLlamaProps(PROPS)).toEqual({ nCtx: 8192, totalSlots: 4, model: 'qwen-coder', buildInfo: 'b6123-abcdef0', isSleeping: false });
+    expect(parseLlamaProps(PROPS)).toEqual({ nCtx: 8192, totalSlots: 4, model: 'qwen-coder', modelPath: '/models/q.gguf', buildInfo: 'b6123-abcdef0', isSleeping: false });
     expect(parseLlamaProps(JSON.stringify({ total_slots: 1 }))!.isSleeping).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../../src-main/core/base/index.js';
-import { VllmHttpSource, parseVllmModels, vllmMaxModelLen, type ServiceReading } from '../../../../src-main/core/telemetry/index.js';
+import { VllmHttpSource, parseVllmModels, vllmMaxModelLen, vllmModelPath, type ServiceReading } from '../../../../src-main/core/telemetry/index.js';
 import { vllmDump } from '../../../fixtures/vllm/dumps.js';
 import { fakeGet, refused } from './fake-http.js';
 
@@ -173,10 +173,13 @@ describe('/v1/models', () => {
   it('takes max_model_len from the base model, not a LoRA adapter', () => {
     const cards = parseVllmModels(MODELS);
     expect(cards).toEqual([
-      { id: 'qwen3-30b-a3b', maxModelLen: 32768, isAdapter: false },
-      { id: 'lora-a', maxModelLen: null, isAdapter: true },
+      { id: 'qwen3-30b-a3b', maxModelLen: 32768, isAdapter: false, root: '/models/Qwen3-30B-A3B' },
+      { id: 'lora-a', maxModelLen: null, isAdapter: true, root: '/adapters/a' },
     ]);
     expect(vllmMaxModelLen(cards)).toBe(32768);
+    // The base model's folder when root is a path; a hub id names no folder on the host.
+    expect(vllmModelPath(cards)).toBe('/models/Qwen3-30B-A3B');
+    expect(vllmModelPath([{ id: 'q', maxModelLen: 1, isAdapter: false, root: 'Qwen/Qwen3-30B-A3B' }])).toBeNull();
     expect(parseVllmModels('{"error":{"code":401}}')).toBeNull();
   });
 });
