@@ -11,9 +11,17 @@ import type { ActionRecord } from './repository.js';
 /** Kinds that cost a reload or an outage: approving them also needs the host label typed. */
 export const DESTRUCTIVE = new Set<ActionKind>(['restart', 'offload']);
 
-/** A fresh proposal nonce; default random 18 bytes, base64url. */
+/**
+ * A fresh proposal nonce; default random 18 bytes, base64url, never starting
+ * with `-`: the operator passes it as `--nonce VALUE`, and a value that starts
+ * with a dash reads as an option (one nonce in 64 failed `actions reject` so).
+ */
 export function issueNonce(source?: () => string): string {
-  return (source ?? (() => randomBytes(18).toString('base64url')))();
+  if (source) return source();
+  let nonce: string;
+  do nonce = randomBytes(18).toString('base64url');
+  while (nonce.startsWith('-'));
+  return nonce;
 }
 
 /** The operator's OS account, from the injected source or the system. */

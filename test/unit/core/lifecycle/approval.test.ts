@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock, silentLogger } from '../../../../src-main/core/base/index.js';
 import { LifecyclePolicies, LifecycleService, lifecycleTargets, looksLikeGibberish, type LifecycleTargetConfig } from '../../../../src-main/core/lifecycle/index.js';
+import { issueNonce } from '../../../../src-main/core/lifecycle/approval.js';
 import { ConfigSchema } from '../../../../src-main/core/config/index.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 import { invokeChannels, type FleetSnapshot } from '../../../../src-preload/contract/index.js';
@@ -250,5 +251,14 @@ describe('gibberish probe', () => {
     expect(looksLikeGibberish(' Paris. The city')).toBe(false);
     expect(looksLikeGibberish('ĠĊ!!▁▁¿¿ꙮ')).toBe(true);
     expect(looksLikeGibberish('')).toBe(true);
+  });
+});
+
+describe('proposal nonces', () => {
+  it('never start with "-": the CLI takes them as `--nonce VALUE`, where a leading dash reads as an option (CI: "Option --nonce argument is ambiguous", one nonce in 64)', () => {
+    const nonces = Array.from({ length: 3000 }, () => issueNonce());
+    expect(nonces.filter((n) => n.startsWith('-'))).toEqual([]);
+    expect(new Set(nonces).size).toBe(3000);
+    expect(nonces.every((n) => /^[A-Za-z0-9_][A-Za-z0-9_-]{23}$/.test(n))).toBe(true);
   });
 });
