@@ -97,7 +97,7 @@ beforeAll(async () => {
   });
   const { runId } = await call<{ runId: string }>('bench.start', { scenario });
   run = await app.bench.service.whenFinished(runId);
-  await until(() => app.store.audit.list({ limit: 1000 }).some((e) => e.type === 'alert.raised' && e.target?.startsWith(HOST)), { timeoutMs: 20_000, what: 'a throughput alert' });
+  await until(() => app.store.audit.list({ limit: 1000 }).some((e) => e.type === 'alert.raised' && e.target?.startsWith(HOST) && (e.payload as { kind?: unknown }).kind === 'throughput'), { timeoutMs: 20_000, what: 'a throughput alert' });
 
   slept = await approve('sleep');
   woke = await approve('wake');
