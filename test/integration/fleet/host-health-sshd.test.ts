@@ -46,7 +46,7 @@ describe.skipIf(!HAVE_SSH_PARTS)('host health on a real sshd, this machine as th
       const session = world.session(transport);
       await session.connect();
       const reboots: HostReboot[] = [];
-      const monitor = new HostHealthMonitor('local', { ...healthSettingsOf(undefined, undefined), modelCache: ['~', '/tmp'], cacheSizeTimeoutS: 30 }, (c, o) => session.exec(c, o), systemClock, silentLogger, (r) => reboots.push(r));
+      const monitor = new HostHealthMonitor('local', healthSettingsOf({ modelCache: ['~', '/tmp'], cacheSizeTimeoutS: 30 }, undefined), (c, o) => session.exec(c, o), systemClock, silentLogger, (r) => reboots.push(r));
       await monitor.run(null);
       const first = monitor.state();
       expect(first.stale, JSON.stringify(first.stale)).toBeNull();
