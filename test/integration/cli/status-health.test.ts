@@ -33,6 +33,7 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 }
 
 const snapshot = () => core.call<FleetSnapshot>('fleet.snapshot', {});
+const cacheOf = (label: string) => (label === 'strix' ? '/srv/models' : '/home/ops/.cache/huggingface');
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gc-cli-status-'));
@@ -40,8 +41,10 @@ beforeAll(async () => {
   core = await startTestApp({ dataDir: dir, configFile: null, pollIntervalMs: 250, givenConfig: { config: { ...demo.config, health: { intervalMs: 5_000 } }, reason: DEMO_CONFIG_REASON } });
   bridge = await startWebBridge({ api: core.api, rendererDir: dir, port: 0, logger: silentLogger });
   writeReadyFile(readyFilePath(dir), { ui: bridge.url, proxy: null, pid: process.pid });
-  await until(async () => (await snapshot()).hosts.every((h) => h.health?.atMs != null && h.gpuProcesses !== undefined && (h.gpus[0]?.processes?.length ?? 0) > 0), { timeoutMs: 30_000 });
-}, 60_000);
+  // Every host read, with the model cache it settles on (strix: the folder its llama-server's GGUF is in;
+  // the vLLM hosts: the default, once the container path they name is found not on the host).
+  await until(async () => (await snapshot()).hosts.every((h) => h.health?.atMs != null && h.gpuProcesses !== undefined && (h.gpus[0]?.processes?.length ?? 0) > 0 && h.health.disks.some((d) => d.kind === 'cache' && d.path === cacheOf(h.label))), { timeoutMs: 40_000 });
+}, 70_000);
 
 afterAll(async () => {
   await bridge?.close();
@@ -57,7 +60,7 @@ describe('gpu-console status: host health', () => {
     for (const h of demo.config.hosts) {
       const block = out.split(/\n(?=\S)/).find((b) => b.startsWith(h.label))!;
       expect(block, h.label).toMatch(/\n {2}disk root +\/ .*free \d+\.\d [GT]iB of \d+\.\d [GT]iB \(\d+\.\d %\)\n/);
-      expect(block, h.label).toMatch(/\n {2}disk cache +\/home\/ops\/\.cache\/huggingface/);
+      expect(block, h.label).toContain(`\n  disk cache  ${cacheOf(h.label)}`);
       expect(block, h.label).toMatch(/\n {2}ram \d+\.\d [MGT]iB used of \d+\.\d [GT]iB {2}swap \d+\.\d [KMGT]iB used of \d+\.\d [GT]iB\n/);
       expect(block, h.label).toMatch(/\n {2}load \d+\.\d\d \d+\.\d\d \d+\.\d\d on \d+ CPUs {2}up /);
       expect(block, h.label).toMatch(new RegExp(`\\n {2}gpu\\d+ pid \\d+ \\S+ {2}user \\S+ {2}\\d+ MiB {2}service (${h.services.map((s) => s.id).join('|')}) \\(`));
