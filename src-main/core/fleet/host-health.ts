@@ -115,6 +115,8 @@ export class HostHealthMonitor {
    * `health.modelCache` with the host's folder to watch it.
    */
   private readonly notOnHost = new Set<string>();
+  /** Learned caches df has read on the host. */
+  private readonly onHost = new Set<string>();
   private inFlight = false;
   private readonly faults = new GpuFaultsTracker();
   private vendor: 'nvidia' | 'amd' | null = null;
@@ -134,7 +136,9 @@ export class HostHealthMonitor {
   modelCaches(): readonly string[] {
     if (this.settings.modelCacheConfigured) return this.settings.modelCache;
     const learned = learnedModelCaches(this.modelPaths()).filter((p) => !this.notOnHost.has(p));
-    return learned.length > 0 ? learned : [DEFAULT_MODEL_CACHE];
+    // Until df has found a learned folder on the host, the default stays beside it: the cache row never blinks out.
+    if (!learned.includes(DEFAULT_MODEL_CACHE) && (learned.length === 0 || learned.some((p) => !this.onHost.has(p)))) learned.push(DEFAULT_MODEL_CACHE);
+    return learned.slice(0, 8);
   }
 
   /** The last answer as parsed (its process table, listeners and DRM clients feed the GPU process match). */
@@ -195,6 +199,7 @@ export class HostHealthMonitor {
     // A learned cache the host does not have is no disk of the host's: not shown, not watched again, said once below.
     const absent = (d: DiskReading) => !this.settings.modelCacheConfigured && d.kind === 'cache' && d.error?.code === FleetErrorCode.HEALTH_PATH_MISSING;
     for (const d of p.disks) {
+      if (d.kind === 'cache' && d.error === null) this.onHost.add(d.path);
       if (!absent(d) || this.notOnHost.has(d.path)) continue;
       this.notOnHost.add(d.path);
       // The caches left to watch are read with the next poll rather than a full interval later.

@@ -141,42 +141,48 @@ describe('model caches learned from what the servers say they loaded', () => {
     expect(learnedModelCaches([])).toEqual(['~/.cache/huggingface']);
   });
 
-  it('watches the learned caches (measured at once when they change), drops one the host does not have (a path inside a container), and a configured list always wins', async () => {
+  it('watches the learned caches beside the default until df finds them (measured at once when they change), drops one the host does not have (a path inside a container), and a configured list always wins', async () => {
     const clock = new FakeClock(1_700_000_000_000);
     const commands: string[] = [];
     let paths: (string | null)[] = [null];
     const exec: ExecRunner = async (command) => {
       commands.push(command);
-      const missing = command.includes(' cache /models') ? ['@df cache /models', 'df: /models: No such file or directory'] : [];
-      const stdout = answer(BOOT_A, 1000, command.includes(' full ')).replace('@end', [...missing, '@end'].join('\n'));
+      // df for each cache the command names: /models is not on this host, the others are.
+      const caches = [...command.slice(command.indexOf(' gpu-console-health ')).matchAll(/ cache ('[^']*'|\S+)/g)].map((m) => m[1]!.replace(/^'|'$/g, ''));
+      const dfs = caches.flatMap((c) =>
+        c === '/models'
+          ? [`@df cache ${c}`, `df: ${c}: No such file or directory`]
+          : [`@df cache ${c}`, 'Filesystem         1-blocks        Used   Available Capacity Mounted on', '/dev/nvme0n1p2 1967317819392 1959266504704 8051314688     100% /'],
+      );
+      const stdout = answer(BOOT_A, 1000, command.includes(' full ')).replace('@end', [...dfs, '@end'].join('\n'));
       return { exitCode: 0, signal: null, stdout, stderr: '', truncated: false };
     };
+    const cachesOf = (c: string) => [...c.slice(c.indexOf(' gpu-console-health ')).matchAll(/ cache ('[^']*'|\S+)/g)].map((m) => m[1]!.replace(/^'|'$/g, ''));
     const monitor = new HostHealthMonitor('tri-gpu', healthSettingsOf(undefined, undefined), exec, clock, silentLogger, () => undefined, () => paths);
     await monitor.run('nvidia');
-    expect(commands[0]).toContain(" cache '~/.cache/huggingface'");
+    expect(cachesOf(commands[0]!)).toEqual(['~/.cache/huggingface']);
     // The servers answer: a GGUF under /srv/models, and vLLM in Docker naming its container path.
     paths = ['/srv/models/q.gguf', '/models/Qwen3.6-27B-FP8'];
     clock.advance(15_000);
     await monitor.run('nvidia');
     expect(commands[1]).toMatch(/gpu-console-health full /);
-    expect(commands[1]).toContain(" cache /srv/models cache /models");
-    expect(commands[1]).not.toContain('huggingface');
+    // Not yet found on the host: the default stays beside them, so a cache row never blinks out.
+    expect(cachesOf(commands[1]!)).toEqual(['/srv/models', '/models', '~/.cache/huggingface']);
     // The container's path is no disk of the host's: not in the disks, said once in the issues.
-    expect(monitor.state().figures!.disks.map((d) => d.path)).not.toContain('/models');
+    expect(monitor.state().figures!.disks.map((d) => d.path)).toEqual(['/', '/srv/models', '~/.cache/huggingface']);
     expect(monitor.state().issues.join('\n')).toMatch(/FLEET_HEALTH_PATH_MISSING: the servers name model paths this host does not have \(paths inside a container\?\): \/models;/);
-    clock.advance(15_000);
+    clock.advance(1_000); // the next poll, not a full interval later
+    expect(monitor.due()).toBe(true);
     await monitor.run('nvidia');
-    expect(commands[2]).toMatch(/gpu-console-health full /); // /models left the list: the caches changed again
-    expect(commands[2]).toContain(' cache /srv/models');
-    expect(commands[2]).not.toMatch(/ cache \/models( |$)/);
+    expect(commands[2]).toMatch(/gpu-console-health full /); // the caches changed again
+    expect(cachesOf(commands[2]!)).toEqual(['/srv/models']);
     clock.advance(15_000);
     await monitor.run('nvidia');
     expect(commands[3]).toMatch(/gpu-console-health fast /);
 
     const configured = new HostHealthMonitor('tri-gpu', healthSettingsOf({ modelCache: ['/data/hf'] }, undefined), exec, clock, silentLogger, () => undefined, () => paths);
     await configured.run('nvidia');
-    expect(commands[4]).toContain(' cache /data/hf');
-    expect(commands[4]).not.toContain('/srv/models');
+    expect(cachesOf(commands[4]!)).toEqual(['/data/hf']);
   });
 });
 
