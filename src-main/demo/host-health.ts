@@ -196,6 +196,16 @@ export class DemoHostHealth implements GpuShareSource {
     return { total, used: total * 0.95 - free, free };
   }
 
+  /**
+   * Whether a path exists on the host (everything lives on the root filesystem, as on a cloud VM).
+   * `/models` holds the weights where vLLM runs on the host itself; on a host running it under
+   * Docker, `/models` is the container's side of a volume and not on the host.
+   */
+  private onRootFs(path: string): boolean {
+    if (path === '/' || path === HOME || path.startsWith(`${HOME}/`) || path.startsWith('/var/lib/docker') || path.startsWith('/srv/')) return true;
+    return !this.view.docker && (path === '/models' || path.startsWith('/models/'));
+  }
+
   /** An operator's `df [-h|-H|-k|-m|-P|-B1] [PATH…]`, as coreutils 8.32 prints it for the one root filesystem. */
   private operatorDf(args: readonly string[]): ExecResult {
     const flags = args.filter((a) => a.startsWith('-') && a !== '--');
@@ -203,7 +213,7 @@ export class DemoHostHealth implements GpuShareSource {
     const known = new Set(['-h', '-H', '-k', '-m', '-P', '-B1', '-Ph', '-hP', '-x', '-l', '--']);
     const bad = flags.find((f) => !known.has(f));
     if (bad) return { stdout: '', stderr: `df: invalid option -- '${bad.replace(/^-+/, '')[0] ?? ''}'\nTry 'df --help' for more information.\n`, code: 1 };
-    const missing = paths.find((p) => !(p === '/' || p === HOME || p.startsWith(`${HOME}/`) || p.startsWith('/var/lib/docker') || p.startsWith('/srv/') || p === '~' || p.startsWith('~/')));
+    const missing = paths.find((p) => !(this.onRootFs(p) || p === '~' || p.startsWith('~/')));
     if (missing) return { stdout: '', stderr: `df: ${missing}: No such file or directory\n`, code: 1 };
     const { total, used, free } = this.rootFs();
     const human = flags.some((f) => f.includes('h'));
@@ -244,7 +254,7 @@ export class DemoHostHealth implements GpuShareSource {
 
   /** One `@df` section (and `@du` in a full round): everything lives on the root filesystem, as on a cloud VM. */
   private df(kind: string, path: string, full: boolean): string[] {
-    const known = path === '/' || path.startsWith(`${HOME}/`) || path === HOME || path.startsWith('/var/lib/docker') || path.startsWith('/srv/');
+    const known = this.onRootFs(path);
     if (!known) return [`@df ${kind} ${path}`, `df: ${path}: No such file or directory`];
     const { total, used, free } = this.rootFs();
     const pct = Math.ceil((used / (used + free)) * 100);

@@ -33,7 +33,7 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 }
 
 const snapshot = () => core.call<FleetSnapshot>('fleet.snapshot', {});
-const cacheOf = (label: string) => (label === 'strix' ? '/srv/models' : '/home/ops/.cache/huggingface');
+const cacheOf = (label: string) => (label === 'strix' ? '/srv/models' : label === 'tri-gpu' ? '/models/google' : '/home/ops/.cache/huggingface');
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gc-cli-status-'));
@@ -42,7 +42,8 @@ beforeAll(async () => {
   bridge = await startWebBridge({ api: core.api, rendererDir: dir, port: 0, logger: silentLogger });
   writeReadyFile(readyFilePath(dir), { ui: bridge.url, proxy: null, pid: process.pid });
   // Every host read, with the model cache it settles on (strix: the folder its llama-server's GGUF is in;
-  // the vLLM hosts: the default, once the container path they name is found not on the host).
+  // tri-gpu: its vLLM's /models/<org> folders; l20-poc: the default, once the container path its vLLM in
+  // Docker names is found not on the host).
   await until(async () => (await snapshot()).hosts.every((h) => h.health?.atMs != null && h.gpuProcesses !== undefined && (h.gpus[0]?.processes?.length ?? 0) > 0 && h.health.disks.some((d) => d.kind === 'cache' && d.path === cacheOf(h.label))), { timeoutMs: 40_000 });
 }, 70_000);
 

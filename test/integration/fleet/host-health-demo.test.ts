@@ -35,9 +35,10 @@ afterAll(async () => {
 describe('host health on the demo fleet', () => {
   it('every host shows disk, RAM, swap, load and CPUs; every GPU process is matched to its service; nothing flagged', async () => {
     for (const h of demo.config.hosts) {
-      // strix's llama-server names its GGUF under /srv/models: that folder is its model cache. vLLM names
-      // its container path (/models/…), not on the host: the default cache is watched instead.
-      const cache = h.label === 'strix' ? '/srv/models' : '/home/ops/.cache/huggingface';
+      // strix's llama-server names its GGUF under /srv/models: that folder is its model cache. tri-gpu runs
+      // vLLM on the host: its /models/<org> folders are watched. l20-poc runs vLLM in Docker, whose /models/…
+      // is the container's path, not on the host: the default cache is watched instead.
+      const cache = h.label === 'strix' ? '/srv/models' : h.label === 'tri-gpu' ? '/models/google' : '/home/ops/.cache/huggingface';
       const view = await waitHost(fleet, h.label, (v) => v.health?.atMs != null && v.gpuProcesses !== undefined && (v.gpus[0]?.processes?.length ?? 0) > 0 && v.health.disks.some((d) => d.kind === 'cache' && d.path === cache), 20_000);
       const health = view.health!;
       expect(health.staleReason, h.label).toBeNull();
