@@ -95,6 +95,10 @@ describe('service logs through the built console', () => {
     // The panel tails once when it opens. In a full CI run (load average 8) that first tail came back with an error
     // once (the host still reconnecting, or the tail past its deadline) and the start-up line never showed: the
     // panel says the error and Apply tails again, which is what an operator does.
+    // The start-up line is only in the last N lines while the server has logged fewer than N since: demo traffic
+    // logs slot lines on every request, and a slow full run (the first test above took minutes) pushed it out of
+    // the default 200. The last 5,000 keep it.
+    await page.getByTestId('host-logs-lines').selectOption('5000');
     const startLine = page.locator('[data-testid="log-line"]', { hasText: 'main: server is listening on' });
     await until(
       async () => {
