@@ -27,6 +27,7 @@ import { FileSecretStore, secretsChannels } from './secrets/index.js';
 import { KeyValueTrustStore, MemoryPassphraseCache } from './ssh/index.js';
 import { auditChannels, openStore, scheduleAuditChecks, type Store } from './store/index.js';
 import { TelemetryService, telemetryChannels } from './telemetry/index.js';
+import { alertsChannels } from './alerts/index.js';
 import { BudgetService, budgetChannels } from './budget/index.js';
 
 export interface AppOptions {
@@ -155,6 +156,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       ...notifyChannels(s.notifications),
       ...secretsChannels(s.secrets, store.audit),
       ...telemetryChannels(telemetry),
+      ...alertsChannels({ list: () => telemetry.alerts.list(), listBaselines: () => telemetry.alerts.listBaselines(), setBaseline: (model, tokPerS, _concurrency, actor) => telemetry.setBaseline(model, tokPerS, 'manual', actor) }),
       ...proxyChannels(s.proxy),
       ...lifecycleChannels(lifecycle),
       ...benchChannels(s.bench),

@@ -10,6 +10,7 @@ import { proxyEventChannels, proxyInvokeChannels } from './proxy.js';
 import { secretsEventChannels, secretsInvokeChannels } from './secrets.js';
 import { sshEventChannels, sshInvokeChannels } from './ssh.js';
 import { telemetryEventChannels, telemetryInvokeChannels } from './telemetry.js';
+import { alertsEventChannels, alertsInvokeChannels } from './alerts.js';
 import { reportEventChannels, reportInvokeChannels } from './report.js';
 import { budgetInvokeChannels } from './budget.js';
 import { logsEventChannels, logsInvokeChannels } from './logs.js';
@@ -58,6 +59,7 @@ export const invokeChannels = {
   ...notifyInvokeChannels,
   ...secretsInvokeChannels,
   ...telemetryInvokeChannels,
+  ...alertsInvokeChannels,
   ...sshInvokeChannels,
   ...proxyInvokeChannels,
   ...lifecycleInvokeChannels,
@@ -78,6 +80,7 @@ export const eventChannels = {
   ...notifyEventChannels,
   ...secretsEventChannels,
   ...telemetryEventChannels,
+  ...alertsEventChannels,
   ...sshEventChannels,
   ...proxyEventChannels,
   ...lifecycleEventChannels,

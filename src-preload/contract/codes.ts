@@ -93,3 +93,18 @@ export const LogsErrorCode = {
   STREAM_BACKED_UP: 'LOGS_STREAM_BACKED_UP',
 } as const;
 export type LogsErrorCode = (typeof LogsErrorCode)[keyof typeof LogsErrorCode];
+
+/** Stable codes of the alerts capability (core/alerts); the renderer and the CLI match these, never a message. */
+export const AlertsErrorCode = {
+  /** An alert id the console does not hold open now (cleared, or never raised). */
+  UNKNOWN_ALERT: 'ALERTS_UNKNOWN_ALERT',
+  /** A silence id the console does not know, or one that has already ended. */
+  UNKNOWN_SILENCE: 'ALERTS_UNKNOWN_SILENCE',
+  /** A silence whose scope names a host, service or model the configuration does not have. */
+  SILENCE_SCOPE_UNKNOWN: 'ALERTS_SILENCE_SCOPE_UNKNOWN',
+  /** More silences in force than the bound. */
+  TOO_MANY_SILENCES: 'ALERTS_TOO_MANY_SILENCES',
+  /** The capability part asked for is not wired in this console (a test or CLI core without it). */
+  NOT_AVAILABLE: 'ALERTS_NOT_AVAILABLE',
+} as const;
+export type AlertsErrorCode = (typeof AlertsErrorCode)[keyof typeof AlertsErrorCode];

@@ -11,6 +11,6 @@ export const ContractErrorSchema = z
   .strict();
 export type ContractError = z.infer<typeof ContractErrorSchema>;
 
-export { BridgeErrorCode, ReportErrorCode, LogsErrorCode } from './codes.js';
+export { BridgeErrorCode, ReportErrorCode, LogsErrorCode, AlertsErrorCode } from './codes.js';
 
 export type InvokeResult<T> = { ok: true; data: T } | { ok: false; error: ContractError };

@@ -10,6 +10,7 @@ export * from './ssh.js';
 export * from './proxy.js';
 export * from './notify.js';
 export * from './telemetry.js';
+export * from './alerts.js';
 export * from './series-names.js';
 export * from './lifecycle.js';
 export * from './bench.js';

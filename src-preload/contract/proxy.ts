@@ -42,6 +42,8 @@ export const ClassFiguresSchema = z
     tokensOutPerS: z.number(),
     completed: z.number().int(),
     rejected: z.number().int(),
+    /** How long a request of this class may wait in the queue before it is refused (config proxy.holdBudgetMs). */
+    holdBudgetMs: z.number().optional(),
   })
   .strict();
 export type ClassFigures = z.infer<typeof ClassFiguresSchema>;
@@ -89,6 +91,17 @@ export const UpstreamFiguresSchema = z
     /** Skipped for a few seconds after a failure before the first byte (another replica takes its requests). */
     failing: z.boolean().optional(),
     latency: ProxyLatencySchema.optional(),
+    /**
+     * Answers to clients over the last `windowMs` (5 min): all of them, and those that failed on the
+     * upstream's side (5xx from the server or the proxy, the upstream refused or reset, a deadline).
+     * Client errors (4xx) and queue refusals are not failures of the server.
+     */
+    errors: z.object({ windowMs: z.number().int().positive(), answered: z.number().int().nonnegative(), failed: z.number().int().nonnegative() }).strict().optional(),
+    /**
+     * Requests in flight on this upstream, longest silence first (at most 20): how long each has been
+     * in flight and since its last byte from the server (its arrival, before the first byte).
+     */
+    stalled: z.array(z.object({ class: TrafficClassSchema, inFlightMs: z.number().nonnegative(), sinceByteMs: z.number().nonnegative() }).strict()).max(20).optional(),
   })
   .strict();
 export type UpstreamFigures = z.infer<typeof UpstreamFiguresSchema>;

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { HostLabelSchema, ModelNameSchema } from './primitives.js';
-import { LogFailureKindSchema } from './logs.js';
+import { HostLabelSchema } from './primitives.js';
 
 // Contract of the telemetry, cost and alerts capabilities: series queries for
 // the host charts, the once-per-tick live values, cost estimates and
@@ -201,105 +200,12 @@ export const CostSummarySchema = z
   .strict();
 export type CostSummary = z.infer<typeof CostSummarySchema>;
 
-// ── alerts ──────────────────────────────────────────────────────────────────
-
-export const AlertKindSchema = z.enum([
-  'throughput',
-  'kv_cache',
-  'waiting_growing',
-  'host_stale',
-  'disk_low',
-  'log_failure',
-  'gpu_process_unknown',
-  'gpu_fault',
-  'gpu_throttle',
-  'host_rebooted',
-]);
-export type AlertKind = z.infer<typeof AlertKindSchema>;
-export const AlertSeveritySchema = z.enum(['warning', 'critical']);
-export type AlertSeverity = z.infer<typeof AlertSeveritySchema>;
-
-/** Bounds of an alert's context: enough to see an OOM and its traceback head, never a log. */
-export const ALERT_CONTEXT_MAX_LINES = 40;
-export const ALERT_CONTEXT_MAX_CHARS = 500;
-
-export const AlertContextLineSchema = z
-  .object({
-    /** Masked, cut to ALERT_CONTEXT_MAX_CHARS. */
-    text: z.string().max(ALERT_CONTEXT_MAX_CHARS + 32),
-    /** The source's own time (ms), when it has one. */
-    ts: z.number().nullable(),
-    /** The known failure this line shows (logs' classifier); null for a line around one. */
-    failure: LogFailureKindSchema.nullable(),
-  })
-  .strict();
-export type AlertContextLine = z.infer<typeof AlertContextLineSchema>;
-
-export const AlertSchema = z
-  .object({
-    /** `kind:host[/serviceId]`, stable while the condition lasts. */
-    id: z.string(),
-    kind: AlertKindSchema,
-    severity: AlertSeveritySchema,
-    host: z.string(),
-    serviceId: z.string().nullable(),
-    model: z.string().nullable(),
-    message: z.string(),
-    /** The figure that crossed the threshold, and the threshold (units per kind). */
-    value: z.number().nullable(),
-    threshold: z.number().nullable(),
-    raisedAt: z.number(),
-    updatedAt: z.number(),
-    /** The GPU it concerns (gpu_fault, gpu_throttle, gpu_process_unknown); absent otherwise. */
-    gpuIndex: z.number().int().nonnegative().nullable().optional(),
-    /** What the operator may run, as text to copy (the console runs nothing): `kill 4812`. */
-    command: z.string().max(500).nullable().optional(),
-    /** log_failure: the matching lines and a few around them, masked; kept in memory only, never audited. */
-    context: z.array(AlertContextLineSchema).max(ALERT_CONTEXT_MAX_LINES).optional(),
-    /** Event-like alerts: occurrences folded into this one while it is held (log lines, Xids); 1 for the first. */
-    count: z.number().int().positive().optional(),
-    /** Event-like alerts clear by themselves at this time unless a new event holds them longer. */
-    holdUntil: z.number().optional(),
-  })
-  .strict();
-export type Alert = z.infer<typeof AlertSchema>;
-
-export const AlertEventSchema = z
-  .object({
-    type: z.enum(['raised', 'changed', 'cleared']),
-    at: z.number(),
-    alert: AlertSchema,
-    /** A change that only folds another occurrence into a held alert (its count): not news, no new notice or audit row. */
-    repeat: z.boolean().optional(),
-  })
-  .strict();
-export type AlertEvent = z.infer<typeof AlertEventSchema>;
-
-export const BaselineSchema = z
-  .object({
-    model: z.string().min(1).max(200),
-    tokPerS: z.number().positive(),
-    source: z.enum(['manual', 'benchmark']),
-    setAt: z.number(),
-  })
-  .strict();
-export type Baseline = z.infer<typeof BaselineSchema>;
-
-const Empty = z.object({}).strict();
-
 export const telemetryInvokeChannels = {
   'telemetry.series': { input: SeriesQuerySchema, output: SeriesResultSchema },
   'cost.summary': { input: CostSummaryQuerySchema, output: CostSummarySchema },
-  'alerts.list': { input: Empty, output: z.object({ alerts: z.array(AlertSchema), baselines: z.array(BaselineSchema) }).strict() },
-  'alerts.setBaseline': {
-    input: z.object({ model: ModelNameSchema, tokPerS: z.number().positive().max(1e7) }).strict(),
-    output: BaselineSchema,
-  },
 } as const;
 
 export const telemetryEventChannels = {
   /** Every host's latest derived values, once per poll interval. */
   'telemetry.tick': TelemetryTickSchema,
-  /** An alert was raised, changed severity, or cleared. */
-  'alert.changed': AlertEventSchema,
 } as const;

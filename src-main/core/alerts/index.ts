@@ -12,3 +12,5 @@ export {
   type HostAlertSettings,
   type DiskThresholds,
 } from './settings.js';
+export { deliverAlertEvent, type AlertDeliveryDeps } from './alert-delivery.js';
+export { alertsChannels } from './channels.js';

@@ -59,6 +59,13 @@ export const AUDIT_EVENT_TYPES = [
   'alert.changed',
   'alert.cleared',
   'alerts.baseline.set',
+  'alert.acknowledged',
+  'alerts.silence.set',
+  'alerts.silence.ended',
+  'alerts.silence.expired',
+  // the parallelism advisor: a person turned a recommendation into a caps change, or rejected it
+  'advisor.applied',
+  'advisor.rejected',
   // bench: a run's start and its end state (RunState, less 'running')
   'bench.run.started',
   'bench.run.completed',

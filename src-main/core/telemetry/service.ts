@@ -9,7 +9,6 @@
 import {
   BaselineSchema,
   hostSeries,
-  type AlertEvent,
   serviceSeries,
   type CostSummary,
   type CostSummaryQuery,
@@ -18,14 +17,13 @@ import {
   type ProxyStats,
   type TelemetryTick,
 } from '../../../src-preload/contract/index.js';
-import { AlertEngine, alertTickFromValues, hostAlertSettingsOf, type AlertThresholds, type HostHealthAlertInput, type LogFailureInput } from '../alerts/index.js';
+import { AlertEngine, alertTickFromValues, deliverAlertEvent, hostAlertSettingsOf, type AlertThresholds, type HostHealthAlertInput, type LogFailureInput } from '../alerts/index.js';
 import { DisposableStore, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
 import { RollingCost, costShares, hostCost, spanFromRequestRow, windowUsage, type RequestSpan, type RequestSpanRow, type WindowCostSources } from '../cost/index.js';
 import type { Notices } from '../notify/index.js';
 import type { Store } from '../store/index.js';
-import { upstreamKey } from '../upstream/index.js';
 import { causeOf, hostValuesOf, type FleetReadings, type HostReadings, type HostValues } from './host-values.js';
 import { SeriesStore } from './series-store.js';
 
@@ -128,43 +126,6 @@ function restoreBaselines(alerts: AlertEngine, store: Store, logger: Logger): un
   return unreadable;
 }
 
-/**
- * Every raise, change and clear is audited and pushed; raises and real changes
- * go to the notification channels. A repeat (another log line or Xid folded
- * into a held alert) is pushed only: its count reaches the audit log with the
- * clear. Context lines (log text) never reach the audit row or a notice.
- */
-function onAlertEvent(event: AlertEvent, deps: TelemetryServiceDeps): void {
-  const { alert } = event;
-  if (!event.repeat) {
-    deps.store.audit.append({
-      type: `alert.${event.type}`,
-      actor: 'system',
-      target: alert.serviceId ? upstreamKey(alert.host, alert.serviceId) : alert.host,
-      payload: {
-        kind: alert.kind,
-        severity: alert.severity,
-        message: alert.message,
-        value: alert.value,
-        threshold: alert.threshold,
-        ...(alert.gpuIndex != null ? { gpuIndex: alert.gpuIndex } : {}),
-        ...(alert.count !== undefined ? { count: alert.count } : {}),
-        ...(alert.context !== undefined ? { contextLines: alert.context.length } : {}),
-      },
-    });
-  }
-  deps.emit('alert.changed', event);
-  if (event.type === 'cleared' || event.repeat) return;
-  deps.notices.notify({
-    key: `alert:${alert.id}`,
-    severity: alert.severity === 'critical' ? 'critical' : 'warning',
-    title: `${alert.host}: ${alert.kind.replaceAll('_', ' ')}`,
-    body: alert.command ? `${alert.message}. Run: ${alert.command}` : alert.message,
-    route: `hosts/${alert.host}`,
-    event: alert.severity === 'critical' ? 'alert.critical' : 'alert.warning',
-  });
-}
-
 export class TelemetryService implements Disposable {
   readonly series: SeriesStore;
   readonly alerts: AlertEngine;
@@ -184,7 +145,7 @@ export class TelemetryService implements Disposable {
     const alerts = (this.alerts = new AlertEngine(clock, deps.alertThresholds, settingsOf));
     this.disposables.add(alerts);
     this.unreadableBaselines = restoreBaselines(alerts, store, deps.logger);
-    this.disposables.add(alerts.onDidChange((event) => onAlertEvent(event, deps)));
+    this.disposables.add(alerts.onDidChange((event) => deliverAlertEvent(event, { audit: store.audit, notices: deps.notices, emit: deps.emit })));
     this.disposables.add(deps.fleet.onDidRound((state) => this.onRound(state)));
     if (deps.logFailures) this.disposables.add(deps.logFailures.onDidFindFailure((found) => alerts.observeLogFailure(found)));
 

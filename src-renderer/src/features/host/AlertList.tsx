@@ -2,7 +2,7 @@
 // run as text to copy (the console runs nothing); for a log failure or an
 // Xid, the lines it quotes, collapsed in a native <details> (focusable, opens
 // with Enter or Space).
-import type { Alert } from '../../../../src-preload/contract/telemetry.js';
+import type { Alert } from '../../../../src-preload/contract/alerts.js';
 import { CopyButton } from '../../components/CopyButton.js';
 import { alertKindLabel, alertSubject, contextKinds, showCount } from './alert-list-state.js';
 

@@ -5,8 +5,8 @@
 // connected to either transport; live ticks go to the charts without a render.
 import './host-view.css';
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { Alert } from '../../../../src-preload/contract/alerts.js';
 import type {
-  Alert,
   CostSummary,
   CostSummaryQuery,
   SeriesQuery,

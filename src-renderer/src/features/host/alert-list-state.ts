@@ -19,10 +19,17 @@ export function listWithEvents(listed: readonly Alert[], early: readonly AlertEv
 }
 
 const KIND_LABELS: Record<AlertKind, string> = {
-  throughput: 'Throughput',
+  throughput: 'Slower per sequence',
   kv_cache: 'KV cache',
   waiting_growing: 'Queue growing',
   host_stale: 'Telemetry stale',
+  service_down: 'Service down',
+  error_rate: 'Errors',
+  hanging_requests: 'Hanging requests',
+  ttft_slow: 'Slow first token',
+  queue_wait: 'Queue wait',
+  gpu_hot: 'GPU hot',
+  tunnel_flapping: 'Tunnel flapping',
   disk_low: 'Disk low',
   log_failure: 'Log failure',
   gpu_process_unknown: 'GPU process',

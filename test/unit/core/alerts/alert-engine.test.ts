@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../../src-main/core/base/index.js';
 import { AlertEngine, alertTickFromValues, type HostAlertTick } from '../../../../src-main/core/alerts/index.js';
-import type { AlertEvent } from '../../../../src-preload/contract/telemetry.js';
+import type { AlertEvent } from '../../../../src-preload/contract/alerts.js';
 
 function setup(thresholds = {}) {
   const clock = new FakeClock();
