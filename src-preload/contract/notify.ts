@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AlertSeriesSchema } from './alerts.js';
 
 export const NotificationSchema = z
   .object({
@@ -11,6 +12,8 @@ export const NotificationSchema = z
     event: z.enum(['approval.waiting', 'alert.critical', 'alert.warning', 'host.down', 'host.back', 'audit.verify-failed', 'budget.threshold', 'other']).optional(),
     at: z.number(),
     outcome: z.enum(['sent', 'suppressed-dnd', 'rate-limited', 'folded']),
+    /** The figure behind an alert over its recent past (a small chart where the channel can show one). */
+    series: AlertSeriesSchema.optional(),
   })
   .strict();
 export type ConsoleNotificationView = z.infer<typeof NotificationSchema>;

@@ -3,6 +3,7 @@
 // is on — but every event is kept in the in-app list, so nothing is lost, only
 // not shouted. Critical events bypass the per-key interval, not DND.
 import type { Clock } from '../base/index.js';
+import type { AlertSeries } from '../../../src-preload/contract/index.js';
 
 export type NotificationSeverity = 'info' | 'warning' | 'critical';
 
@@ -27,6 +28,8 @@ export interface NotificationInput {
   route: string;
   /** Routing class for outside channels; unset reads as `other`. */
   event?: NotifyEvent;
+  /** An alert's judged figure over its recent past: a small chart in the app, a text sparkline in outside channels. */
+  series?: AlertSeries;
 }
 
 export type DeliveryOutcome = 'sent' | 'suppressed-dnd' | 'rate-limited' | 'folded';
