@@ -10,6 +10,7 @@ import type { Store } from '../store/index.js';
 import { NotifyChannelRegistry } from './channel-registry.js';
 import { DeliveryLog } from './delivery-log.js';
 import { DeliveryDispatcher } from './dispatcher.js';
+import { fallbackNotice } from './fallback.js';
 import { NotifyErrorCode } from './errors.js';
 import { NotificationService } from './service.js';
 
@@ -68,5 +69,11 @@ export async function openConsoleNotifications(deps: ConsoleNotificationsDeps): 
     },
     deliveries,
   });
+  disposables.add(
+    outbound.onDidGiveUp((u) => {
+      logger.warn('outside channel gave up on a notice; shown in the app instead', { channel: u.channel.id, status: u.delivery.status, error: u.delivery.error });
+      notifications.notifyHere(fallbackNotice(u));
+    }),
+  );
   return { notifications, disposable: disposables };
 }

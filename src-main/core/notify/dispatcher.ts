@@ -5,7 +5,7 @@
 // exponential backoff with jitter. Every attempt is recorded, without URL or secret.
 // The secret and the destination rule are asked per attempt from the channel's
 // owner (the registry), which decides whose secret may go where.
-import { backoffDelayMs, type Clock } from '../base/index.js';
+import { backoffDelayMs, Emitter, type Clock } from '../base/index.js';
 import type { NotifyChannelConfig, NotifyDelivery } from '../../../src-preload/contract/notify.js';
 import { UndiciSender, type DestinationRule, type Sender } from './destination.js';
 import { NotifyErrorCode } from './errors.js';
@@ -40,6 +40,13 @@ export interface DeliveryDispatcherOptions {
 
 const RANK: Record<NotificationSeverity, number> = { info: 0, warning: 1, critical: 2 };
 
+/** A notice an outside channel could not deliver after its last attempt (or dropped when its queue overflowed). */
+export interface UndeliveredNotice {
+  readonly channel: Pick<NotifyChannelConfig, 'id' | 'kind'>;
+  readonly notice: ConsoleNotification;
+  readonly delivery: NotifyDelivery;
+}
+
 interface Job {
   channel: NotifyChannelConfig;
   n: ConsoleNotification;
@@ -53,6 +60,9 @@ export class DeliveryDispatcher {
   private readonly sentAt = new Map<string, number[]>();
   private readonly timers = new Set<{ dispose(): void }>();
   private disposed = false;
+  private readonly undelivered = new Emitter<UndeliveredNotice>();
+  /** A routed notice this channel gave up on (never a send-test: its caller has the answer). */
+  readonly onDidGiveUp = this.undelivered.on.bind(this.undelivered);
   private readonly ownSender: UndiciSender | null;
   private readonly send: Sender;
 
@@ -88,6 +98,7 @@ export class DeliveryDispatcher {
     for (const t of this.timers) t.dispose();
     this.timers.clear();
     this.queues.clear();
+    this.undelivered.dispose();
     await this.ownSender?.dispose();
   }
 
@@ -110,7 +121,7 @@ export class DeliveryDispatcher {
     while (q.length > bound) {
       const dropped = q.shift()!;
       const d = this.rec(dropped.channel, dropped.n, dropped.attempt, 'dropped-overflow', null, 'queue full', null);
-      dropped.resolve?.(d);
+      this.gaveUp(dropped, d);
     }
     this.queues.set(job.channel.id, q);
     this.pump(job.channel.id);
@@ -153,8 +164,7 @@ export class DeliveryDispatcher {
     const retryable = !final && (httpStatus === null || httpStatus === 429 || httpStatus >= 500);
     const max = this.o.maxAttempts ?? 5;
     if (!retryable || job.attempt >= max || this.disposed) {
-      const d = this.rec(c, n, job.attempt, 'failed', httpStatus, error, duration);
-      job.resolve?.(d);
+      this.gaveUp(job, this.rec(c, n, job.attempt, 'failed', httpStatus, error, duration));
       return;
     }
     this.rec(c, n, job.attempt, 'retrying', httpStatus, error, duration);
@@ -164,6 +174,15 @@ export class DeliveryDispatcher {
       this.enqueue({ ...job, attempt: job.attempt + 1 });
     }, delay);
     this.timers.add(timer);
+  }
+
+  private gaveUp(job: Job, d: NotifyDelivery): void {
+    if (job.resolve) {
+      job.resolve(d);
+      return;
+    }
+    if (this.disposed) return;
+    this.undelivered.fire({ channel: { id: job.channel.id, kind: job.channel.kind }, notice: job.n, delivery: d });
   }
 
   private rec(c: NotifyChannelConfig, n: ConsoleNotification, attempt: number, status: NotifyDelivery['status'], httpStatus: number | null, error: string | null, durationMs: number | null): NotifyDelivery {

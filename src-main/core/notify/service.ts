@@ -56,6 +56,11 @@ export class NotificationService implements Notices {
     }
   }
 
+  /** In the app and on the desktop only: what an outside channel failed to deliver (fallback.ts). */
+  notifyHere(input: NotificationInput): void {
+    this.deps.emit('notifications.notice', this.router.push(input));
+  }
+
   recent(limit: number): ConsoleNotification[] {
     return this.router.recent(limit);
   }
