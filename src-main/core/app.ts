@@ -27,7 +27,7 @@ import { FileSecretStore, secretsChannels } from './secrets/index.js';
 import { KeyValueTrustStore, MemoryPassphraseCache } from './ssh/index.js';
 import { auditChannels, openStore, scheduleAuditChecks, type Store } from './store/index.js';
 import { TelemetryService, telemetryChannels } from './telemetry/index.js';
-import { alertsChannels } from './alerts/index.js';
+import { AlertOps, alertsChannels } from './alerts/index.js';
 import { BudgetService, budgetChannels } from './budget/index.js';
 
 export interface AppOptions {
@@ -79,6 +79,8 @@ export interface App extends Disposable {
   readonly hosts: HostService;
   readonly proxy: ProxyService;
   readonly telemetry: TelemetryService;
+  /** The alert book: acknowledgements, silences, what pages, a shift's history. */
+  readonly alerts: AlertOps;
   readonly lifecycle: ConsoleLifecycle;
   readonly bench: ConsoleBench;
   readonly reports: ReportService;
@@ -156,7 +158,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       ...notifyChannels(s.notifications),
       ...secretsChannels(s.secrets, store.audit),
       ...telemetryChannels(telemetry),
-      ...alertsChannels({ list: () => telemetry.alerts.list(), listBaselines: () => telemetry.alerts.listBaselines(), setBaseline: (model, tokPerS, _concurrency, actor) => telemetry.setBaseline(model, tokPerS, 'manual', actor) }),
+      ...alertsChannels(s.alerts, { listBaselines: () => telemetry.alerts.listBaselines(), setBaseline: (model, tokPerS, _concurrency, actor) => telemetry.setBaseline(model, tokPerS, 'manual', actor) }),
       ...proxyChannels(s.proxy),
       ...lifecycleChannels(lifecycle),
       ...benchChannels(s.bench),
@@ -177,6 +179,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       hosts: s.hosts,
       proxy: s.proxy,
       telemetry,
+      alerts: s.alerts,
       lifecycle,
       bench: s.bench,
       reports: s.reports,
@@ -268,7 +271,7 @@ function buildFleet(g: Ground, config: ConfigService): { fleet: FleetService; of
 async function buildWork(
   g: Ground,
   d: { config: ConfigService; fleet: FleetService; offPrem: OffPremCounter; secrets: SecretStore; notifications: NotificationService },
-): Promise<Pick<Services, 'proxy' | 'budget' | 'telemetry' | 'lifecycle' | 'bench' | 'reports' | 'logs' | 'logFollows'>> {
+): Promise<Pick<Services, 'proxy' | 'budget' | 'telemetry' | 'alerts' | 'lifecycle' | 'bench' | 'reports' | 'logs' | 'logFollows'>> {
   const { options, clock, logger, emit, disposables, store } = g;
   const { config, fleet, offPrem, secrets, notifications } = d;
   const wakeEstimates = new StoredWakeEstimates({ db: store.db, targets: () => lifecycleTargets(config.current), fleet });
@@ -295,6 +298,10 @@ async function buildWork(
   const telemetry = disposables.add(
     new TelemetryService({ store, config, fleet, proxy, requests: requestWindows(store.db), notices: notifications, emit, clock, logger, startedAt: g.startedAt, alertThresholds: options.alertThresholds, budget, logFailures: logWatch }),
   );
+  // The alert book pages for the engine's alerts (acknowledged, silenced and grouped ones stay quiet).
+  const alerts = disposables.add(
+    new AlertOps({ source: telemetry.alerts, audit: store.audit, settings: store.settings, notices: notifications, emit, clock, logger: logger.child('alerts'), config: () => config.current }),
+  );
   const lifecycle = disposables.add(new ConsoleLifecycle({ store, config, fleet, proxy, notices: notifications, emit, clock, logger: logger.child('lifecycle'), offPrem }));
   const bench = disposables.add(new ConsoleBench({ store, config, fleet, proxy, baselines: telemetry, emit, clock, logger: logger.child('bench') }));
   const reports = createConsoleReport({
@@ -318,7 +325,7 @@ async function buildWork(
     home: g.home,
   });
   const logFollows = disposables.add(new LogFollowEvents({ logs, emit, clock }));
-  return { proxy, budget, telemetry, lifecycle, bench, reports, logs, logFollows };
+  return { proxy, budget, telemetry, alerts, lifecycle, bench, reports, logs, logFollows };
 }
 
 async function fileExists(file: string): Promise<boolean> {

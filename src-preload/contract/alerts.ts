@@ -291,3 +291,26 @@ export const alertsEventChannels = {
   /** The silences in force changed (set, ended, expired). */
   'alerts.silences': z.object({ silences: z.array(SilenceSchema) }).strict(),
 } as const;
+
+// ── one wording of an alert's figure (notice, CLI, list, report) ───────────
+
+function figure(v: number): string {
+  const a = Math.abs(v);
+  return a >= 100 || Number.isInteger(v) ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+
+/** "over 5 min", "over 90 s": the window an alert's figure is judged over; null for instant facts. */
+export function alertWindowText(windowMs: number | null | undefined): string | null {
+  if (windowMs == null) return null;
+  if (windowMs % 3_600_000 === 0) return `over ${windowMs / 3_600_000} h`;
+  if (windowMs >= 60_000) return `over ${figure(windowMs / 60_000)} min`;
+  return `over ${figure(windowMs / 1000)} s`;
+}
+
+/** "34.0 vs threshold 60 tok/s per sequence over 5 min": the figure against its threshold, unknown as "—" (never 0); null when the alert has neither. */
+export function alertFigureText(a: Pick<Alert, 'value' | 'threshold' | 'windowMs' | 'series'>): string | null {
+  if (a.value === null && a.threshold === null) return null;
+  const unit = a.series?.unit ? ` ${a.series.unit}` : '';
+  const window = alertWindowText(a.windowMs);
+  return `${a.value === null ? '—' : figure(a.value)} vs threshold ${a.threshold === null ? '—' : figure(a.threshold)}${unit}${window ? ` ${window}` : ''}`;
+}

@@ -1,10 +1,10 @@
 // What happens to an alert event: every raise, change and clear is audited
-// and pushed; raises and real changes go to the notification channels. A
+// and pushed; the alert book (alert-ops.ts) decides whether it pages. A
 // repeat (another log line or Xid folded into a held alert) is pushed only:
 // its count reaches the audit log with the clear. An annotation (acknowledged,
 // silenced) is pushed only: the person's change is audited where it is made.
 // Context lines (log text) never reach the audit row or a notice.
-import type { AlertEvent } from '../../../src-preload/contract/index.js';
+import { alertFigureText, type Alert, type AlertEvent } from '../../../src-preload/contract/index.js';
 import type { EventSink } from '../channel.js';
 import type { Notices } from '../notify/index.js';
 import type { AuditLog } from '../store/index.js';
@@ -16,37 +16,46 @@ export interface AlertDeliveryDeps {
   readonly emit: EventSink;
 }
 
-export function deliverAlertEvent(event: AlertEvent, deps: AlertDeliveryDeps): void {
+/** Audits and pushes `event` (its alert already annotated); sends its notice when `page` is true. */
+export function deliverAlertEvent(event: AlertEvent, deps: AlertDeliveryDeps, page: boolean): void {
   const { alert } = event;
-  if (event.type === 'annotated') {
-    deps.emit('alert.changed', event);
-    return;
-  }
-  if (!event.repeat) {
+  if (event.type !== 'annotated' && !event.repeat) {
     deps.audit.append({
       type: `alert.${event.type}`,
       actor: 'system',
       target: alert.serviceId ? upstreamKey(alert.host, alert.serviceId) : alert.host,
       payload: {
+        // The id, raise time, silence and incident let a shift's history pair a raise with its clear.
+        alertId: alert.id,
         kind: alert.kind,
         severity: alert.severity,
         message: alert.message,
         value: alert.value,
         threshold: alert.threshold,
+        raisedAt: alert.raisedAt,
         ...(alert.gpuIndex != null ? { gpuIndex: alert.gpuIndex } : {}),
         ...(alert.count !== undefined ? { count: alert.count } : {}),
         ...(alert.context !== undefined ? { contextLines: alert.context.length } : {}),
+        ...(alert.silencedBy ? { silencedBy: alert.silencedBy } : {}),
+        ...(alert.incident ? { incident: alert.incident } : {}),
       },
     });
   }
   deps.emit('alert.changed', event);
-  if (event.type === 'cleared' || event.repeat) return;
-  deps.notices.notify({
+  if (page) sendAlertNotice(alert, deps.notices);
+}
+
+/** The page: the message, the figure against its threshold over its window, the recent series, and where the console opens on it. */
+export function sendAlertNotice(alert: Alert, notices: Notices): void {
+  const figure = alertFigureText(alert);
+  const body = `${alert.message}${figure ? ` (${figure})` : ""}${alert.command ? `. Run: ${alert.command}` : ""}`;
+  notices.notify({
     key: `alert:${alert.id}`,
     severity: alert.severity === 'critical' ? 'critical' : 'warning',
     title: `${alert.host}: ${alert.kind.replaceAll('_', ' ')}`,
-    body: alert.command ? `${alert.message}. Run: ${alert.command}` : alert.message,
-    route: `hosts/${alert.host}`,
+    body,
+    route: alert.route ?? `hosts/${alert.host}`,
     event: alert.severity === 'critical' ? 'alert.critical' : 'alert.warning',
+    ...(alert.series ? { series: alert.series } : {}),
   });
 }

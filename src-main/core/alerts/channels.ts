@@ -1,35 +1,34 @@
 // Contract channels of the alerts capability (src-preload/contract/alerts.ts):
-// thin, each calling the alerts face it is given.
+// thin, each calling the alert book or the baselines it is given.
 import type { alertsInvokeChannels, Alert, AlertHistory, Baseline, Silence } from '../../../src-preload/contract/index.js';
-import { AppError, operatorActor } from '../base/index.js';
+import { operatorActor } from '../base/index.js';
 import type { HandlersFor } from '../channel.js';
-import { AlertsErrorCode } from './errors.js';
 
 type AlertsInput<K extends keyof typeof alertsInvokeChannels> = Parameters<HandlersFor<K>[K]>[0];
 
-/** What the channels call (the telemetry service's engine and the alert book satisfy it). */
-export interface AlertsFace {
+/** What people do about alerts (alert-ops.ts's AlertOps satisfies it). */
+export interface AlertBookFace {
   list(): Alert[];
+  silences(): Silence[];
+  ack(id: string, note: string | null, actor: string): Alert;
+  silence(input: AlertsInput<'alerts.silence'>, actor: string): Silence;
+  unsilence(id: string, actor: string): Silence;
+  history(query: AlertsInput<'alerts.history'>): AlertHistory;
+}
+
+/** The degradation rule's baselines (the telemetry service's engine keeps them). */
+export interface BaselinesFace {
   listBaselines(): Baseline[];
   setBaseline(model: string, tokPerS: number, concurrency: number, actor: string): Baseline;
-  silences?(): Silence[];
-  ack?(id: string, note: string | null, actor: string): Alert;
-  silence?(input: AlertsInput<'alerts.silence'>, actor: string): Silence;
-  unsilence?(id: string, actor: string): Silence;
-  history?(query: AlertsInput<'alerts.history'>): AlertHistory;
 }
 
-function missing(what: string): never {
-  throw new AppError(AlertsErrorCode.NOT_AVAILABLE, `${what} is not available in this console`);
-}
-
-export function alertsChannels(alerts: AlertsFace): HandlersFor<keyof typeof alertsInvokeChannels> {
+export function alertsChannels(book: AlertBookFace, baselines: BaselinesFace): HandlersFor<keyof typeof alertsInvokeChannels> {
   return {
-    'alerts.list': () => ({ alerts: alerts.list(), baselines: alerts.listBaselines(), silences: alerts.silences?.() ?? [] }),
-    'alerts.setBaseline': ({ model, tokPerS, concurrency }, ctx) => alerts.setBaseline(model, tokPerS, concurrency ?? 1, operatorActor(ctx.caller)),
-    'alerts.ack': ({ id, note }, ctx) => (alerts.ack ? alerts.ack(id, note ?? null, operatorActor(ctx.caller)) : missing('acknowledging alerts')),
-    'alerts.silence': (input, ctx) => (alerts.silence ? alerts.silence(input, operatorActor(ctx.caller)) : missing('silencing alerts')),
-    'alerts.unsilence': ({ id }, ctx) => (alerts.unsilence ? alerts.unsilence(id, operatorActor(ctx.caller)) : missing('ending silences')),
-    'alerts.history': (query) => (alerts.history ? alerts.history(query) : missing('alert history')),
+    'alerts.list': () => ({ alerts: book.list(), baselines: baselines.listBaselines(), silences: book.silences() }),
+    'alerts.setBaseline': ({ model, tokPerS, concurrency }, ctx) => baselines.setBaseline(model, tokPerS, concurrency ?? 1, operatorActor(ctx.caller)),
+    'alerts.ack': ({ id, note }, ctx) => book.ack(id, note ?? null, operatorActor(ctx.caller)),
+    'alerts.silence': (input, ctx) => book.silence(input, operatorActor(ctx.caller)),
+    'alerts.unsilence': ({ id }, ctx) => book.unsilence(id, operatorActor(ctx.caller)),
+    'alerts.history': (query) => book.history(query),
   };
 }

@@ -14,3 +14,8 @@ export {
 } from './settings.js';
 export { deliverAlertEvent, type AlertDeliveryDeps } from './alert-delivery.js';
 export { alertsChannels } from './channels.js';
+// The alert book: acknowledgements, silences, what pages, a shift's history.
+export { AlertOps, checkScope, type AlertOpsDeps, type AlertSource, type HistoryQuery } from './alert-ops.js';
+export type { AlertBookFace, BaselinesFace } from './channels.js';
+export { SilenceBook, silenceMatches, MAX_SILENCES_IN_FORCE, SILENCES_SETTING, type SilencesChange } from './silences.js';
+export { alertHistoryFrom, handoverChangesFrom, changeSummary, DEFAULT_HISTORY_MS, HISTORY_LOOKBACK_MS, ALERT_ROW_PREFIXES, CHANGE_ROW_PREFIXES } from './history.js';
