@@ -117,6 +117,7 @@ const cut = (s: string): string => (s.length > SUMMARY_MAX_CHARS ? `${s.slice(0,
 
 function duration(ms: number | null): string {
   if (ms === null) return '?';
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
   return ms >= 3_600_000 ? `${(ms / 3_600_000).toFixed(1)} h` : `${Math.round(ms / 60_000)} min`;
 }
 
