@@ -93,13 +93,15 @@ export const UpstreamFiguresSchema = z
     latency: ProxyLatencySchema.optional(),
     /**
      * Answers to clients over the last `windowMs` (5 min): all of them, and those that failed on the
-     * upstream's side (5xx from the server or the proxy, the upstream refused or reset, a deadline).
-     * Client errors (4xx) and queue refusals are not failures of the server.
+     * upstream's side: any 5xx the client got (from the server, or the proxy's for it: refused or reset
+     * 502, deadline 504, tunnel down / draining / asleep 503), the line Prometheus draws with status=~"5..".
+     * Client errors (4xx), queue refusals (429) and clients that left (499) are not failures of the server.
      */
     errors: z.object({ windowMs: z.number().int().positive(), answered: z.number().int().nonnegative(), failed: z.number().int().nonnegative() }).strict().optional(),
     /**
      * Requests in flight on this upstream, longest silence first (at most 20): how long each has been
-     * in flight and since its last byte from the server (its arrival, before the first byte).
+     * in flight (since it was sent to the server; queue wait not included) and since its last byte from
+     * the server (since it was sent, before the first byte). Empty with none in flight.
      */
     stalled: z.array(z.object({ class: TrafficClassSchema, inFlightMs: z.number().nonnegative(), sinceByteMs: z.number().nonnegative() }).strict()).max(20).optional(),
   })

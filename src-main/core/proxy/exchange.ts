@@ -71,6 +71,10 @@ export class Exchange {
   failovers = 0;
   /** The Retry-After (s) its answer carried, kept for an idempotent twin's replay of a failed answer. */
   retryAfterS: number | null = null;
+  /** Monotonic ms when the request was sent to its upstream (its latest attempt); -1 before. */
+  sentAt = -1;
+  /** Monotonic ms of the last byte from the upstream (one clock read per chunk); -1 before the first. */
+  lastByteAt = -1;
   /** SSE headers went out before the upstream answered (keep-alives while queued). */
   committed = false;
   /** The answer on the wire is an SSE stream (so late errors go out as frames). */

@@ -1,9 +1,17 @@
 // The proxy's own /metrics in Prometheus text format (for an existing Grafana).
 import type { ProxyStats } from '../../../src-preload/contract/index.js';
 import { OFF_PREM_PURPOSES, type OffPremCounts } from '../base/index.js';
+import { CLASS_ORDER, type TrafficClass } from './classes.js';
+import type { InFlightView } from './in-flight.js';
 
 function esc(v: string): string {
   return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+/** What the server knows beside its snapshot: the hold budgets in force, and each upstream's requests in flight now. */
+export interface ProxyMetricsExtra {
+  holdBudgetMs?: Readonly<Record<TrafficClass, number>>;
+  inFlight?: ReadonlyMap<string, InFlightView>;
 }
 
 /** `offPrem`: the app's OffPremCounter counts; without them every purpose reads 0. */
@@ -12,6 +20,7 @@ export function renderProxyMetrics(
   answered: ReadonlyMap<string, number>,
   unstored: ReadonlyMap<string, number> = new Map(),
   offPrem: Readonly<Partial<OffPremCounts>> = {},
+  extra: ProxyMetricsExtra = {},
 ): string {
   const lines: string[] = [];
   const family = (name: string, type: 'counter' | 'gauge' | 'summary', help: string) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
@@ -59,5 +68,34 @@ export function renderProxyMetrics(
       }
     }
   }
+  renderAlertFigures(lines, family, extra);
   return lines.join('\n') + '\n';
+}
+
+type FamilyWriter = (name: string, type: 'counter' | 'gauge' | 'summary', help: string) => void;
+
+/**
+ * The figures the Prometheus alerting rules (resources/prometheus/) read beside the ones above: hold
+ * budgets (queue wait rule) and the silence and age of requests in flight (hanging rule). A class
+ * with nothing in flight has no silence or age: its series is left out, never written as 0.
+ */
+function renderAlertFigures(lines: string[], family: FamilyWriter, extra: ProxyMetricsExtra): void {
+  family('gpu_console_proxy_hold_budget_seconds', 'gauge', 'How long a request of the class may wait in the queue before it is refused (config proxy.holdBudgetMs).');
+  if (extra.holdBudgetMs) for (const cls of CLASS_ORDER) lines.push(`gpu_console_proxy_hold_budget_seconds{class="${cls}"} ${extra.holdBudgetMs[cls] / 1000}`);
+  const perClass = (name: string, help: string, pick: (c: NonNullable<InFlightView['byClass'][TrafficClass]>) => number) => {
+    family(name, 'gauge', help);
+    for (const [upstream, view] of extra.inFlight ?? []) {
+      for (const cls of CLASS_ORDER) {
+        const c = view.byClass[cls];
+        if (c !== undefined) lines.push(`${name}{upstream="${esc(upstream)}",class="${cls}"} ${pick(c) / 1000}`);
+      }
+    }
+  };
+  perClass('gpu_console_proxy_request_silence_seconds', 'Longest time since the last byte from the upstream among the requests in flight (since it was sent, before the first byte); absent with none in flight.', (c) => c.longestSilenceMs);
+  perClass('gpu_console_proxy_request_age_seconds', 'Longest time a request in flight has been with the upstream (queue wait not included); absent with none in flight.', (c) => c.longestInFlightMs);
+  perClass(
+    'gpu_console_proxy_silent_request_age_seconds',
+    'How long the request with the longest silence has been with the upstream (the hanging rule judges silence and age on this one request); absent with none in flight.',
+    (c) => c.silentInFlightMs,
+  );
 }

@@ -16,6 +16,8 @@ import { ProxyErrorCode, errorBody } from './errors.js';
 import { Exchange, wire, writeError } from './exchange.js';
 import { IdempotencyCache, type IdempotencyLimits, type IdempotencyUsage, type StoredAnswer } from './idempotency.js';
 import { LiveList } from './live-list.js';
+import { AnswerWindow, isUpstreamFailure } from './answer-window.js';
+import { inFlightView, type InFlightView } from './in-flight.js';
 import { renderProxyMetrics } from './metrics-text.js';
 import { PriorityPool, validateCaps, type DrainInfo, type PoolPolicy } from './pool.js';
 import type { ModelRegistry } from './registry.js';
@@ -78,6 +80,8 @@ export class ProxyServer implements Disposable {
   private registry: ModelRegistry;
   private readonly pools = new Map<string, PriorityPool>();
   private readonly stats = new Map<string, UpstreamStats>();
+  /** Answers per upstream over the last 5 min, and those that failed on its side (UpstreamFigures.errors). */
+  private readonly answers = new Map<string, AnswerWindow>();
   private readonly answered = new Map<string, number>();
   /**
    * Answers to clients that showed no valid token (and health/metrics scrapes), by endpoint and reason:
@@ -225,7 +229,14 @@ export class ProxyServer implements Disposable {
   }
 
   snapshot(): ProxyStats {
+    return this.figures(null);
+  }
+
+  /** The snapshot; `live`, when given, gets each upstream's in-flight view (what /metrics writes per class). */
+  private figures(live: Map<string, InFlightView> | null): ProxyStats {
     const now = this.clock.now();
+    const mono = this.mono();
+    const { holdBudgetMs } = this.env.settings;
     let inFlight = 0;
     let queued = 0;
     const upstreams = this.registry.upstreams.map((spec) => {
@@ -239,6 +250,8 @@ export class ProxyServer implements Disposable {
         const avail = this.options.resolver.resolve(spec);
         if (!avail.ok) state = avail.code === 'model_sleeping' ? 'sleeping' : 'down';
       }
+      const running = inFlightView(this.dispatchStage.runningOn(spec.key), mono);
+      live?.set(spec.key, running);
       return {
         upstream: spec.key,
         label: spec.label,
@@ -251,10 +264,12 @@ export class ProxyServer implements Disposable {
         inFlight: pool.inFlightTotal,
         queued: pool.queuedTotal,
         serviceMsEstimate: pool.serviceMsEstimate === null ? null : Math.round(pool.serviceMsEstimate),
-        classes: CLASS_ORDER.map((cls) => ({ class: cls, inFlight: pool.inFlightOf(cls), queued: pool.queuedOf(cls), ...st[cls].figures(now) })),
+        classes: CLASS_ORDER.map((cls) => ({ class: cls, inFlight: pool.inFlightOf(cls), queued: pool.queuedOf(cls), ...st[cls].figures(now), holdBudgetMs: holdBudgetMs[cls] })),
         weight: spec.weight,
         routed: this.router.routed(spec.key),
         failing: this.router.isFailing(spec.key),
+        errors: this.answers.get(spec.key)!.figures(now),
+        stalled: running.stalled,
       };
     });
     return {
@@ -328,9 +343,11 @@ export class ProxyServer implements Disposable {
     this.answeredTotal++;
     const counterKey = `${ex.upstream ?? 'none'}|${ex.cls ?? 'none'}|${ex.status}`;
     this.answered.set(counterKey, (this.answered.get(counterKey) ?? 0) + 1);
+    const at = this.clock.now();
+    // Counted with the same upstream and status as the counter above, so the console's error rate and Prometheus's agree.
+    if (ex.upstream !== null) this.answers.get(ex.upstream)?.record(at, isUpstreamFailure(ex.status));
     const st = ex.upstream && ex.cls ? this.stats.get(ex.upstream)?.[ex.cls] : undefined;
     if (st) {
-      const at = this.clock.now();
       if (ex.status < 400) {
         st.recordDone(at, ex.tokensOut);
         if (ex.ttftMs !== null) st.recordTtft(at, ex.ttftMs);
@@ -371,7 +388,10 @@ export class ProxyServer implements Disposable {
     if (endpoint === 'health') return sendJson(ex, 200, { status: 'ok', upstreams: this.registry.upstreams.length });
     if (endpoint === 'metrics') {
       ex.client = 'metrics';
-      return sendMetrics(ex, renderProxyMetrics(this.snapshot(), this.answered, this.unstored, this.options.offPrem?.counts()) + this.fleetMetrics());
+      const live = new Map<string, InFlightView>();
+      const stats = this.figures(live);
+      const extra = { holdBudgetMs: this.env.settings.holdBudgetMs, inFlight: live };
+      return sendMetrics(ex, renderProxyMetrics(stats, this.answered, this.unstored, this.options.offPrem?.counts(), extra) + this.fleetMetrics());
     }
     const cls = authorize(ex, req.headers, this.env.settings.anonymousLoopback, this.options.tokens);
     if (!cls.ok) return stop(ex, cls.error);
@@ -466,6 +486,7 @@ export class ProxyServer implements Disposable {
         const now = this.clock.now();
         this.stats.set(spec.key, perClass(() => new ClassStats(now)));
       }
+      if (!this.answers.has(spec.key)) this.answers.set(spec.key, new AnswerWindow());
     }
   }
 }

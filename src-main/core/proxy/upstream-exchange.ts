@@ -187,7 +187,10 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
     const ex = this.ex;
-    if (ex.ttftMs === null && this.phase !== 'refusal') ex.ttftMs = this.req.monotonic() - ex.t0;
+    // One clock read per chunk: the first byte's time, and the last byte's (the hanging rule's silence).
+    const t = this.req.monotonic();
+    ex.lastByteAt = t;
+    if (ex.ttftMs === null && this.phase !== 'refusal') ex.ttftMs = t - ex.t0;
     if (this.keep) {
       this.keptBytes += chunk.length;
       if (this.keptBytes <= MAX_USAGE_PARSE_BYTES) this.kept.push(chunk);

@@ -61,6 +61,8 @@ export class DispatchStage {
   ): Promise<DispatchOutcome> {
     let served = false;
     const running = this.runningList(spec.key);
+    // In flight from here (a failover's attempt starts its own clock): what the stalled-request figures read.
+    ex.sentAt = this.env.mono();
     const node = running.add(ex);
     try {
       if (ex.clientGone) return DONE_OUTCOME;
