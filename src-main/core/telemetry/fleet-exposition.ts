@@ -1,4 +1,4 @@
-import type { FleetSnapshot, HostView, ServiceView, TunnelState } from '../../../src-preload/contract/index.js';
+import type { FleetSnapshot, HostView, ServiceHealth, ServiceView, TunnelState } from '../../../src-preload/contract/index.js';
 
 // The fleet as Prometheus text (exposition format 0.0.4), for an existing
 // Prometheus / Grafana: hosts, GPUs, services and tunnels in Prometheus naming
@@ -23,6 +23,7 @@ export const FLEET_GPU_SERIES = {
 
 const TUNNEL_STATES: readonly TunnelState[] = ['idle', 'connecting', 'up', 'degraded', 'reconnecting', 'failed', 'closed'];
 const SLEEP_STATES = ['awake', 'asleep-1', 'asleep-2', 'unknown'] as const;
+const HEALTH_STATES: readonly ServiceHealth[] = ['ok', 'loading', 'down', 'unknown'];
 
 /** Every family, in output order, with its HELP text. All are gauges but COUNTERS. */
 const FAMILIES = {
@@ -39,6 +40,7 @@ const FAMILIES = {
   gpu_console_host_health_stale: 'Whether the last host health round failed (1); its figures are then left out.',
   gpu_console_host_disk_free_bytes: 'Disk space available to an unprivileged user on the filesystem of a watched path (df Available): / , a model cache, Docker\'s root.',
   gpu_console_host_disk_total_bytes: 'Size of the filesystem of a watched path.',
+  gpu_console_host_disk_low: "Whether the console judges the disk low (1) or not (0) against the host's own thresholds (alerts.disk, default 10 GiB / 10 %); absent while unknown.",
   gpu_console_host_memory_available_bytes: 'Host RAM available for new work (MemAvailable).',
   gpu_console_host_memory_total_bytes: 'Host RAM in all (MemTotal).',
   gpu_console_host_swap_used_bytes: 'Swap in use (SwapTotal - SwapFree).',
@@ -56,6 +58,7 @@ const FAMILIES = {
   gpu_console_gpu_ras_errors_total: 'AMD RAS error counts of the GPU (sum over its blocks), kind corrected or uncorrected.',
   gpu_console_gpu_xid_events: 'NVIDIA Xid events the console holds from the host\'s kernel log for the GPU (the newest 32 per host); absent while the kernel log cannot be read.',
   gpu_console_service_up: 'Whether the model service answers its health check (1) or not (0, also while it loads its model); absent while unknown.',
+  gpu_console_service_health: 'Health of the model service (one series per state; the current one is 1): ok, loading (answers that it loads its model), down, unknown.',
   gpu_console_service_figures_stale: 'Whether the last scrape of the service failed (1); its figures are then left out.',
   gpu_console_service_sleep_state: 'Sleep state of the model service (one series per state; the current one is 1).',
   gpu_console_service_requests_running: 'Requests the server is running now.',
@@ -124,6 +127,7 @@ function addHealth(out: Exposition, h: HostView): void {
       const labels = { host: h.label, kind: d.kind, path: d.path, mount: d.mount };
       out.add('gpu_console_host_disk_free_bytes', labels, d.freeBytes);
       out.add('gpu_console_host_disk_total_bytes', labels, d.totalBytes);
+      out.add('gpu_console_host_disk_low', labels, d.margin === 'low' ? 1 : d.margin === 'ok' ? 0 : null);
     }
     out.add('gpu_console_host_memory_available_bytes', host, hv.memAvailableBytes);
     out.add('gpu_console_host_memory_total_bytes', host, hv.memTotalBytes);
@@ -196,6 +200,7 @@ function addHost(out: Exposition, h: HostView): void {
 function addService(out: Exposition, h: HostView, s: ServiceView): void {
   const id = { host: h.label, service: s.id };
   out.add('gpu_console_service_up', { ...id, kind: s.kind, model: s.model }, s.health === 'ok' ? 1 : s.health === 'unknown' ? null : 0);
+  for (const state of HEALTH_STATES) out.add('gpu_console_service_health', { ...id, state }, s.health === state ? 1 : 0);
   out.add('gpu_console_service_figures_stale', id, s.stale ? 1 : 0);
   for (const state of SLEEP_STATES) out.add('gpu_console_service_sleep_state', { ...id, state }, s.sleep === state ? 1 : 0);
   if (!s.stale) {
