@@ -5,6 +5,7 @@ import { parsePort, parsePositiveInt, resolveDataDir } from './options.js';
 import { EXIT, UsageError, createOutput, shown, type Output } from './output.js';
 import { MAX_DEMO_HOSTS, demoFaultFlags, serve } from './serve.js';
 import { VERSION } from './version.js';
+import { alertsCommands } from './extra/alerts.js';
 import { benchCommands } from './extra/bench.js';
 import { demoFleetCommands } from './extra/demo-fleet.js';
 import { lifecycleCommands } from './extra/lifecycle.js';
@@ -15,7 +16,7 @@ import { secretsCommands } from './extra/secrets.js';
 import { sshCommands } from './extra/ssh.js';
 import type { CliCommand } from './extra/types.js';
 
-const EXTRA_COMMANDS: CliCommand[] = [...sshCommands, ...proxyCommands, ...secretsCommands, ...lifecycleCommands, ...logsCommands, ...benchCommands, ...reportCommands, ...demoFleetCommands];
+const EXTRA_COMMANDS: CliCommand[] = [...sshCommands, ...proxyCommands, ...secretsCommands, ...lifecycleCommands, ...logsCommands, ...benchCommands, ...reportCommands, ...alertsCommands, ...demoFleetCommands];
 
 function findExtra(command: string | undefined, rest: string[]): { cmd: CliCommand; args: string[] } | null {
   if (!command) return null;

@@ -108,13 +108,15 @@ export class AlertOps implements Disposable {
   }
 
   history(query: HistoryQuery): AlertHistory {
-    const toMs = query.toMs ?? this.deps.clock.now();
+    const now = this.deps.clock.now();
+    const toMs = query.toMs ?? now;
     const fromMs = query.fromMs ?? toMs - DEFAULT_HISTORY_MS;
     const { audit } = this.deps;
     const alertRows = audit.between({ fromMs: fromMs - HISTORY_LOOKBACK_MS, toMs, typePrefixes: ALERT_ROW_PREFIXES, limit: HISTORY_MAX_ROWS });
     const changeRows = audit.between({ fromMs, toMs, typePrefixes: CHANGE_ROW_PREFIXES, limit: HISTORY_MAX_ROWS });
     const onHost = (host: string | null) => query.host === undefined || host === query.host || (host ?? '').startsWith(`${query.host}/`);
-    const open = toMs >= this.deps.clock.now() ? this.list() : [];
+    // A window that reaches now includes what is open now (its raise may be older than the rows read).
+    const open = toMs >= now ? this.list() : [];
     const rows = alertRows.filter((r) => onHost(r.target));
     const { alerts, truncated } = alertHistoryFrom(rows, open.filter((a) => onHost(a.host)), fromMs, toMs, query.limit);
     const changes = handoverChangesFrom(changeRows, fromMs, toMs).filter((c) => onHost(c.target));
