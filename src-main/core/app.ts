@@ -158,7 +158,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       ...notifyChannels(s.notifications),
       ...secretsChannels(s.secrets, store.audit),
       ...telemetryChannels(telemetry),
-      ...alertsChannels(s.alerts, { listBaselines: () => telemetry.alerts.listBaselines(), setBaseline: (model, tokPerS, _concurrency, actor) => telemetry.setBaseline(model, tokPerS, 'manual', actor) }),
+      ...alertsChannels(s.alerts, { listBaselines: () => telemetry.alerts.listBaselines(), setBaseline: (model, tokPerS, concurrency, actor) => telemetry.setBaseline(model, tokPerS, 'manual', actor, { concurrency }) }),
       ...proxyChannels(s.proxy),
       ...lifecycleChannels(lifecycle),
       ...benchChannels(s.bench),

@@ -32,6 +32,8 @@ export interface GpuFaultInput {
   readonly retiredPagesPending: boolean | null;
   readonly throttleReasons: readonly string[] | null;
   readonly slowdownSinceMs: number | null;
+  /** The driver's critical temperature (AMD hwmon), for gpu_hot; absent or null when unknown. */
+  readonly temperatureCriticalC?: number | null;
 }
 
 export interface XidInput {

@@ -1,9 +1,13 @@
-// Alerts: degradation (throughput below a per-model baseline, KV cache nearly
-// full, waiting requests growing, stale hosts) sustained before raised; host
-// health, GPU faults and service log failures; raised / changed / cleared
-// events on an injected clock.
-export { AlertEngine, DEFAULT_ALERT_THRESHOLDS, type AlertThresholds, type LogFailureInput } from './alert-engine.js';
-export { alertTickFromValues, type HostAlertTick, type ServiceTick } from './alert-tick.js';
+// Alerts: degradation (per-sequence speed below the model's baseline at a
+// comparable load), what hurts users (a server down, failed answers, hanging
+// requests, slow first tokens, queue waits near the hold budget, hot GPUs, a
+// flapping SSH session), KV cache, waiting requests, stale hosts; host health,
+// GPU faults and service log failures; one incident per cause; raised /
+// changed / cleared events on an injected clock.
+export { AlertEngine, DEFAULT_ALERT_THRESHOLDS, type AlertThresholds, type AlertRulesSource, type LogFailureInput } from './alert-engine.js';
+export { alertTickFromValues, withReadings, type AlertHostReadings, type HostAlertTick, type ServiceTick, type ProxyTick, type GpuTick } from './alert-tick.js';
+export { DEFAULT_RULE_SETTINGS, type RuleSettings, type RuleName } from './rule-settings.js';
+export { perSequenceSpeed, expectedPerSeq } from './rules/degradation.js';
 export { diskIsLow, type HostHealthAlertInput } from './health-rules.js';
 export {
   hostAlertSettingsOf,

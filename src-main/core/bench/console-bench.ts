@@ -5,7 +5,7 @@
 // A run through the proxy gets its own token of the scenario's class, revoked
 // when the run ends, so the proxy's accounting shows it under that client.
 import { randomBytes } from 'node:crypto';
-import type { BenchRun, BenchScenario, Evaluation } from '../../../src-preload/contract/index.js';
+import type { BaselineLevel, BenchRun, BenchScenario, Evaluation } from '../../../src-preload/contract/index.js';
 import { AppError, DisposableStore, operatorActor, toAppError, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
@@ -29,7 +29,21 @@ export interface BenchProxyPort {
 
 /** Where a run's steady figure becomes the model's baseline (TelemetryService satisfies it). */
 export interface BaselineSink {
-  setBaseline(model: string, tokPerS: number, source: 'manual' | 'benchmark', actor: string): unknown;
+  setBaseline(model: string, tokPerS: number, source: 'manual' | 'benchmark', actor: string, opts?: { levels?: readonly BaselineLevel[] }): unknown;
+}
+
+/** Per-sequence speed by concurrency from a run's complete levels; the stability loop wins over a sweep level at the same concurrency. */
+export function perSequenceLevels(run: Pick<BenchRun, 'levels' | 'scenario'>): BaselineLevel[] {
+  const byConcurrency = new Map<number, BaselineLevel>();
+  const closed = (run.scenario?.mode ?? 'closed') === 'closed';
+  for (const l of run.levels) {
+    if (l.partial || l.outputTokPerS === null || !(l.outputTokPerS > 0)) continue;
+    const concurrency = l.phase === 'stability' ? (run.scenario?.stability?.concurrency ?? (closed ? l.level : null)) : closed ? l.level : null;
+    if (concurrency === null || !(concurrency >= 1)) continue;
+    if (l.phase !== 'stability' && byConcurrency.has(concurrency)) continue;
+    byConcurrency.set(concurrency, { concurrency, perSeqTokPerS: l.outputTokPerS / concurrency });
+  }
+  return [...byConcurrency.values()].sort((a, b) => a.concurrency - b.concurrency);
 }
 
 export interface ConsoleBenchDeps {
@@ -156,19 +170,24 @@ export class ConsoleBench implements Disposable {
   }
 
   /**
-   * Marks the run as the baseline of its model (and host): the steady figure — the stability loop when
-   * there is one, else the best complete level — feeds the degradation alerts.
+   * Marks the run as the baseline of its model (and host). The degradation rule compares
+   * per-sequence speed at a comparable load, so every complete closed-loop level gives one
+   * (its output tok/s ÷ its concurrency), the stability loop its own; the aggregate shown is
+   * the stability loop's, else the best level's. An open-loop run's levels are arrival rates,
+   * not loads: only its stability loop (a concurrency) counts.
    */
   setBaseline(runId: string, caller: string): { runId: string; model: string; host: string | null; tokPerS: number; level: number } {
     const run = this.repo.getRun(runId);
-    const steady = run.levels.find((l) => l.phase === 'stability' && !l.partial && l.outputTokPerS !== null);
-    const best = [...run.levels].filter((l) => !l.partial && l.outputTokPerS !== null).sort((x, y) => y.outputTokPerS! - x.outputTokPerS!)[0];
+    const complete = run.levels.filter((l) => !l.partial && l.outputTokPerS !== null && l.outputTokPerS > 0);
+    const steady = complete.find((l) => l.phase === 'stability');
+    const best = [...complete].sort((x, y) => y.outputTokPerS! - x.outputTokPerS!)[0];
     const pick = steady ?? best;
-    if (!pick || !run.model) {
-      throw new AppError(BenchErrorCode.NO_BASELINE_FIGURE, 'this run has no complete level with a throughput figure, or no known model');
+    const levels = perSequenceLevels(run);
+    if (!pick || !run.model || levels.length === 0) {
+      throw new AppError(BenchErrorCode.NO_BASELINE_FIGURE, 'this run has no complete level with a throughput figure at a known concurrency, or no known model');
     }
     this.repo.markBaseline(run);
-    this.deps.baselines.setBaseline(run.model, pick.outputTokPerS!, 'benchmark', operatorActor(caller));
+    this.deps.baselines.setBaseline(run.model, pick.outputTokPerS!, 'benchmark', operatorActor(caller), { levels });
     return { runId, model: run.model, host: run.host, tokPerS: pick.outputTokPerS!, level: pick.level };
   }
 

@@ -4,7 +4,7 @@ import { aliasProblem, hostProblem, jumpHostProblem, pathProblem, unbracketHost,
 import { NotifyConfigSchema } from '../../../src-preload/contract/notify.js';
 import { LogSourceSchema } from './log-source.js';
 import { HealthConfigSchema } from './health-schema.js';
-import { AlertsConfigSchema, HostAlertsConfigSchema } from './alerts-schema.js';
+import { AlertsConfigSchema, HostAlertsConfigSchema, alertModelIssues } from './alerts-schema.js';
 import { upstreamKey } from '../upstream/index.js';
 import { intRange, ListenPortSchema, PortSchema } from './number-fields.js';
 import { ProxyConfigSchema, ProxyUpstreamConfigSchema } from './proxy-schema.js';
@@ -397,6 +397,7 @@ function crossFieldIssues(config: Config): { path: Path; message: string }[] {
     });
   });
   issues.push(...groupIssues(config, new Set(names.keys())));
+  issues.push(...alertModelIssues(config.alerts, new Set(config.hosts.flatMap((h) => h.services.map((s) => s.model.toLowerCase())))));
   return issues;
 }
 

@@ -1,4 +1,4 @@
-import { gpuSeries, hostSeries, serviceSeries, SERVER_FIGURES, type GpuFigure, type HostConnectionState, type ServerFigure } from '../../../src-preload/contract/index.js';
+import { gpuSeries, hostSeries, serviceSeries, SERVER_FIGURES, type GpuFigure, type HostConnectionState, type ServerFigure, type ServiceHealth } from '../../../src-preload/contract/index.js';
 import type { ServiceFigures } from './derive.js';
 import type { GpuReading, ServiceReading } from './readings.js';
 
@@ -33,6 +33,10 @@ export interface HostReadings {
     readonly stale: Cause | null;
     readonly figures: ServiceFigures | null;
     readonly reading: ServiceReading | null;
+    /** As the server answers it (the alert rules' service_down); absent when not known. */
+    readonly health?: ServiceHealth;
+    /** 1 or 2 while asleep on purpose, 0 awake, null unknown. */
+    readonly sleepLevel?: 0 | 1 | 2 | null;
   }[];
 }
 

@@ -9,6 +9,7 @@
 import {
   BaselineSchema,
   hostSeries,
+  type BaselineLevel,
   serviceSeries,
   type CostSummary,
   type CostSummaryQuery,
@@ -17,7 +18,7 @@ import {
   type ProxyStats,
   type TelemetryTick,
 } from '../../../src-preload/contract/index.js';
-import { AlertEngine, alertTickFromValues, hostAlertSettingsOf, type AlertThresholds, type HostHealthAlertInput, type LogFailureInput } from '../alerts/index.js';
+import { AlertEngine, alertTickFromValues, hostAlertSettingsOf, withReadings, type AlertThresholds, type HostAlertTick, type HostHealthAlertInput, type LogFailureInput } from '../alerts/index.js';
 import { DisposableStore, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
@@ -99,12 +100,16 @@ export function proxyValues(host: string, stats: ProxyStats, out: HostValues = {
   return out;
 }
 
-/** A host's telemetry is stale when its SSH session is not up or a scrape failed this tick. */
-function staleReasonOf(host: HostReadings): string | null {
+/**
+ * A host's telemetry is stale when its SSH session is not up or a scrape failed this tick.
+ * For the alerts (`forAlerts`), a service whose health is down is not the host's staleness:
+ * service_down says it, so a server that stops pages once, not also as a stale host.
+ */
+function staleReasonOf(host: HostReadings, forAlerts = false): string | null {
   const { state, lastError } = host.session;
   if (state !== 'connected') return `SSH ${state}${lastError ? `: ${lastError.code}` : ''}`;
   if (host.gpus.stale !== null) return causeOf(host.gpus.stale);
-  const stale = host.services.find((s) => s.stale !== null);
+  const stale = host.services.find((s) => s.stale !== null && !(forAlerts && s.health === 'down'));
   return stale?.stale ? `${stale.id}: ${causeOf(stale.stale)}` : null;
 }
 
@@ -142,7 +147,7 @@ export class TelemetryService implements Disposable {
     series.start();
     this.disposables.add(series);
     const settingsOf = (label: string) => hostAlertSettingsOf(config.current.hosts.find((h) => h.label === label)?.alerts, config.current.alerts);
-    const alerts = (this.alerts = new AlertEngine(clock, deps.alertThresholds, settingsOf));
+    const alerts = (this.alerts = new AlertEngine(clock, deps.alertThresholds, settingsOf, () => config.current));
     this.disposables.add(alerts);
     this.unreadableBaselines = restoreBaselines(alerts, store, deps.logger);
     // Alert events are annotated, audited, pushed and paged by the alert book (alerts/alert-ops.ts), built after this service.
@@ -193,6 +198,7 @@ export class TelemetryService implements Disposable {
     const modelOf = (label: string) => (serviceId: string) =>
       config.current.hosts.find((h) => h.label === label)?.services.find((s) => s.id === serviceId)?.model ?? null;
     const tick: TelemetryTick = { at: snapshot.at, hosts: [] };
+    const alertTicks: HostAlertTick[] = [];
     let proxy: ProxyStats | null = null;
     try {
       proxy = this.deps.proxy?.snapshot() ?? null;
@@ -214,16 +220,22 @@ export class TelemetryService implements Disposable {
       const staleReason = staleReasonOf(host);
       this.series.record(host.label, snapshot.at, values);
       tick.hosts.push({ host: host.label, staleReason, values });
+      alertTicks.push(withReadings(alertTickFromValues(host.label, staleReasonOf(host, true), values, modelOf(host.label)), host, proxy?.upstreams ?? []));
     }
-    this.alerts.observe(tick.hosts.map((h) => alertTickFromValues(h.host, h.staleReason, h.values, modelOf(h.host))));
+    this.alerts.observe(alertTicks);
     this.alerts.observeHealth(snapshot.hosts);
     this.deps.emit('telemetry.tick', tick);
   }
 
-  setBaseline(model: string, tokPerS: number, source: 'manual' | 'benchmark', actor: string): ReturnType<AlertEngine['setBaseline']> {
+  /**
+   * A model's baseline: a benchmark's per-sequence `levels`, or one level of a manual figure
+   * (`tokPerS` aggregate with `concurrency` requests running, default 1).
+   */
+  setBaseline(model: string, tokPerS: number, source: 'manual' | 'benchmark', actor: string, opts: { levels?: readonly BaselineLevel[]; concurrency?: number } = {}): ReturnType<AlertEngine['setBaseline']> {
+    const levels = opts.levels !== undefined && opts.levels.length > 0 ? [...opts.levels] : [{ concurrency: opts.concurrency ?? 1, perSeqTokPerS: tokPerS / (opts.concurrency ?? 1) }];
     // Audited first: a change the log cannot record is not made.
-    this.deps.store.audit.append({ type: 'alerts.baseline.set', actor, target: model, payload: { tokPerS, source } });
-    const baseline = this.alerts.setBaseline(model, tokPerS, source);
+    this.deps.store.audit.append({ type: 'alerts.baseline.set', actor, target: model, payload: { tokPerS, source, levels } });
+    const baseline = this.alerts.setBaseline(model, tokPerS, source, levels);
     this.deps.store.settings.set(BASELINES_SETTING, [...this.alerts.listBaselines(), ...this.unreadableBaselines]);
     return baseline;
   }

@@ -25,22 +25,28 @@ const svc = (p: Partial<HostAlertTick['services'][number]>): HostAlertTick => ({
 });
 
 describe('AlertEngine', () => {
-  it('throughput: warning at ≥30% below baseline sustained, critical at ≥50%, cleared after recovery', () => {
+  it('throughput: per-sequence speed ≥30% below the baseline over 60 busy s warns, ≥50% is critical, cleared after recovery', () => {
     const { engine, events, run } = setup();
-    engine.setBaseline('qwen', 100);
-    run(29, () => svc({ genTokPerS: 65 }));
-    expect(events).toEqual([]); // not yet sustained
-    run(2, () => svc({ genTokPerS: 65 }));
+    engine.setBaseline('qwen', 400, 'manual', undefined, 4); // 100 tok/s per sequence at c=4
+    run(59, () => svc({ genTokPerS: 260 })); // 4 × 65 tok/s
+    expect(events).toEqual([]); // fewer than 60 busy seconds: no verdict yet
+    run(2, () => svc({ genTokPerS: 260 }));
     expect(events.map((e) => [e.type, e.alert.severity])).toEqual([['raised', 'warning']]);
-    expect(events[0]!.alert).toMatchObject({ kind: 'throughput', host: 'h', serviceId: 'q', model: 'qwen', value: 65, threshold: 70 });
-    run(31, () => svc({ genTokPerS: 45 }));
+    expect(events[0]!.alert).toMatchObject({ kind: 'throughput', host: 'h', serviceId: 'q', model: 'qwen', value: 65, threshold: 70, windowMs: 300_000, route: 'hosts/h/q' });
+    expect(events[0]!.alert.series?.unit).toBe('tok/s per sequence');
+    run(50, () => svc({ genTokPerS: 180 })); // 45 per sequence: the 60 s mean crosses 50 % after 45 s
     expect(events.map((e) => [e.type, e.alert.severity])).toEqual([
       ['raised', 'warning'],
       ['changed', 'critical'],
     ]);
-    run(9, () => svc({ genTokPerS: 95 }));
-    expect(events).toHaveLength(2); // one good stretch shorter than clearMs does not clear
-    run(2, () => svc({ genTokPerS: 95 }));
+    run(35, () => svc({ genTokPerS: 380 }));
+    // the mean passes the warning band on its way up (≈10 s), is back above 70 after ~31 s, then clearMs (10 s) must pass
+    expect(events.map((e) => [e.type, e.alert.severity])).toEqual([
+      ['raised', 'warning'],
+      ['changed', 'critical'],
+      ['changed', 'warning'],
+    ]);
+    run(10, () => svc({ genTokPerS: 380 }));
     expect(events.at(-1)!.type).toBe('cleared');
     expect(engine.list()).toEqual([]);
   });
@@ -87,6 +93,6 @@ describe('AlertEngine', () => {
 
   it('reads alert input from telemetry tick values', () => {
     const t = alertTickFromValues('h', null, { 'svc.q.gen_tok_s': 50, 'svc.q.running': 2, 'svc.q.kv_pct': 12, 'gpu.0.util_pct': 90 }, () => 'qwen');
-    expect(t.services).toEqual([{ serviceId: 'q', model: 'qwen', genTokPerS: 50, running: 2, waiting: null, kvCachePct: 12 }]);
+    expect(t.services).toEqual([{ serviceId: 'q', model: 'qwen', genTokPerS: 50, running: 2, waiting: null, kvCachePct: 12, itlP50S: null }]);
   });
 });
