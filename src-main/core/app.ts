@@ -29,6 +29,7 @@ import { auditChannels, openStore, scheduleAuditChecks, type Store } from './sto
 import { TelemetryService, telemetryChannels } from './telemetry/index.js';
 import { AlertOps, alertsChannels } from './alerts/index.js';
 import { BudgetService, budgetChannels } from './budget/index.js';
+import { AdvisorService, advisorChannels, type AdvisorSettings } from './advisor/index.js';
 
 export interface AppOptions {
   mode: 'electron' | 'web';
@@ -60,6 +61,8 @@ export interface AppOptions {
   filePicker?: FilePicker | null;
   /** Overrides alert timing (tests: raise within seconds instead of a minute). */
   alertThresholds?: Partial<AlertThresholds>;
+  /** Overrides the parallelism advisor's window and thresholds (tests: judge within seconds instead of 15 minutes). */
+  advisorSettings?: Partial<AdvisorSettings>;
   /**
    * A core for one `gpu-console` command while no console runs: the same services, channels, rules and
    * audit rows, but no SSH session started and the proxy on a free loopback port.
@@ -118,6 +121,7 @@ interface Ground {
 type Services = Omit<App, 'channels' | 'attention' | 'openRoute' | 'info' | 'onEvent' | 'reloadConfig' | 'dispose'> & {
   imports: SshConfigImportService;
   budget: BudgetService;
+  advisor: AdvisorService;
   logFollows: LogFollowEvents;
   configFile: string;
   configSource: ConfigSource;
@@ -165,6 +169,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       ...reportChannels(s.reports),
       ...budgetChannels(s.budget),
       ...logsChannels(s.logs, s.logFollows),
+      ...advisorChannels(s.advisor),
     };
 
     if (!options.offline) {
@@ -271,13 +276,17 @@ function buildFleet(g: Ground, config: ConfigService): { fleet: FleetService; of
 async function buildWork(
   g: Ground,
   d: { config: ConfigService; fleet: FleetService; offPrem: OffPremCounter; secrets: SecretStore; notifications: NotificationService },
-): Promise<Pick<Services, 'proxy' | 'budget' | 'telemetry' | 'alerts' | 'lifecycle' | 'bench' | 'reports' | 'logs' | 'logFollows'>> {
+): Promise<Pick<Services, 'proxy' | 'budget' | 'advisor' | 'telemetry' | 'alerts' | 'lifecycle' | 'bench' | 'reports' | 'logs' | 'logFollows'>> {
   const { options, clock, logger, emit, disposables, store } = g;
   const { config, fleet, offPrem, secrets, notifications } = d;
   const wakeEstimates = new StoredWakeEstimates({ db: store.db, targets: () => lifecycleTargets(config.current), fleet });
   const wakePolicy = new StoredWakePolicy({ db: store.db, config: () => config.current, clock });
   const proxy = disposables.add(
     await ProxyService.start({ store, config, fleet, secrets, wakeEstimates, wakePolicy, emit, clock, logger: logger.child('proxy'), port: options.offline ? 0 : options.proxyPort, offPrem }),
+  );
+  // Recommendations only: it reads the proxy's answers and the fleet's rounds; a person applies its advice.
+  const advisor = disposables.add(
+    new AdvisorService({ proxy, fleet, settings: store.settings, audit: store.audit, emit, clock, logger: logger.child('advisor'), options: options.advisorSettings }),
   );
   const budget = disposables.add(new BudgetService({ settings: store.settings, audit: store.audit, config, fleet, notices: notifications, clock, logger: logger.child('budget') }));
   // The service's own upstream key is masked in its log lines besides the patterns every line gets.
@@ -325,7 +334,7 @@ async function buildWork(
     home: g.home,
   });
   const logFollows = disposables.add(new LogFollowEvents({ logs, emit, clock }));
-  return { proxy, budget, telemetry, alerts, lifecycle, bench, reports, logs, logFollows };
+  return { proxy, budget, advisor, telemetry, alerts, lifecycle, bench, reports, logs, logFollows };
 }
 
 async function fileExists(file: string): Promise<boolean> {

@@ -14,6 +14,7 @@ import { alertsEventChannels, alertsInvokeChannels } from './alerts.js';
 import { reportEventChannels, reportInvokeChannels } from './report.js';
 import { budgetInvokeChannels } from './budget.js';
 import { logsEventChannels, logsInvokeChannels } from './logs.js';
+import { advisorEventChannels, advisorInvokeChannels } from './advisor.js';
 
 // The one table of channels. Calls are `capability.verb`, events
 // `capability.noun`. Both bridges (Electron IPC and the web bridge) carry
@@ -67,6 +68,7 @@ export const invokeChannels = {
   ...reportInvokeChannels,
   ...budgetInvokeChannels,
   ...logsInvokeChannels,
+  ...advisorInvokeChannels,
 } as const;
 
 export const eventChannels = {
@@ -87,6 +89,7 @@ export const eventChannels = {
   ...benchEventChannels,
   ...reportEventChannels,
   ...logsEventChannels,
+  ...advisorEventChannels,
 } as const;
 
 export type InvokeChannels = typeof invokeChannels;

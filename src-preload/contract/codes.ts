@@ -108,3 +108,12 @@ export const AlertsErrorCode = {
   NOT_AVAILABLE: 'ALERTS_NOT_AVAILABLE',
 } as const;
 export type AlertsErrorCode = (typeof AlertsErrorCode)[keyof typeof AlertsErrorCode];
+
+/** Stable codes of the parallelism advisor (core/advisor); the renderer and the CLI match these, never a message. */
+export const AdvisorErrorCode = {
+  /** A recommendation id the advisor has not issued, or one already applied or rejected. */
+  UNKNOWN_RECOMMENDATION: 'ADVISOR_UNKNOWN_RECOMMENDATION',
+  /** The upstream's caps (or slots) changed since the recommendation was computed: it is dropped, never applied. */
+  STALE: 'ADVISOR_STALE',
+} as const;
+export type AdvisorErrorCode = (typeof AdvisorErrorCode)[keyof typeof AdvisorErrorCode];

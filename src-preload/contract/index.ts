@@ -18,4 +18,5 @@ export * from './secrets.js';
 export * from './report.js';
 export * from './budget.js';
 export * from './logs.js';
+export * from './advisor.js';
 export * from './tick-codec.js';
