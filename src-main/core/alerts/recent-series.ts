@@ -1,7 +1,7 @@
 // The recent points of each figure a rule judges, keyed by the alert id it
 // would raise, so an alert carries its own small chart: the readings' own
 // times, a gap as null (unknown is never 0), at most ALERT_SERIES_MAX_POINTS.
-// Points closer than the window ÷ the maximum fold into one (the latest wins),
+// Points within one bucket of the window ÷ the maximum fold into one (the newest known wins),
 // so a 5-minute window fits at a 1 s poll. A ring per figure: flat memory and
 // cheap on every tick.
 import { ALERT_SERIES_MAX_POINTS, type AlertSeries } from '../../../src-preload/contract/index.js';
@@ -12,6 +12,8 @@ class Ring {
   /** Index of the next write. */
   head = 0;
   size = 0;
+  /** The fold bucket of the newest point. */
+  private lastBucket = Number.NaN;
   constructor(
     readonly unit: string,
     readonly minGapMs: number,
@@ -20,9 +22,15 @@ class Ring {
   push(at: number, value: number | null): void {
     const v = value === null || !Number.isFinite(value) ? Number.NaN : value;
     const last = (this.head + ALERT_SERIES_MAX_POINTS - 1) % ALERT_SERIES_MAX_POINTS;
-    if (this.size > 0 && at - this.at[last]! < this.minGapMs) {
-      this.at[last] = at;
-      this.values[last] = v;
+    const bucket = this.minGapMs > 0 ? Math.floor(at / this.minGapMs) : at;
+    const same = this.size > 0 && bucket === this.lastBucket;
+    this.lastBucket = bucket;
+    if (same) {
+      // The newest known reading of the bucket stands; a bucket with none is a gap.
+      if (!Number.isNaN(v) || Number.isNaN(this.values[last]!)) {
+        this.at[last] = at;
+        this.values[last] = v;
+      }
       return;
     }
     this.at[this.head] = at;
