@@ -4,6 +4,7 @@
 // a core started for the command on the data dir), audited as
 // operator:<user>@cli. --json prints the contract's objects.
 import { alertFigureText, type Alert, type AlertHistory, type Silence } from '../../../src-preload/contract/index.js';
+import { upstreamKey } from '../../core/upstream/index.js';
 import { callConsole } from '../core-client.js';
 import { resolveDataDir } from '../options.js';
 import { EXIT, shown, type Output } from '../output.js';
@@ -18,7 +19,7 @@ function span(ms: number | null): string {
   return min < 60 ? `${min} min` : `${Math.floor(min / 60)} h ${min % 60} min`;
 }
 
-const where = (a: Pick<Alert, 'host' | 'serviceId'>): string => shown(a.serviceId ? `${a.host}/${a.serviceId}` : a.host);
+const where = (a: Pick<Alert, 'host' | 'serviceId'>): string => shown(a.serviceId ? upstreamKey(a.host, a.serviceId) : a.host);
 
 /** One alert: its severity, kind, where, since when, its message and figure, then who has it and what silences it. */
 export function alertLines(a: Alert, silences: readonly Silence[]): string[] {

@@ -1,6 +1,6 @@
 // The console's alerts for a view: loaded once, kept current by `alert.changed`.
 import { useEffect, useState } from 'react';
-import type { Alert, AlertEvent } from '../../../../src-preload/contract/index.js';
+import type { Alert, AlertEvent, Silence } from '../../../../src-preload/contract/index.js';
 import type { Transport } from '../../transport/index.js';
 import { applyAlertEvent, listWithEvents } from './alert-list-state.js';
 
@@ -32,4 +32,30 @@ export function useAlerts(transport: Transport): readonly Alert[] {
     };
   }, [transport]);
   return alerts;
+}
+
+/** The silences in force: loaded with the alerts, replaced by each `alerts.silences` event. Null transport: none. */
+export function useSilences(transport: Transport | null): readonly Silence[] {
+  const [silences, setSilences] = useState<readonly Silence[]>([]);
+  useEffect(() => {
+    if (transport === null) return;
+    let live = true;
+    let pushed = false;
+    const off = transport.on('alerts.silences', (event) => {
+      pushed = true;
+      setSilences(event.silences);
+    });
+    transport.invoke('alerts.list', {}).then(
+      (r) => {
+        // An event that came first is newer than this answer.
+        if (live && !pushed) setSilences(r.silences);
+      },
+      () => undefined,
+    );
+    return () => {
+      live = false;
+      off();
+    };
+  }, [transport]);
+  return silences;
 }
