@@ -191,18 +191,17 @@ export class AlertEngine implements Disposable {
   private apply(f: Finding, now: number, root?: string): void {
     const id = idOf(f.subject);
     if (f.point) this.series.push(id, f.point.unit, f.windowMs ?? DEFAULT_SERIES_WINDOW_MS, now, f.point.value);
-    const judgement = { sustainMs: f.sustainMs, clearMs: f.clearMs, windowMs: f.windowMs };
     if (root === undefined || root === id) {
-      this.tracks.step(f.subject, now, f.verdict, judgement);
+      this.tracks.step(f.subject, now, f.verdict, f, id);
       return;
     }
     if (this.tracks.active(id) === null) {
       // Not raised while its cause holds; a pending condition starts over afterwards.
-      this.tracks.step(f.subject, now, null, judgement);
+      this.tracks.step(f.subject, now, null, f, id);
       return;
     }
     this.tracks.group(id, root, now);
-    this.tracks.step(f.subject, now, f.verdict, { ...judgement, incident: root });
+    this.tracks.step(f.subject, now, f.verdict, { sustainMs: f.sustainMs, clearMs: f.clearMs, windowMs: f.windowMs, incident: root }, id);
   }
 
   private rulesOf(host: string, model: string | null): RuleSettings {

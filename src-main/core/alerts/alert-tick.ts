@@ -64,6 +64,17 @@ export interface HostAlertTick {
   gpus?: GpuTick[];
 }
 
+/** Parsed series names: the same few dozen names come every tick, so each is parsed once (bounded: cleared when it grows past any fleet's size). */
+const parsedNames = new Map<string, ReturnType<typeof parseSeriesName>>();
+function parsedName(k: string): ReturnType<typeof parseSeriesName> {
+  let p = parsedNames.get(k);
+  if (p === undefined) {
+    if (parsedNames.size > 50_000) parsedNames.clear();
+    parsedNames.set(k, (p = parseSeriesName(k)));
+  }
+  return p;
+}
+
 /** A telemetry tick (contract values) → alert input, reading `svc.<id>.*` and `gpu.<i>.temp_c` series names. */
 export function alertTickFromValues(
   host: string,
@@ -73,8 +84,8 @@ export function alertTickFromValues(
 ): HostAlertTick {
   const ids = new Set<string>();
   const gpus = new Set<number>();
-  for (const k of Object.keys(values)) {
-    const name = parseSeriesName(k);
+  for (const k in values) {
+    const name = parsedName(k);
     if (name?.scope === 'svc') ids.add(name.serviceId);
     else if (name?.scope === 'gpu' && name.figure === 'temp_c') gpus.add(name.index);
   }

@@ -88,9 +88,9 @@ export class AlertTracks {
     return out;
   }
 
-  step(subject: Subject, now: number, verdict: Verdict, j: Judgement): void {
+  /** `id`: the subject's id when the caller has it already (every rule on every tick: one string less). */
+  step(subject: Subject, now: number, verdict: Verdict, j: Judgement, id: string = idOf(subject)): void {
     if (verdict === 'unknown') return;
-    const id = idOf(subject);
     let t = this.tracks.get(id);
     if (t === undefined) {
       if (verdict === null) return;
@@ -115,9 +115,11 @@ export class AlertTracks {
     // Sustained critical → critical; sustained (any severity) → at least warning.
     const severity: AlertSeverity | null =
       t.criticalSince !== null && now - t.criticalSince >= j.sustainMs ? 'critical' : now - t.since >= j.sustainMs ? 'warning' : null;
+    if (severity === null && t.alert === null) return;
+    // Read only for a raised alert: a copy of its recent points on every tick of every rule would cost more than the rules.
     const series = this.series.read(id);
     if (severity === null) {
-      if (t.alert !== null) t.alert = { ...t.alert, message: verdict.message, value: verdict.value, updatedAt: now, ...(series ? { series } : {}) };
+      t.alert = { ...t.alert!, message: verdict.message, value: verdict.value, updatedAt: now, ...(series ? { series } : {}) };
       return;
     }
     if (t.alert === null) {

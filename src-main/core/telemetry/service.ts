@@ -114,6 +114,15 @@ function staleReasonOf(host: HostReadings, forAlerts = false): string | null {
 }
 
 /**
+ * One host's alert input for a round: its values, its SSH session, each service's health and
+ * sleep, the proxy's figures for its upstreams, its GPUs' critical temperatures. The scenario
+ * replayer (test/replay) feeds its traces through this same mapping.
+ */
+export function alertTickOf(host: TelemetryReadings['hosts'][number], values: HostValues, proxy: ProxyStats | null, modelOf: (serviceId: string) => string | null): HostAlertTick {
+  return withReadings(alertTickFromValues(host.label, staleReasonOf(host, true), values, modelOf), host, proxy?.upstreams ?? []);
+}
+
+/**
  * The baselines as stored, each keeping the time it was set. A row that cannot
  * be read is logged and handed back, so the next write keeps it as it was.
  */
@@ -220,7 +229,7 @@ export class TelemetryService implements Disposable {
       const staleReason = staleReasonOf(host);
       this.series.record(host.label, snapshot.at, values);
       tick.hosts.push({ host: host.label, staleReason, values });
-      alertTicks.push(withReadings(alertTickFromValues(host.label, staleReasonOf(host, true), values, modelOf(host.label)), host, proxy?.upstreams ?? []));
+      alertTicks.push(alertTickOf(host, values, proxy, modelOf(host.label)));
     }
     this.alerts.observe(alertTicks);
     this.alerts.observeHealth(snapshot.hosts);
