@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { DEFAULT_ALERT_THRESHOLDS, DEFAULT_HOST_ALERT_SETTINGS, DEFAULT_RULE_SETTINGS } from '../../src-main/core/alerts/index.js';
 import { CLASS_ORDER } from '../../src-main/core/proxy/classes.js';
 import { renderProxyMetrics } from '../../src-main/core/proxy/metrics-text.js';
 import { renderFleetExposition } from '../../src-main/core/telemetry/index.js';
@@ -123,6 +124,47 @@ describe('Prometheus alerting rules (resources/prometheus)', () => {
       expect(a.annotations?.summary, a.alert).toBeTruthy();
       expect(a.annotations?.description, a.alert).toBeTruthy();
       expect(a.annotations?.console_route, a.alert).toMatch(/^hosts(\/|$)/);
+    }
+  });
+
+  it("keep the console's default thresholds and sustain times (alerts/rule-settings.ts): a changed default fails here", () => {
+    const d = DEFAULT_RULE_SETTINGS;
+    const h = DEFAULT_HOST_ALERT_SETTINGS;
+    const frac = (pct: number) => String(Math.round((1 - pct / 100) * 100) / 100);
+    const min = (ms: number) => `${ms / 60_000}m`;
+    // Per alert: its `for:` (ms) and the pieces of its expression that carry the console's figures.
+    const expected: Record<string, { forMs: number; expr: string[] }> = {
+      GpuConsoleServiceDown: { forMs: d.service_down.sustainMs, expr: [] },
+      GpuConsoleKvCacheFull: { forMs: d.kv_cache.sustainMs, expr: [`> ${d.kv_cache.thresholdPct / 100}`] },
+      GpuConsoleWaitingGrowing: { forMs: d.waiting_growing.sustainMs, expr: [`offset ${min(d.waiting_growing.windowMs)}`, `[${min(d.waiting_growing.windowMs)}]`] },
+      GpuConsoleThroughputDegraded: { forMs: d.throughput.sustainMs, expr: [`${frac(d.throughput.warnBelowPct)} * gpu_console:baseline`, `${frac(d.throughput.criticalBelowPct)} * gpu_console:baseline`] },
+      GpuConsoleThroughputDegradedCritical: { forMs: d.throughput.sustainMs, expr: [`${frac(d.throughput.criticalBelowPct)} * gpu_console:baseline`] },
+      GpuConsoleErrorRate: { forMs: d.error_rate.sustainMs, expr: [`>= ${d.error_rate.thresholdPct} < ${d.error_rate.criticalPct}`, `[${min(300_000)}])) >= ${d.error_rate.minAnswers}`] },
+      GpuConsoleErrorRateCritical: { forMs: d.error_rate.sustainMs, expr: [`>= ${d.error_rate.criticalPct}\n`, `>= ${d.error_rate.minAnswers}`] },
+      GpuConsoleHangingRequests: { forMs: d.hanging_requests.sustainMs, expr: [`silence_seconds >= ${d.hanging_requests.silentMs / 1000}`, `silent_request_age_seconds >= ${d.hanging_requests.inFlightMs / 1000}`] },
+      GpuConsoleTtftSlow: { forMs: d.ttft_slow.sustainMs, expr: [`class="interactive"} > ${d.ttft_slow.targetsMs.interactive! / 1000}`, `>= ${d.ttft_slow.minRequests}`] },
+      GpuConsoleQueueWait: { forMs: d.queue_wait.sustainMs, expr: [`${d.queue_wait.sharePct / 100} * gpu_console_proxy_hold_budget_seconds`, `>= ${d.queue_wait.minRequests}`] },
+      GpuConsoleGpuHot: { forMs: d.gpu_hot.sustainMs, expr: [`>= ${d.gpu_hot.warnC}`] },
+      GpuConsoleGpuHotCritical: { forMs: d.gpu_hot.sustainMs, expr: [] },
+      GpuConsoleTunnelFlapping: { forMs: d.tunnel_flapping.sustainMs, expr: [`[${min(d.tunnel_flapping.windowMs)}]) >= ${d.tunnel_flapping.reconnects}`] },
+      GpuConsoleHostStale: { forMs: d.host_stale.sustainMs, expr: [] },
+      GpuConsoleGpuThrottled: { forMs: h.throttleAfterMs, expr: [] },
+      GpuConsoleDiskLow: { forMs: DEFAULT_ALERT_THRESHOLDS.healthSustainMs, expr: [] },
+      GpuConsoleGpuProcessUnknown: { forMs: DEFAULT_ALERT_THRESHOLDS.healthSustainMs, expr: [] },
+      GpuConsoleGpuEccErrors: { forMs: 0, expr: [`[${min(h.eventHoldMs)}]`] },
+      GpuConsoleHostRebooted: { forMs: 0, expr: [`[${min(h.eventHoldMs)}]`] },
+    };
+    const forMs = (f: string | undefined): number => {
+      if (f === undefined) return 0;
+      const m = /^(\d+)(s|m)$/.exec(f);
+      expect(m, `for: ${f}`).not.toBeNull();
+      return Number(m![1]) * (m![2] === 'm' ? 60_000 : 1000);
+    };
+    for (const [alert, want] of Object.entries(expected)) {
+      const rule = allRules.find((r) => r.alert === alert);
+      expect(rule, alert).toBeDefined();
+      expect(forMs(rule!.for), `${alert} for:`).toBe(want.forMs);
+      for (const piece of want.expr) expect(rule!.expr, alert).toContain(piece);
     }
   });
 });
