@@ -76,7 +76,8 @@ export function baseRuleSettings(t: LegacyThresholds): RuleSettings {
   const d = DEFAULT_RULE_SETTINGS;
   return {
     ...d,
-    throughput: { ...d.throughput, clearMs: t.clearMs, warnBelowPct: t.warnBelowFraction * 100, criticalBelowPct: t.criticalBelowFraction * 100 },
+    // The degradation rule's sustain is its busy window: the same 60 s by default, seconds in tests that shorten sustainMs.
+    throughput: { ...d.throughput, clearMs: t.clearMs, busyMs: t.sustainMs, warnBelowPct: t.warnBelowFraction * 100, criticalBelowPct: t.criticalBelowFraction * 100 },
     kv_cache: { ...d.kv_cache, sustainMs: t.sustainMs, clearMs: t.clearMs, thresholdPct: t.kvCachePct },
     waiting_growing: { ...d.waiting_growing, sustainMs: t.sustainMs, clearMs: t.clearMs, windowMs: t.waitingWindowMs },
     host_stale: { ...d.host_stale, sustainMs: t.staleAfterMs, clearMs: t.clearMs },

@@ -131,8 +131,11 @@ function restoreBaselines(alerts: AlertEngine, store: Store, logger: Logger): un
   const unreadable: unknown[] = [];
   for (const row of Array.isArray(rows) ? rows : []) {
     const b = BaselineSchema.safeParse(row);
-    if (b.success) alerts.restoreBaseline(b.data);
-    else {
+    if (b.success) {
+      alerts.restoreBaseline(b.data);
+      // Kept and listed, never compared: an aggregate at an unknown load says nothing about one sequence's speed.
+      if (b.data.levels === undefined) logger.warn('a stored baseline has no per-sequence levels: kept, not compared until it is set again', { model: b.data.model });
+    } else {
       unreadable.push(row);
       logger.warn('kept an unreadable stored baseline aside', { setting: BASELINES_SETTING, issue: b.error.issues[0]?.message ?? 'invalid' });
     }

@@ -57,8 +57,9 @@ describe('baselines over a console restart', () => {
     store = openStore({ file, clock });
     telemetry = startTelemetry(store, clock);
     expect(telemetry.alerts.listBaselines()).toEqual([
-      { model: 'qwen', tokPerS: 72.5, source: 'manual', setAt: T0 },
-      { model: 'coder', tokPerS: 40, source: 'benchmark', setAt: T0 + 5_000 },
+      // Issue #30: each keeps its per-sequence levels too (a manual figure is one level at concurrency 1 unless given).
+      { model: 'qwen', tokPerS: 72.5, source: 'manual', setAt: T0, levels: [{ concurrency: 1, perSeqTokPerS: 72.5 }] },
+      { model: 'coder', tokPerS: 40, source: 'benchmark', setAt: T0 + 5_000, levels: [{ concurrency: 1, perSeqTokPerS: 40 }] },
     ]);
 
     // A new baseline after the restart: the others keep their times on disk too.
@@ -88,7 +89,8 @@ describe('baselines over a console restart', () => {
     const logger: Logger = { ...silentLogger, warn: (msg: string) => void warnings.push(msg), child: () => logger };
     const telemetry = startTelemetry(store, clock, logger);
     expect(telemetry.alerts.listBaselines()).toEqual([{ model: 'coder', tokPerS: 40, source: 'manual', setAt: T0 - 1_000 }]);
-    expect(warnings).toEqual(['kept an unreadable stored baseline aside']);
+    // A row stored before per-sequence levels (issue #30) is kept and listed, and said to be not compared.
+    expect(warnings).toEqual(['kept an unreadable stored baseline aside', 'a stored baseline has no per-sequence levels: kept, not compared until it is set again']);
     telemetry.setBaseline('ocr', 10, 'manual', 'operator:test@cli');
     expect(store.settings.get<unknown[]>('alerts.baselines')).toContainEqual(odd);
     await telemetry.dispose();

@@ -26,7 +26,7 @@ const svc = (p: Partial<HostAlertTick['services'][number]>): HostAlertTick => ({
 
 describe('AlertEngine', () => {
   it('throughput: per-sequence speed ≥30% below the baseline over 60 busy s warns, ≥50% is critical, cleared after recovery', () => {
-    const { engine, events, run } = setup();
+    const { engine, events, run } = setup({ sustainMs: 60_000 }); // the busy window is the rule's sustain
     engine.setBaseline('qwen', 400, 'manual', undefined, 4); // 100 tok/s per sequence at c=4
     run(59, () => svc({ genTokPerS: 260 })); // 4 × 65 tok/s
     expect(events).toEqual([]); // fewer than 60 busy seconds: no verdict yet
