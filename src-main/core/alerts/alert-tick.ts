@@ -25,6 +25,8 @@ export interface ProxyClassTick {
 
 /** The proxy's figures for one upstream (the contract's UpstreamFigures satisfies it). */
 export interface ProxyTick {
+  /** `draining`: a lifecycle action (restart, sleep) holds admission while it runs; the server is down on purpose. */
+  readonly state?: string;
   readonly errors?: { readonly windowMs: number; readonly answered: number; readonly failed: number };
   readonly stalled?: readonly { readonly class: TrafficClass; readonly inFlightMs: number; readonly sinceByteMs: number }[];
   readonly classes: readonly ProxyClassTick[];

@@ -116,6 +116,15 @@ describe('rules for what hurts users', () => {
     expect(kinds().at(-1)).toEqual(['cleared', 'service_down', 'critical']);
   });
 
+  it('service_down: not while a lifecycle action drains the service (an approved restart); a restart that fails pages once the drain ends', () => {
+    const { run, kinds } = setup();
+    const failing = { classes: [], errors: { windowMs: 300_000, answered: 100, failed: 40 } };
+    run(120, () => host([svc({ health: 'down', proxy: { ...failing, state: 'draining' } })]));
+    expect(kinds()).toEqual([]);
+    run(20, () => host([svc({ health: 'down', proxy: { ...failing, state: 'down' } })]));
+    expect(kinds()).toEqual([['raised', 'service_down', 'critical']]);
+  });
+
   it('error_rate: over 5 % of at least 20 answers; a handful never pages; an absent window reads nothing', () => {
     const errors = (answered: number, failed: number) => ({ classes: [], errors: { windowMs: 300_000, answered, failed } });
     const a = setup();
