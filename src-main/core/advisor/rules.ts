@@ -37,7 +37,7 @@ export interface AdvisorSettings {
 export const DEFAULT_ADVISOR_SETTINGS: AdvisorSettings = {
   windowMs: 15 * 60_000,
   minRequests: 20,
-  minSamples: 10,
+  minSamples: 60,
   batchWaitMs: 5_000,
   interactiveWaitMs: 1_000,
   interactiveCalmMs: 250,

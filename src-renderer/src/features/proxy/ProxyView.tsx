@@ -2,6 +2,7 @@
 // model and where requests went, how each upstream's pools and queues are
 // doing, and the recent requests.
 import { useAppStore } from '../../app/app-context.js';
+import { AdvisorPanel } from '../advisor/AdvisorPanel.js';
 import { EndpointPanel } from './EndpointPanel.js';
 import { ModelsPanel } from './ModelsPanel.js';
 import { RequestsTable } from './RequestsTable.js';
@@ -24,6 +25,7 @@ export function ProxyView(): React.JSX.Element {
         <>
           <ModelsPanel />
           <UpstreamTable />
+          <AdvisorPanel />
           <div className="proxy-grid">
             <RequestsTable />
             <TokensPanel />
