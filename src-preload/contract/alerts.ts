@@ -307,10 +307,13 @@ export function alertWindowText(windowMs: number | null | undefined): string | n
   return `over ${figure(windowMs / 1000)} s`;
 }
 
-/** "34.0 vs threshold 60 tok/s per sequence over 5 min": the figure against its threshold, unknown as "—" (never 0); null when the alert has neither. */
+/**
+ * "34.0 vs threshold 60 tok/s per sequence over 5 min": the figure against its threshold, an unknown figure as "—"
+ * (never 0); null for an alert without a threshold (an Xid's number or a PID is no figure to compare).
+ */
 export function alertFigureText(a: Pick<Alert, 'value' | 'threshold' | 'windowMs' | 'series'>): string | null {
-  if (a.value === null && a.threshold === null) return null;
+  if (a.threshold === null) return null;
   const unit = a.series?.unit ? ` ${a.series.unit}` : '';
   const window = alertWindowText(a.windowMs);
-  return `${a.value === null ? '—' : figure(a.value)} vs threshold ${a.threshold === null ? '—' : figure(a.threshold)}${unit}${window ? ` ${window}` : ''}`;
+  return `${a.value === null ? '—' : figure(a.value)} vs threshold ${figure(a.threshold)}${unit}${window ? ` ${window}` : ''}`;
 }

@@ -95,13 +95,13 @@ function AlertMarks({ alert: a, silence }: { alert: Alert; silence: Silence | nu
   return (
     <div className="host-alerts__marks">
       {a.ack ? (
-        <span className="badge badge--info" data-testid="host-alert-ack">
+        <span className="host-alerts__mark" data-testid="host-alert-ack">
           acknowledged by {a.ack.by} at {formatTime(a.ack.at)}
           {a.ack.note ? `: ${a.ack.note}` : ''}
         </span>
       ) : null}
       {a.silencedBy ? (
-        <span className="badge badge--neutral" data-testid="host-alert-silenced">
+        <span className="host-alerts__mark host-alerts__mark--silenced" data-testid="host-alert-silenced">
           silenced{silence ? ` until ${formatTime(silence.until)} — ${silence.reason}` : ` (${a.silencedBy})`}
         </span>
       ) : null}
