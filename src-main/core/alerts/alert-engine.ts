@@ -184,15 +184,33 @@ export class AlertEngine implements Disposable {
       ...ttftFindings((part) => subject('ttft_slow', part), s, r.ttft_slow),
       ...queueWaitFindings((part) => subject('queue_wait', part), s, r.queue_wait),
     ];
-    for (const f of findings) this.apply(f, now, this.incidents.rootOf(h.host, s.serviceId, f.subject.kind, now));
+    // A lifecycle action draining the service (an approved restart or sleep) is not news: what it does to the
+    // figures meanwhile (queue waits, refused port) raises nothing new; the action's own audit and outcome say it.
+    const draining = s.proxy?.state === 'draining';
+    for (const f of findings) {
+      const root = this.incidents.rootOf(h.host, s.serviceId, f.subject.kind, now) ?? (f.subject.kind === 'service_down' ? this.logCause(h.host, s.serviceId) : undefined);
+      this.apply(f, now, root, draining);
+    }
   }
 
-  /** One finding through its track; a consequence of a root cause is not raised, and one already raised is tied to it. */
-  private apply(f: Finding, now: number, root?: string): void {
+  /**
+   * A critical failure in the service's log (CUDA OOM, a dead engine) is the cause of the server going
+   * down: it paged already and says why, so service_down is held while it is (its hold, 15 min).
+   */
+  private logCause(host: string, serviceId: string): string | undefined {
+    const id = idOf({ kind: 'log_failure', host, serviceId });
+    return this.tracks.active(id)?.severity === 'critical' ? id : undefined;
+  }
+
+  /**
+   * One finding through its track; a consequence of a root cause is not raised, and one already raised is
+   * tied to it. `held`: nothing new is raised (a drain), an alert already up is judged as usual.
+   */
+  private apply(f: Finding, now: number, root?: string, held = false): void {
     const id = idOf(f.subject);
     if (f.point) this.series.push(id, f.point.unit, f.windowMs ?? DEFAULT_SERIES_WINDOW_MS, now, f.point.value);
     if (root === undefined || root === id) {
-      this.tracks.step(f.subject, now, f.verdict, f, id);
+      this.tracks.step(f.subject, now, held && this.tracks.active(id) === null ? null : f.verdict, f, id);
       return;
     }
     if (this.tracks.active(id) === null) {
@@ -264,7 +282,9 @@ export class AlertEngine implements Disposable {
       model: null,
       context: found.context,
     };
-    this.tracks.event({ kind: 'log_failure', host: found.host, serviceId: found.serviceId }, now, cond, found.matched, this.settingsOf(found.host));
+    // A failure logged by a server already down (or on a host that is) belongs to that incident.
+    const root = this.incidents.rootOf(found.host, found.serviceId, 'log_failure', now);
+    this.tracks.event({ kind: 'log_failure', host: found.host, serviceId: found.serviceId }, now, cond, found.matched, this.settingsOf(found.host), root);
     this.tracks.expireEvents(now);
   }
 

@@ -1,7 +1,7 @@
 // One incident per cause. A host that is down (its SSH session not connected,
 // or its host_stale alert raised) is the root of every alert of its services;
-// a service that is down (health 'down' while its host is connected, its
-// service_down alert raised, or a lifecycle action draining it) is the root of its own other alerts (throughput,
+// a service that is down (health 'down' while its host is connected, or its
+// service_down alert raised) is the root of its own other alerts (throughput,
 // error rate, hanging requests, TTFT, queue wait…). While a root holds, and for
 // `holdMs` after it ends (the proxy's error window still counts the outage's
 // failures), a consequence is not raised; one raised before the root began is
@@ -31,8 +31,7 @@ export class Incidents {
     mark(this.hosts, h.host, hostDown, now);
     for (const s of h.services) {
       const id = idOf({ kind: 'service_down', host: h.host, serviceId: s.serviceId });
-      // A drain is a lifecycle action at work: what its restart does to the figures is its own, audited by lifecycle.
-      const down = (h.session === 'connected' && s.health === 'down' && s.asleep !== true) || s.proxy?.state === 'draining' || raised(id);
+      const down = (h.session === 'connected' && s.health === 'down' && s.asleep !== true) || raised(id);
       mark(this.services, `${h.host}/${s.serviceId}`, down, now);
     }
   }

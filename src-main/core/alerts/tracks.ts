@@ -133,12 +133,12 @@ export class AlertTracks {
   }
 
   /** An event-like alert: raised at once, held `eventHoldMs` past its last event, renewed once per `logFailureEveryMs`. */
-  event(subject: Subject, now: number, cond: Condition, occurrences: number, settings: HostAlertSettings): void {
+  event(subject: Subject, now: number, cond: Condition, occurrences: number, settings: HostAlertSettings, incident?: string): void {
     const id = idOf(subject);
     const t = this.tracks.get(id);
     const holdUntil = now + settings.eventHoldMs;
     if (t?.alert == null) {
-      const alert = { ...newAlert(id, subject, cond.severity, cond, now, { sustainMs: 0, clearMs: 0 }, undefined), count: occurrences, holdUntil };
+      const alert = { ...newAlert(id, subject, cond.severity, cond, now, { sustainMs: 0, clearMs: 0, ...(incident !== undefined ? { incident } : {}) }, undefined), count: occurrences, holdUntil };
       this.tracks.set(id, { ...subject, windowStart: now, since: now, criticalSince: null, absentSince: null, alert });
       this.emitter.fire({ type: 'raised', at: now, alert });
       return;

@@ -44,9 +44,11 @@ const notices = async () => (await core.call<{ notifications: ConsoleNotificatio
 const health = async () => (await core.call<FleetSnapshot>('fleet.snapshot', {})).hosts.find((h) => h.label === 'l20-poc')?.services.find((s) => s.id === 'qwen')?.health;
 
 it('a model server that stops while its host is up pages once (service_down, with its context) and clears when it answers again', async () => {
-  await until(async () => (await health()) === 'ok', { timeoutMs: 40_000, what: 'l20-poc/qwen healthy' });
-  expect(core.app.store.audit.list({ type: 'alert.raised', limit: 100 })).toEqual([]);
-  const noticesBefore = (await notices()).length;
+  await until(async () => (await health()) === 'ok', { timeoutMs: 60_000, what: 'l20-poc/qwen healthy' });
+  // What this test judges is l20-poc (on a loaded machine another host's scrape may time out).
+  const onHost = <T extends { target: string | null }>(rows: T[]) => rows.filter((r) => r.target?.startsWith('l20-poc') === true);
+  expect(onHost(core.app.store.audit.list({ type: 'alert.raised', limit: 100 }))).toEqual([]);
+  const killedAt = Date.now();
 
   const sim = demo.host('l20-poc').simulator('qwen');
   sim.setOomOnRestart(true);
@@ -57,7 +59,7 @@ it('a model server that stops while its host is up pages once (service_down, wit
       alert = (await alerts()).find((a) => a.id === 'service_down:l20-poc/qwen');
       return alert !== undefined;
     },
-    { timeoutMs: 40_000, intervalMs: 250, what: 'service_down on l20-poc/qwen' },
+    { timeoutMs: 60_000, intervalMs: 250, what: 'service_down on l20-poc/qwen' },
   );
   expect(alert).toMatchObject({ kind: 'service_down', severity: 'critical', host: 'l20-poc', serviceId: 'qwen', model: 'Qwen3.6-27B-FP8', route: 'hosts/l20-poc/qwen' });
   expect(alert!.incident).toBeUndefined();
@@ -65,10 +67,10 @@ it('a model server that stops while its host is up pages once (service_down, wit
 
   // A few more rounds down: still one alert, no stale host, no second page.
   await new Promise((r) => setTimeout(r, 4_000));
-  expect((await alerts()).map((a) => a.id)).toEqual(['service_down:l20-poc/qwen']);
-  const raised = core.app.store.audit.list({ type: 'alert.raised', limit: 100 });
+  expect((await alerts()).filter((a) => a.host === 'l20-poc').map((a) => a.id)).toEqual(['service_down:l20-poc/qwen']);
+  const raised = onHost(core.app.store.audit.list({ type: 'alert.raised', limit: 100 }));
   expect(raised.map((r) => [r.payload['kind'], r.target])).toEqual([['service_down', 'l20-poc/qwen']]);
-  const paged = (await notices()).slice(0, Math.max(0, (await notices()).length - noticesBefore)).filter((n) => n.event === 'alert.critical' || n.event === 'alert.warning');
+  const paged = (await notices()).filter((n) => n.at >= killedAt && (n.event === 'alert.critical' || n.event === 'alert.warning') && n.route.startsWith('hosts/l20-poc'));
   expect(paged).toHaveLength(1);
   expect(paged[0]).toMatchObject({ severity: 'critical', route: 'hosts/l20-poc/qwen' });
 
@@ -76,7 +78,7 @@ it('a model server that stops while its host is up pages once (service_down, wit
   sim.restart();
   await until(async () => (await alerts()).every((a) => a.id !== 'service_down:l20-poc/qwen'), { timeoutMs: 60_000, intervalMs: 250, what: 'service_down cleared' });
   expect(await health()).toBe('ok');
-  const cleared = core.app.store.audit.list({ type: 'alert.cleared', limit: 100 });
+  const cleared = onHost(core.app.store.audit.list({ type: 'alert.cleared', limit: 100 }));
   expect(cleared.map((r) => [r.payload['alertId'], r.target])).toEqual([['service_down:l20-poc/qwen', 'l20-poc/qwen']]);
   expect(core.app.store.audit.verify().ok).toBe(true);
 }, 150_000);

@@ -59,12 +59,12 @@ export class WaitingHistory {
 
 /**
  * The server's health fails while its host's SSH session is up (a host that is down is host_stale's).
- * Not while a lifecycle action drains it (the proxy holds admission for an approved restart or sleep,
- * audited by lifecycle): a restart that fails ends its drain, and then the server down pages.
+ * Not raised while a lifecycle action drains it (the engine holds what a drain does; alert-engine.ts):
+ * a restart that fails ends its drain, and then the server down pages.
  */
 export function serviceDownFinding(subject: Subject, host: HostAlertTick, s: ServiceTick, r: RuleSettings['service_down']): Finding {
   const base = { subject, sustainMs: r.sustainMs, clearMs: r.clearMs, windowMs: null };
-  if (!r.enabled || s.proxy?.state === 'draining') return { ...base, verdict: null };
+  if (!r.enabled) return { ...base, verdict: null };
   if (host.session !== 'connected' || s.health === undefined || s.health === 'unknown') return { ...base, verdict: 'unknown' };
   if (s.health !== 'down' || s.asleep === true) return { ...base, verdict: null };
   return {

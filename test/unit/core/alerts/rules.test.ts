@@ -119,8 +119,9 @@ describe('rules for what hurts users', () => {
   it('service_down: not while a lifecycle action drains the service (an approved restart); a restart that fails pages once the drain ends', () => {
     const { run, kinds } = setup();
     const failing = { classes: [], errors: { windowMs: 300_000, answered: 100, failed: 40 } };
-    run(120, () => host([svc({ health: 'down', proxy: { ...failing, state: 'draining' } })]));
-    expect(kinds()).toEqual([]);
+    const waiting = [{ class: 'interactive' as const, ttftP95Ms: 1_000, waitP95Ms: 25_000, requestsPerS: 1, holdBudgetMs: 30_000 }];
+    run(120, () => host([svc({ health: 'down', proxy: { ...failing, classes: waiting, state: 'draining' } })]));
+    expect(kinds()).toEqual([]); // nor the queue held through the drain
     run(20, () => host([svc({ health: 'down', proxy: { ...failing, state: 'down' } })]));
     expect(kinds()).toEqual([['raised', 'service_down', 'critical']]);
   });
@@ -216,6 +217,21 @@ describe('one incident per cause', () => {
       ['raised', 'ttft_slow:h/q#interactive', undefined],
       ['annotated', 'ttft_slow:h/q#interactive', 'service_down:h/q'],
       ['raised', 'service_down:h/q', undefined],
+    ]);
+  });
+
+  it('a server that dies of CUDA OOM pages once: the log failure first holds service_down; a failure logged after service_down belongs to it', () => {
+    const oom = { host: 'h', serviceId: 'q', matched: 2, kinds: ['cuda-oom' as const, 'engine-dead' as const], context: [] };
+    const a = setup();
+    a.engine.observeLogFailure(oom);
+    a.run(120, () => host([svc({ health: 'down' })]));
+    expect(a.events.filter((e) => e.type === 'raised').map((e) => [e.alert.id, e.alert.incident])).toEqual([['log_failure:h/q', undefined]]);
+    const b = setup();
+    b.run(20, () => host([svc({ health: 'down' })]));
+    b.engine.observeLogFailure(oom);
+    expect(b.events.filter((e) => e.type === 'raised').map((e) => [e.alert.id, e.alert.incident])).toEqual([
+      ['service_down:h/q', undefined],
+      ['log_failure:h/q', 'service_down:h/q'],
     ]);
   });
 });
