@@ -57,6 +57,9 @@ const EXCLUDED: Readonly<Record<string, string>> = {
 /** A name that reads like one of the above but is a read: fuzzed in full. */
 const SAFE_DESPITE_NAME: Readonly<Record<string, string>> = {
   'bench.export': 'renders a run as text in the answer; writes nothing',
+  // Both act only on an id the advisor issued (a hash of the advice); a derived id is unknown: ADVISOR_UNKNOWN_RECOMMENDATION.
+  'advisor.apply': 'acts only on a recommendation id the advisor issued; any other id is refused, nothing changes',
+  'advisor.reject': 'acts only on a recommendation id the advisor issued; any other id is refused, nothing is stored',
 };
 /** A channel added later with a name like these is held back until someone classifies it above. */
 const RISKY_NAME = /delete|remove|shutdown|quit|disconnect|reconnect|approve|propose|reject|trust|forget|export|apply|start|reload|revoke|grant|write|reset|wipe|secrets\.set/i;
