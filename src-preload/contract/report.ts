@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HostLabelSchema } from './primitives.js';
 import { BenchRunSchema, EvaluationSchema } from './bench.js';
+import { AlertHistoryEntrySchema, SilenceSchema } from './alerts.js';
 import { DecisionKindSchema } from './lifecycle.js';
 import { CostWindowFiguresSchema, EstimateSchema } from './telemetry.js';
 import { EvidenceHostStateSchema, EvidenceLogExcerptSchema } from './report-host.js';
@@ -21,10 +22,14 @@ export { EvidenceHostStateSchema, EvidenceLogExcerptSchema, type EvidenceHostSta
 // load, uptime and reboot, GPU processes and flags, GPU faults, each with its
 // own reading time), the `auto.disk.margin` gate, and the log lines around each
 // lifecycle action (`logExcerpts`) only when the operator asked for them.
+// Version 4 (issue #30 item 5): the alerts section's history (`alertHistory`:
+// each alert from raise to clear with its worst severity, duration, who
+// acknowledged it, the silence that covered it and its incident) and the
+// silences of the window, both from the audit log.
 
-export const EVIDENCE_SCHEMA_VERSION = 'gpu-console.evidence/3' as const;
+export const EVIDENCE_SCHEMA_VERSION = 'gpu-console.evidence/4' as const;
 /** Versions verification still reads (exports signed before a change are still checked). */
-export const EVIDENCE_SCHEMA_VERSIONS_READ = ['gpu-console.evidence/1', 'gpu-console.evidence/2', EVIDENCE_SCHEMA_VERSION] as const;
+export const EVIDENCE_SCHEMA_VERSIONS_READ = ['gpu-console.evidence/1', 'gpu-console.evidence/2', 'gpu-console.evidence/3', EVIDENCE_SCHEMA_VERSION] as const;
 export const MANIFEST_SCHEMA_VERSION = 'gpu-console.evidence-manifest/1' as const;
 /** SSHSIG namespace of every signature the console makes (`ssh-keygen -Y verify -n …`). */
 export const EVIDENCE_SIGNATURE_NAMESPACE = 'gpu-console-evidence' as const;
@@ -232,6 +237,17 @@ export const EvidenceAlertSchema = z
   .strict();
 export type EvidenceAlert = z.infer<typeof EvidenceAlertSchema>;
 
+/** The alerts of the window as a shift reads them (evidence/4), and the silences in force at some time in it. */
+export const EvidenceAlertHistorySchema = z
+  .object({
+    alerts: z.array(AlertHistoryEntrySchema),
+    silences: z.array(SilenceSchema),
+    /** True when the list was cut at its bound. */
+    truncated: z.boolean(),
+  })
+  .strict();
+export type EvidenceAlertHistory = z.infer<typeof EvidenceAlertHistorySchema>;
+
 // ── gates ─────────────────────────────────────────────────────────────────
 
 export const GateStatusSchema = z.enum(['pass', 'fail', 'pending', 'unverified']);
@@ -329,6 +345,8 @@ export const EvidenceSchema = z
       .strict()
       .nullable(),
     alerts: z.array(EvidenceAlertSchema).nullable(),
+    /** With the alerts section: each alert's duration, acknowledgement and silence, and the window's silences. */
+    alertHistory: EvidenceAlertHistorySchema.nullable(),
     /** Log lines around each lifecycle action; null unless the request asked for them (includeLogs). */
     logExcerpts: z.array(EvidenceLogExcerptSchema).nullable(),
     gates: z.array(GateSchema).nullable(),

@@ -3,7 +3,7 @@
 // it, the silence that covered it and its incident; and the changes made in
 // between, one line each. Summaries are built from known payload fields only
 // (never a whole payload), so nothing secret or long reaches a handover.
-import type { Alert, AlertHistoryEntry, AlertKind, AlertSeverity, HandoverChange } from '../../../src-preload/contract/index.js';
+import type { Alert, AlertHistoryEntry, AlertKind, AlertSeverity, HandoverChange, Silence } from '../../../src-preload/contract/index.js';
 import { AlertKindSchema } from '../../../src-preload/contract/index.js';
 import { scrubSecretText } from '../base/index.js';
 import type { AuditEvent } from '../store/index.js';
@@ -154,4 +154,40 @@ export function handoverChangesFrom(rows: readonly Row[], fromMs: number, toMs: 
   return rows
     .filter((r) => r.ts >= fromMs && r.ts < toMs && r.type !== 'lifecycle.step' && CHANGE_ROW_PREFIXES.some((p) => r.type.startsWith(p)))
     .map((r) => ({ seq: r.seq, at: r.ts, type: r.type, actor: r.actor, target: r.target, summary: changeSummary(r) }));
+}
+
+/**
+ * The silences as the audit log tells them (for a signed report, which reads only the log): each
+ * `alerts.silence.set` with its scope, reason and end, and the person who ended it early. Rows whose
+ * payload lacks a field are left out rather than guessed.
+ */
+export function silencesFromAudit(rows: readonly Row[]): Silence[] {
+  const byId = new Map<string, Silence>();
+  for (const r of rows) {
+    const p = r.payload;
+    const id = str(p.silenceId);
+    if (id === null) continue;
+    if (r.type === 'alerts.silence.set') {
+      const rule = p.rule === 'all' ? 'all' : AlertKindSchema.safeParse(p.rule);
+      const until = num(p.until);
+      if (until === null || (rule !== 'all' && !rule.success)) continue;
+      byId.set(id, {
+        id,
+        rule: rule === 'all' ? 'all' : rule.data!,
+        host: str(p.host),
+        serviceId: str(p.serviceId),
+        model: str(p.model),
+        reason: scrubSecretText(str(p.reason) ?? ''),
+        by: r.actor,
+        createdAt: r.ts,
+        until,
+        endedAt: null,
+        endedBy: null,
+      });
+    } else if (r.type === 'alerts.silence.ended') {
+      const s = byId.get(id);
+      if (s) Object.assign(s, { endedAt: r.ts, endedBy: r.actor });
+    }
+  }
+  return [...byId.values()];
 }

@@ -23,3 +23,4 @@ export { AlertOps, checkScope, type AlertOpsDeps, type AlertSource, type History
 export type { AlertBookFace, BaselinesFace } from './channels.js';
 export { SilenceBook, silenceMatches, MAX_SILENCES_IN_FORCE, SILENCES_SETTING, type SilencesChange } from './silences.js';
 export { alertHistoryFrom, handoverChangesFrom, changeSummary, DEFAULT_HISTORY_MS, HISTORY_LOOKBACK_MS, ALERT_ROW_PREFIXES, CHANGE_ROW_PREFIXES } from './history.js';
+export { silencesFromAudit } from './history.js';

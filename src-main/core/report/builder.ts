@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import {
   EVIDENCE_SCHEMA_VERSION,
   EvidenceSchema,
+  SILENCE_MAX_MS,
   type ActionView,
   type AuditCoverage,
   type BenchRun,
@@ -14,6 +15,7 @@ import {
   type Evidence,
   type EvidenceAction,
   type EvidenceAlert,
+  type EvidenceAlertHistory,
   type EvidenceChart,
   type EvidenceCost,
   type EvidenceHostState,
@@ -28,6 +30,7 @@ import {
   hostSeries,
   parseSeriesName,
 } from '../../../src-preload/contract/index.js';
+import { ALERT_ROW_PREFIXES, HISTORY_LOOKBACK_MS, alertHistoryFrom, silencesFromAudit } from '../alerts/index.js';
 import { AppError } from '../base/index.js';
 import type { AuditEvent } from '../store/index.js';
 import { ReportErrorCode, stopIfCancelled } from './errors.js';
@@ -135,6 +138,7 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
   }
 
   const alerts = want.has('alerts') ? alertEvents(src, fromMs, toMs, inHosts) : null;
+  const alertHistory = want.has('alerts') ? alertHistoryOf(src, fromMs, toMs, inHosts, labels) : null;
   // Log text only when the operator asked for it; never otherwise.
   const logs = request.includeLogs
     ? await logExcerpts(src.actions(fromMs, toMs).filter((a) => labels.includes(a.label)), src.serviceLogs, generatedAt, notes, src.signal)
@@ -163,6 +167,7 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
     cost,
     lifecycle,
     alerts,
+    alertHistory,
     logExcerpts: logs,
     charts: charts.map(capPoints),
     audit,
@@ -272,6 +277,23 @@ function benchmarkRuns(src: ReportSources, fromMs: number, toMs: number, labels:
     if (d.host === null || labels.includes(d.host)) notes.push(`Benchmark run ${d.id}${d.name ? ` (${d.name})` : ''} is damaged and left out: ${d.problem}.`);
   }
   return benchmarks;
+}
+
+/** A report's alert history is bounded like its other tables. */
+const MAX_HISTORY_ALERTS = 2000;
+
+/**
+ * The window's alerts as a shift reads them and the silences in force at some time in it, from the audit
+ * log alone (what the report's audit coverage vouches for): raises up to a day before the window pair
+ * with their clears in it; silences set up to their longest before it are found.
+ */
+function alertHistoryOf(src: ReportSources, fromMs: number, toMs: number, inHosts: (target: string | null) => boolean, labels: readonly string[]): EvidenceAlertHistory {
+  const rows = src.auditEvents(fromMs - HISTORY_LOOKBACK_MS, toMs, ALERT_ROW_PREFIXES).filter((e) => inHosts(e.target));
+  const { alerts, truncated } = alertHistoryFrom(rows, [], fromMs, toMs, MAX_HISTORY_ALERTS);
+  const silences = silencesFromAudit(src.auditEvents(fromMs - SILENCE_MAX_MS, toMs, ['alerts.silence.'])).filter(
+    (s) => s.createdAt < toMs && (s.endedAt ?? s.until) > fromMs && (s.host === null || labels.includes(s.host)),
+  );
+  return { alerts, silences, truncated };
 }
 
 /** Alerts raised, changed and cleared on the chosen hosts in the window, from the audit log. */

@@ -1,6 +1,7 @@
 // The report's sections about what ran and happened on the hosts:
 // benchmark runs, cost, lifecycle changes and alerts.
 import type { Evaluation, Evidence, EvidenceAction, EvidenceRun, Estimate, LevelResult } from '../../../src-preload/contract/index.js';
+import { alertHistoryBlocks } from './report-alert-history.js';
 import { isoUtc, num, numUpTo, seconds, duration, code, strong, dash, orDash, estimateText, figureValue, type Cell, type Block, type DocSection } from './report-blocks.js';
 
 function workload(l: LevelResult): string {
@@ -204,19 +205,24 @@ export function lifecycleSection(l: NonNullable<Evidence['lifecycle']>): DocSect
   };
 }
 
-export function alertsSection(alerts: NonNullable<Evidence['alerts']>): DocSection {
+export function alertsSection(alerts: NonNullable<Evidence['alerts']>, history: Evidence['alertHistory'] = null): DocSection {
   return {
     id: 'alerts',
     title: 'Alerts',
     pageBreak: false,
-    blocks: alerts.length
-      ? [
-          {
-            kind: 'table',
-            columns: [{ label: 'Seq', align: 'right' }, { label: 'Time' }, { label: 'Event' }, { label: 'Severity' }, { label: 'Kind' }, { label: 'Target' }, { label: 'Message' }],
-            rows: alerts.map((a) => [[String(a.seq)], [isoUtc(a.at)], [a.event], [a.severity], [a.kind], [orDash(a.target)], [orDash(a.message)]]),
-          },
-        ]
-      : [{ kind: 'p', content: ['No alerts in the window.'] }],
+    // evidence/4 leads with the history a shift reads; the raw events follow (older evidence has them alone).
+    blocks: history ? [...alertHistoryBlocks(history), { kind: 'heading', text: ['Alert events'] }, ...alertEventBlocks(alerts)] : alertEventBlocks(alerts),
   };
+}
+
+function alertEventBlocks(alerts: NonNullable<Evidence['alerts']>): Block[] {
+  return alerts.length
+    ? [
+        {
+          kind: 'table',
+          columns: [{ label: 'Seq', align: 'right' }, { label: 'Time' }, { label: 'Event' }, { label: 'Severity' }, { label: 'Kind' }, { label: 'Target' }, { label: 'Message' }],
+          rows: alerts.map((a) => [[String(a.seq)], [isoUtc(a.at)], [a.event], [a.severity], [a.kind], [orDash(a.target)], [orDash(a.message)]]),
+        },
+      ]
+    : [{ kind: 'p', content: ['No alerts in the window.'] }];
 }

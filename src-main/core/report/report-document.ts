@@ -146,7 +146,7 @@ export function buildReportDocument(e: Evidence, opts: { evidenceSha256: string 
   if (e.benchmarks !== null || e.trafficEvaluation !== null) sections.push(benchmarksSection(e.benchmarks, e.trafficEvaluation));
   if (e.cost !== null) sections.push(costSection(e.cost));
   if (e.lifecycle !== null) sections.push(lifecycleSection(e.lifecycle));
-  if (e.alerts !== null) sections.push(alertsSection(e.alerts));
+  if (e.alerts !== null) sections.push(alertsSection(e.alerts, e.alertHistory));
   if (e.logExcerpts !== null) sections.push(logExcerptsSection(e.logExcerpts));
   sections.push(auditSection(e.audit), notesSection(e.notes));
   const footer: Inline[][] = [

@@ -19,17 +19,21 @@ describe('published JSON Schemas', () => {
     });
   }
 
-  it('keeps the gpu-console.evidence/1 and /2 schemas published beside version 3 (exports signed before the changes still name them)', () => {
+  it('keeps the gpu-console.evidence/1, /2 and /3 schemas published beside version 4 (exports signed before the changes still name them)', () => {
     for (const v of [1, 2]) {
       const old = JSON.parse(readFileSync(join(dir, `gpu-console.evidence-${v}.schema.json`), 'utf8')) as { title: string; properties: Record<string, unknown> };
       expect(old.title).toBe(`gpu-console.evidence/${v}`);
       expect(old.properties.hostState).toBeUndefined();
     }
-    expect(publishedSchemas().map((s) => s.version)).toContain('gpu-console.evidence/3');
+    const v3 = JSON.parse(readFileSync(join(dir, 'gpu-console.evidence-3.schema.json'), 'utf8')) as { title: string; properties: Record<string, unknown> };
+    expect(v3.title).toBe('gpu-console.evidence/3');
+    expect(v3.properties.hostState).toBeDefined();
+    expect(v3.properties.alertHistory).toBeUndefined();
+    expect(publishedSchemas().map((s) => s.version)).toContain('gpu-console.evidence/4');
   });
 
   it('a real evidence object validates against the published evidence schema, and a broken one does not', () => {
-    const schema = JSON.parse(readFileSync(join(dir, 'gpu-console.evidence-3.schema.json'), 'utf8')) as object;
+    const schema = JSON.parse(readFileSync(join(dir, 'gpu-console.evidence-4.schema.json'), 'utf8')) as object;
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     const validate = ajv.compile(schema);
     const e = sampleEvidence();

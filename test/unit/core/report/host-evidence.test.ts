@@ -163,7 +163,7 @@ describe('host health in the evidence', () => {
   it("carries each host's health, processes and flags as read, with the reading time, and renders them in Markdown and HTML", async () => {
     const e = await buildEvidence(req(), sources({ l20: health([disk('root', '/', 8), disk('cache', '/home/ops/.cache/huggingface', 8)]) }));
     expect(EvidenceSchema.parse(e)).toEqual(e);
-    expect(e.schema).toBe('gpu-console.evidence/3');
+    expect(e.schema).toBe('gpu-console.evidence/4');
     expect(e.hostState![0]).toMatchObject({ host: 'l20', health: { atMs: READ_AT }, gpuProcesses: { atMs: READ_AT } });
     const md = renderMarkdown(e, { evidenceSha256: 'x'.repeat(64) });
     const section = md.slice(md.indexOf('## Host health at export'));

@@ -136,7 +136,7 @@ describe('renderHtml', () => {
       'seq 1391',
       SAMPLE_HEAD_HASH,
       'homelab-3090 has no price configured: its cost figures are unavailable.',
-      'Evidence id ev_01JX4Q8Z7K2M5N9P3R6T8V1W4Y · schema gpu-console.evidence/3 · evidence SHA-256 ' + SHA,
+      'Evidence id ev_01JX4Q8Z7K2M5N9P3R6T8V1W4Y · schema gpu-console.evidence/4 · evidence SHA-256 ' + SHA,
       'The digests of every file are in manifest.json.',
     ]) {
       expect(t, fact).toContain(fact);

@@ -173,7 +173,7 @@ describe('renderMarkdown', () => {
     const md = render();
     const footer = md.slice(md.lastIndexOf('\n---\n'));
     expect(footer).toContain('`ev_01JX4Q8Z7K2M5N9P3R6T8V1W4Y`');
-    expect(footer).toContain('`gpu-console.evidence/3`');
+    expect(footer).toContain('`gpu-console.evidence/4`');
     expect(footer).toContain(`\`${SHA}\``);
     expect(footer).toContain('The digests of every file are in manifest.json.');
   });

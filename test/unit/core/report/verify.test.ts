@@ -44,7 +44,7 @@ let coverage: AuditCoverage;
 
 function evidenceFor(audit: AuditCoverage, id = 'ev-0001'): Evidence {
   return {
-    schema: 'gpu-console.evidence/3',
+    schema: 'gpu-console.evidence/4',
     id,
     title: 'Acceptance evidence',
     generatedAt: 1_700_000_100_000,
@@ -63,6 +63,7 @@ function evidenceFor(audit: AuditCoverage, id = 'ev-0001'): Evidence {
     cost: null,
     lifecycle: null,
     alerts: null,
+    alertHistory: null,
     logExcerpts: null,
     gates: null,
     charts: [],
@@ -186,13 +187,19 @@ describe('verifyExport: a sound export', () => {
     // A file claiming an unknown version, or the current version with v1's cost rows, is not let through.
     writeExport({ evidence: { ...v1, schema: 'gpu-console.evidence/9' } as unknown as Evidence });
     expect(finding(await verify(exportDir), 'evidence')).toMatchObject({ ok: false });
-    writeExport({ evidence: { ...v1, schema: 'gpu-console.evidence/3' } as unknown as Evidence });
-    expect(finding(await verify(exportDir), 'evidence')!.detail).toContain('does not match gpu-console.evidence/3');
+    writeExport({ evidence: { ...v1, schema: 'gpu-console.evidence/4' } as unknown as Evidence });
+    expect(finding(await verify(exportDir), 'evidence')!.detail).toContain('does not match gpu-console.evidence/4');
   });
 
   it('still verifies an export written under gpu-console.evidence/2 (before host health and log excerpts)', async () => {
-    const { hostState: _h, logExcerpts: _l, ...v2 } = { ...evidenceFor(coverage, 'ev-old-2'), schema: 'gpu-console.evidence/2' };
+    const { hostState: _h, logExcerpts: _l, alertHistory: _a, ...v2 } = { ...evidenceFor(coverage, 'ev-old-2'), schema: 'gpu-console.evidence/2' };
     writeExport({ evidence: v2 as unknown as Evidence });
+    expect(failed(await verify(exportDir))).toEqual([]);
+  });
+
+  it('still verifies an export written under gpu-console.evidence/3 (before the alert history)', async () => {
+    const { alertHistory: _a, ...v3 } = { ...evidenceFor(coverage, 'ev-old-3'), schema: 'gpu-console.evidence/3' };
+    writeExport({ evidence: v3 as unknown as Evidence });
     expect(failed(await verify(exportDir))).toEqual([]);
   });
 
