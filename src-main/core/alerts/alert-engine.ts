@@ -1,6 +1,7 @@
 import type { Alert, AlertContextLine, AlertEvent, Baseline, BaselineLevel, LogFailureKind } from '../../../src-preload/contract/index.js';
 import { LogFailureKindSchema } from '../../../src-preload/contract/index.js';
 import { Emitter, type Clock, type Disposable } from '../base/index.js';
+import { upstreamKey } from '../upstream/index.js';
 import type { AlertsConfig, HostAlertsConfig } from '../config/index.js';
 import type { HostAlertTick, ServiceTick } from './alert-tick.js';
 import { healthRound, HostEventMemory, type HealthFinding, type HostHealthAlertInput } from './health-rules.js';
@@ -159,7 +160,7 @@ export class AlertEngine implements Disposable {
 
   private observeService(h: HostAlertTick, s: ServiceTick, now: number): void {
     const r = this.rulesOf(h.host, s.model);
-    const key = `${h.host}/${s.serviceId}`;
+    const key = upstreamKey(h.host, s.serviceId);
     let mem = this.serviceMemory.get(key);
     if (mem === undefined) this.serviceMemory.set(key, (mem = { degradation: new DegradationWindow(), waiting: new WaitingHistory() }));
     const subject = (kind: Subject['kind'], part?: string): Subject => ({ kind, host: h.host, serviceId: s.serviceId, ...(part !== undefined ? { part } : {}) });

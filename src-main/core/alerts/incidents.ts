@@ -7,6 +7,7 @@
 // failures), a consequence is not raised; one raised before the root began is
 // tied to it (`incident` = the root alert's id, an annotation: shown, never
 // paged). So a host going down pages once, not once per service.
+import { upstreamKey } from '../upstream/index.js';
 import type { HostAlertTick } from './alert-tick.js';
 import { idOf } from './tracks.js';
 
@@ -32,7 +33,7 @@ export class Incidents {
     for (const s of h.services) {
       const id = idOf({ kind: 'service_down', host: h.host, serviceId: s.serviceId });
       const down = (h.session === 'connected' && s.health === 'down' && s.asleep !== true) || raised(id);
-      mark(this.services, `${h.host}/${s.serviceId}`, down, now);
+      mark(this.services, upstreamKey(h.host, s.serviceId), down, now);
     }
   }
 
@@ -40,7 +41,7 @@ export class Incidents {
   rootOf(host: string, serviceId: string | null, kind: string, now: number): string | undefined {
     if (serviceId === null) return undefined;
     if (this.holds(this.hosts.get(host), now)) return idOf({ kind: 'host_stale', host, serviceId: null });
-    if (kind !== 'service_down' && this.holds(this.services.get(`${host}/${serviceId}`), now)) return idOf({ kind: 'service_down', host, serviceId });
+    if (kind !== 'service_down' && this.holds(this.services.get(upstreamKey(host, serviceId)), now)) return idOf({ kind: 'service_down', host, serviceId });
     return undefined;
   }
 

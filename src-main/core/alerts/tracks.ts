@@ -22,7 +22,7 @@ export interface Condition {
 }
 
 /** A condition, its absence, or no verdict this tick (neither raises nor clears). */
-export type Verdict = Condition | null | 'unknown';
+export type RuleVerdict = Condition | null | 'unknown';
 
 /** Who an alert is about: `part` tells apart several alerts of one kind on one host or service (a disk, a PID, a GPU, a class). */
 export interface Subject {
@@ -89,7 +89,7 @@ export class AlertTracks {
   }
 
   /** `id`: the subject's id when the caller has it already (every rule on every tick: one string less). */
-  step(subject: Subject, now: number, verdict: Verdict, j: Judgement, id: string = idOf(subject)): void {
+  step(subject: Subject, now: number, verdict: RuleVerdict, j: Judgement, id: string = idOf(subject)): void {
     if (verdict === 'unknown') return;
     let t = this.tracks.get(id);
     if (t === undefined) {

@@ -16,7 +16,7 @@
 import type { Baseline, BaselineLevel } from '../../../../src-preload/contract/index.js';
 import type { ServiceTick } from '../alert-tick.js';
 import type { RuleSettings } from '../rule-settings.js';
-import type { Verdict } from '../tracks.js';
+import type { RuleVerdict } from '../tracks.js';
 
 /** A tick longer than this after the previous one is a gap in the readings, not busy time. */
 const MAX_TICK_MS = 10_000;
@@ -91,7 +91,7 @@ export class DegradationWindow {
 }
 
 /** The verdict of the degradation rule for one service. */
-export function degradationVerdict(window: DegradationWindow, base: Baseline | undefined, s: ServiceTick, r: RuleSettings['throughput']): Verdict {
+export function degradationVerdict(window: DegradationWindow, base: Baseline | undefined, s: ServiceTick, r: RuleSettings['throughput']): RuleVerdict {
   // No baseline, or one stored before per-sequence levels (kept and shown, never guessed at): nothing to compare.
   if (base === undefined || base.levels === undefined || base.levels.length === 0) return null;
   const live = window.judge(r.busyMs);

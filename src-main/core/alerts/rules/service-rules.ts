@@ -5,12 +5,12 @@
 import type { AlertSeverity } from '../../../../src-preload/contract/index.js';
 import type { HostAlertTick, ProxyClassTick, ServiceTick } from '../alert-tick.js';
 import type { RuleSettings } from '../rule-settings.js';
-import type { Subject, Verdict } from '../tracks.js';
+import type { Subject, RuleVerdict } from '../tracks.js';
 
 /** One rule's verdict on one subject, and the point of its figure for the alert's series. */
 export interface Finding {
   subject: Subject;
-  verdict: Verdict;
+  verdict: RuleVerdict;
   sustainMs: number;
   clearMs: number;
   windowMs: number | null;
