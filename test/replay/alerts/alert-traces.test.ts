@@ -164,6 +164,8 @@ afterAll(() => {
   }
   const lines = ['rule               raised/expected  pages  worst latency  allowed (sustain + poll)'];
   for (const [rule, e] of byRule) lines.push(`${rule.padEnd(18)} ${`${e.raised}/${e.expected}`.padEnd(16)} ${String(e.pages).padEnd(6)} ${`${(e.worst / 1000).toFixed(0)} s`.padEnd(14)} ${(e.allowed / 1000).toFixed(0)} s`);
+  lines.push('', 'label              trace                                                      latency  pages');
+  for (const { r, l } of rows) lines.push(`${l.label.name.padEnd(18)} ${r.trace.slice(0, 58).padEnd(58)} ${l.latencyMs === null ? 'missed' : `${(l.latencyMs / 1000).toFixed(0)} s`.padEnd(8)} ${l.pages}`);
   const fa = results.reduce((n, r) => n + r.falseAlarms.length, 0);
   const ticks = results.reduce((n, r) => n + r.ticks, 0);
   lines.push(`false alarms: ${fa} over ${results.length} traces, ${ticks.toLocaleString('en')} ticks (the 24 h normal trace is in normal-day.test.ts)`);
