@@ -5,8 +5,11 @@
 // percentiles and shares the rules judge.
 import type { PoolCaps, TrafficClass } from '../../../src-preload/contract/index.js';
 
-/** Answers kept per upstream (at a few hundred per second, the newest of a 15-minute window). */
-export const MAX_ANSWERS = 50_000;
+/**
+ * Answers kept per upstream: a 15-minute window at 22 requests a second; busier upstreams are judged on
+ * their newest 20,000 answers (about 1 MB each at most).
+ */
+export const MAX_ANSWERS = 20_000;
 /** Rounds kept per upstream (15 minutes of 1 s rounds is 900). */
 export const MAX_ROUNDS = 4_096;
 
@@ -58,14 +61,14 @@ interface Answer {
   queueMs: number;
 }
 
-/** A bounded FIFO pruned by age. */
+/** A bounded FIFO pruned by age; over its bound it drops the oldest quarter at once (no shift per push). */
 class Ring<T extends { at: number }> {
   private items: T[] = [];
   constructor(private readonly max: number) {}
 
   push(item: T): void {
     this.items.push(item);
-    if (this.items.length > this.max) this.items.splice(0, this.items.length - this.max);
+    if (this.items.length > this.max + (this.max >> 2)) this.items.splice(0, this.items.length - this.max);
   }
 
   prune(since: number): void {
@@ -74,8 +77,10 @@ class Ring<T extends { at: number }> {
     if (drop > 0) this.items.splice(0, drop);
   }
 
+  /** The newest `max` items no older than `since`. */
   since(since: number): T[] {
-    return this.items.filter((x) => x.at >= since);
+    const kept = this.items.filter((x) => x.at >= since);
+    return kept.length > this.max ? kept.slice(kept.length - this.max) : kept;
   }
 
   get size(): number {

@@ -2,12 +2,12 @@
 // them, applied only by a person (a confirmation showing the exact caps change), or
 // rejected; when there is none, each upstream says why (balanced, not enough traffic…).
 import { useCallback, useEffect, useState } from 'react';
-import { AdvisorListSchema, type AdvisorList, type AdvisorVerdict, type Recommendation } from '../../../../src-preload/contract/index.js';
+import { AdvisorListSchema, type AdvisorList, type Recommendation } from '../../../../src-preload/contract/index.js';
 import { useServices } from '../../app/app-context.js';
 import { toContractError } from '../../transport/transport.js';
 import { ApplyAdviceDialog } from './ApplyAdviceDialog.js';
 import { RecommendationCard } from './RecommendationCard.js';
-import { VERDICT_WORDS, windowWords } from './advice-text.js';
+import { emptyReason, verdictLine, windowWords } from './advice-text.js';
 
 export function AdvisorPanel(): React.JSX.Element {
   const { transport } = useServices();
@@ -77,19 +77,4 @@ export function AdvisorPanel(): React.JSX.Element {
       ) : null}
     </section>
   );
-}
-
-/** The verdict in words, then its first reason (once, where the reason already says it). */
-function verdictLine(verdict: AdvisorVerdict, first: string): string {
-  const words = VERDICT_WORDS[verdict];
-  return first.startsWith(words) ? first : `${words}: ${first}`;
-}
-
-/** Why the list is empty, in the words of the upstreams' verdicts. */
-function emptyReason(list: AdvisorList): string {
-  const v = new Set(list.upstreams.map((u) => u.verdict));
-  if (list.upstreams.length === 0) return 'no upstream behind the proxy yet';
-  if (v.size === 1 && v.has('balanced')) return 'every upstream is balanced';
-  if (v.size === 1 && v.has('insufficient_traffic')) return `not enough traffic in the last ${windowWords(list.windowMs)}`;
-  return 'see each upstream below';
 }

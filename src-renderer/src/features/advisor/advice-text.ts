@@ -1,5 +1,5 @@
 // Words for the advisor panel: the caps fields an advice changes, and why an upstream has none.
-import type { AdvisorVerdict, PoolCaps } from '../../../../src-preload/contract/index.js';
+import type { AdvisorList, AdvisorVerdict, PoolCaps } from '../../../../src-preload/contract/index.js';
 
 export const CAPS_FIELDS: ReadonlyArray<{ key: keyof PoolCaps; label: string }> = [
   { key: 'reservedInteractive', label: 'Reserved for interactive' },
@@ -26,4 +26,19 @@ export const VERDICT_WORDS: Readonly<Record<AdvisorVerdict, string>> = {
 
 export function windowWords(ms: number): string {
   return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`;
+}
+
+/** The verdict in words, then its first reason (once, where the reason already says it). */
+export function verdictLine(verdict: AdvisorVerdict, first: string): string {
+  const words = VERDICT_WORDS[verdict];
+  return first.startsWith(words) ? first : `${words}: ${first}`;
+}
+
+/** Why the list is empty, in the words of the upstreams' verdicts. */
+export function emptyReason(list: AdvisorList): string {
+  const v = new Set(list.upstreams.map((u) => u.verdict));
+  if (list.upstreams.length === 0) return 'no upstream behind the proxy yet';
+  if (v.size === 1 && v.has('balanced')) return 'every upstream is balanced';
+  if (v.size === 1 && v.has('insufficient_traffic')) return `not enough traffic in the last ${windowWords(list.windowMs)}`;
+  return 'see each upstream below';
 }
