@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AlertOps } from '../../../src-main/core/alerts/index.js';
 import { Emitter, FakeClock, silentLogger } from '../../../src-main/core/base/index.js';
+import type { EventSink } from '../../../src-main/core/channel.js';
 import { ConfigService, ConfigSchema } from '../../../src-main/core/config/index.js';
 import type { LogFailureFound } from '../../../src-main/core/logs/index.js';
 import type { NotificationInput } from '../../../src-main/core/notify/index.js';
@@ -38,20 +40,24 @@ function world() {
   const failures = new Emitter<LogFailureFound>();
   const pushed: AlertEvent[] = [];
   const notices: NotificationInput[] = [];
+  const notify = { notify: (n: NotificationInput) => notices.push(n) };
+  const emit: EventSink = (channel, payload) => {
+    if (channel === 'alert.changed') pushed.push(AlertEventSchema.parse(payload));
+  };
   const telemetry = new TelemetryService({
     store,
     config,
     fleet: { onDidRound: (l) => rounds.on(l) },
     proxy: null,
     requests: requestWindows(store.db),
-    notices: { notify: (n) => notices.push(n) },
-    emit: (channel, payload) => {
-      if (channel === 'alert.changed') pushed.push(AlertEventSchema.parse(payload));
-    },
+    notices: notify,
+    emit,
     clock,
     logger: silentLogger,
     logFailures: { onDidFindFailure: (l) => failures.on(l) },
   });
+  // The alert book audits, pushes and pages the engine's events (as app.ts builds it after telemetry).
+  new AlertOps({ source: telemetry.alerts, audit: store.audit, settings: store.settings, notices: notify, emit, clock, logger: silentLogger, config: () => config.current });
   const round = (rebootedAtMs: number | null) =>
     rounds.fire({
       at: clock.now(),
