@@ -187,10 +187,10 @@ export class AlertEngine implements Disposable {
     ];
     // A lifecycle action draining the service (an approved restart or sleep) is not news: what it does to the
     // figures meanwhile (queue waits, refused port) raises nothing new; the action's own audit and outcome say it.
-    const draining = s.proxy?.state === 'draining';
     for (const f of findings) {
-      const root = this.incidents.rootOf(h.host, s.serviceId, f.subject.kind, now) ?? (f.subject.kind === 'service_down' ? this.logCause(h.host, s.serviceId) : undefined);
-      this.apply(f, now, root, draining);
+      const kind = f.subject.kind;
+      const root = this.incidents.rootOf(h.host, s.serviceId, kind, now) ?? (kind === 'service_down' ? this.logCause(h.host, s.serviceId) : undefined);
+      this.apply(f, now, root, this.incidents.drainHolds(h.host, s.serviceId, kind, now));
     }
   }
 

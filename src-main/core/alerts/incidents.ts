@@ -22,6 +22,8 @@ interface Root {
 export class Incidents {
   private readonly hosts = new Map<string, Root>();
   private readonly services = new Map<string, Root>();
+  /** Lifecycle drains (the proxy's upstream state `draining`): not a cause of alerts, a reason to raise nothing new. */
+  private readonly drains = new Map<string, Root>();
 
   constructor(private readonly holdMs: number = DEFAULT_INCIDENT_HOLD_MS) {}
 
@@ -34,7 +36,19 @@ export class Incidents {
       const id = idOf({ kind: 'service_down', host: h.host, serviceId: s.serviceId });
       const down = (h.session === 'connected' && s.health === 'down' && s.asleep !== true) || raised(id);
       mark(this.services, upstreamKey(h.host, s.serviceId), down, now);
+      if (s.proxy != null) mark(this.drains, upstreamKey(h.host, s.serviceId), s.proxy.state === 'draining', now);
     }
+  }
+
+  /**
+   * Whether a lifecycle action holds what the service's figures say: while it drains (an approved restart
+   * or sleep), and for `holdMs` after for the windowed figures (the proxy's error window counts the drain's
+   * refusals). service_down is held during the drain only: a restart that failed pages at once.
+   */
+  drainHolds(host: string, serviceId: string, kind: string, now: number): boolean {
+    const d = this.drains.get(upstreamKey(host, serviceId));
+    if (d === undefined) return false;
+    return d.endedAt === null || (kind !== 'service_down' && now - d.endedAt < this.holdMs);
   }
 
   /** The root alert id a service's alert of `kind` belongs to now; undefined when it is its own cause. */

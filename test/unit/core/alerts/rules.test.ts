@@ -124,6 +124,11 @@ describe('rules for what hurts users', () => {
     expect(kinds()).toEqual([]); // nor the queue held through the drain
     run(20, () => host([svc({ health: 'down', proxy: { ...failing, state: 'down' } })]));
     expect(kinds()).toEqual([['raised', 'service_down', 'critical']]);
+    // A restart that worked: the error window still counts the drain's refusals for a while; nothing pages for them.
+    const b = setup();
+    b.run(120, () => host([svc({ health: 'down', proxy: { ...failing, state: 'draining' } })]));
+    b.run(200, () => host([svc({ proxy: { ...failing, state: 'ready' } })]));
+    expect(b.kinds()).toEqual([]);
   });
 
   it('error_rate: over 5 % of at least 20 answers; a handful never pages; an absent window reads nothing', () => {
