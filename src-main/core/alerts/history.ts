@@ -12,8 +12,8 @@ import type { AuditEvent } from '../store/index.js';
 export const DEFAULT_HISTORY_MS = 12 * 3_600_000;
 /** Alert rows are read from this long before the window, so an alert raised earlier and cleared in it has its raise. */
 export const HISTORY_LOOKBACK_MS = 24 * 3_600_000;
-/** The audit prefixes a history reads. */
-export const ALERT_ROW_PREFIXES = ['alert.'] as const;
+/** The audit prefixes a history reads: the alerts' rows, and the silences set (whose `covers` name the alerts open then). */
+export const ALERT_ROW_PREFIXES = ['alert.', 'alerts.silence.set'] as const;
 export const CHANGE_ROW_PREFIXES = ['lifecycle.', 'proxy.caps.changed', 'alerts.silence.', 'alerts.baseline.set', 'advisor.'] as const;
 const SUMMARY_MAX_CHARS = 200;
 
@@ -59,6 +59,14 @@ export function alertHistoryFrom(rows: readonly Row[], open: readonly Alert[], f
   const current = new Map<string, AlertHistoryEntry>();
   const done: AlertHistoryEntry[] = [];
   for (const row of rows) {
+    if (row.type === 'alerts.silence.set') {
+      // A silence set on an open alert covered it even if it ended before the alert's next row.
+      for (const covered of Array.isArray(row.payload.covers) ? row.payload.covers : []) {
+        const entry = typeof covered === 'string' ? current.get(covered) : undefined;
+        if (entry && entry.silencedBy === null) entry.silencedBy = str(row.payload.silenceId);
+      }
+      continue;
+    }
     const id = alertIdOf(row);
     const kind = AlertKindSchema.safeParse(row.payload.kind);
     if (id === null) continue;

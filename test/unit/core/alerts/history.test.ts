@@ -49,6 +49,15 @@ describe('alert history from audit rows', () => {
     ]);
   });
 
+  it('a silence set while the alert was open names it, even when it ended before the alert\'s next row', () => {
+    const rows = [
+      row(1 * H, 'alert.raised', 'gpu-a', { alertId: 'gpu_hot:gpu-a#0', kind: 'gpu_hot', severity: 'warning', message: 'hot' }),
+      row(1.2 * H, 'alerts.silence.set', 'gpu-a', { silenceId: 'sil-9', rule: 'gpu_hot', host: 'gpu-a', covers: ['gpu_hot:gpu-a#0', 'other'] }, 'operator:ann@web'),
+      row(2 * H, 'alert.cleared', 'gpu-a', { alertId: 'gpu_hot:gpu-a#0', kind: 'gpu_hot', severity: 'warning', message: 'hot' }),
+    ];
+    expect(alertHistoryFrom(rows, [], 0, 3 * H, 10).alerts[0]!.silencedBy).toBe('sil-9');
+  });
+
   it('limit keeps the newest and says it cut', () => {
     const rows = Array.from({ length: 5 }, (_, i) => row(H + i, 'alert.raised', 'h', { alertId: `host_stale:h${i}`, kind: 'host_stale', severity: 'warning', message: 'm' }));
     const { alerts, truncated } = alertHistoryFrom(rows, [], 0, 2 * H, 2);
