@@ -29,14 +29,14 @@ function world() {
   at(25, 'alert.cleared', 'gpu-a/qwen', { alertId: 'throughput:gpu-a/qwen', kind: 'throughput', severity: 'warning', message: 'slower per sequence', raisedAt: T0 + 5 * MIN, silencedBy: 'sil-1' });
   at(40, 'alert.raised', 'gpu-a', { alertId: 'gpu_hot:gpu-a#0', kind: 'gpu_hot', severity: 'critical', message: 'GPU0 at 91 °C', raisedAt: T0 + 40 * MIN });
   at(45, 'alerts.silence.ended', 'gpu-a', { silenceId: 'sil-1', rule: 'throughput', until: T0 + 90 * MIN, endedAt: T0 + 45 * MIN }, 'operator:ann@web');
-  const sources: ReportSources = {
+  const sources = {
     now: () => T0 + 60 * MIN,
     actor: 'operator:alice@test',
     console: { version: '0.1.0', mode: 'web', demo: true },
     hosts: () => [{ label: 'gpu-a', pricePerHourUsd: null }],
     liveChecks: () => Promise.reject(new Error('not used')),
-    offlineInventory: (label) => ({ label, address: `ops@${label}:22`, jumpHost: null, connection: 'connected', liveError: null, hostKeyFingerprint: null, pricePerHourUsd: null, gpus: [], services: [] }),
-    auditEvents: (fromMs, toMs, prefixes) => store.audit.between({ fromMs, toMs, typePrefixes: prefixes ?? [], limit: 10_000 }),
+    offlineInventory: (label: string) => ({ label, address: `ops@${label}:22`, jumpHost: null, connection: 'connected', liveError: null, hostKeyFingerprint: null, pricePerHourUsd: null, gpus: [], services: [] }),
+    auditEvents: (fromMs: number, toMs: number, prefixes?: readonly string[]) => store.audit.between({ fromMs, toMs, typePrefixes: prefixes ?? [], limit: 10_000 }),
     auditCoverage: () => ({ fromSeq: null, toSeq: null, headSeq: null, headHash: null, chainVerified: true, chainProblem: null }),
     benchRuns: () => [],
     trafficEvaluation: () => ({ source: 'proxy', fromMs: T0, toMs: T0 + 60 * MIN, figures: [] }),
