@@ -3,10 +3,11 @@
 // then the silences in force at some time in the window, with who set them
 // and why. Text from outside (messages, reasons) goes into cells as text.
 import type { EvidenceAlertHistory, Silence } from '../../../src-preload/contract/index.js';
+import { upstreamKey } from '../upstream/index.js';
 import { duration, isoUtc, orDash, type Block } from './report-blocks.js';
 
 function scope(s: Silence): string {
-  const where = [s.host && s.serviceId ? `${s.host}/${s.serviceId}` : (s.host ?? (s.serviceId ? `service ${s.serviceId}` : null)), s.model ? `model ${s.model}` : null].filter((x) => x !== null);
+  const where = [s.host && s.serviceId ? upstreamKey(s.host, s.serviceId) : (s.host ?? (s.serviceId ? `service ${s.serviceId}` : null)), s.model ? `model ${s.model}` : null].filter((x) => x !== null);
   return `${s.rule === 'all' ? 'every rule' : s.rule} on ${where.length ? where.join(', ') : 'every host'}`;
 }
 
@@ -23,7 +24,7 @@ export function alertHistoryBlocks(h: EvidenceAlertHistory): Block[] {
         [a.durationMs === null ? 'still open' : duration(a.durationMs)],
         [a.severity],
         [a.kind],
-        [a.serviceId ? `${a.host}/${a.serviceId}` : a.host],
+        [a.serviceId ? upstreamKey(a.host, a.serviceId) : a.host],
         [orDash(a.message)],
         [a.ackBy ? `${a.ackBy} at ${isoUtc(a.ackAt)}` : orDash(null)],
         [orDash(a.silencedBy)],
