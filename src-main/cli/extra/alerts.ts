@@ -1,10 +1,12 @@
 // `gpu-console alerts …`: the open alerts, acknowledging one, silencing a rule
 // for a maintenance window, ending a silence, and a shift's history. Writes go
-// through the contract to the running console (or, for silences and history,
-// a core started for the command on the data dir), audited as
-// operator:<user>@cli. --json prints the contract's objects.
+// through the contract, audited as operator:<user>@cli: list and ack to the
+// running console (open alerts live there only); silences and the history to
+// it, or to a core started for the command on the data dir (they are stored).
+// --json prints the contract's objects.
 import { alertFigureText, type Alert, type AlertHistory, type Silence } from '../../../src-preload/contract/index.js';
 import { upstreamKey } from '../../core/upstream/index.js';
+import { callRunningConsole } from '../bridge-client.js';
 import { callConsole } from '../core-client.js';
 import { resolveDataDir } from '../options.js';
 import { EXIT, shown, type Output } from '../output.js';
@@ -65,7 +67,8 @@ async function run(a: AlertsArgs, output: Output): Promise<number> {
   };
   switch (a.verb) {
     case 'list': {
-      const r = await callConsole(dataDir, 'alerts.list', {}, { requireDatabase: true });
+      // Open alerts live in the running console only: without one, say so rather than print "none".
+      const r = await callRunningConsole(dataDir, 'alerts.list', {});
       print(r, () => [
         ...(r.alerts.length === 0 ? ['no open alerts'] : r.alerts.flatMap((x) => alertLines(x, r.silences))),
         ...(r.silences.length === 0 ? [] : ['silences in force', ...r.silences.map((s) => `  ${silenceLine(s)}`)]),
@@ -73,7 +76,7 @@ async function run(a: AlertsArgs, output: Output): Promise<number> {
       return EXIT.OK;
     }
     case 'ack': {
-      const r = await callConsole(dataDir, 'alerts.ack', { id: a.id, ...(a.note !== undefined ? { note: a.note } : {}) });
+      const r = await callRunningConsole(dataDir, 'alerts.ack', { id: a.id, ...(a.note !== undefined ? { note: a.note } : {}) });
       print(r, () => alertLines(r, []));
       return EXIT.OK;
     }
@@ -104,8 +107,8 @@ async function run(a: AlertsArgs, output: Output): Promise<number> {
 
 const alerts: CliCommand = {
   name: 'alerts',
-  help: `  alerts [list]         Open alerts (critical first) with who acknowledged them and the silence that
-                        covers them, and the silences in force.
+  help: `  alerts [list]         Open alerts of the running console with who acknowledged them and the silence
+                        that covers them, and the silences in force.
   alerts ack ID [--note TEXT]
                         Acknowledge an open alert: it stays open, repeats stop; an escalation to
                         critical pages again. Audited with who.

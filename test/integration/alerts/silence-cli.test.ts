@@ -113,3 +113,15 @@ it('list, ack, silence, unsilence and history through the running console', asyn
     ['alert.acknowledged', true],
   ]);
 }, 30_000);
+
+it('list and ack need the running console (open alerts live there): without one, a clear code, not "no open alerts"', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'gc-cli-alerts-none-'));
+  try {
+    let err = '';
+    const output = createOutput(false, { stdout: () => undefined, stderr: (s) => (err += s) });
+    expect(await runCli(['alerts', 'list', '--data-dir', empty], output)).toBe(1);
+    expect(err).toMatch(/CLI_NO_RUNNING_CONSOLE/);
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+});
