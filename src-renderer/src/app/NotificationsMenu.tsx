@@ -11,6 +11,7 @@ import type { RootState } from '../store/types.js';
 import { useAppStore, useServices, useStoreChange } from './app-context.js';
 import { VIEWS } from './Nav.js';
 import { formatTime, isoLocal } from '../format/format.js';
+import { Sparkline } from '../features/host/Sparkline.js';
 
 type Permission = 'default' | 'granted' | 'denied' | 'unsupported';
 
@@ -142,6 +143,7 @@ export function NotificationsMenu(): React.JSX.Element {
                   <button type="button" onClick={() => go(n.route)}>
                     <strong>{n.title}</strong>
                     <span>{n.body}</span>
+                    <Sparkline series={n.series} />
                     <time dateTime={isoLocal(n.at)}>
                       {formatTime(n.at)}
                       {n.outcome !== 'sent' ? ` · ${n.outcome.replace('-', ' ')}` : ''}
