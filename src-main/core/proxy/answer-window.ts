@@ -9,14 +9,22 @@ const BUCKET_MS = 1_000;
 const BUCKETS = ANSWER_WINDOW_MS / BUCKET_MS;
 
 /**
- * Whether an answer counts as a failure of the upstream: any 5xx the client got — the server's own,
- * or the proxy's for that upstream (unreachable 502, reset 502, deadline 504, tunnel down 503, a
- * drain or a sleeping model 503). Client errors (4xx) and the proxy's queue refusals (429 queue_full,
- * hold_timeout: the queue_wait rule's business) are not; nor is a client that left (499). The same
- * line `status=~"5.."` draws over gpu_console_proxy_requests_total, so Prometheus's rule agrees.
+ * What the proxy answers for a state a person chose (an approved drain, restart or sleep, the proxy
+ * shutting down): a 503 the client sees, but not a failure of the server, so a model asleep on purpose
+ * with clients still calling it does not raise the error rate.
  */
-export function isUpstreamFailure(status: number): boolean {
-  return status >= 500 && status <= 599;
+const PLANNED_REFUSALS: ReadonlySet<string> = new Set(['upstream_draining', 'model_sleeping', 'model_waking', 'model_restarting', 'proxy_shutting_down']);
+
+/**
+ * Whether an answer counts as a failure of the upstream: any 5xx the client got — the server's own,
+ * or the proxy's for that upstream (unreachable 502, reset 502, deadline 504, tunnel down 503) —
+ * except the refusals of a planned state (above). Client errors (4xx) and the proxy's queue refusals
+ * (429 queue_full, hold_timeout: the queue_wait rule's business) are not; nor is a client that left
+ * (499). Prometheus's rule draws `status=~"5.."` over gpu_console_proxy_requests_total, which has no
+ * error-code label: there a planned sleep's 503s count (README, "What differs").
+ */
+export function isUpstreamFailure(status: number, errorCode: string | null = null): boolean {
+  return status >= 500 && status <= 599 && (errorCode === null || !PLANNED_REFUSALS.has(errorCode));
 }
 
 export interface AnswerFigures {

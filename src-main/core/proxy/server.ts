@@ -344,8 +344,8 @@ export class ProxyServer implements Disposable {
     const counterKey = `${ex.upstream ?? 'none'}|${ex.cls ?? 'none'}|${ex.status}`;
     this.answered.set(counterKey, (this.answered.get(counterKey) ?? 0) + 1);
     const at = this.clock.now();
-    // Counted with the same upstream and status as the counter above, so the console's error rate and Prometheus's agree.
-    if (ex.upstream !== null) this.answers.get(ex.upstream)?.record(at, isUpstreamFailure(ex.status));
+    // Counted with the same upstream and status as the counter above (a planned state's refusals apart: answer-window.ts).
+    if (ex.upstream !== null) this.answers.get(ex.upstream)?.record(at, isUpstreamFailure(ex.status, ex.errorCode));
     const st = ex.upstream && ex.cls ? this.stats.get(ex.upstream)?.[ex.cls] : undefined;
     if (st) {
       if (ex.status < 400) {

@@ -44,4 +44,8 @@ describe('isUpstreamFailure', () => {
     for (const s of [500, 502, 503, 504]) expect(isUpstreamFailure(s)).toBe(true);
     for (const s of [200, 400, 401, 404, 413, 429, 499]) expect(isUpstreamFailure(s)).toBe(false);
   });
+  it('a planned state\'s 503 (a drain, a sleep or a restart a person approved) is not a failure of the server; a tunnel down is', () => {
+    for (const code of ['upstream_draining', 'model_sleeping', 'model_waking', 'model_restarting', 'proxy_shutting_down']) expect(isUpstreamFailure(503, code), code).toBe(false);
+    for (const code of ['tunnel_down', 'upstream_unreachable', 'upstream_timeout', null]) expect(isUpstreamFailure(503, code), String(code)).toBe(true);
+  });
 });
