@@ -12,6 +12,7 @@ import { toContractError } from '../../transport/transport.js';
 import { AlertList } from '../host/AlertList.js';
 import { alertKindLabel, silenceScopeText } from '../host/alert-list-state.js';
 import { useAlerts, useSilences } from '../host/use-alerts.js';
+import { BaselinesTable } from './BaselinesTable.js';
 import { SINCE_CHOICES, historyMarkdown, openFor, sinceMs, type SinceChoice } from './handover.js';
 
 export function AlertsView(): React.JSX.Element {
@@ -27,6 +28,7 @@ export function AlertsView(): React.JSX.Element {
       </section>
       <SilencesInForce silences={silences} />
       <Handover silenceCount={silences.length} />
+      <BaselinesTable />
     </section>
   );
 }
