@@ -192,7 +192,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       notifications: s.notifications,
       secrets: s.secrets,
       channels,
-      attention: () => ({ pendingApprovals: lifecycle.pendingApprovals(), activeAlerts: telemetry.alerts.list().length }),
+      attention: () => ({ pendingApprovals: lifecycle.pendingApprovals(), activeAlerts: s.alerts.needingAttention() }),
       openRoute: (route) => s.notifications.open(route),
       info,
       onEvent: (listener) => events.on(listener),

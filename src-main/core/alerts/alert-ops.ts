@@ -74,6 +74,11 @@ export class AlertOps implements Disposable {
     return this.deps.source.list().map((a) => this.annotate(a));
   }
 
+  /** Open alerts that need a person (the tray's count): not acknowledged, not silenced, not held by another alert's incident. */
+  needingAttention(): number {
+    return this.list().filter((a) => a.ack == null && a.silencedBy == null && a.incident === undefined).length;
+  }
+
   /** The silences in force now. */
   silences(): Silence[] {
     return this.book.inForce();

@@ -116,6 +116,18 @@ describe('alert book: what pages', () => {
     expect(ops.list()[0]!.ack).toBeNull();
   });
 
+  it('the tray counts only alerts that need a person: not acknowledged, silenced or held by an incident', () => {
+    const { source, ops } = setup();
+    source.fire('raised', alertOf());
+    source.fire('raised', alertOf({ id: 'service_down:gpu-b/llama', kind: 'service_down', host: 'gpu-b', serviceId: 'llama' }));
+    source.fire('raised', alertOf({ id: 'error_rate:gpu-b/llama', kind: 'error_rate', host: 'gpu-b', serviceId: 'llama', incident: 'service_down:gpu-b/llama' }));
+    expect(ops.needingAttention()).toBe(2);
+    ops.ack('throughput:gpu-a/qwen', null, 'operator:ann@web');
+    expect(ops.needingAttention()).toBe(1);
+    ops.silence({ rule: 'service_down', host: 'gpu-b', forMs: 3_600_000, reason: 'rebuilding gpu-b' }, 'operator:ann@web');
+    expect(ops.needingAttention()).toBe(0);
+  });
+
   it('acknowledging an alert that is not open is ALERTS_UNKNOWN_ALERT', () => {
     const { ops } = setup();
     expect(() => ops.ack('throughput:gpu-a/qwen', null, 'operator:x@web')).toThrow(expect.objectContaining({ code: 'ALERTS_UNKNOWN_ALERT' }));
