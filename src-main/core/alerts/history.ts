@@ -81,7 +81,10 @@ export function alertHistoryFrom(rows: readonly Row[], open: readonly Alert[], f
       entry = entryFrom(row, id, kind.data);
       current.set(id, entry);
     }
+    const before = entry.severity;
     entry.severity = worse(entry.severity, row.payload.severity);
+    // The handover says what it came to: a change's message replaces the raise's unless it is milder than what was seen.
+    if (row.type === 'alert.changed' && (row.payload.severity === 'critical' || before === 'warning')) entry.message = scrubSecretText(str(row.payload.message) ?? entry.message);
     entry.silencedBy = str(row.payload.silencedBy) ?? entry.silencedBy;
     entry.incident = str(row.payload.incident) ?? entry.incident;
     if (row.type === 'alert.cleared') {
@@ -95,7 +98,7 @@ export function alertHistoryFrom(rows: readonly Row[], open: readonly Alert[], f
   for (const a of open) {
     const entry = current.get(a.id);
     if (entry === undefined) done.push(openEntry(a));
-    else done.push({ ...entry, severity: worse(entry.severity, a.severity), ackBy: a.ack?.by ?? entry.ackBy, ackAt: a.ack?.at ?? entry.ackAt, silencedBy: a.silencedBy ?? entry.silencedBy });
+    else done.push({ ...entry, severity: worse(entry.severity, a.severity), message: a.severity === 'critical' || entry.severity === 'warning' ? a.message : entry.message, ackBy: a.ack?.by ?? entry.ackBy, ackAt: a.ack?.at ?? entry.ackAt, silencedBy: a.silencedBy ?? entry.silencedBy });
   }
   // An alert with a raise and no clear that is not open now ended with the console (a restart); its end is unknown.
   for (const [id, entry] of current) if (!openIds.has(id)) done.push(entry);

@@ -7,7 +7,7 @@ const row = (ts: number, type: string, target: string | null, payload: Record<st
 const H = 3_600_000;
 
 describe('alert history from audit rows', () => {
-  it('pairs raise and clear by alert id, keeps the worst severity, who acknowledged and the silence', () => {
+  it('pairs raise and clear by alert id, keeps the worst severity and what it said then, who acknowledged and the silence', () => {
     const rows = [
       row(1 * H, 'alert.raised', 'gpu-a/qwen', { alertId: 'throughput:gpu-a/qwen', kind: 'throughput', severity: 'warning', message: 'slow', raisedAt: 1 * H }),
       row(1.5 * H, 'alert.changed', 'gpu-a/qwen', { alertId: 'throughput:gpu-a/qwen', kind: 'throughput', severity: 'critical', message: 'slower' }),
@@ -27,7 +27,7 @@ describe('alert history from audit rows', () => {
         severity: 'critical',
         host: 'gpu-a',
         serviceId: 'qwen',
-        message: 'slow',
+        message: 'slower',
         raisedAt: 1 * H,
         clearedAt: 3 * H,
         durationMs: 2 * H,
