@@ -269,7 +269,8 @@ export const alertsInvokeChannels = {
     input: z
       .object({
         model: ModelNameSchema,
-        tokPerS: z.number().positive().max(1e7),
+        /** At least 0.01 tok/s: a figure below that is a typo, and its per-sequence share would round to 0. */
+        tokPerS: z.number().min(0.01, { error: 'must be at least 0.01 tok/s' }).max(1e7),
         /** The load it was measured at (requests running together); default 1. */
         concurrency: z.number().int().min(1).max(4096).optional(),
       })

@@ -244,7 +244,9 @@ export class TelemetryService implements Disposable {
    * (`tokPerS` aggregate with `concurrency` requests running, default 1).
    */
   setBaseline(model: string, tokPerS: number, source: 'manual' | 'benchmark', actor: string, opts: { levels?: readonly BaselineLevel[]; concurrency?: number } = {}): ReturnType<AlertEngine['setBaseline']> {
-    const levels = opts.levels !== undefined && opts.levels.length > 0 ? [...opts.levels] : [{ concurrency: opts.concurrency ?? 1, perSeqTokPerS: tokPerS / (opts.concurrency ?? 1) }];
+    const given = opts.levels !== undefined && opts.levels.length > 0 ? [...opts.levels] : [{ concurrency: opts.concurrency ?? 1, perSeqTokPerS: tokPerS / (opts.concurrency ?? 1) }];
+    // A share that rounds to 0 (or is not a number) would be a level nothing can be compared with: left out.
+    const levels = given.filter((l) => Number.isFinite(l.perSeqTokPerS) && l.perSeqTokPerS > 0);
     // Audited first: a change the log cannot record is not made.
     this.deps.store.audit.append({ type: 'alerts.baseline.set', actor, target: model, payload: { tokPerS, source, levels } });
     const baseline = this.alerts.setBaseline(model, tokPerS, source, levels);
