@@ -7,7 +7,7 @@ import type { HostAlertTick, ServiceTick } from './alert-tick.js';
 import { healthRound, HostEventMemory, type HealthFinding, type HostHealthAlertInput } from './health-rules.js';
 import { Incidents } from './incidents.js';
 import { RecentSeries } from './recent-series.js';
-import { baseRuleSettings, RuleResolver, type RuleSettings } from './rule-settings.js';
+import { baseRuleSettings, RuleResolver, type AlertThresholds, type RuleSettings } from './rule-settings.js';
 import { DegradationWindow, degradationVerdict } from './rules/degradation.js';
 import { gpuHotFinding, hostStaleFinding, SessionDrops } from './rules/host-rules.js';
 import { errorRateFinding, hangingFinding, kvCacheFinding, queueWaitFindings, serviceDownFinding, ttftFindings, WaitingHistory, type Finding } from './rules/service-rules.js';
@@ -31,17 +31,7 @@ import { AlertTracks, idOf, type Condition, type Subject } from './tracks.js';
 // log_failure (an event, rate-limited per service). An event-like alert is
 // raised at once and clears by itself `eventHoldMs` after its last event.
 
-export interface AlertThresholds {
-  warnBelowFraction: number;
-  criticalBelowFraction: number;
-  kvCachePct: number;
-  sustainMs: number;
-  clearMs: number;
-  waitingWindowMs: number;
-  staleAfterMs: number;
-  /** A low disk or an unknown GPU process must be seen this long before it is raised. */
-  healthSustainMs: number;
-}
+export type { AlertThresholds };
 
 export const DEFAULT_ALERT_THRESHOLDS: AlertThresholds = {
   warnBelowFraction: 0.3,

@@ -72,6 +72,12 @@ export interface LegacyThresholds {
   staleAfterMs: number;
 }
 
+/** The engine's constructor thresholds: the legacy ones and how long a health finding must be seen. */
+export interface AlertThresholds extends LegacyThresholds {
+  /** A low disk or an unknown GPU process must be seen this long before it is raised. */
+  healthSustainMs: number;
+}
+
 export function baseRuleSettings(t: LegacyThresholds): RuleSettings {
   const d = DEFAULT_RULE_SETTINGS;
   return {

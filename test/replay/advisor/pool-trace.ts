@@ -6,6 +6,7 @@
 // through its ports on a FakeClock: every answer as the proxy's onDidAnswer,
 // one fleet round per second, and setCaps as the proxy's (so an applied advice
 // changes the simulated pool).
+import { createPrng } from '../../../src-main/demo/text-gen.js';
 import type { PoolCaps, ProxyStats, TrafficClass } from '../../../src-preload/contract/index.js';
 import { AdvisorService, type AdvisorFleetState, type AdvisorSettings } from '../../../src-main/core/advisor/index.js';
 import { FakeClock, silentLogger, toDisposable, type Disposable } from '../../../src-main/core/base/index.js';
@@ -37,17 +38,8 @@ export interface TraceSpec {
   seed?: number;
 }
 
-/** mulberry32: small, seedable, the same on every machine. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32, seedable and the same on every machine: the demo's own (one PRNG in the tree). */
+export const rng = createPrng;
 
 interface Running {
   cls: TrafficClass;
