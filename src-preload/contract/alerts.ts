@@ -34,6 +34,29 @@ export const AlertKindSchema = z.enum([
   'host_rebooted',
 ]);
 export type AlertKind = z.infer<typeof AlertKindSchema>;
+/** A rule's name for a person: the notice's title, the alert list, the handover. */
+const ALERT_KIND_LABELS: Record<AlertKind, string> = {
+  throughput: 'Slower per sequence',
+  kv_cache: 'KV cache',
+  waiting_growing: 'Queue growing',
+  host_stale: 'Telemetry stale',
+  service_down: 'Service down',
+  error_rate: 'Errors',
+  hanging_requests: 'Hanging requests',
+  ttft_slow: 'Slow first token',
+  queue_wait: 'Queue wait',
+  gpu_hot: 'GPU hot',
+  tunnel_flapping: 'Tunnel flapping',
+  disk_low: 'Disk low',
+  log_failure: 'Log failure',
+  gpu_process_unknown: 'GPU process',
+  gpu_fault: 'GPU fault',
+  gpu_throttle: 'GPU throttled',
+  host_rebooted: 'Rebooted',
+};
+
+export const alertKindLabel = (kind: AlertKind): string => ALERT_KIND_LABELS[kind];
+
 export const AlertSeveritySchema = z.enum(['warning', 'critical']);
 export type AlertSeverity = z.infer<typeof AlertSeveritySchema>;
 

@@ -4,7 +4,7 @@
 // its count reaches the audit log with the clear. An annotation (acknowledged,
 // silenced) is pushed only: the person's change is audited where it is made.
 // Context lines (log text) never reach the audit row or a notice.
-import { alertFigureText, type Alert, type AlertEvent } from '../../../src-preload/contract/index.js';
+import { alertFigureText, alertKindLabel, type Alert, type AlertEvent } from '../../../src-preload/contract/index.js';
 import type { EventSink } from '../channel.js';
 import type { Notices } from '../notify/index.js';
 import type { AuditLog } from '../store/index.js';
@@ -52,7 +52,7 @@ export function sendAlertNotice(alert: Alert, notices: Notices): void {
   notices.notify({
     key: `alert:${alert.id}`,
     severity: alert.severity === 'critical' ? 'critical' : 'warning',
-    title: `${alert.host}: ${alert.kind.replaceAll('_', ' ')}`,
+    title: `${alert.host}: ${alertKindLabel(alert.kind)}`,
     body,
     route: alert.route ?? `hosts/${alert.host}`,
     event: alert.severity === 'critical' ? 'alert.critical' : 'alert.warning',

@@ -2,7 +2,7 @@
 // `alert.changed` event: raised and changed replace the alert by id, cleared
 // removes it. Events that arrive before the list's answer are applied on top
 // of it, so an alert cleared meanwhile does not come back.
-import { AlertKindSchema, LogFailureKindSchema, type Alert, type AlertContextLine, type AlertEvent, type AlertKind, type AlertSeries, type Silence } from '../../../../src-preload/contract/index.js';
+import { AlertKindSchema, alertKindLabel, LogFailureKindSchema, type Alert, type AlertContextLine, type AlertEvent, type AlertSeries, type Silence } from '../../../../src-preload/contract/index.js';
 
 export function applyAlertEvent(alerts: readonly Alert[], event: AlertEvent): Alert[] {
   const rest = alerts.filter((a) => a.id !== event.alert.id);
@@ -18,27 +18,8 @@ export function listWithEvents(listed: readonly Alert[], early: readonly AlertEv
   return early.reduce<Alert[]>((acc, e) => applyAlertEvent(acc, e), sortAlerts(listed));
 }
 
-const KIND_LABELS: Record<AlertKind, string> = {
-  throughput: 'Slower per sequence',
-  kv_cache: 'KV cache',
-  waiting_growing: 'Queue growing',
-  host_stale: 'Telemetry stale',
-  service_down: 'Service down',
-  error_rate: 'Errors',
-  hanging_requests: 'Hanging requests',
-  ttft_slow: 'Slow first token',
-  queue_wait: 'Queue wait',
-  gpu_hot: 'GPU hot',
-  tunnel_flapping: 'Tunnel flapping',
-  disk_low: 'Disk low',
-  log_failure: 'Log failure',
-  gpu_process_unknown: 'GPU process',
-  gpu_fault: 'GPU fault',
-  gpu_throttle: 'GPU throttled',
-  host_rebooted: 'Rebooted',
-};
-
-export const alertKindLabel = (kind: AlertKind): string => KIND_LABELS[kind];
+// One wording for a rule's name: the notice's title (core) and every screen.
+export { alertKindLabel };
 
 /** "GPU0", "qwen", "qwen · GPU1": what the alert is about beyond its host. */
 export function alertSubject(a: Pick<Alert, 'serviceId' | 'gpuIndex'>): string | null {

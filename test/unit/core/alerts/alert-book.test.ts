@@ -77,7 +77,7 @@ describe('alert book: what pages', () => {
     const series = { unit: 'tok/s per sequence', at: [1, 2], values: [40, 30] };
     source.fire('raised', alertOf({ windowMs: 300_000, series, route: 'hosts/gpu-a/qwen' }));
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatchObject({ key: 'alert:throughput:gpu-a/qwen', route: 'hosts/gpu-a/qwen', series });
+    expect(notices[0]).toMatchObject({ key: 'alert:throughput:gpu-a/qwen', title: 'gpu-a: Slower per sequence', route: 'hosts/gpu-a/qwen', series });
     expect(notices[0]!.body).toBe('slower per sequence (30 vs threshold 42 tok/s per sequence over 5 min)');
     source.fire('changed', alertOf({ count: 2 }), true);
     source.fire('cleared', alertOf());
