@@ -100,7 +100,7 @@ describe('alert audit and notices', () => {
     expect(rows[0]).toMatchObject({ actor: 'system', target: 'l20/qwen' });
     expect(rows[0]!.payload).toMatchObject({ kind: 'log_failure', severity: 'critical', count: 2, contextLines: 2 });
     expect(w.notices).toHaveLength(1);
-    expect(w.notices[0]).toMatchObject({ key: 'alert:log_failure:l20/qwen', severity: 'critical', title: 'l20: log failure' });
+    expect(w.notices[0]).toMatchObject({ key: 'alert:log_failure:l20/qwen', severity: 'critical', title: 'l20: Log failure' });
 
     // Within the rate limit: counted into it, pushed as a repeat, no new row, no new notice.
     w.clock.advance(60_000);
@@ -157,7 +157,7 @@ describe('alert audit and notices', () => {
     const at = w.clock.now();
     w.round(at);
     expect(w.audit().map((r) => [r.type, r.payload['kind']])).toEqual([['alert.raised', 'host_rebooted']]);
-    expect(w.notices[0]).toMatchObject({ title: 'l20: host rebooted', route: 'hosts/l20' });
+    expect(w.notices[0]).toMatchObject({ title: 'l20: Rebooted', route: 'hosts/l20' });
     w.clock.advance(15 * 60_000);
     w.round(at);
     expect(w.audit().map((r) => [r.type, r.payload['kind']])).toEqual([
