@@ -5,12 +5,18 @@ import { UpstreamKeySchema } from './proxy.js';
 // Wake / sleep / offload / restart of a model service pass through one action
 // queue: proposed (button, CLI or policy) → approved with the proposal's nonce
 // (destructive actions also need the host label typed) → running → verified |
-// failed. Nothing here changes a server except `actions.approve`.
+// failed | interrupted (the console stopped mid-run: never resumed, a person
+// decides). Nothing here changes a server except `actions.approve`.
 
 export const ActionKindSchema = z.enum(['wake', 'sleep', 'offload', 'restart']);
 export type ActionKind = z.infer<typeof ActionKindSchema>;
 
-export const ActionStateSchema = z.enum(['proposed', 'approved', 'rejected', 'withdrawn', 'expired', 'running', 'verified', 'failed']);
+/**
+ * `interrupted`: the console stopped (crash, kill, power) while the action was
+ * approved or running; it is closed at the next start, never resumed, and says
+ * which steps were done. Rows written before it existed say `failed`.
+ */
+export const ActionStateSchema = z.enum(['proposed', 'approved', 'rejected', 'withdrawn', 'expired', 'running', 'verified', 'failed', 'interrupted']);
 export type ActionState = z.infer<typeof ActionStateSchema>;
 
 /** `router`: a front-door router's admin API; `llama-router`: llama-server in router mode (`/models/load`, `/models/unload`). */
@@ -28,6 +34,45 @@ export const PlannedStepSchema = z
   })
   .strict();
 export type PlannedStep = z.infer<typeof PlannedStepSchema>;
+
+/**
+ * How far one planned step got while the action ran, saved before and after
+ * each step: a step `started` but never ended when the console stopped was
+ * sent (or about to be) and its outcome is unknown.
+ */
+export const StepProgressSchema = z.enum(['not-started', 'started', 'done', 'failed']);
+export type StepProgress = z.infer<typeof StepProgressSchema>;
+
+/** What a person saw when they asked for the service's real state after an interruption (Verify now). */
+export const InterruptionCheckSchema = z
+  .object({
+    at: z.number(),
+    /** Who asked: `operator:alice@web`. */
+    by: z.string(),
+    /** Every check of the action's kind held (the service looks as the action promised); false: not all did. */
+    ok: z.boolean(),
+    /** One line per check, failures marked with ✗ (the same checks as verification after a run). */
+    observed: z.array(z.string()),
+  })
+  .strict();
+export type InterruptionCheck = z.infer<typeof InterruptionCheckSchema>;
+
+/** An action the console stopped in the middle of: where it was, and each planned step's fate. */
+export const InterruptionSchema = z
+  .object({
+    /** When the next start found it open. */
+    detectedAt: z.number(),
+    /** The state it was left in (`approved`: nothing had started; `running`). */
+    wasState: z.enum(['approved', 'running']),
+    /** Its last progress line (`step 2/3: …`), null if none was written. */
+    lastProgress: z.string().nullable(),
+    /** One per planned step, in order: done, failed, `unknown` (started; the console stopped before it ended) or `not-run`. */
+    steps: z.array(z.object({ kind: z.enum(['http', 'ssh', 'drain', 'verify']), text: z.string(), outcome: z.enum(['done', 'failed', 'unknown', 'not-run']) }).strict()),
+    /** The last Verify now, null until someone asks. */
+    check: InterruptionCheckSchema.nullable(),
+  })
+  .strict();
+export type Interruption = z.infer<typeof InterruptionSchema>;
 
 /** A person who decided on a proposal: their name as typed (default the OS user), the OS user and the transport. */
 export const ApproverSchema = z.object({ osUser: z.string(), displayName: z.string(), via: z.string() }).strict();
@@ -143,6 +188,10 @@ export const ActionViewSchema = z
     /** What verification saw (sleep state, VRAM, probe, health), one line each. */
     observed: z.array(z.string()),
     error: z.string().nullable(),
+    /** Per planned step (same order as `steps`), how far it got; absent before the run started and on older rows. */
+    stepProgress: z.array(StepProgressSchema).optional(),
+    /** Set on `interrupted` actions only; absent on older rows. */
+    interruption: InterruptionSchema.nullable().optional(),
   })
   .strict();
 export type ActionView = z.infer<typeof ActionViewSchema>;
@@ -247,6 +296,15 @@ export const lifecycleInvokeChannels = {
   /** The operator takes a waiting proposal back; it closes as withdrawn (audited). */
   'actions.withdraw': {
     input: z.object({ id: ActionId, nonce: Nonce, reason: Reason.optional() }).strict(),
+    output: z.object({ action: ActionViewSchema }).strict(),
+  },
+  /**
+   * An interrupted action: read the service's real state now with the checks of
+   * the action's kind (reads only: /health, sleep state, a short completion
+   * probe, who holds the port). Audited; changes nothing on the server.
+   */
+  'actions.verifyNow': {
+    input: z.object({ id: ActionId }).strict(),
     output: z.object({ action: ActionViewSchema }).strict(),
   },
   'actions.grantStanding': {

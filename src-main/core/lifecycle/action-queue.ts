@@ -123,10 +123,9 @@ export class LifecycleService implements Disposable {
       settleMs: portReleaseGraceMs,
       engineMaxAgeMs,
     });
-    // A console that stopped mid-action cannot say how it ended: record that honestly.
-    for (const rec of this.repo.inStates(['approved', 'running'])) {
-      this.journal.finish(rec, 'failed', { error: 'the console stopped while this action was running; its outcome was not verified' }, 'system');
-    }
+    // A console that stopped mid-action cannot say how it ended: closed as interrupted with each step's
+    // fate, never resumed (its nonce is spent, and only `proposed` can be approved).
+    for (const rec of this.repo.inStates(['approved', 'running'])) this.journal.interrupt(rec);
     this.sweeper = deps.clock.setInterval(() => {
       this.sweep();
       // A proposal can wait minutes for a person: what its dialog says is running follows along.
@@ -222,7 +221,7 @@ export class LifecycleService implements Disposable {
       queued: view.queued,
       load: view.load ?? null,
       existing: open ? { id: open.view.id, state: open.view.state } : null,
-      standing: this.standing.active(target.upstream, input.kind)?.id ?? null,
+      standing: this.standingFor(target.upstream, input.kind)?.id ?? null,
     };
   }
 
@@ -249,8 +248,7 @@ export class LifecycleService implements Disposable {
     }
 
     const view = rec.view;
-    this.repo.save(rec);
-    this.journal.audit('lifecycle.proposed', input.proposer, rec, {
+    this.journal.record(rec, 'lifecycle.proposed', input.proposer, {
       reason: view.reason,
       steps: view.steps.map((s) => s.text),
       expectedDowntimeMs: view.expectedDowntimeMs,
@@ -260,9 +258,8 @@ export class LifecycleService implements Disposable {
       load: view.load,
       before: observe(this.deps.fleet, target),
     });
-    this.deps.onAction(view);
 
-    const standing = this.standing.active(target.upstream, input.kind);
+    const standing = this.standingFor(target.upstream, input.kind);
     if (standing) {
       this.approveWith(rec, target, { osUser: standing.grantedBy, displayName: `standing approval ${standing.id}`, via: 'standing' }, standing);
       return { action: this.require(view.id).view, collapsed: false };
@@ -349,6 +346,30 @@ export class LifecycleService implements Disposable {
     return rec.view;
   }
 
+  /**
+   * Verify now, on an action the console stopped in the middle of: reads the service's real state with the
+   * checks of the action's kind and records what they saw on the action (audited as `lifecycle.checked`).
+   * Changes nothing on the server and never resumes the action: the person decides what comes next.
+   */
+  async verifyNow(id: string, caller: string): Promise<ActionView> {
+    this.assertLive();
+    const rec = this.require(id);
+    if (rec.view.state !== 'interrupted' || !rec.view.interruption) {
+      throw new AppError(LifecycleErrorCode.NOT_INTERRUPTED, `${id} is ${rec.view.state}: Verify now is for an action the console stopped in the middle of`, {
+        details: { id, state: rec.view.state },
+      });
+    }
+    const target = this.requireTarget(rec.view.upstream);
+    const actor = actorFor(osUserOf(this.deps.osUser), caller);
+    const result = await this.runner.check(rec, target);
+    // Read again: another check may have been recorded while this one ran.
+    const latest = this.require(id);
+    const check = { at: this.deps.clock.now(), by: actor, ok: result.ok, observed: result.observed };
+    latest.view = { ...latest.view, interruption: { ...latest.view.interruption!, check } };
+    this.journal.record(latest, 'lifecycle.checked', actor, { ok: result.ok, observed: result.observed, code: result.error?.code ?? null, after: observe(this.deps.fleet, target) });
+    return latest.view;
+  }
+
   // --- standing approvals --------------------------------------------------
 
   grantStanding(input: { upstream: string; kind: ActionKind; durationMinutes: number; typedLabel?: string; caller: string }): StandingApprovalView {
@@ -376,6 +397,15 @@ export class LifecycleService implements Disposable {
   }
 
   // --- internals -----------------------------------------------------------
+
+  /**
+   * The standing approval that would run `kind` on `upstream` now. None while an interrupted action on it
+   * waits for a person to look (Verify now): after a crash, nothing on that service runs unasked.
+   */
+  private standingFor(upstream: string, kind: ActionKind): StandingApprovalView | null {
+    const unchecked = this.repo.inStates(['interrupted']).some((r) => r.view.upstream === upstream && !r.view.interruption?.check);
+    return unchecked ? null : (this.standing.active(upstream, kind) ?? null);
+  }
 
   private assertLive(): void {
     if (this.disposed) throw new AppError(LifecycleErrorCode.DISPOSED, 'the console is shutting down');
@@ -409,12 +439,11 @@ export class LifecycleService implements Disposable {
     }
     const now = this.deps.clock.now();
     rec.view = { ...rec.view, state: 'approved', decision: 'approved', nonce: null, decidedAt: now, approver, standingApprovalId: standing?.id ?? null };
-    this.repo.save(rec);
-    this.active.set(target.upstream, rec.view.id);
     const actor = standing ? `standing:${standing.id}` : actorFor(approver.osUser, approver.via);
+    // Stored and audited together, before anything runs: an approval the log cannot record is not made.
+    this.journal.record(rec, 'lifecycle.approved', actor, { approver, standingApprovalId: standing?.id ?? null, steps: rec.view.steps.map((s) => s.text), load: rec.view.load ?? null });
+    this.active.set(target.upstream, rec.view.id);
     if (standing) this.standing.use(standing, rec.view.id, rec.view.kind);
-    this.journal.audit('lifecycle.approved', actor, rec, { approver, standingApprovalId: standing?.id ?? null, steps: rec.view.steps.map((s) => s.text), load: rec.view.load ?? null });
-    this.deps.onAction(rec.view);
     this.deps.notify({ key: `action:${rec.view.id}`, severity: 'info', title: `Approved: ${rec.view.kind} ${rec.view.upstream}`, body: `by ${approver.displayName} (${approver.osUser})`, route: 'actions' });
     const run = this.runner.run(rec, target).finally(() => {
       this.running.delete(rec.view.id);

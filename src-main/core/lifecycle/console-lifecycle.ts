@@ -107,6 +107,11 @@ export class ConsoleLifecycle implements Disposable {
     return this.service.withdraw({ ...input, caller });
   }
 
+  /** Reads the real state of the service an interrupted action was changing (audited; changes nothing). */
+  verifyNow(id: string, caller: string): Promise<ActionView> {
+    return this.service.verifyNow(id, caller);
+  }
+
   grantStanding(input: { upstream: string; kind: ActionKind; durationMinutes: number; typedLabel?: string }, caller: string): StandingApprovalView {
     return this.service.grantStanding({ ...input, caller });
   }

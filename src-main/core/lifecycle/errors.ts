@@ -24,6 +24,8 @@ export const LifecycleErrorCode = {
   ROUTER_MODEL_UNKNOWN: 'LIFECYCLE_ROUTER_MODEL_UNKNOWN',
   /** driver llama-router, but GET /models has no per-model status: not a router. */
   NOT_ROUTER_MODE: 'LIFECYCLE_NOT_ROUTER_MODE',
+  /** Verify now is only for an action the console stopped in the middle of. */
+  NOT_INTERRUPTED: 'LIFECYCLE_NOT_INTERRUPTED',
   /** The console is shutting down: no new approval starts a run. */
   DISPOSED: 'LIFECYCLE_DISPOSED',
 } as const;

@@ -10,11 +10,12 @@ import { errorText } from './drivers/llama-checks.js';
 import { LifecycleErrorCode } from './errors.js';
 import { UrlClients, httpIo } from './io.js';
 import { waitForDirectClients } from './direct-drain.js';
+import { freshProgress, stepIndexes, withStep } from './interruption.js';
 import type { ActionJournal } from './journal.js';
 import { observe, sleepLevel, sleepLevelIn } from './observe.js';
 import type { LifecycleFleet, LifecycleProxy } from './ports.js';
 import type { ActionRecord } from './repository.js';
-import { hostVram, verificationChecks, verifyAction } from './verify.js';
+import { hostVram, verificationChecks, verifyAction, type VerifyResult } from './verify.js';
 
 export interface RunnerDeps {
   clock: Clock;
@@ -41,6 +42,8 @@ interface StepOutcome {
 }
 
 const BEFORE_TIMEOUT_MS = 5_000;
+/** Verify now: how long the checks may take to hold (they are retried within it). */
+const CHECK_WINDOW_MS = 5_000;
 /** How long a verified sleep waits for a fleet tick (what the proxy learns from) to show it before admission re-opens. */
 const FLEET_CATCH_UP_MS = 5_000;
 
@@ -65,10 +68,10 @@ export class ActionRunner {
     const before = observe(this.deps.fleet, target);
     const vramBefore = hostVram(this.deps.fleet, target.label)?.usedMiB ?? null;
     let drained = false;
+    const at = stepIndexes(rec.view);
     try {
-      rec.view = { ...rec.view, state: 'running', startedAt: clock.now() };
-      journal.progress(rec, 'starting');
-      journal.audit('lifecycle.running', runner, rec, { before });
+      rec.view = { ...rec.view, state: 'running', startedAt: clock.now(), progress: 'starting', stepProgress: freshProgress(rec.view) };
+      journal.record(rec, 'lifecycle.running', runner, { before });
 
       const steps = this.replan(rec, target, driver);
 
@@ -77,12 +80,12 @@ export class ActionRunner {
         const deadlineAt = clock.now() + this.deps.drainDeadlineMs;
         let r: { drained: number; aborted: number } | null = null;
         if (this.deps.proxy) {
-          journal.progress(rec, `draining ${upstream}`);
+          journal.progress(rec, `draining ${upstream}`, withStep(rec.view, at.drain, 'started'));
           drained = true;
           r = await this.deps.proxy.drain(upstream, { deadlineMs: this.deps.drainDeadlineMs, purpose: rec.view.kind }, runner);
           journal.progress(rec, `drained: ${r.drained} finished, ${r.aborted} cut; waiting for direct tunnel clients at the engine`, { drained: r.drained, aborted: r.aborted });
         } else {
-          journal.progress(rec, 'waiting for direct tunnel clients at the engine');
+          journal.progress(rec, 'waiting for direct tunnel clients at the engine', withStep(rec.view, at.drain, 'started'));
         }
         const direct = await waitForDirectClients({
           clock,
@@ -95,8 +98,8 @@ export class ActionRunner {
           signal: abort.signal,
         });
         const proxyPart = r ? `drained: ${r.drained} finished, ${r.aborted} cut; ` : '';
-        journal.progress(rec, `${proxyPart}${direct.text}`, { directAtDrain: direct });
-        journal.audit('lifecycle.drained', runner, rec, { drained: r?.drained ?? null, aborted: r?.aborted ?? null, direct });
+        rec.view = { ...rec.view, progress: `${proxyPart}${direct.text}`, directAtDrain: direct, ...withStep(rec.view, at.drain, 'done') };
+        journal.record(rec, 'lifecycle.drained', runner, { drained: r?.drained ?? null, aborted: r?.aborted ?? null, direct });
       }
 
       // What the checks compare against afterwards (who holds the port), read at the last moment before the calls.
@@ -109,10 +112,10 @@ export class ActionRunner {
 
       const stepsStart = clock.now();
       const deadlineAt = stepsStart + this.deps.verifyDeadlineMs(rec.view.expectedDowntimeMs);
-      await this.runSteps(rec, steps, { target, io, deadlineAt, runner, signal: abort.signal });
+      await this.runSteps(rec, steps, { target, io, deadlineAt, runner, signal: abort.signal, indexes: at.calls });
       const stepsEndedAt = clock.now();
 
-      journal.progress(rec, 'verifying');
+      journal.progress(rec, 'verifying', withStep(rec.view, at.verify, 'started'));
       const result = await verifyAction({
         kind: rec.view.kind,
         target,
@@ -135,18 +138,27 @@ export class ActionRunner {
       const durationMs = clock.now() - stepsStart;
       if (result.ok) {
         rec.durationMs = durationMs;
-        journal.finish(rec, 'verified', { observed: result.observed }, runner, { before, durationMs });
+        journal.finish(rec, 'verified', { observed: result.observed, ...withStep(rec.view, at.verify, 'done') }, runner, { before, durationMs });
         // The proxy tells asleep from awake by the fleet's view: re-open admission only once that view has
         // caught up, or a request held through the drain reaches the sleeping engine instead of an honest 503.
         if (drained && (rec.view.kind === 'sleep' || rec.view.kind === 'offload')) await this.fleetSeesAsleep(target, abort.signal);
       } else if (result.error) {
         const e = result.error;
-        journal.finish(rec, 'failed', { observed: result.observed, error: `${e.code}: ${e.message}` }, runner, { before, durationMs, code: e.code, details: e.details });
+        journal.finish(rec, 'failed', { observed: result.observed, error: `${e.code}: ${e.message}`, ...withStep(rec.view, at.verify, 'failed') }, runner, {
+          before,
+          durationMs,
+          code: e.code,
+          details: e.details,
+        });
       } else {
         journal.finish(
           rec,
           'failed',
-          { observed: result.observed, error: `not verified within ${Math.round((clock.now() - stepsStart) / 100) / 10} s: ${result.observed.filter((l) => l.startsWith('✗')).join('; ')}` },
+          {
+            observed: result.observed,
+            error: `not verified within ${Math.round((clock.now() - stepsStart) / 100) / 10} s: ${result.observed.filter((l) => l.startsWith('✗')).join('; ')}`,
+            ...withStep(rec.view, at.verify, 'failed'),
+          },
           runner,
           { before, durationMs },
         );
@@ -181,20 +193,26 @@ export class ActionRunner {
     return steps;
   }
 
-  /** The planned calls, in order, each audited; the first that fails ends the run. */
+  /**
+   * The planned calls, in order, each audited; the first that fails ends the run. Each call's progress is
+   * saved as started before it is sent, and as done or failed with its audit row, so a console that stops
+   * in between knows that call's outcome is unknown (`indexes`: where each call sits in the view's steps).
+   */
   private async runSteps(
     rec: ActionRecord,
     steps: readonly DriverStep[],
-    at: { target: LifecycleTargetConfig; io: DriverIo; deadlineAt: number; runner: string; signal: AbortSignal },
+    at: { target: LifecycleTargetConfig; io: DriverIo; deadlineAt: number; runner: string; signal: AbortSignal; indexes: readonly number[] },
   ): Promise<void> {
     const { clock, journal } = this.deps;
     for (const [i, step] of steps.entries()) {
       const text = stepText(step, at.target);
-      journal.progress(rec, `step ${i + 1}/${steps.length}: ${text}`);
+      const index = at.indexes[i] ?? -1;
+      journal.progress(rec, `step ${i + 1}/${steps.length}: ${text}`, withStep(rec.view, index, 'started'));
       const t0 = clock.now();
       const remaining = Math.max(1_000, at.deadlineAt - t0);
       const outcome = await this.runStep(step, at.target, at.io, remaining, at.signal);
-      journal.audit('lifecycle.step', at.runner, rec, { index: i + 1, step: text, ...outcome.record, ms: clock.now() - t0 });
+      rec.view = { ...rec.view, ...withStep(rec.view, index, outcome.ok ? 'done' : 'failed') };
+      journal.record(rec, 'lifecycle.step', at.runner, { index: i + 1, step: text, ...outcome.record, ms: clock.now() - t0 });
       if (!outcome.ok) throw new AppError(LifecycleErrorCode.STEP_FAILED, `step ${i + 1} (${text}) failed: ${outcome.message}`, { details: outcome.record });
     }
   }
@@ -226,6 +244,38 @@ export class ActionRunner {
         if (asleep(fleet.state())) done();
       }
     });
+  }
+
+  /**
+   * Verify now, for an interrupted action: the checks of its kind against the service as it is, retried for a
+   * few seconds. Reads only (sleep state, /health, a short completion probe, who holds the port); nothing
+   * before the run is known, so nothing is compared with it.
+   */
+  async check(rec: ActionRecord, target: LifecycleTargetConfig): Promise<VerifyResult> {
+    const { clock } = this.deps;
+    const abort = new AbortController();
+    this.aborts.add(abort);
+    try {
+      const now = clock.now();
+      return await verifyAction({
+        kind: rec.view.kind,
+        target,
+        driver: driverFor(target),
+        io: httpIo(target, this.deps.fleet, this.urls),
+        fleet: this.deps.fleet,
+        clock,
+        vramBeforeMiB: null,
+        stepsEndedAt: now,
+        deadlineAt: now + CHECK_WINDOW_MS,
+        pollMs: this.deps.pollMs,
+        vramMinDeltaMiB: this.deps.vramMinDeltaMiB,
+        settleMs: 0,
+        memoryWaitMs: this.deps.engineMaxAgeMs,
+        signal: abort.signal,
+      });
+    } finally {
+      this.aborts.delete(abort);
+    }
   }
 
   /** Cancels every run in flight (shutdown): steps not started are skipped, verification stops waiting. */

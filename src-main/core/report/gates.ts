@@ -233,14 +233,15 @@ function lifecycleGates(e: GateInput): Gate[] {
     gates.push(gate('auto.lifecycle.verified', 'Lifecycle changes approved and verified', 'unverified', 'the lifecycle section was not included'));
   } else {
     const l = e.lifecycle;
-    const failed = l.actions.filter((a) => a.state === 'failed');
+    // An interrupted action's outcome is unknown: it fails the gate as a failed one does, named as what it is.
+    const failed = l.actions.filter((a) => a.state === 'failed' || a.state === 'interrupted');
     gates.push(
       gate(
         'auto.lifecycle.verified',
         'Lifecycle changes approved and verified',
         failed.length ? 'fail' : l.verified > 0 ? 'pass' : 'unverified',
         failed.length
-          ? failed.map((a) => `${a.kind} ${a.upstream} failed: ${a.error ?? 'see observed'}`).join('; ')
+          ? failed.map((a) => `${a.kind} ${a.upstream} ${a.state}: ${a.error ?? 'see observed'}`).join('; ')
           : l.verified > 0
             ? `${l.verified} change(s) approved by a person and verified afterwards`
             : 'no lifecycle change in the window',

@@ -50,6 +50,8 @@ export const AUDIT_EVENT_TYPES = [
   'lifecycle.step',
   'lifecycle.verified',
   'lifecycle.failed',
+  'lifecycle.interrupted',
+  'lifecycle.checked',
   'lifecycle.resumed',
   'lifecycle.standing.granted',
   'lifecycle.standing.revoked',

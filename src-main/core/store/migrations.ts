@@ -359,6 +359,33 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE state NOT IN ('rejected', 'withdrawn');
     `,
   },
+  {
+    version: 12,
+    // An action the console stopped in the middle of is closed as 'interrupted' (lifecycle/interruption.ts),
+    // no longer as 'failed'. Rebuilt as in migration 9 (SQLite cannot change a CHECK in place); rows closed
+    // as failed by older versions stay failed.
+    name: 'actions_interrupted_state',
+    up: `
+      CREATE TABLE actions_next (
+        id          TEXT PRIMARY KEY,
+        upstream    TEXT NOT NULL,
+        kind        TEXT NOT NULL CHECK (kind IN ('wake','sleep','offload','restart')),
+        state       TEXT NOT NULL CHECK (state IN ('proposed','approved','rejected','withdrawn','expired','running','verified','failed','interrupted')),
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL,
+        variant     TEXT,
+        duration_ms INTEGER,
+        view        TEXT NOT NULL
+      ) STRICT;
+      INSERT INTO actions_next (id, upstream, kind, state, created_at, updated_at, variant, duration_ms, view)
+        SELECT id, upstream, kind, state, created_at, updated_at, variant, duration_ms, view FROM actions;
+      DROP TABLE actions;
+      ALTER TABLE actions_next RENAME TO actions;
+      CREATE INDEX actions_upstream ON actions (upstream, state);
+      CREATE INDEX actions_created ON actions (created_at);
+      CREATE INDEX actions_timing ON actions (upstream, variant, updated_at) WHERE duration_ms IS NOT NULL;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

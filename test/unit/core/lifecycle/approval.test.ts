@@ -68,9 +68,9 @@ const code = (fn: () => unknown) => {
 };
 
 describe('approval is the only way to change a server', () => {
-  it('no contract channel runs a driver: the lifecycle channels are list / preview / propose / approve / reject / withdraw / standing', () => {
+  it('no contract channel runs a driver: the lifecycle channels are list / preview / propose / approve / reject / withdraw / standing / verifyNow (reads only)', () => {
     expect(Object.keys(invokeChannels).filter((c) => c.startsWith('actions.')).sort()).toEqual(
-      ['actions.approve', 'actions.grantStanding', 'actions.list', 'actions.preview', 'actions.propose', 'actions.reject', 'actions.revokeStanding', 'actions.withdraw'],
+      ['actions.approve', 'actions.grantStanding', 'actions.list', 'actions.preview', 'actions.propose', 'actions.reject', 'actions.revokeStanding', 'actions.verifyNow', 'actions.withdraw'],
     );
     expect(invokeChannels['actions.approve'].input.safeParse({ id: 'act_abcdefgh' }).success).toBe(false); // nonce required
   });
