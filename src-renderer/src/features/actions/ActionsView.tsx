@@ -1,14 +1,16 @@
 // The Actions view: per-service buttons that open a DRAFT of a wake / sleep /
 // offload / restart (nothing recorded until Propose or Approve in the dialog),
 // the inbox of pending proposals (approve, reject or withdraw in a dialog),
-// live progress, history with outcomes, standing approvals, and the audit
-// chain check. Nothing here changes a server without the dialog's approval.
+// live progress, actions the console stopped in the middle of (interrupted:
+// what was done, Verify now), history with outcomes, standing approvals, and
+// the audit chain check. Nothing here changes a server without the dialog's approval.
 import { useMemo, useState } from 'react';
 import { decisionFacts, decisionSentence, type ActionDraft, type ActionKind, type ActionView, type AuditVerifyResult } from '../../../../src-preload/contract/index.js';
 import { useAppStore, useServices } from '../../app/app-context.js';
 import { toContractError } from '../../transport/transport.js';
 import { sleepView } from '../fleet/service-facts.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
+import { InterruptedAction } from './InterruptedAction.js';
 import { StandingForm } from './StandingForm.js';
 import { standingStatus } from './standing-form.js';
 import { seconds, useActions } from './use-actions.js';
@@ -27,7 +29,10 @@ export function ActionsView(): React.JSX.Element {
   const [draft, setDraft] = useState<ActionDraft | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [audit, setAudit] = useState<AuditVerifyResult | null>(null);
+  const [checking, setChecking] = useState<ReadonlySet<string>>(new Set());
+  const [checkProblems, setCheckProblems] = useState<Readonly<Record<string, string>>>({});
   const pending = actions.filter((a) => a.state === 'proposed');
+  const unchecked = actions.filter((a) => a.state === 'interrupted' && a.interruption && !a.interruption.check);
   const live = actions.filter((a) => LIVE.has(a.state));
   const history = actions.filter((a) => !LIVE.has(a.state) && a.state !== 'proposed');
   const current = useMemo(() => actions.find((a) => a.id === open) ?? null, [actions, open]);
@@ -53,6 +58,18 @@ export function ActionsView(): React.JSX.Element {
       setProblem(`${e.code}: ${e.message}`);
     });
   };
+  /** Verify now: the answer also arrives as action.changed, which updates the list. */
+  const verifyNow = (id: string): void => {
+    setChecking((s) => new Set([...s, id]));
+    setCheckProblems(({ [id]: _gone, ...rest }) => rest);
+    const done = () => setChecking((s) => new Set([...s].filter((x) => x !== id)));
+    transport.invoke('actions.verifyNow', { id }).then(done, (err: unknown) => {
+      const e = toContractError(err);
+      setCheckProblems((p) => ({ ...p, [id]: `${e.code}: ${e.message}` }));
+      done();
+    });
+  };
+  const interrupted = (a: ActionView) => <InterruptedAction action={a} checking={checking.has(a.id)} problem={checkProblems[a.id] ?? null} onVerify={verifyNow} />;
   const verify = (): void => {
     transport.invoke('audit.verify', {}).then(setAudit, (err: unknown) => setProblem(toContractError(err).message));
   };
@@ -131,6 +148,23 @@ export function ActionsView(): React.JSX.Element {
         </section>
       ) : null}
 
+      {unchecked.length > 0 ? (
+        <section className="panel" aria-labelledby="interrupted-title" data-testid="interrupted-panel">
+          <h3 className="panel__title" id="interrupted-title">
+            Interrupted: check the service and decide <span className="badge">{unchecked.length}</span>
+          </h3>
+          <p className="muted">The console stopped while these ran. Nothing was resumed; no standing approval runs on these services until someone has checked.</p>
+          <ul className="actions-inbox">
+            {unchecked.map((a) => (
+              <li key={a.id} data-testid="interrupted-action" data-action-id={a.id}>
+                <strong>{a.kind}</strong> <code>{a.upstream}</code> — {decisionSentence(decisionFacts(a))}
+                {interrupted(a)}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+
       <section className="panel" aria-labelledby="services-title">
         <h3 className="panel__title" id="services-title">Services</h3>
         <table className="data-table">
@@ -182,7 +216,7 @@ export function ActionsView(): React.JSX.Element {
         <table className="data-table">
           <tbody>
             {history.map((a) => (
-              <HistoryRow key={a.id} a={a} />
+              <HistoryRow key={a.id} a={a} details={a.state === 'interrupted' && a.interruption?.check ? interrupted(a) : null} />
             ))}
           </tbody>
         </table>
@@ -234,7 +268,7 @@ export function ActionsView(): React.JSX.Element {
   );
 }
 
-function HistoryRow({ a }: { a: ActionView }): React.JSX.Element {
+function HistoryRow({ a, details }: { a: ActionView; details: React.JSX.Element | null }): React.JSX.Element {
   return (
     <tr data-testid="history-row" data-action-id={a.id} data-state={a.state}>
       <td>{formatTime(a.finishedAt ?? a.createdAt)}</td>
@@ -257,6 +291,7 @@ function HistoryRow({ a }: { a: ActionView }): React.JSX.Element {
             · {a.directAtDrain.text}
           </span>
         ) : null}
+        {details}
       </td>
     </tr>
   );
