@@ -5,12 +5,15 @@ import { ActionViewSchema, type ActionView } from '../../../../src-preload/contr
 // step's fate in words (an unknown outcome is never shown as done), one
 // Verify now button, and what the check saw once someone asked.
 
-// The node typecheck has no JSX: the component is loaded by a specifier it does not resolve (as alert-list.test.ts).
+// The node typecheck has no JSX, and React's types would hide the DOM's from the e2e tests: the component
+// and React are loaded by specifiers it does not resolve (as alert-list.test.ts).
 const COMPONENT = '../../../../src-renderer/src/features/actions/InterruptedAction.js';
+const REACT = 'react';
+const REACT_DOM_SERVER = 'react-dom/server';
 type Props = { action: ActionView; checking: boolean; problem: string | null; onVerify(id: string): void };
 const { InterruptedAction } = (await import(COMPONENT)) as { InterruptedAction: (p: Props) => unknown };
-const { createElement } = (await import('react')) as { createElement(c: (p: Props) => unknown, p: Props): unknown };
-const { renderToStaticMarkup } = (await import('react-dom/server')) as { renderToStaticMarkup(el: unknown): string };
+const { createElement } = (await import(REACT)) as { createElement(c: (p: Props) => unknown, p: Props): unknown };
+const { renderToStaticMarkup } = (await import(REACT_DOM_SERVER)) as { renderToStaticMarkup(el: unknown): string };
 
 const base = {
   id: 'act_abcdefgh', kind: 'restart', upstream: 'h1/qwen', label: 'h1', serviceId: 'qwen', model: 'Q', driver: 'ssh-command', state: 'interrupted',
