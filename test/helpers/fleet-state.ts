@@ -93,6 +93,8 @@ export function hostStateFromView(v: Partial<HostView> & { label: string }, at: 
       state,
       lastError: v.lastError ?? null,
       nextRetryAt: v.nextRetryAt ?? null,
+      // A view says nothing of the link's failures: no expectation (the resolver holds as it did).
+      recovery: null,
       hostKeyFingerprint: v.hostKeyFingerprint ?? null,
       trustProblem: v.hostKey ?? null,
       credentialPrompt: v.credentialPrompt ?? null,

@@ -364,6 +364,7 @@ export class HostRuntime {
         state: session.state,
         lastError: this.lastError,
         nextRetryAt: session.nextRetryAt,
+        recovery: session.recovery ?? null,
         hostKeyFingerprint: session.hostKeyFingerprint,
         trustProblem: problem ? { ...problem, knownFingerprints: [...problem.knownFingerprints] } : null,
         credentialPrompt: this.credentialPrompt(),

@@ -6,7 +6,7 @@
 // Immutable: a new object per change, so a consumer may compare by identity.
 import type { CredentialPrompt, ErrorSummary, FigureSource, HostConnectionState, ServiceHealth, SleepState, TunnelState } from '../../../src-preload/contract/index.js';
 import type { HostConfig, ServiceConfig } from '../config/index.js';
-import type { HostKeyProblem, SshTransportInfo } from '../ssh/index.js';
+import type { HostKeyProblem, RecoveryExpectation, SshTransportInfo } from '../ssh/index.js';
 import type { GpuReading, GpuToolKind, ServiceFigures, ServiceReading } from '../telemetry/index.js';
 import type { UpstreamKey } from '../upstream/index.js';
 import type { ProbeResult, TunnelTestResult } from './tunnel-probe.js';
@@ -72,6 +72,8 @@ export interface HostSessionState {
   /** The coded error of the last failed attempt (cleared once connected). */
   readonly lastError: ErrorSummary | null;
   readonly nextRetryAt: number | null;
+  /** While down: whether the link is expected back by itself and when it is tried next (the proxy holds on it); null otherwise. */
+  readonly recovery: RecoveryExpectation | null;
   readonly hostKeyFingerprint: string | null;
   /** The host key the console would not accept, waiting on a person. */
   readonly trustProblem: HostKeyProblem | null;

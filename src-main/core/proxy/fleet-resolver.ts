@@ -6,6 +6,7 @@
 // "a person must act" when the host waits for trust or its key changed.
 import { Emitter, toAppError, type Clock, type Logger } from '../base/index.js';
 import { FleetErrorCode, type FleetService, type FleetState, type HostState, type ServiceState } from '../fleet/index.js';
+import type { RecoveryExpectation } from '../ssh/index.js';
 import { upstreamKey, type UpstreamClient } from '../upstream/index.js';
 import type { UpstreamSpec } from './registry.js';
 import type { Unavailable, UpstreamAvailability, UpstreamResolver } from './resolver.js';
@@ -130,6 +131,7 @@ export class FleetResolver implements UpstreamResolver {
       case 'connecting':
       case 'reconnecting': {
         const wait = nextRetryAt !== null ? Math.max(0, nextRetryAt - this.clock.now()) : 0;
+        if (host.session.recovery?.outlook === 'hard') return this.notExpectedBack(host, spec, host.session.recovery, wait);
         const expectedMs = wait + CONNECT_MS;
         return {
           ok: false,
@@ -183,6 +185,27 @@ export class FleetResolver implements UpstreamResolver {
           extra: { host_state: state },
         };
     }
+  }
+
+  /**
+   * SSH keeps trying, but its last failure does not pass by itself (sshd refuses connections, a
+   * login or host key failed, too many failures in a row): refused at once, not held, with
+   * Retry-After = the next attempt (an attempt running now: its handshake). No person is asked
+   * to act: a restarted sshd is found by the next attempt.
+   */
+  private notExpectedBack(host: HostState, spec: UpstreamSpec, rec: RecoveryExpectation, waitMs: number): Unavailable {
+    const { state, lastError, nextRetryAt } = host.session;
+    const why = rec.hardBecause === 'repeated' ? `${rec.failuresInRow} attempts in a row failed` : `its last attempt failed: ${rec.lastFailure}`;
+    const err = lastError ? ` (${lastError.code}: ${lastError.message})` : '';
+    const untilMs = nextRetryAt !== null ? waitMs : CONNECT_MS;
+    return {
+      ok: false,
+      code: 'tunnel_down',
+      message: `SSH to ${host.label} is ${state} and not expected back by itself (${why})${err}; ${spec.key} is not held — ${nextRetryAt !== null ? `next attempt in ${Math.ceil(waitMs / 1000)} s` : 'an attempt is running'}`,
+      retryAfterS: Math.max(1, Math.ceil(untilMs / 1000)),
+      recovery: null,
+      extra: { host_state: state, next_retry_at: nextRetryAt, recovery_expected: false, link_failure: rec.hardBecause, failures_in_row: rec.failuresInRow },
+    };
   }
 
   /**

@@ -21,6 +21,7 @@ export {
   defaultSshServices,
 } from './connection.js';
 export { tcpDialer, systemResolver, type Dialer, type Resolver } from './dialer.js';
+export { DEFAULT_TRANSIENT_FAILURES_MAX, expectRecovery, failureKindOf, type LinkFailureKind, type RecoveryExpectation } from './recovery.js';
 export { MemoryTrustStore, KeyValueTrustStore, type HostKeyTrustStore, type TrustedHostKey } from './trust-store.js';
 export { MemoryPassphraseCache, type PassphraseProvider } from './passphrases.js';
 export { parseJumpHost, type JumpSpec } from './jump.js';

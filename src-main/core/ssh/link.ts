@@ -91,7 +91,8 @@ async function throughJump(ctx: LinkContext, jumpClient: Client, hop: Hop): Prom
     const e = toAppError(err);
     throw new AppError(SshErrorCode.JUMP_FAILED, `jump host ${hop.user}@${hop.host}:${hop.port} could not reach ${ssh.host}:${ssh.port}: ${e.message}`, {
       retryable: true,
-      details: { jumpHost: ssh.jumpHost, host: ssh.host, port: ssh.port },
+      // The cause's code tells a timeout on the way from a refusal (ssh/recovery.ts).
+      details: { jumpHost: ssh.jumpHost, host: ssh.host, port: ssh.port, causeCode: e.code },
       cause: err,
     });
   }

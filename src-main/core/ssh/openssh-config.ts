@@ -243,12 +243,22 @@ export function classifyStderr(stderr: string, where: string): AppError | null {
     return new AppError(SshErrorCode.KEY_UNREADABLE, `${where}: ${last}`, { details });
   }
   if (/kex_exchange_identification|Connection closed by UNKNOWN|Connection closed by|Connection reset|Connection refused|No route to host|Network is unreachable|Broken pipe|banner exchange/.test(text)) {
-    return new AppError(SshErrorCode.CONNECT_FAILED, `${where}: ${last}`, { retryable: true, details });
+    // The errno as the builtin transport records it, so both say alike whether the link comes back by itself.
+    return new AppError(SshErrorCode.CONNECT_FAILED, `${where}: ${last}`, { retryable: true, details: { ...details, ...errnoOf(text) } });
   }
   if (/Timeout, server .* not responding|Connection to .* closed/.test(text)) {
     return new AppError(SshErrorCode.DISCONNECTED, `${where}: ${last}`, { retryable: true, details });
   }
   return null;
+}
+
+/** ssh's words for a failed connect as the errno they stand for (ssh/recovery.ts reads it). */
+function errnoOf(text: string): { errno?: string } {
+  if (/Connection refused/.test(text)) return { errno: 'ECONNREFUSED' };
+  if (/Connection reset/.test(text)) return { errno: 'ECONNRESET' };
+  if (/No route to host/.test(text)) return { errno: 'EHOSTUNREACH' };
+  if (/Network is unreachable/.test(text)) return { errno: 'ENETUNREACH' };
+  return {};
 }
 
 /** The last few lines of stderr, one line, for a message (ssh's own words, no secrets in them). */

@@ -7,6 +7,7 @@ import { AppError, Emitter, fireAndForget, silentLogger, systemClock, type Clock
 import { SshErrorCode } from './errors.js';
 import { assertTrustable, refusalOf } from './host-key-check.js';
 import { knownHostsName } from './known-hosts.js';
+import { expectRecovery, failureKindOf, type LinkFailureKind, type RecoveryExpectation } from './recovery.js';
 import { RetryTimer } from './retry-timer.js';
 import { defaultSshServices, type HostKeyProblem, type SshConnectionOptions, type SshConnectionState, type SshHostTarget, type SshServices, type SshStateChange } from './session.js';
 import { AttemptWaiters, ConnectedWaiters } from './waiters.js';
@@ -26,6 +27,9 @@ export abstract class SessionCore {
   protected _nextRetryAt: number | null = null;
   protected _fingerprint: string | null = null;
   protected _problem: HostKeyProblem | null = null;
+  /** The last failure's kind and the failed attempts since the link was last up: what `recovery` says. */
+  private lastFailure: LinkFailureKind | null = null;
+  private failuresInRow = 0;
   /** Bumped on every attempt and on disconnect, so late events of an old link are ignored. */
   protected generation = 0;
   protected readonly retry: RetryTimer;
@@ -66,6 +70,11 @@ export abstract class SessionCore {
   }
   get hostKeyProblem(): HostKeyProblem | null {
     return this._problem;
+  }
+  /** Whether the link is expected back by itself, and when it is tried next; null while connected or disconnected. */
+  get recovery(): RecoveryExpectation | null {
+    if (this._state === 'connected' || this._state === 'disconnected') return null;
+    return expectRecovery(this.lastFailure, this.failuresInRow, this._nextRetryAt, this.options.transientFailuresMax);
   }
 
   /** The app's service if it installed one (read at each use), else this session's default. */
@@ -114,6 +123,8 @@ export abstract class SessionCore {
     this.attemptWaiters.settle(cancelled);
     this.connectedWaiters.rejectAll(cancelled);
     await this.dropLink();
+    this.lastFailure = null;
+    this.failuresInRow = 0;
     if (this._state !== 'disconnected') this.setState({ state: 'disconnected' });
   }
 
@@ -179,6 +190,11 @@ export abstract class SessionCore {
     this._nextRetryAt = change.nextRetryAt ?? null;
     if (change.error) this._lastError = change.error;
     else if (change.state === 'connected') this._lastError = null;
+    // Set before listeners hear of the change: the fleet publishes `recovery` from inside them.
+    if (change.state === 'connected') {
+      this.lastFailure = null;
+      this.failuresInRow = 0;
+    } else if (change.error) this.lastFailure = failureKindOf(change.error);
     this.logger.debug('state', { state: change.state, code: change.error?.code, nextRetryAt: change.nextRetryAt });
     this.stateEmitter.fire(change);
   }
@@ -194,6 +210,7 @@ export abstract class SessionCore {
 
   /** An attempt failed: network trouble is retried; a key waiting for the operator, or anything else, stops. */
   protected fail(err: AppError): void {
+    this.failuresInRow++;
     this.attemptWaiters.settle(err);
     if (err.retryable) {
       this.scheduleRetry(err);

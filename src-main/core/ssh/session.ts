@@ -10,6 +10,7 @@ import { tcpDialer, type Dialer } from './dialer.js';
 import type { ExecOptions, ExecResult } from './exec.js';
 import type { ExecStream, ExecStreamOptions } from './exec-stream.js';
 import { MemoryPassphraseCache, type PassphraseProvider } from './passphrases.js';
+import type { RecoveryExpectation } from './recovery.js';
 import { MemoryTrustStore, type HostKeyTrustStore } from './trust-store.js';
 
 export type SshConnectionState = 'disconnected' | 'connecting' | 'awaiting-trust' | 'connected' | 'reconnecting' | 'failed';
@@ -56,6 +57,8 @@ export interface SshConnectionOptions {
   /** Unanswered keepalives before the link counts as lost. Default 2 (loss seen within about 3 intervals). */
   keepaliveCountMax?: number;
   backoff?: { initialMs?: number; maxMs?: number; random?: () => number };
+  /** Transient failures (timeouts, resets, a dropped link) in a row after which a recovery is no longer expected. Default 3. */
+  transientFailuresMax?: number;
   /** How long a new tunnel stream waits for a reconnect before failing. Default 5 s. */
   waitForConnectionMs?: number;
   /** Deadline for the host to answer a tunnel (direct-tcpip) request. Default 10 s. */
@@ -80,6 +83,11 @@ export interface SshSession extends Disposable {
   readonly state: SshConnectionState;
   readonly lastError: AppError | null;
   readonly nextRetryAt: number | null;
+  /**
+   * While down: whether the link is expected back by itself (its last failure's kind, failures in a row)
+   * and when it is tried next; null while connected or disconnected (absent on test fakes).
+   */
+  readonly recovery?: RecoveryExpectation | null;
   readonly hostKeyFingerprint: string | null;
   /** The unknown/changed key the session stopped on, if any. */
   readonly hostKeyProblem?: HostKeyProblem | null;

@@ -127,7 +127,7 @@ describe('holding while an upstream recovers', () => {
     expect(body.error).toMatchObject({ code: 'tunnel_down', type: 'server_error', reason: 'reconnecting', expected_back_ms: 120_000 });
   });
 
-  it('held past its budget: refused with the latest reason, not silently timed out', async () => {
+  it('held until what is left of its budget no longer covers the expected reconnect: refused with the latest reason, not silently timed out', async () => {
     const up = await upstream();
     const r = switchable(up.url);
     r.set(reconnecting(300));
@@ -135,11 +135,86 @@ describe('holding while an upstream recovers', () => {
     const t0 = performance.now();
     const res = await chat(p, p.token());
     expect(res.statusCode).toBe(503);
-    expect(performance.now() - t0).toBeGreaterThan(700);
+    // Re-checked every 250 ms: released at the first check with less than 300 ms left (about 500 ms in).
+    expect(performance.now() - t0).toBeGreaterThan(450);
     expect(performance.now() - t0).toBeLessThan(2_000);
     expect(res.headers['retry-after']).toBeDefined();
     expect(res.headers['x-hold-reason']).toBe('reconnecting');
     expect(JSON.parse(await res.body.text()).error.code).toBe('tunnel_down');
+  });
+
+  it('released at once when the link turns hard while held, with the answer a new request gets', async () => {
+    const up = await upstream();
+    const r = switchable(up.url);
+    r.set(reconnecting(5_000));
+    const p = await proxyWith(r);
+    const pending = chat(p, p.token());
+    const hard: Unavailable = { ok: false, code: 'tunnel_down', message: 'SSH to gpu refuses connections', retryAfterS: 6, recovery: null, extra: { recovery_expected: false } };
+    let turnedAt = 0;
+    setTimeout(() => {
+      turnedAt = performance.now();
+      r.set(hard);
+    }, 300);
+    const res = await pending;
+    const answeredAt = performance.now();
+    expect(res.statusCode).toBe(503);
+    expect(answeredAt - turnedAt).toBeLessThan(200);
+    expect(res.headers['retry-after']).toBe('6');
+    expect(res.headers['x-hold-reason']).toBe('reconnecting');
+    expect(JSON.parse(await res.body.text()).error).toMatchObject({ code: 'tunnel_down', recovery_expected: false });
+    // A new request: the same answer, not held.
+    const t0 = performance.now();
+    const again = await chat(p, p.token());
+    expect(performance.now() - t0).toBeLessThan(200);
+    expect(again.statusCode).toBe(503);
+    expect(again.headers['retry-after']).toBe('6');
+    expect(again.headers['x-hold-reason']).toBeUndefined();
+    await again.body.text();
+  });
+
+  it('the client\'s stated timeout caps the hold: refused at once when the reconnect is expected after it', async () => {
+    const up = await upstream();
+    const r = switchable(up.url);
+    r.set(reconnecting(5_000));
+    const p = await proxyWith(r);
+    for (const header of ['x-request-timeout', 'x-stainless-timeout', 'x-stainless-read-timeout']) {
+      const t0 = performance.now();
+      const res = await chat(p, p.token(), { [header]: '4' });
+      expect(performance.now() - t0).toBeLessThan(500);
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      await res.body.text();
+    }
+    // Without it the same request is held (the class budget is 45 s); a bad value is ignored.
+    const held = chat(p, p.token(), { 'x-request-timeout': '4s' });
+    setTimeout(() => r.set(null), 400);
+    const res = await held;
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-hold-reason']).toBe('reconnecting');
+    await res.body.text();
+  });
+
+  it('the client\'s stated timeout ends a hold under way a second before it, and never stretches the class budget', async () => {
+    const up = await upstream();
+    const r = switchable(up.url);
+    r.set(reconnecting(300));
+    const p = await proxyWith(r);
+    let t0 = performance.now();
+    const res = await chat(p, p.token(), { 'x-stainless-timeout': '2' });
+    let ms = performance.now() - t0;
+    expect(res.statusCode).toBe(503);
+    expect(ms).toBeGreaterThan(400);
+    expect(ms).toBeLessThan(1_000);
+    expect(res.headers['x-hold-reason']).toBe('reconnecting');
+    await res.body.text();
+
+    const q = await proxyWith(r, { holdBudgetMs: { interactive: 800 } });
+    t0 = performance.now();
+    const capped = await chat(q, q.token(), { 'x-request-timeout': '3600' });
+    ms = performance.now() - t0;
+    expect(capped.statusCode).toBe(503);
+    expect(ms).toBeLessThan(800);
+    await capped.body.text();
   });
 
   it('a host awaiting trust is refused at once: a person must act (long Retry-After, action_required)', async () => {

@@ -12,7 +12,8 @@ import type { ClassStats } from '../stats.js';
 import { drainingError, retryAfterS } from './refusals.js';
 import { commitSse, sendSse } from './respond.js';
 import { DONE, fail, ok, type StageEnv, type StageResult } from './stage.js';
-import { clientHoldLimitMs, type Target } from './upstream.js';
+import { holdLeftMs } from './hold-limit.js';
+import type { Target } from './upstream.js';
 
 /** Records the queue time on `ex` and in `st`; 429 queue_full or hold_timeout, 503 upstream_draining; DONE when the client left. */
 export async function admit(
@@ -34,8 +35,7 @@ export async function admit(
   let ticket: QueueTicket;
   try {
     // What is left of the hold budget after any time held for a recovery (reconnect, wake, restart).
-    const limit = Math.min(clientHoldLimitMs(headers['x-stainless-timeout']) ?? Infinity, settings.holdBudgetMs[cls]) - ex.heldMs;
-    ticket = pool.enqueue(cls, Math.max(0, limit));
+    ticket = pool.enqueue(cls, holdLeftMs(settings.holdBudgetMs[cls], headers, ex.heldMs));
   } catch (err) {
     if ((err as AppError).code !== ProxyErrorCode.QUEUE_FULL) return fail(drainingError(spec.key, pool, env.closing, env.clock.now()));
     const depth = pool.queuedOf(cls);

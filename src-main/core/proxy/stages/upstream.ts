@@ -16,6 +16,7 @@ import type { HoldReason, UpstreamResolver } from '../resolver.js';
 import type { Choice, ReplicaRouter } from '../router.js';
 import { withIncludeUsage } from '../sse.js';
 import type { JsonBody } from './body.js';
+import { holdLeftMs, worthHolding } from './hold-limit.js';
 import { drainingError, unavailableError } from './refusals.js';
 import { commitSse, sendSse } from './respond.js';
 import { DONE, fail, ok, type StageEnv, type StageResult } from './stage.js';
@@ -122,10 +123,10 @@ export async function chooseUpstream(
   if (first?.ok) return chosen(ex, first);
   if (!first) return fail(wire(503, 'upstream_unreachable', `no replica of ${placement.name} is left to try`, { retryAfterS: 1 }));
   const { clock, mono, settings } = ctx.env;
-  const budgetMs = Math.min(settings.holdBudgetMs[cls], clientHoldLimitMs(headers['x-stainless-timeout']) ?? Infinity) - ex.heldMs;
+  const budgetMs = holdLeftMs(settings.holdBudgetMs[cls], headers, ex.heldMs);
   let refused = first;
   let recovery = recoveryOf(refused, clock.now());
-  if (!recovery || recovery.expectedMs > budgetMs || ctx.env.closing) return fail(refusal(ex, refused, ctx, false));
+  if (!worthHolding(recovery, budgetMs) || ctx.env.closing) return fail(refusal(ex, refused, ctx, false));
 
   // Hold: re-check on every fleet change and every 250 ms until a replica takes it or the budget is spent.
   const start = mono();
@@ -183,7 +184,10 @@ export async function chooseUpstream(
       if (!next) break;
       refused = next;
       const r = recoveryOf(refused, clock.now());
-      if (!r) break;
+      // Released with the answer a new request gets: the link's failure turned hard (sshd refuses,
+      // a login failed), a person must act, or a reconnect's next attempt falls past what is left
+      // (a wake's expectation is its whole length, judged once when the hold began).
+      if (!r || (r.reason === 'reconnecting' && !worthHolding(r, budgetMs - (mono() - start)))) break;
       if (r.reason !== recovery.reason) {
         recovery = r;
         ex.holdReason = r.reason;
@@ -216,14 +220,6 @@ function refusal(ex: Exchange, c: Extract<Choice, { ok: false }>, ctx: ChooseCon
   ex.model = c.spec.model;
   if (c.why === 'draining') return drainingError(c.spec.key, c.pool, ctx.env.closing, ctx.env.clock.now());
   return unavailableError(c.why, c.pool, held);
-}
-
-/** openai-node sends its timeout (seconds) as X-Stainless-Timeout: hold at most until a second before it. */
-export function clientHoldLimitMs(value: string | string[] | undefined): number | undefined {
-  if (typeof value !== 'string') return undefined;
-  const s = Number(value);
-  if (!Number.isFinite(s) || s <= 0) return undefined;
-  return Math.max(0, s * 1000 - 1000);
 }
 
 export interface UpstreamBody {
