@@ -10,15 +10,13 @@ import { findRunningConsole, prepareDataDir, readyFilePath, removeReadyFile, wri
 import { startWebBridge } from '../web/index.js';
 import { CliErrorCode } from './errors.js';
 import { EXIT, UsageError, logLine, type Output } from './output.js';
+import { createSignalHandler, endChildProcesses, pendingWork } from './shutdown.js';
 import { VERSION } from './version.js';
 
 import { ChromiumPdfPrinter } from '../web/index.js';
 
 /** The largest `--demo-hosts` fleet (each host is an SSH server and two simulators in this process). */
 export const MAX_DEMO_HOSTS = 128;
-
-/** Signals this soon after the first are the same keypress delivered twice (terminal + parent), not a second request. */
-const SAME_KEYPRESS_MS = 1_000;
 
 export interface ServeOptions {
   demo: boolean;
@@ -138,40 +136,36 @@ export async function serve(options: ServeOptions, output: Output): Promise<numb
   const ui = showToken ? info.ui : redactedUiUrl(info.ui);
   const where = showToken ? '' : ` (the token is in ${dataDirReady}; \`gpu-console url\` prints the full URL)`;
   return await new Promise<number>((resolveExit) => {
-    let stoppingAt: number | null = null;
-    const stop = (signal: string) => {
-      if (stoppingAt !== null) {
-        // One Ctrl-C can arrive more than once: the terminal signals the whole process group, and a
-        // parent (`npm start`, npm itself) forwards it again. Only a later one means "exit now".
-        if (Date.now() - stoppingAt < SAME_KEYPRESS_MS) return;
-        output.err(`gpu-console: ${signal} again, exiting now`);
-        process.exit(EXIT.FAILED);
-      }
-      stoppingAt = Date.now();
-      logger.info('shutting down', { signal });
-      const done = async () => {
-        await bridge.close();
-        await api.dispose();
-        await app.dispose();
-        await demo?.dispose();
-        removeReadyFile(dataDirReady, process.pid);
-        if (options.readyFile) removeReadyFile(resolve(options.readyFile), process.pid);
-      };
-      const deadline = setTimeout(() => {
-        output.err('gpu-console: shutdown took longer than 10 s, exiting');
-        process.exit(EXIT.FAILED);
-      }, 10_000);
-      deadline.unref();
-      done().then(
-        () => resolveExit(EXIT.OK),
-        (err: unknown) => {
-          output.err(`gpu-console: error during shutdown: ${(err as Error).message}`);
-          resolveExit(EXIT.FAILED);
+    const readyFiles = [dataDirReady, ...(options.readyFile ? [resolve(options.readyFile)] : [])];
+    const onSignal = createSignalHandler(
+      {
+        graceful: async () => {
+          await bridge.close();
+          await api.dispose();
+          await app.dispose();
+          await demo?.dispose();
+          for (const f of readyFiles) removeReadyFile(f, process.pid);
         },
-      );
-    };
-    process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGTERM', () => stop('SIGTERM'));
+        // Synchronous only: better-sqlite3 finished every write it began (writes are synchronous), so closing
+        // checkpoints the WAL; the children (ssh masters, shells) would otherwise outlive this process.
+        immediate: () => {
+          endChildProcesses();
+          try {
+            app.store.close();
+          } catch (err) {
+            logger.warn('could not close the database on the way out; SQLite recovers its WAL at the next start', { error: (err as Error).message });
+          }
+          for (const f of readyFiles) removeReadyFile(f, process.pid);
+        },
+        pending: () => pendingWork(app),
+        graceMs: app.config.current.proxy.shutdownGraceMs,
+        say: (line) => output.err(`gpu-console: ${line}`),
+        exit: (code) => process.exit(code),
+      },
+      resolveExit,
+    );
+    process.on('SIGINT', () => onSignal('SIGINT'));
+    process.on('SIGTERM', () => onSignal('SIGTERM'));
     // Ready is announced only once the signals are ours: a Ctrl-C sent on seeing this line must reach stop().
     if (output.json) output.out(JSON.stringify({ event: 'ready', ...info, ui, tokenIn: showToken ? null : dataDirReady, demo: demo !== null }));
     else output.out(`GPU Console ready ui=${ui}${info.proxy ? ` proxy=${info.proxy}` : ''}${where}`);
