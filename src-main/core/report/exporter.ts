@@ -6,9 +6,12 @@
 // Everything is written into a hidden staging folder next to the final one and
 // renamed into place only when complete, so a failure (disk full, PDF printer
 // gone, signing error) never leaves a folder that looks like a finished export.
+// A console killed mid-export cannot remove its staging folder: the folder's
+// name carries the writer's pid, and the next export into that folder (and each
+// start, for the default folder) removes staging folders whose writer is gone.
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, parse as parsePath, relative, resolve, sep } from 'node:path';
 import {
   EVIDENCE_SIGNATURE_NAMESPACE,
@@ -50,6 +53,47 @@ export interface WriteExportOptions {
   progress?(step: string): void;
   /** The caller gave up: nothing is renamed into place, the staging folder is removed. */
   signal?: AbortSignal;
+  /** The writer's pid, in the staging folder's name (default this process). */
+  pid?: number;
+}
+
+/** `.report-….<pid>.partial`: a staging folder and the pid of the process writing it (null: an older console's, without one). */
+const STAGING = /^\.(report-.+?)(?:\.(\d+))?\.partial$/;
+
+const stagingName = (name: string, pid: number): string => `.${name}.${pid}.partial`;
+
+/** Whether process `pid` still runs (EPERM: it runs as someone else). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the staging folders in `parentDir` left by a writer that is gone (a console killed mid-export):
+ * never a finished export, never one whose writer still runs. A missing folder has none. Returns what went.
+ */
+export async function removeAbandonedStaging(parentDir: string, alive: (pid: number) => boolean = processAlive): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(parentDir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const gone: string[] = [];
+  for (const name of names) {
+    const m = STAGING.exec(name);
+    if (!m) continue;
+    const pid = m[2] === undefined ? null : Number(m[2]);
+    if (pid !== null && alive(pid)) continue;
+    await rm(join(parentDir, name), { recursive: true, force: true });
+    gone.push(name);
+  }
+  return gone;
 }
 
 export const sha256Hex = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
@@ -121,13 +165,14 @@ export async function writeExport(o: WriteExportOptions): Promise<ExportFiles> {
   }
   await ensureWritableDir(o.parentDir);
   const finalDir = join(o.parentDir, o.name);
-  const staging = join(o.parentDir, `.${o.name}.partial`);
+  const staging = join(o.parentDir, stagingName(o.name, o.pid ?? process.pid));
   try {
     await stat(finalDir);
     throw new AppError(ReportErrorCode.OUTPUT_UNWRITABLE, `${finalDir} already exists`, { details: { dir: finalDir, reason: 'EEXIST' } });
   } catch (err) {
     if (err instanceof AppError) throw err;
   }
+  await removeAbandonedStaging(o.parentDir).catch(() => undefined);
   await rm(staging, { recursive: true, force: true });
   try {
     await mkdir(staging, { mode: 0o700 });

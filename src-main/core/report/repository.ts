@@ -17,7 +17,7 @@ export class ReportRepository {
   private readonly upsertGate: Database.Statement;
   private readonly allGates: Database.Statement<[], { id: string; status: GateMark['status']; note: string; marked_by: string; marked_at: number }>;
 
-  constructor(db: Database.Database) {
+  constructor(private readonly db: Database.Database) {
     this.insertExport = db.prepare('INSERT INTO report_exports (id, created_at, export) VALUES (?, ?, ?)');
     this.recentExports = db.prepare('SELECT export FROM report_exports ORDER BY created_at DESC, rowid DESC LIMIT ?');
     this.upsertGate = db.prepare(
@@ -27,8 +27,16 @@ export class ReportRepository {
     this.allGates = db.prepare('SELECT id, status, note, marked_by, marked_at FROM report_gates');
   }
 
-  addExport(record: ReportExport): void {
-    this.insertExport.run(record.id, record.createdAt, JSON.stringify(record));
+  /**
+   * Lists the export; `alongside` (its audit row) runs in the same transaction, so a console killed in
+   * between leaves an export that is both listed and audited, or neither (its folder is complete either way:
+   * it was renamed into place before).
+   */
+  addExport(record: ReportExport, alongside?: () => void): void {
+    this.db.transaction(() => {
+      this.insertExport.run(record.id, record.createdAt, JSON.stringify(record));
+      alongside?.();
+    })();
   }
 
   /** Newest first; a row that no longer parses (hand-edited database) is skipped, not fatal. */

@@ -14,13 +14,13 @@ import type {
   ReportVerifyResult,
   SignRequest,
 } from '../../../src-preload/contract/index.js';
-import { AppError, BaseErrorCode, type Clock, type Logger } from '../base/index.js';
+import { AppError, BaseErrorCode, fireAndForget, type Clock, type Logger } from '../base/index.js';
 import type { PdfPrinter } from '../ports.js';
 import { expandTilde } from '../ssh/index.js';
 import { canonicalJson, type AuditLog } from '../store/index.js';
 import { buildEvidence, type ReportSources } from './builder.js';
 import { ReportErrorCode, stopIfCancelled } from './errors.js';
-import { ensureWritableDir, sha256Hex, writeExport } from './exporter.js';
+import { ensureWritableDir, removeAbandonedStaging, sha256Hex, writeExport } from './exporter.js';
 import { gateCounts, isManualGate, manualGates } from './gates.js';
 import { renderHtml } from './render-html.js';
 import type { ReportRepository } from './repository.js';
@@ -59,7 +59,10 @@ export interface ExportInput {
 export class ReportService {
   private running: string | null = null;
 
-  constructor(private readonly o: ReportServiceOptions) {}
+  constructor(private readonly o: ReportServiceOptions) {
+    // A console killed mid-export left its staging folder behind (never listed: only finished exports are).
+    fireAndForget(removeAbandonedStaging(o.defaultDir), o.logger, 'removing abandoned report staging folders');
+  }
 
   async preview(request: ReportRequest, actor: string, signal?: AbortSignal): Promise<{ evidence: Evidence; html: string }> {
     const evidence = await buildEvidence(request, { ...this.o.sources(actor), signal });
@@ -127,8 +130,7 @@ export class ReportService {
         signer: files.signer,
         gates: gateCounts(evidence.gates),
       };
-      this.o.repo.addExport(record);
-      this.o.audit.append({
+      this.o.repo.addExport(record, () => this.o.audit.append({
         type: 'report.exported',
         actor,
         target: id,
@@ -144,7 +146,7 @@ export class ReportService {
           window: evidence.window,
           hosts: evidence.hosts,
         },
-      });
+      }));
       done = total;
       progress('done', 'done', files.dir);
       return record;
