@@ -55,6 +55,9 @@ export function waitForOutput(child: ChildProcess, re: RegExp, timeoutMs: number
     const done = (err: Error | null, m?: RegExpMatchArray) => {
       clearTimeout(timer);
       child.off('exit', onExit);
+      // From here the caller pipes the output on: this listener must not copy it twice or keep it all.
+      child.stdout?.off('data', onData);
+      child.stderr?.off('data', onData);
       if (err) reject(err);
       else resolve(m!);
     };
