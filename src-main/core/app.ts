@@ -25,7 +25,7 @@ import { upstreamKey } from './upstream/index.js';
 import { createConsoleReport, reportChannels, type ReportService } from './report/index.js';
 import { FileSecretStore, secretsChannels } from './secrets/index.js';
 import { KeyValueTrustStore, MemoryPassphraseCache } from './ssh/index.js';
-import { auditChannels, openStore, scheduleAuditChecks, type Store } from './store/index.js';
+import { auditChannels, openStore, publishStorageHealth, scheduleAuditChecks, storageChannels, type Store } from './store/index.js';
 import { TelemetryService, telemetryChannels } from './telemetry/index.js';
 import { AlertOps, alertsChannels } from './alerts/index.js';
 import { BudgetService, budgetChannels } from './budget/index.js';
@@ -140,6 +140,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   try {
     const store = openStore({ file: join(options.dataDir, 'gpu-console.db'), nativeBinding: options.sqliteNativeBinding, clock, logger: logger.child('store') });
     disposables.add(toDisposable(() => store.close()));
+    disposables.add(publishStorageHealth(store, emit));
     const ground: Ground = { options, clock, logger, home: options.home ?? homedir(), emit, disposables, store, startedAt };
     const s = await buildServices(ground);
     const { config, configSource, configFile, fleet, lifecycle, telemetry } = s;
@@ -158,6 +159,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     const channels: HandlersFor<InvokeChannel> = {
       'app.info': () => info(),
       ...auditChannels(store, s.notifications),
+      ...storageChannels(store),
       ...fleetChannels(fleet, s.hosts, s.imports),
       ...notifyChannels(s.notifications),
       ...secretsChannels(s.secrets, store.audit),

@@ -15,6 +15,7 @@ import { reportEventChannels, reportInvokeChannels } from './report.js';
 import { budgetInvokeChannels } from './budget.js';
 import { logsEventChannels, logsInvokeChannels } from './logs.js';
 import { advisorEventChannels, advisorInvokeChannels } from './advisor.js';
+import { storageEventChannels, storageInvokeChannels } from './storage.js';
 
 // The one table of channels. Calls are `capability.verb`, events
 // `capability.noun`. Both bridges (Electron IPC and the web bridge) carry
@@ -69,6 +70,7 @@ export const invokeChannels = {
   ...budgetInvokeChannels,
   ...logsInvokeChannels,
   ...advisorInvokeChannels,
+  ...storageInvokeChannels,
 } as const;
 
 export const eventChannels = {
@@ -90,6 +92,7 @@ export const eventChannels = {
   ...reportEventChannels,
   ...logsEventChannels,
   ...advisorEventChannels,
+  ...storageEventChannels,
 } as const;
 
 export type InvokeChannels = typeof invokeChannels;

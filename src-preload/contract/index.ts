@@ -19,4 +19,5 @@ export * from './report.js';
 export * from './budget.js';
 export * from './logs.js';
 export * from './advisor.js';
+export * from './storage.js';
 export * from './tick-codec.js';

@@ -122,6 +122,20 @@ export const ModelRouteViewSchema = z
   .strict();
 export type ModelRouteView = z.infer<typeof ModelRouteViewSchema>;
 
+/** The request log's own figures since start: while the data folder is full, rows wait (bounded) and the oldest beyond that are dropped. */
+export const RequestLogCountsSchema = z
+  .object({
+    written: z.number().int().nonnegative(),
+    /** Rows given up for good because writes failed (full disk, I/O error) past the backlog. */
+    dropped: z.number().int().nonnegative(),
+    /** Rows waiting in memory to be written. */
+    pending: z.number().int().nonnegative(),
+    /** When writes began to fail; null while they land. */
+    failingSince: z.number().nullable(),
+  })
+  .strict();
+export type RequestLogCounts = z.infer<typeof RequestLogCountsSchema>;
+
 export const ProxyStatsSchema = z
   .object({
     at: z.number(),
@@ -135,6 +149,8 @@ export const ProxyStatsSchema = z
     models: z.array(ModelRouteViewSchema).optional(),
     /** Requests that went to another replica or model after a failure before the first byte, since start. */
     failovers: z.number().int().optional(),
+    /** The request log's written / dropped / waiting rows (absent where the proxy keeps no log). */
+    requestLog: RequestLogCountsSchema.optional(),
   })
   .strict();
 export type ProxyStats = z.infer<typeof ProxyStatsSchema>;

@@ -72,10 +72,15 @@ export const ProxyConfigSchema = z
     shutdownGraceMs: intRange(0, 60_000).default(5_000),
     /**
      * The request log (one row per request of a client with a valid token; refused ones are only counted):
-     * rows older than `retentionDays`, or past the newest `maxRows`, are deleted in the background.
+     * rows older than `retentionDays`, or past the newest `maxRows`, are deleted in the background. While the
+     * data folder refuses writes (full disk), up to `backlogRows` rows wait in memory; older ones are dropped and counted.
      */
     requestLog: z
-      .object({ retentionDays: intRange(1, 3650).default(30), maxRows: intRange(1_000, 100_000_000).default(1_000_000) })
+      .object({
+        retentionDays: intRange(1, 3650).default(30),
+        maxRows: intRange(1_000, 100_000_000).default(1_000_000),
+        backlogRows: intRange(0, 1_000_000).default(10_000),
+      })
       .strict()
       .prefault({}),
     /** Lets clients without a token in (they are on loopback) at one class. Off by default. */

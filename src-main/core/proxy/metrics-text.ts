@@ -45,6 +45,7 @@ export function renderProxyMetrics(
     'Outbound calls refused because their URL was off this machine (upstreams are reached only through the SSH tunnels or loopback), by purpose.',
   );
   for (const purpose of OFF_PREM_PURPOSES) lines.push(`gpu_console_offprem_calls_total{purpose="${purpose}"} ${offPrem[purpose] ?? 0}`);
+  if (stats.requestLog) renderRequestLog(lines, family, stats.requestLog);
   family('gpu_console_proxy_slots', 'gauge', 'Slots of each upstream pool.');
   for (const u of stats.upstreams) lines.push(`gpu_console_proxy_slots{upstream="${esc(u.upstream)}"} ${u.slots}`);
   family('gpu_console_proxy_in_flight', 'gauge', 'Requests holding a slot.');
@@ -73,6 +74,18 @@ export function renderProxyMetrics(
 }
 
 type FamilyWriter = (name: string, type: 'counter' | 'gauge' | 'summary', help: string) => void;
+
+/** The request log's rows: a full data folder shows here as dropped rows and a failing gauge, while the proxy keeps answering. */
+function renderRequestLog(lines: string[], family: FamilyWriter, log: NonNullable<ProxyStats['requestLog']>): void {
+  family('gpu_console_request_log_written_total', 'counter', 'Request-log rows written to the data folder since start.');
+  lines.push(`gpu_console_request_log_written_total ${log.written}`);
+  family('gpu_console_request_log_dropped_total', 'counter', 'Request-log rows dropped since start because the data folder refused writes (full disk, I/O error) for longer than the backlog holds.');
+  lines.push(`gpu_console_request_log_dropped_total ${log.dropped}`);
+  family('gpu_console_request_log_pending_rows', 'gauge', 'Request-log rows waiting in memory to be written.');
+  lines.push(`gpu_console_request_log_pending_rows ${log.pending}`);
+  family('gpu_console_request_log_write_failing', 'gauge', '1 while request-log writes fail (the data folder is full or refuses writes), else 0.');
+  lines.push(`gpu_console_request_log_write_failing ${log.failingSince === null ? 0 : 1}`);
+}
 
 /**
  * The figures the Prometheus alerting rules (resources/prometheus/) read beside the ones above: hold

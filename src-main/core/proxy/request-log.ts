@@ -3,9 +3,13 @@
 // batch) writes them in one transaction. The buffer is bounded; flush() and
 // dispose() write what is left. A retention (age and row count) is enforced in
 // the background in small deletes, so the proxy never waits on a long one.
+// When the data folder is full (or the disk fails) the proxy keeps serving: rows
+// wait in a bounded backlog, the oldest beyond it are dropped and counted, and
+// the store's health says which folder and since when; writes resume by themselves.
 import type Database from 'better-sqlite3';
-import type { RequestLogRetention, RequestQuery, RequestRow } from '../../../src-preload/contract/index.js';
+import type { RequestLogCounts, RequestLogRetention, RequestQuery, RequestRow } from '../../../src-preload/contract/index.js';
 import { type Clock, type Disposable, type Logger } from '../base/index.js';
+import type { StorageHealthTracker } from '../store/index.js';
 import type { TrafficClass } from './classes.js';
 
 export type RequestRecord = Omit<RequestRow, 'seq'>;
@@ -25,6 +29,12 @@ export interface RequestLogOptions {
   retention?: () => { maxAgeMs: number; maxRows: number };
   /** How often the retention pass runs; default a minute (and once soon after start). */
   pruneIntervalMs?: number;
+  /** Told of each failed and landed batch (which folder is full, what is dropped); absent in tests of the log alone. */
+  health?: StorageHealthTracker;
+  /** Rows held while writes fail; beyond it the oldest are dropped and counted. Default 10,000 (~3 MB). */
+  backlogRows?: number;
+  /** After a failed batch, the next try waits this long (a full disk fails every try). Default 1 s. */
+  retryMs?: number;
 }
 
 /** Rows per DELETE: a few milliseconds of work, then the event loop gets the proxy back. */
@@ -102,7 +112,11 @@ export class RequestLog implements Disposable {
   private readonly writeBatch: (rows: RequestRecord[]) => void;
   private readonly batchSize: number;
   private written = 0;
-  private failedRows = 0;
+  private dropped = 0;
+  private failingSince: number | null = null;
+  private nextTryAt = 0;
+  private readonly backlogRows: number;
+  private readonly healthLinks: Disposable[] = [];
   private disposed = false;
   private readonly pruneTimer: Disposable | null;
   private pruning: Promise<number> | null = null;
@@ -142,6 +156,12 @@ export class RequestLog implements Disposable {
       ? options.clock.setInterval(() => void this.prune().catch((err: unknown) => this.pruneFailed(err)), options.pruneIntervalMs ?? 60_000)
       : null;
     if (options.retention) setImmediate(() => void this.prune().catch((err: unknown) => this.pruneFailed(err)));
+    this.backlogRows = Math.max(0, Math.floor(options.backlogRows ?? 10_000));
+    if (options.health) {
+      this.healthLinks.push(options.health.track('requests', () => ({ dropped: this.dropped, pending: this.buffer.length })));
+      // Space is back: write what waits now rather than at the next retry.
+      this.healthLinks.push(options.health.onDidRecover(() => this.flush(true)));
+    }
   }
 
   private pruneFailed(err: unknown): void {
@@ -216,27 +236,60 @@ export class RequestLog implements Disposable {
     return this.buffer.length;
   }
 
+  /** Rows written, dropped (writes failed past the backlog) and waiting, and since when writes fail. */
+  counts(): RequestLogCounts {
+    return { written: this.written, dropped: this.dropped, pending: this.buffer.length, failingSince: this.failingSince };
+  }
+
   add(record: RequestRecord): void {
     this.buffer.push(record);
     this.options.onAdded?.(record);
-    if (this.buffer.length >= this.batchSize) this.flush();
+    if (this.failingSince !== null) this.trimBacklog();
+    else if (this.buffer.length >= this.batchSize) this.flush();
   }
 
-  flush(): void {
+  /**
+   * Writes what waits in one transaction. While writes fail, a try waits `retryMs` after the last
+   * failure unless `force` (space came back, a reader wants the rows, the log closes).
+   */
+  flush(force = false): void {
     if (this.buffer.length === 0) return;
+    const now = this.options.clock.now();
+    if (this.failingSince !== null && !force && now < this.nextTryAt) return;
     const rows = this.buffer;
     this.buffer = [];
     try {
       this.writeBatch(rows);
-      this.written += rows.length;
-      if (this.rowCount) this.rowCount.rows += rows.length;
-      this.options.onFlushed?.(new Set(rows.map((r) => r.client)), this.options.clock.now());
     } catch (err) {
-      // A busy or full disk must not take the proxy down; keep a bounded backlog and say so.
-      this.failedRows += rows.length;
-      if (!this.disposed && rows.length < 50_000) this.buffer = rows.concat(this.buffer);
-      this.options.logger.warn('request log write failed; will retry', { rows: rows.length, error: (err as Error).message, failedRows: this.failedRows });
+      this.buffer = rows.concat(this.buffer);
+      this.failedBatch(err, rows.length, now);
+      return;
     }
+    this.written += rows.length;
+    if (this.rowCount) this.rowCount.rows += rows.length;
+    if (this.failingSince !== null) {
+      this.options.logger.info('request log writes again', { failingSince: this.failingSince, dropped: this.dropped });
+      this.failingSince = null;
+    }
+    this.options.health?.wrote('requests');
+    this.options.onFlushed?.(new Set(rows.map((r) => r.client)), now);
+  }
+
+  /** A busy or full disk must not take the proxy down: rows wait (bounded), the oldest beyond it are dropped and counted. */
+  private failedBatch(err: unknown, rows: number, now: number): void {
+    const first = this.failingSince === null;
+    this.failingSince ??= now;
+    this.nextTryAt = now + (this.options.retryMs ?? 1_000);
+    this.trimBacklog();
+    const reported = this.options.health?.failed('requests', err, 'request log write') ?? err;
+    if (first) this.options.logger.warn('request log write failed; rows wait and are retried', { rows, error: (reported as Error).message, dropped: this.dropped });
+  }
+
+  private trimBacklog(): void {
+    const over = this.buffer.length - this.backlogRows;
+    if (over <= 0) return;
+    this.buffer.splice(0, over);
+    this.dropped += over;
   }
 
   query(q: RequestQuery): RequestRow[] {
@@ -275,6 +328,13 @@ export class RequestLog implements Disposable {
     this.disposed = true;
     void this.timer.dispose();
     void this.pruneTimer?.dispose();
-    this.flush();
+    for (const link of this.healthLinks.splice(0)) void link.dispose();
+    this.flush(true);
+    // What could not be written at close is lost with the process: counted, so the last figures say so.
+    if (this.buffer.length > 0) {
+      this.dropped += this.buffer.length;
+      this.options.logger.warn('request log closed with rows it could not write', { rows: this.buffer.length, dropped: this.dropped });
+      this.buffer = [];
+    }
   }
 }

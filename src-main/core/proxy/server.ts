@@ -281,6 +281,7 @@ export class ProxyServer implements Disposable {
       upstreams,
       models: this.registry.placementViews(),
       failovers: this.failoversTotal,
+      ...(this.options.requestLog ? { requestLog: this.options.requestLog.counts() } : {}),
     };
   }
 

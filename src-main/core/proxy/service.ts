@@ -75,6 +75,8 @@ export class ProxyService implements Disposable {
       db: store.db,
       clock,
       logger,
+      health: store.health,
+      backlogRows: config.current.proxy.requestLog.backlogRows,
       retention: () => {
         const r = config.current.proxy.requestLog;
         return { maxAgeMs: r.retentionDays * 86_400_000, maxRows: r.maxRows };

@@ -91,6 +91,8 @@ export const AUDIT_EVENT_TYPES = [
   'secret.deleted',
   'budget.set',
   'budget.threshold',
+  // store: writes to the data folder came back after a full disk or an I/O error (the episode: since when, what was dropped)
+  'store.storage.recovered',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

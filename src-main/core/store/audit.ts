@@ -22,6 +22,7 @@ import { AppError, redact, type Clock } from '../base/index.js';
 import { canonicalJson, isPlainObject } from './canonical-json.js';
 import type { AuditEventType } from './audit-types.js';
 import { StoreErrorCode, wrapSqliteError } from './errors.js';
+import type { StorageHealthTracker } from './storage-health.js';
 import { GENESIS_HASH } from './migrations.js';
 
 export interface AuditEventInput {
@@ -118,7 +119,8 @@ export function auditHash(
   return createHash('sha256').update(prevHash + body, 'utf8').digest('hex');
 }
 
-export function createAuditLog(db: Database.Database, clock: Clock, ensureOpen: () => void): AuditLog {
+/** With `health`, a full disk or an I/O error is reported there and thrown coded (STORE_DISK_FULL) naming the folder. */
+export function createAuditLog(db: Database.Database, clock: Clock, ensureOpen: () => void, health?: StorageHealthTracker): AuditLog {
   const headStmt = db.prepare<[], { seq: number; hash: string }>(
     'SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1',
   );
@@ -173,11 +175,16 @@ export function createAuditLog(db: Database.Database, clock: Clock, ensureOpen: 
       validateInput(input);
       // IMMEDIATE: the write lock is taken before the head is read, so two
       // appenders (this process or another) can never both extend the same head.
+      let event: AuditEvent;
       try {
-        return appendTx.immediate(input);
+        event = appendTx.immediate(input);
       } catch (err) {
-        throw wrapSqliteError(err, `audit append (${input.type})`);
+        const what = `audit append (${input.type})`;
+        throw health ? health.failed('audit', err, what) : wrapSqliteError(err, what);
       }
+      // Inside an outer transaction (Store.atomically) nothing has landed yet: that one reports.
+      if (!db.inTransaction) health?.wrote('audit');
+      return event;
     },
 
     list(query: AuditListQuery = {}): AuditEvent[] {

@@ -2,7 +2,8 @@
 // and the page a broken chain sends: whoever runs the check, the on-call hears
 // of it on their outside channels (event audit.verify-failed).
 import type { AuditVerifyResult } from '../../../src-preload/contract/index.js';
-import type { HandlersFor } from '../channel.js';
+import type { Disposable } from '../base/index.js';
+import type { EventSink, HandlersFor } from '../channel.js';
 import type { Store } from './database.js';
 
 /** Where a broken chain is reported (the notification service fits; declared here so the store does not import it). */
@@ -42,4 +43,14 @@ export function auditChannels(store: Store, notices: AuditAlarm | null = null): 
     }),
     'audit.verify': () => verifyAudit(store, notices),
   };
+}
+
+/** The data folder's health, read once by a view that opens; changes arrive as `storage.health`. */
+export function storageChannels(store: Store): HandlersFor<'storage.status'> {
+  return { 'storage.status': () => store.health.view() };
+}
+
+/** Pushes each change of the data folder's health (a writer failing, space back) to the UI. */
+export function publishStorageHealth(store: Store, emit: EventSink): Disposable {
+  return store.health.onDidChange((view) => emit('storage.health', view));
 }

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { AppError, silentLogger, systemClock, type Clock, type Disposable, type Logger } from '../base/index.js';
 import { createAuditLog, type AuditLog } from './audit.js';
 import { StoreErrorCode } from './errors.js';
+import { StorageHealthTracker } from './storage-health.js';
 import { applyMigrations, checkCompatible, recordedMigrations } from './migrate.js';
 import { MIGRATIONS } from './migrations.js';
 import { createSettings, type SettingsRepository } from './settings.js';
@@ -26,6 +27,10 @@ export interface OpenStoreOptions {
    * the console was off for days) left a WAL of hundreds of MiB for good. Default 64 MiB.
    */
   walSizeLimitBytes?: number;
+  /** How often a failing store checks whether its folder has room again (storage-health.ts). Default 2 s. */
+  storageProbeIntervalMs?: number;
+  /** Free bytes a full folder needs before writes are tried again. Default 1 MiB. */
+  storageRecoverFreeBytes?: number;
 }
 
 export interface Store extends Disposable {
@@ -40,6 +45,14 @@ export interface Store extends Disposable {
   readonly db: Database.Database;
   readonly settings: SettingsRepository;
   readonly audit: AuditLog;
+  /** Whether writes to the data folder land: which writers fail (full disk, I/O error), since when, what they drop. */
+  readonly health: StorageHealthTracker;
+  /**
+   * Runs `fn` in one IMMEDIATE transaction: every write in it lands, or none does. For a change and its
+   * audit event (an approval and `lifecycle.approved`): a change the log cannot record is not made. A full
+   * disk or an I/O error is thrown as STORE_DISK_FULL / STORE_IO_ERROR naming the data folder.
+   */
+  atomically<T>(what: string, fn: () => T): T;
   readonly isOpen: boolean;
   /** Closes the connection (checkpointing the WAL). Idempotent. */
   close(): void;
@@ -94,9 +107,24 @@ export function openStore(options: OpenStoreOptions): Store {
   const ensureOpen = (): void => {
     if (!open) throw new AppError(StoreErrorCode.CLOSED, `store ${file} is closed`, { details: { file } });
   };
+  // The audit log is the probe: the recovery event is the first write a full folder takes again.
+  let audit: AuditLog | null = null;
+  const health = new StorageHealthTracker({
+    folder: inMemory ? ':memory:' : dirname(file),
+    clock,
+    logger,
+    probeIntervalMs: options.storageProbeIntervalMs,
+    recoverFreeBytes: options.storageRecoverFreeBytes,
+    freeBytes: inMemory ? () => null : undefined,
+    probe: (episode) => {
+      audit?.append({ type: 'store.storage.recovered', actor: 'system', target: episode.folder, payload: { ...episode } });
+    },
+  });
+  audit = createAuditLog(db, clock, ensureOpen, health);
   const close = (): void => {
     if (!open) return;
     open = false;
+    health.dispose();
     db.close();
   };
   logger.debug('store opened', { file, schemaVersion });
@@ -106,7 +134,19 @@ export function openStore(options: OpenStoreOptions): Store {
     schemaVersion,
     db,
     settings: createSettings(db, clock, ensureOpen),
-    audit: createAuditLog(db, clock, ensureOpen),
+    audit,
+    health,
+    atomically<T>(what: string, fn: () => T): T {
+      ensureOpen();
+      let result: T;
+      try {
+        result = db.transaction(fn).immediate();
+      } catch (err) {
+        throw health.failed('audit', err, `${what} refused: it cannot be recorded in the audit log`);
+      }
+      health.wrote('audit');
+      return result;
+    },
     get isOpen() {
       return open;
     },

@@ -14,8 +14,15 @@ export const StoreErrorCode = {
   MIGRATION_FAILED: 'STORE_MIGRATION_FAILED',
   /** Another connection held the write lock past busy_timeout; retrying may help. */
   BUSY: 'STORE_BUSY',
-  /** SQLite refused a read or write (disk full, I/O error, constraint); details.sqliteCode says which. */
+  /** SQLite refused a read or write for another reason (a constraint, a misuse); details.sqliteCode says which. */
   SQLITE_FAILED: 'STORE_SQLITE_FAILED',
+  /**
+   * The data folder's filesystem is full (SQLITE_FULL, ENOSPC, EDQUOT): nothing was written. Retryable once
+   * space is freed; details.folder names the folder, details.freeBytes what it has left.
+   */
+  DISK_FULL: 'STORE_DISK_FULL',
+  /** The disk refused a read or write (SQLITE_IOERR_*, EIO, a read-only filesystem); details.sqliteCode or errno says which. */
+  IO_ERROR: 'STORE_IO_ERROR',
   /** The store was used after close(). */
   CLOSED: 'STORE_CLOSED',
   /** A value could not be encoded as canonical JSON (undefined, NaN, a cycle, a class instance…). */
@@ -32,17 +39,95 @@ export const StoreErrorCode = {
 
 export type StoreErrorCode = (typeof StoreErrorCode)[keyof typeof StoreErrorCode];
 
-/** Wraps a better-sqlite3 error at the edge, keeping it as `cause`; AppErrors pass through. */
-export function wrapSqliteError(err: unknown, what: string): AppError {
+/**
+ * What a failed write says about the disk under the data folder: `full` (no space or quota left), `io`
+ * (the device refused: an I/O error, a read-only filesystem), `busy` (another connection's lock) or `other`
+ * (a constraint, a bug: not the disk's doing). One place for every writer (SQLite through better-sqlite3,
+ * whose errors carry SQLite's extended code as `code`, and node:fs, whose errors carry an errno name).
+ */
+export type StorageFault = 'full' | 'io' | 'busy' | 'other';
+
+// SQLite reports a full disk as SQLITE_FULL, but a write that fails while the OS extends a file, its
+// -wal or its -shm (a short write, a failed fallocate) arrives as an I/O error with errno ENOSPC lost.
+const SQLITE_IO_PREFIXES = ['SQLITE_IOERR', 'SQLITE_READONLY', 'SQLITE_CANTOPEN'];
+const FS_FULL = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+const FS_IO = new Set(['EIO', 'EROFS', 'ENXIO', 'ENODEV', 'ESTALE']);
+
+/** The error's own code (SQLite's extended code or an errno name), or null when it carries none. */
+export function storageErrorCode(err: unknown): string | null {
+  if (err instanceof AppError) {
+    const c = err.details['sqliteCode'] ?? err.details['errno'];
+    return typeof c === 'string' ? c : storageErrorCode(err.cause);
+  }
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' ? code : null;
+}
+
+export function classifyStorageFault(err: unknown): StorageFault {
+  if (err instanceof AppError) {
+    if (err.code === StoreErrorCode.DISK_FULL) return 'full';
+    if (err.code === StoreErrorCode.IO_ERROR) return 'io';
+    if (err.code === StoreErrorCode.BUSY) return 'busy';
+  }
+  const code = storageErrorCode(err);
+  if (code === null) return 'other';
+  if (code === 'SQLITE_FULL' || FS_FULL.has(code)) return 'full';
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'busy';
+  if (SQLITE_IO_PREFIXES.some((p) => code === p || code.startsWith(`${p}_`)) || FS_IO.has(code)) return 'io';
+  return 'other';
+}
+
+/** Where the failed write was going, for the operator: the folder, and what its filesystem has left (null: unknown). */
+export interface StorageWhere {
+  folder: string;
+  freeBytes: number | null;
+}
+
+/**
+ * Wraps a better-sqlite3 (or node:fs) error at the edge, keeping it as `cause`; AppErrors pass through.
+ * With `where`, a full disk or an I/O error names the folder, so the operator knows what to free.
+ */
+export function wrapSqliteError(err: unknown, what: string, where?: StorageWhere): AppError {
   if (err instanceof AppError) return err;
-  const sqliteCode = (err as { code?: unknown })?.code;
-  const code = typeof sqliteCode === 'string' ? sqliteCode : null;
-  const busy = code !== null && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
-  return new AppError(busy ? StoreErrorCode.BUSY : StoreErrorCode.SQLITE_FAILED, `${what}: ${(err as Error)?.message ?? String(err)}`, {
+  const code = storageErrorCode(err);
+  const message = (err as Error)?.message ?? String(err);
+  const fault = classifyStorageFault(err);
+  const details = { sqliteCode: code, ...(where ? { folder: where.folder, freeBytes: where.freeBytes } : {}) };
+  if (fault === 'full') {
+    const folder = where ? `the data folder ${where.folder} is full${where.freeBytes === null ? '' : ` (${formatBytes(where.freeBytes)} free)`}` : 'the disk is full';
+    return new AppError(StoreErrorCode.DISK_FULL, `${what}: ${folder}; nothing was written. Free space there and try again (${code ?? message}).`, {
+      retryable: true,
+      details,
+      cause: err,
+    });
+  }
+  if (fault === 'io') {
+    const folder = where ? ` in the data folder ${where.folder}` : '';
+    return new AppError(StoreErrorCode.IO_ERROR, `${what}: the disk refused the write${folder} (${code ?? 'I/O error'}: ${message})`, {
+      retryable: true,
+      details,
+      cause: err,
+    });
+  }
+  const busy = fault === 'busy';
+  return new AppError(busy ? StoreErrorCode.BUSY : StoreErrorCode.SQLITE_FAILED, `${what}: ${message}`, {
     retryable: busy,
-    details: { sqliteCode: code },
+    details,
     cause: err,
   });
+}
+
+/** 0 B, 512 KiB, 3.2 MiB, 1.5 GiB: free space as an operator reads it. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v >= 10 ? Math.round(v) : Math.round(v * 10) / 10} ${units[i]}`;
 }
 
 declare module '../base/index.js' {

@@ -19,5 +19,7 @@ export {
 export { AUDIT_EVENT_TYPES, type AuditEventType } from './audit-types.js';
 export { canonicalJson } from './canonical-json.js';
 export { StoreErrorCode } from './errors.js';
-export { auditChannels, verifyAudit, type AuditAlarm } from './channels.js';
+export { auditChannels, verifyAudit, storageChannels, publishStorageHealth, type AuditAlarm } from './channels.js';
+export { StorageHealthTracker, describeStorage, type StorageWriter, type StorageWriterCounts, type StorageEpisode } from './storage-health.js';
+export { classifyStorageFault, storageErrorCode, wrapSqliteError, formatBytes, type StorageFault } from './errors.js';
 export { scheduleAuditChecks } from './audit-schedule.js';

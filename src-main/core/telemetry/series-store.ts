@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { SERIES_RANGES, metricUnit, type SeriesQuery, type SeriesResult } from '../../../src-preload/contract/telemetry.js';
 import { AppError, silentLogger, type Clock, type Disposable, type Logger } from '../base/index.js';
+import { classifyStorageFault, type StorageHealthTracker } from '../store/index.js';
 import { TelemetryErrorCode } from './errors.js';
 import type { HostValues } from './host-values.js';
 import { HostSeries, MAX_SERIES_PER_HOST, addTo, encode, grow, newBucket } from './series-columns.js';
@@ -37,6 +38,8 @@ export interface SeriesStoreOptions {
   pruneEveryMs?: number;
   /** Bound on closed rows waiting to be written. Default 50 000. */
   maxPendingRows?: number;
+  /** Told of failed and landed writes: a full data folder keeps the rows queued (bounded) and says so there. */
+  health?: StorageHealthTracker;
 }
 
 const SLOT_MS = 1_000;
@@ -62,7 +65,9 @@ export class SeriesStore implements Disposable {
   private closed = false;
   private _droppedRows = 0;
   private _rowsWritten = 0;
-  private readonly options: Required<Omit<SeriesStoreOptions, 'db' | 'clock' | 'logger'>>;
+  private readonly options: Required<Omit<SeriesStoreOptions, 'db' | 'clock' | 'logger' | 'health'>>;
+  private readonly health: StorageHealthTracker | null;
+  private writesFailing = false;
   private readonly stmt: {
     insertHost: Database.Statement;
     selectHost: Database.Statement;
@@ -87,6 +92,8 @@ export class SeriesStore implements Disposable {
       pruneEveryMs: options.pruneEveryMs ?? 3_600_000,
       maxPendingRows: options.maxPendingRows ?? 50_000,
     };
+    this.health = options.health ?? null;
+    this.health?.track('telemetry', () => ({ dropped: this._droppedRows, pending: this.pending.length }));
     this.capacity = Math.max(1, Math.ceil(this.options.memoryWindowMs / SLOT_MS));
     const db = this.db;
     this.stmt = {
@@ -219,22 +226,37 @@ export class SeriesStore implements Disposable {
     }
   }
 
-  /** Writes closed rows (and new column names) in one transaction; returns rows written. */
+  /**
+   * Writes closed rows (and new column names) in one transaction; returns rows written. When the data
+   * folder refuses the write (full disk, I/O error) the rows and names stay queued for the next flush
+   * (the queue's bound drops the oldest, counted) and 0 is returned: live figures never depend on the disk.
+   */
   flush(): number {
     this.ensureOpen();
     const rows = this.pending;
     const hosts = [...this.hostsByLabel.values()].filter((h) => h.newCols.length > 0);
     if (rows.length === 0 && hosts.length === 0) return 0;
-    this.pending = [];
     const write = this.db.transaction(() => {
-      for (const h of hosts) {
-        for (const c of h.newCols) this.stmt.insertCol.run(h.id, c, h.names[c]);
-        h.newCols = [];
-      }
+      for (const h of hosts) for (const c of h.newCols) this.stmt.insertCol.run(h.id, c, h.names[c]);
       for (const r of rows) (r.tier === '10s' ? this.stmt.insert10 : this.stmt.insert5m).run(r.hostId, r.tSec, r.n, r.data);
     });
-    write.immediate();
+    try {
+      write.immediate();
+    } catch (err) {
+      if (this.health === null) throw err;
+      const fault = classifyStorageFault(err);
+      const reported = this.health.failed('telemetry', err, 'telemetry history write');
+      if (fault !== 'full' && fault !== 'io') throw reported;
+      if (!this.writesFailing) this.logger.warn('telemetry history not written; rows wait for space', { rows: rows.length, error: reported.message });
+      this.writesFailing = true;
+      return 0;
+    }
+    // Synchronous from the read above: nothing was queued or named meanwhile.
+    this.pending = [];
+    for (const h of hosts) h.newCols = [];
     this._rowsWritten += rows.length;
+    this.writesFailing = false;
+    this.health?.wrote('telemetry');
     return rows.length;
   }
 

@@ -155,7 +155,7 @@ export class TelemetryService implements Disposable {
 
   constructor(private readonly deps: TelemetryServiceDeps) {
     const { store, clock, config } = deps;
-    const series = (this.series = new SeriesStore({ db: store.db, clock, logger: deps.logger.child('series') }));
+    const series = (this.series = new SeriesStore({ db: store.db, clock, logger: deps.logger.child('series'), health: store.health }));
     series.start();
     this.disposables.add(series);
     const settingsOf = (label: string) => hostAlertSettingsOf(config.current.hosts.find((h) => h.label === label)?.alerts, config.current.alerts);
@@ -230,13 +230,22 @@ export class TelemetryService implements Disposable {
       for (const s of host.services) values[serviceSeries(s.id, 'cost_usd_per_mtok')] = cost.perService.get(s.id) ?? null;
       if (proxy !== null) proxyValues(host.label, proxy, values);
       const staleReason = staleReasonOf(host);
-      this.series.record(host.label, snapshot.at, values);
+      this.recordSeries(host.label, snapshot.at, values);
       tick.hosts.push({ host: host.label, staleReason, values });
       alertTicks.push(alertTickOf(host, values, proxy, modelOf(host.label)));
     }
     this.alerts.observe(alertTicks);
     this.alerts.observeHealth(snapshot.hosts);
     this.deps.emit('telemetry.tick', tick);
+  }
+
+  /** History is kept best-effort: a host first seen while the data folder is full has no row id yet, and its tick still goes out. */
+  private recordSeries(host: string, at: number, values: HostValues): void {
+    try {
+      this.series.record(host, at, values);
+    } catch (err) {
+      this.deps.logger.warn('telemetry history not recorded for this round', { host, error: err instanceof Error ? err.message : String(err) });
+    }
   }
 
   /**

@@ -1,0 +1,236 @@
+// Whether the console can write to its data folder, told once for every writer.
+// A writer whose write fails on a full disk or an I/O error reports it here and
+// keeps running (the request log and telemetry drop and count; the audit log
+// refuses, so what must be audited is refused too). While writes fail, a probe
+// measures the folder's free space and, once there is room, writes the
+// recovery audit event; when that lands, every writer is cleared at once and
+// `onDidRecover` lets the ones holding rows write them.
+import { statfsSync } from 'node:fs';
+import type { StorageHealth as StorageHealthView, StorageWriter, StorageWriterFailure } from '../../../src-preload/contract/index.js';
+import { AppError, Emitter, type Clock, type Disposable, type Logger } from '../base/index.js';
+import { classifyStorageFault, formatBytes, storageErrorCode, wrapSqliteError } from './errors.js';
+
+export type { StorageWriter };
+
+/** What a writer holds and has given up since its writes began to fail; null where it does neither by design. */
+export interface StorageWriterCounts {
+  dropped: number | null;
+  pending: number | null;
+}
+
+/** One episode, as the recovery audit event records it. */
+export interface StorageEpisode {
+  folder: string;
+  since: number;
+  state: 'full' | 'io-error';
+  codes: string[];
+  freeBytes: number | null;
+  dropped: Partial<Record<StorageWriter, number>>;
+}
+
+export interface StorageHealthOptions {
+  folder: string;
+  clock: Clock;
+  logger: Logger;
+  /**
+   * Writes the recovery audit event (the proof that the store takes writes again); throws when it cannot.
+   * Absent (':memory:' stores): a writer's own next success clears it.
+   */
+  probe?: (episode: StorageEpisode) => void;
+  /** How often the probe runs while writes fail. Default 2 s. */
+  probeIntervalMs?: number;
+  /**
+   * A full disk counts as having room again only with this much free: a few KiB freed by a log rotation
+   * would let one batch land and the next fail, and the banner would flap. Default 1 MiB.
+   */
+  recoverFreeBytes?: number;
+  /** The folder's free bytes for this user; null when unknown. Default: statfs. */
+  freeBytes?: (folder: string) => number | null;
+}
+
+interface Failure {
+  since: number;
+  code: string | null;
+  fault: 'full' | 'io';
+}
+
+export class StorageHealthTracker implements Disposable {
+  private readonly failures = new Map<StorageWriter, Failure>();
+  private readonly counters = new Map<StorageWriter, () => StorageWriterCounts>();
+  private readonly changed = new Emitter<StorageHealthView>();
+  private readonly recovered = new Emitter<void>();
+  private since: number | null = null;
+  private recoveredAt: number | null = null;
+  private free: { bytes: number | null; at: number };
+  private probeTimer: Disposable | null = null;
+  private disposed = false;
+
+  /** The view changed: a writer failed or came back, or the free space moved while failing. */
+  readonly onDidChange = this.changed.on.bind(this.changed);
+  /** Writes land again: writers holding rows should write them now. */
+  readonly onDidRecover = this.recovered.on.bind(this.recovered);
+
+  constructor(private readonly options: StorageHealthOptions) {
+    this.free = { bytes: null, at: options.clock.now() };
+  }
+
+  get folder(): string {
+    return this.options.folder;
+  }
+
+  get healthy(): boolean {
+    return this.failures.size === 0;
+  }
+
+  /** Registers what `writer` holds and drops, read whenever the view is built. */
+  track(writer: StorageWriter, counts: () => StorageWriterCounts): Disposable {
+    this.counters.set(writer, counts);
+    return { dispose: () => void (this.counters.get(writer) === counts && this.counters.delete(writer)) };
+  }
+
+  /**
+   * A write of `writer` failed. A full disk or an I/O error is recorded (the view says which folder and
+   * since when); any other failure is not the disk's and changes nothing here. Returns the error to
+   * throw or log: coded STORE_DISK_FULL / STORE_IO_ERROR, naming the folder and its free space.
+   */
+  failed(writer: StorageWriter, err: unknown, what: string): AppError {
+    const fault = classifyStorageFault(err);
+    if (fault !== 'full' && fault !== 'io') return wrapSqliteError(err, what);
+    const freeBytes = this.measure();
+    const wrapped = err instanceof AppError && typeof err.details['folder'] === 'string' ? err : wrapSqliteError(err, what, { folder: this.options.folder, freeBytes });
+    const code = storageErrorCode(err);
+    const known = this.failures.get(writer);
+    if (known === undefined || known.code !== code || known.fault !== fault) {
+      const now = this.options.clock.now();
+      const first = this.since === null;
+      this.since ??= now;
+      this.failures.set(writer, { since: known?.since ?? now, code, fault });
+      if (first) this.options.logger.warn('writes to the data folder fail', { folder: this.options.folder, writer, code, freeBytes });
+      this.startProbe();
+      this.changed.fire(this.view());
+    }
+    return wrapped;
+  }
+
+  /** A write of `writer` landed: that writer is no longer failing (the others keep their state until theirs land or the probe does). */
+  wrote(writer: StorageWriter): void {
+    if (this.failures.size === 0 || !this.failures.has(writer)) return;
+    this.failures.delete(writer);
+    if (this.failures.size === 0) this.endEpisode(null);
+    else this.changed.fire(this.view());
+  }
+
+  view(): StorageHealthView {
+    const failing: StorageWriterFailure[] = [...this.failures].map(([writer, f]) => {
+      const counts = this.counters.get(writer)?.() ?? { dropped: null, pending: null };
+      return { writer, failingSince: f.since, code: f.code, dropped: counts.dropped, pending: counts.pending };
+    });
+    const full = [...this.failures.values()].some((f) => f.fault === 'full');
+    return {
+      state: this.failures.size === 0 ? 'ok' : full ? 'full' : 'io-error',
+      folder: this.options.folder,
+      freeBytes: this.free.bytes,
+      checkedAt: this.free.at,
+      since: this.since,
+      failing,
+      recoveredAt: this.recoveredAt,
+    };
+  }
+
+  /** One line for logs and the CLI: which folder, what is wrong, what is being dropped. */
+  describe(): string {
+    return describeStorage(this.view());
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.stopProbe();
+    this.changed.dispose();
+    this.recovered.dispose();
+  }
+
+  private measure(): number | null {
+    const bytes = (this.options.freeBytes ?? statfsFree)(this.options.folder);
+    this.free = { bytes, at: this.options.clock.now() };
+    return bytes;
+  }
+
+  private startProbe(): void {
+    if (this.probeTimer !== null || this.disposed) return;
+    this.probeTimer = this.options.clock.setInterval(() => this.runProbe(), this.options.probeIntervalMs ?? 2_000);
+  }
+
+  private stopProbe(): void {
+    void this.probeTimer?.dispose();
+    this.probeTimer = null;
+  }
+
+  private runProbe(): void {
+    if (this.failures.size === 0) return this.stopProbe();
+    const freeBytes = this.measure();
+    const full = [...this.failures.values()].some((f) => f.fault === 'full');
+    const room = !full || freeBytes === null || freeBytes >= (this.options.recoverFreeBytes ?? 1_048_576);
+    if (!room || !this.options.probe) {
+      // Pushed every probe while failing: the dropped and waiting counts move even when the free space does not.
+      this.changed.fire(this.view());
+      return;
+    }
+    const episode = this.episode();
+    try {
+      this.options.probe(episode);
+    } catch (err) {
+      // Still failing: the probe's own failure was reported by the audit log (writer 'audit').
+      this.options.logger.debug('storage probe failed', { error: (err as Error).message });
+      this.changed.fire(this.view());
+      return;
+    }
+    this.endEpisode(episode);
+  }
+
+  private episode(): StorageEpisode {
+    const view = this.view();
+    const dropped: Partial<Record<StorageWriter, number>> = {};
+    for (const f of view.failing) if (f.dropped !== null) dropped[f.writer] = f.dropped;
+    const codes = [...new Set(view.failing.map((f) => f.code).filter((c): c is string => c !== null))];
+    return { folder: view.folder, since: this.since ?? view.checkedAt, state: view.state === 'io-error' ? 'io-error' : 'full', codes, freeBytes: view.freeBytes, dropped };
+  }
+
+  private endEpisode(episode: StorageEpisode | null): void {
+    this.failures.clear();
+    this.since = null;
+    this.recoveredAt = this.options.clock.now();
+    this.stopProbe();
+    this.options.logger.info('writes to the data folder land again', { folder: this.options.folder, ...(episode ? { since: episode.since, dropped: episode.dropped } : {}) });
+    this.changed.fire(this.view());
+    this.recovered.fire();
+  }
+}
+
+function statfsFree(folder: string): number | null {
+  try {
+    const s = statfsSync(folder);
+    return Number(s.bavail) * Number(s.bsize);
+  } catch {
+    return null;
+  }
+}
+
+const WRITER_WORDS: Record<StorageWriter, string> = {
+  requests: 'request-log rows',
+  telemetry: 'telemetry history',
+  audit: 'audited changes (approvals, proposals, token and setting changes) are refused',
+};
+
+/** "data folder /x is full (0 B free) since 10:52:03Z; dropping request-log rows (120 dropped, 5 waiting), …" */
+export function describeStorage(view: StorageHealthView): string {
+  if (view.state === 'ok') return `data folder ${view.folder}: writes land${view.freeBytes === null ? '' : ` (${formatBytes(view.freeBytes)} free)`}`;
+  const what = view.state === 'full' ? 'is full' : 'refuses writes (I/O error)';
+  const free = view.freeBytes === null ? '' : ` (${formatBytes(view.freeBytes)} free)`;
+  const since = view.since === null ? '' : ` since ${new Date(view.since).toISOString()}`;
+  const parts = view.failing.map((f) => {
+    if (f.dropped === null) return WRITER_WORDS[f.writer];
+    const held = f.pending ? `, ${f.pending} waiting` : '';
+    return `dropping ${WRITER_WORDS[f.writer]} (${f.dropped} dropped${held})`;
+  });
+  return `data folder ${view.folder} ${what}${free}${since}; ${parts.join('; ')}`;
+}

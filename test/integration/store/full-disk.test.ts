@@ -1,0 +1,205 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppEvent } from '../../../src-main/core/app.js';
+import { StoreErrorCode, verifyAuditChain } from '../../../src-main/core/store/index.js';
+import { DEMO_CONFIG_REASON, startDemoFleet, type DemoFleet } from '../../../src-main/demo/index.js';
+import type { ActionView, StorageHealth, TelemetryTick } from '../../../src-preload/contract/index.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { until } from '../../helpers/until.js';
+
+// Issue #33 item 3: the data folder on a small filesystem (a tmpfs of a few MiB) filled up by a filler
+// file while the console runs on the demo fleet. The proxy keeps serving (rows dropped and counted on
+// /metrics and in its stats), telemetry ticks stay live, an approval is refused coded because it cannot
+// be audited (and nothing runs), the storage health names the folder; once the filler is removed,
+// writes resume by themselves, the approval goes through, and the file is intact (integrity_check, chain).
+
+const TMPFS_SIZE = '8m';
+
+/** Mounts a tmpfs, or says why it cannot (not root, no CAP_SYS_ADMIN, no mount binary). */
+function mountTmpfs(): { dir: string; error: null } | { dir: null; error: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'gc-fulldisk-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${TMPFS_SIZE},mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
+    return { dir, error: null };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim();
+    return { dir: null, error: stderr || (err as Error).message };
+  }
+}
+
+const mounted = mountTmpfs();
+const SKIP = mounted.error === null ? '' : ` (skipped: cannot mount a tmpfs here: ${mounted.error})`;
+if (mounted.error !== null) console.warn(`full-disk test skipped: cannot mount a tmpfs: ${mounted.error}`);
+
+/** Fills the filesystem under `dir` with one file until it refuses (ENOSPC); returns its path. */
+function fill(dir: string): string {
+  const path = join(dir, 'filler.bin');
+  const fd = openSync(path, 'w');
+  const chunk = Buffer.alloc(64 * 1024, 0x5a);
+  try {
+    for (;;) {
+      try {
+        writeSync(fd, chunk);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+        // Then the last few blocks, so not even a page is left.
+        for (let size = 32 * 1024; size >= 512; size /= 2) {
+          try {
+            writeSync(fd, chunk.subarray(0, size));
+          } catch {
+            // this size does not fit: try half
+          }
+        }
+        return path;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
+  const dataDir = mounted.dir!;
+  let demoDir: string;
+  let demo: DemoFleet;
+  let c: TestApp;
+  const events: AppEvent[] = [];
+  let token: string;
+  let filler: string | null = null;
+  let proposal: ActionView;
+
+  const chat = async (): Promise<number> => {
+    const r = await request(`${c.app.proxy.url()}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ model: 'qwen', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }),
+    });
+    await r.body.text();
+    return r.statusCode;
+  };
+  const status = () => c.call<StorageHealth>('storage.status', {});
+  const metrics = async (): Promise<string> => {
+    const r = await request(new URL('/metrics', c.app.proxy.url()!));
+    return r.body.text();
+  };
+  const metric = (text: string, name: string): number | null => {
+    const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+    return m ? Number(m[1]) : null;
+  };
+  const sleepOf = (upstream: string) => {
+    const [label, id] = upstream.split('/');
+    return c.app.fleet.snapshot().hosts.find((h) => h.label === label)?.services.find((s) => s.id === id)?.sleep;
+  };
+
+  beforeAll(async () => {
+    demoDir = mkdtempSync(join(tmpdir(), 'gc-fulldisk-demo-'));
+    demo = await startDemoFleet({ dir: demoDir, timeScale: 100 });
+    const config = { ...demo.config, proxy: { ...demo.config.proxy, requestLog: { backlogRows: 4 } } };
+    c = await startTestApp({ dataDir, givenConfig: { config, reason: DEMO_CONFIG_REASON }, proxyPort: 0, pollIntervalMs: 150 });
+    c.app.onEvent((e) => void events.push(e));
+    await until(() => sleepOf('l20-poc/qwen') === 'awake', { timeoutMs: 20_000, what: 'l20-poc/qwen awake' });
+    await until(() => c.app.fleet.snapshot().hosts.some((h) => h.label === 'l20-poc' && !h.gpuStale && h.updatedAt !== null), { timeoutMs: 15_000 });
+    token = c.app.proxy.createToken('full-disk', 'interactive', 'test').token;
+  }, 60_000);
+
+  afterAll(async () => {
+    if (filler) rmSync(filler, { force: true });
+    await c?.dispose();
+    await demo?.dispose();
+    if (demoDir) rmSync(demoDir, { recursive: true, force: true });
+    try {
+      execFileSync('umount', [dataDir], { stdio: 'pipe' });
+      rmSync(dataDir, { recursive: true, force: true });
+    } catch (err) {
+      console.warn(`could not unmount ${dataDir}: ${(err as Error).message}`);
+    }
+  }, 30_000);
+
+  it('serves, keeps telemetry live and refuses approvals coded while the folder is full; resumes with nothing damaged', async () => {
+    // Before: a request lands in the log, and a proposal waits (proposing is audited: done while there is room).
+    expect(await chat()).toBe(200);
+    await until(() => c.app.proxy.snapshot().requestLog?.written === 1, { what: 'the first row written' });
+    ({ action: proposal } = await c.call<{ action: ActionView }>('actions.propose', { upstream: 'l20-poc/qwen', kind: 'sleep', reason: 'full-disk test' }));
+    expect((await status()).state).toBe('ok');
+
+    // The WAL is cut to nothing so the next commit must grow it, then the filesystem is filled.
+    c.app.store.db.pragma('wal_checkpoint(TRUNCATE)');
+    filler = fill(dataDir);
+    expect(statfsSync(dataDir).bavail).toBe(0);
+    const filledAt = Date.now();
+
+    // The proxy keeps answering; its rows wait (4 at most), the rest are dropped and counted.
+    const codes: number[] = [];
+    for (let i = 0; i < 12; i++) codes.push(await chat());
+    expect(codes).toEqual(Array(12).fill(200));
+    await until(async () => (await status()).failing.some((f) => f.writer === 'requests'), { what: 'the request log to report its failing writes' });
+    const full = await status();
+    expect(full).toMatchObject({ state: 'full', folder: dataDir });
+    expect(full.since).toBeGreaterThanOrEqual(filledAt);
+    expect(full.freeBytes).toBeLessThan(64 * 1024);
+    expect(full.failing.find((f) => f.writer === 'requests')).toMatchObject({ code: 'SQLITE_FULL', pending: 4, dropped: expect.any(Number) });
+    const stats = c.app.proxy.snapshot().requestLog!;
+    expect(stats).toMatchObject({ written: 1, pending: 4 });
+    expect(stats.dropped).toBeGreaterThanOrEqual(8);
+    expect(stats.failingSince).not.toBeNull();
+    const text = await metrics();
+    expect(metric(text, 'gpu_console_request_log_dropped_total')).toBe(stats.dropped);
+    expect(metric(text, 'gpu_console_request_log_write_failing')).toBe(1);
+    // The banner's event said so, naming the folder.
+    expect(events.some((e) => e.channel === 'storage.health' && (e.payload as StorageHealth).state === 'full' && (e.payload as StorageHealth).folder === dataDir)).toBe(true);
+
+    // Telemetry: ticks keep coming with live figures while nothing can be stored.
+    const ticksBefore = events.filter((e) => e.channel === 'telemetry.tick').length;
+    await until(() => events.filter((e) => e.channel === 'telemetry.tick').length >= ticksBefore + 3, { what: 'three telemetry ticks on a full disk' });
+    const lastTick = events.filter((e) => e.channel === 'telemetry.tick').at(-1)!.payload as TelemetryTick;
+    const l20 = lastTick.hosts.find((h) => h.host === 'l20-poc')!;
+    expect(Object.values(l20.values).some((v) => typeof v === 'number')).toBe(true);
+
+    // An approval cannot be audited: refused, coded, naming the folder; nothing ran.
+    const refused = await c.call('actions.approve', { id: proposal.id, nonce: proposal.nonce, displayName: 'Test Operator' }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: StoreErrorCode.DISK_FULL, retryable: true, details: { folder: dataDir } });
+    expect((refused as Error).message).toContain(dataDir);
+    const listed = await c.call<{ actions: ActionView[] }>('actions.list', { limit: 10 });
+    expect(listed.actions.find((a) => a.id === proposal.id)?.state).toBe('proposed');
+    expect(demo.host('l20-poc').simulator('qwen').state().sleepState).toBe('awake');
+    expect((await status()).failing.map((f) => f.writer)).toContain('audit');
+
+    // Space returns: writes resume by themselves (the probe writes the recovery event), rows that waited land.
+    rmSync(filler);
+    filler = null;
+    await until(async () => (await status()).state === 'ok', { timeoutMs: 15_000, what: 'storage health back to ok' });
+    expect((await status()).recoveredAt).not.toBeNull();
+    await until(() => c.app.proxy.snapshot().requestLog?.pending === 0, { what: 'the waiting rows written' });
+    expect(await chat()).toBe(200);
+    await until(() => c.app.proxy.requests({ limit: 100, outcome: 'all' }).length === 1 + 4 + 1, { what: 'rows: one before, four kept, one after' });
+    const recovered = c.app.store.audit.list({ type: 'store.storage.recovered', limit: 5 });
+    expect(recovered).toHaveLength(1);
+    expect(recovered[0]!.payload).toMatchObject({ folder: dataDir, state: 'full', dropped: { requests: stats.dropped } });
+    expect(metric(await metrics(), 'gpu_console_request_log_write_failing')).toBe(0);
+
+    // The same proposal, the same nonce: approved and run now.
+    await c.call('actions.approve', { id: proposal.id, nonce: proposal.nonce, displayName: 'Test Operator' });
+    const done = await c.app.lifecycle.service.settled(proposal.id);
+    expect(done.state, done.error ?? '').toBe('verified');
+
+    expect(c.app.store.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(c.app.store.audit.verify()).toMatchObject({ ok: true });
+  }, 90_000);
+
+  it('the file is intact after close: integrity_check ok, the audit chain verifies', async () => {
+    await c.dispose();
+    const db = new Database(join(dataDir, 'gpu-console.db'), { readonly: true });
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(verifyAuditChain(db)).toMatchObject({ ok: true });
+    } finally {
+      db.close();
+    }
+  }, 30_000);
+});
