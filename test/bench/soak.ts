@@ -15,7 +15,7 @@
 //
 //   npx tsx test/bench/soak.ts [--duration 4m] [--fault-every 20s] [--hold 10s] [--warmup 60s]
 //       [--interactive-clients 2] [--batch-clients 2] [--pause 500ms] [--faults link-cut,server-kill,…]
-//       [--snapshot] [--keep] [--fleet-traffic] [--netns-transport openssh|builtin] [--disk-mib 512]
+//       [--snapshot | --build DIR] [--keep] [--fleet-traffic] [--netns-transport openssh|builtin] [--disk-mib 512]
 //   1 hour: npx tsx test/bench/soak.ts --duration 1h --fault-every 120s --warmup 2m --snapshot
 // A fault holds half its period, at most a minute (--hold sets it).
 import { mkdtempSync } from 'node:fs';
@@ -54,6 +54,7 @@ function options() {
       pause: { type: 'string', default: '500ms' },
       faults: { type: 'string', default: FAULTS.join(',') },
       snapshot: { type: 'boolean', default: false },
+      build: { type: 'string' },
       keep: { type: 'boolean', default: false },
       'fleet-traffic': { type: 'boolean', default: false },
       'netns-transport': { type: 'string', default: 'openssh' },
@@ -75,6 +76,8 @@ function options() {
     pauseMs: durationMs(values.pause, 'pause'),
     faults,
     snapshot: values.snapshot,
+    /** A folder with bin/, out/ and node_modules (a copy made beforehand); default this checkout. */
+    build: values.build ?? null,
     keep: values.keep,
     fleetTraffic: values['fleet-traffic'],
     netnsTransport: transport as 'openssh' | 'builtin',
@@ -104,7 +107,7 @@ async function endChecks(world: SoakWorld): Promise<EndChecks> {
 async function main(): Promise<void> {
   const o = options();
   const work = mkdtempSync(join(tmpdir(), 'gc-soak-'));
-  const buildRoot = o.snapshot ? snapshotBuild(join(work, 'build')) : ROOT;
+  const buildRoot = o.build ?? (o.snapshot ? snapshotBuild(join(work, 'build')) : ROOT);
   const world = new SoakWorld(work, buildRoot, { fleetTraffic: o.fleetTraffic, netnsTransport: o.netnsTransport, diskMiB: o.diskMiB });
   const t0 = performance.now();
   console.log(
