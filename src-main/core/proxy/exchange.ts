@@ -169,7 +169,9 @@ export function writeError(ex: Exchange, e: WireError): void {
     res.destroy();
     return;
   }
-  const frame = `data: ${body}\n\n`;
+  // The status line went out as 200 with the stream: Retry-After travels in the frame (a held stream refused).
+  const frameBody = e.retryAfterS === undefined ? body : errorBody({ ...e, extra: { ...(e.extra ?? {}), retry_after_s: Math.max(1, Math.ceil(e.retryAfterS)) } });
+  const frame = `data: ${frameBody}\n\n`;
   ex.bytesOut += Buffer.byteLength(frame);
   res.end(frame);
 }

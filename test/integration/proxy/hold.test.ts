@@ -172,6 +172,22 @@ describe('holding while an upstream recovers', () => {
     await again.body.text();
   });
 
+  it('a held stream already answered 200 (keep-alives) and then released: the error frame carries the Retry-After figure', async () => {
+    const up = await upstream();
+    const r = switchable(up.url);
+    r.set(reconnecting(5_000));
+    const p = await proxyWith(r, { keepAliveIntervalMs: 100 });
+    const pending = chat(p, p.token(), {}, true);
+    setTimeout(() => r.set({ ok: false, code: 'tunnel_down', message: 'SSH to gpu refuses connections', retryAfterS: 6, recovery: null }), 400);
+    const res = await pending;
+    expect(res.statusCode).toBe(200);
+    const text = await res.body.text();
+    expect(text).toContain(': keep-alive');
+    const frame = /data: (\{"error"[^\n]+\})/.exec(text);
+    expect(frame).not.toBeNull();
+    expect(JSON.parse(frame![1]!).error).toMatchObject({ code: 'tunnel_down', retry_after_s: 6 });
+  });
+
   it('the client\'s stated timeout caps the hold: refused at once when the reconnect is expected after it', async () => {
     const up = await upstream();
     const r = switchable(up.url);
