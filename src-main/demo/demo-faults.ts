@@ -15,7 +15,9 @@ export type DemoFault =
   | { host: string; kind: 'throttle'; gpuIndex: number }
   | { host: string; kind: 'disk-full' }
   | { host: string; kind: 'ghost'; serviceId: string; onPort: boolean }
-  | { host: string; kind: 'oom'; serviceId: string };
+  | { host: string; kind: 'oom'; serviceId: string }
+  | { host: string; kind: 'link-cut' }
+  | { host: string; kind: 'stopped'; serviceId: string };
 
 export const DEMO_FAULT_SYNTAX = [
   'HOST:xid=N@gpuI        the NVIDIA driver logs Xid N for GPU I (N: ' + DEMO_XIDS.join(', ') + ')',
@@ -24,6 +26,8 @@ export const DEMO_FAULT_SYNTAX = [
   'HOST:ghost@SERVICE     a leftover process of the service holds 9.1 GiB on its GPU and listens on its port',
   'HOST:ghost=memory@SERVICE   the same, holding GPU memory only',
   'HOST:oom@SERVICE       each restart of the service ends in CUDA out of memory',
+  'HOST:link-cut          the network to the host is cut (SSH never answers) until the fleet stops',
+  'HOST:stopped@SERVICE   the service\'s server is stopped (down) until it is restarted',
   'none                   start without the built-in faults',
 ].join('\n');
 
@@ -65,7 +69,11 @@ export function parseDemoFault(spec: string): DemoFault | null {
       if (value !== undefined && value !== 'memory') throw bad(spec, `ghost takes =memory or nothing, got "=${value}"`);
       return { host, kind, serviceId: service(), onPort: value === undefined };
     case 'oom':
+    case 'stopped':
       return { host, kind, serviceId: service() };
+    case 'link-cut':
+      if (value !== undefined || target !== undefined) throw bad(spec, 'link-cut takes no value or target');
+      return { host, kind };
     default:
       throw bad(spec, `unknown fault "${kind}"`);
   }
@@ -91,6 +99,8 @@ export function applyDemoFaults(hostOf: (label: string) => DemoHostHandle, fault
       h.raiseXid({ gpuIndex: f.gpuIndex, xid: f.xid, process: pid !== undefined ? { pid, name: 'VLLM::EngineCor' } : null, atMs: nowMs - (f.agoSec ?? 0) * 1000 });
     } else if (f.kind === 'throttle') h.setThermalThrottle(f.gpuIndex, true);
     else if (f.kind === 'disk-full') h.setDiskFull(true);
+    else if (f.kind === 'link-cut') h.setLinkCut(true);
+    else if (f.kind === 'stopped') h.stopService(f.serviceId);
     else h.setOomOnRestart(f.serviceId, true);
   }
 }

@@ -42,6 +42,7 @@ export interface DemoHostConfig {
   gpu: { model: string; count: number };
   pricePerHourUsd: number;
   monthlyBudgetUsd?: number;
+  tags?: Record<string, string>;
   services: DemoServiceConfig[];
 }
 
@@ -68,6 +69,12 @@ export interface DemoHostHandle {
   setOomOnRestart(serviceId: string, on: boolean): void;
   /** Benchmark knob: the service logs `linesPerSec` extra request lines (0: none). Throws DEMO_UNKNOWN_SERVICE. */
   setLogFlood(serviceId: string, linesPerSec: number): void;
+  /** Fault knob: the network to the host is cut (SSH connections reset, new ones never answered) or restored. */
+  setLinkCut(on: boolean): void;
+  /** Fault knob: the service's server stops (down and refusing) until it is restarted (the console's restart, or `restartService`). Throws DEMO_UNKNOWN_SERVICE. */
+  stopService(serviceId: string): void;
+  /** Starts a stopped service again (as `systemctl restart` would). Throws DEMO_UNKNOWN_SERVICE. */
+  restartService(serviceId: string): void;
   /** Fault knob: / (and the model cache on it) down to 8.0 GiB free, or back. */
   setDiskFull(on: boolean): void;
   /** Fault knob: the host rebooted now (a new boot_id, uptime from zero; the services keep running). */
@@ -242,6 +249,17 @@ export async function startHost(
       if (!s) throw unknown(serviceId, 'model');
       s.writer.setFlood(linesPerSec);
     },
+    setLinkCut: (on) => ssh.setLinkCut(on),
+    stopService(serviceId) {
+      const sim = sims.get(serviceId);
+      if (!sim) throw unknown(serviceId, 'model');
+      sim.stop();
+    },
+    restartService(serviceId) {
+      const sim = sims.get(serviceId);
+      if (!sim) throw unknown(serviceId, 'model');
+      sim.restart();
+    },
     setDiskFull: (on) => health.setDiskFull(on),
     reboot() {
       health.reboot();
@@ -289,6 +307,7 @@ function hostConfigOf(profile: HostProfile, sshPort: number, ctx: HostContext): 
     gpu: { model: profile.gpu.name, count: profile.gpuCount },
     pricePerHourUsd: profile.pricePerHourUsd,
     ...(profile.monthlyBudgetUsd !== undefined ? { monthlyBudgetUsd: profile.monthlyBudgetUsd } : {}),
+    ...(profile.tags !== undefined ? { tags: { ...profile.tags } } : {}),
     services: profile.services.map((s) => ({
       id: s.id,
       kind: s.engine,

@@ -201,6 +201,14 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
     return true;
   }
 
+  /** Fault knob: the server stops (killed, or `systemctl stop`): down, refusing, until the next restart. False when already down. */
+  stop(): boolean {
+    if (this.disposed || this.processState === 'down') return false;
+    this.failure = null;
+    this.stopProcess('process stopped');
+    return true;
+  }
+
   /** The process goes away: timers, engine (requests), connections; a new generation, nothing bound. */
   private stopProcess(message: string, details: Record<string, unknown> = {}): void {
     this.generation += 1;

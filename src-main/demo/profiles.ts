@@ -164,6 +164,8 @@ export interface HostProfile {
   pricePerHourUsd: number;
   /** The host's monthly budget in the demo config (the proof of concept's USD 500 gate, field notes §1). */
   monthlyBudgetUsd?: number;
+  /** Operator tags in the demo config (`hosts[].tags`), for the fleet overview's grouping. */
+  tags?: Record<string, string>;
   services: ServiceProfile[];
 }
 
@@ -234,6 +236,7 @@ function systemdRestart(unit: string, downSec: number, loadSec: number) {
 export const DEMO_HOSTS: readonly HostProfile[] = [
   {
     label: 'l20-poc',
+    tags: { site: 'kl', env: 'poc' },
     hostname: 'l20-poc',
     gpu: L20,
     gpuCount: 1,
@@ -275,6 +278,7 @@ export const DEMO_HOSTS: readonly HostProfile[] = [
   },
   {
     label: 'tri-gpu',
+    tags: { site: 'kl', env: 'prod' },
     hostname: 'tri-gpu',
     gpu: L40S,
     gpuCount: 3,
@@ -371,6 +375,7 @@ export const DEMO_HOSTS: readonly HostProfile[] = [
   },
   {
     label: 'strix',
+    tags: { site: 'desk', env: 'dev' },
     hostname: 'strix',
     gpu: RADEON_8060S,
     gpuCount: 1,

@@ -4,12 +4,13 @@
 // simulator listeners); session exec runs the demo command interpreter.
 
 import { timingSafeEqual } from 'node:crypto';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import ssh2 from 'ssh2';
 import type { Connection, ParsedKey, ServerChannel } from 'ssh2';
 import { toAppError, type Logger } from '../core/base/index.js';
 import { runCommand, tokenize, type ExecHost } from './exec.js';
 import { streamLogCommand, type LogSink } from './log-stream.js';
+import { DemoLink } from './ssh-link.js';
 
 const { Server } = ssh2;
 
@@ -37,34 +38,39 @@ function equalBytes(input: Buffer, allowed: Buffer): boolean {
 
 export class DemoSshServer {
   private readonly server: InstanceType<typeof Server>;
+  /** The TCP listener clients reach the server through (ssh2's own listener is never bound): the link-cut knob. */
+  private readonly link: DemoLink;
   private readonly clients = new Set<Connection>();
   private readonly sockets = new Set<Socket>();
   private closed = false;
-  // ssh2's Server does not proxy net.Server#listening; track it here.
-  private isListening = false;
 
   constructor(private readonly options: DemoSshServerOptions) {
     this.server = new Server({ hostKeys: [options.hostKey] }, (client) => this.onClient(client));
+    this.server.on('error', (err: Error) => options.logger.warn('demo ssh server error', { error: err.message }));
+    this.link = new DemoLink((socket) => this.server.injectSocket(socket));
   }
 
   listen(): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(0, '127.0.0.1', () => {
-        this.server.off('error', reject);
-        this.isListening = true;
-        this.server.on('error', (err: Error) => this.options.logger.warn('demo ssh server error', { error: err.message }));
-        resolve((this.server.address() as AddressInfo).port);
-      });
-    });
+    return this.link.listen();
   }
 
   get listening(): boolean {
-    return this.isListening;
+    return this.link.listening;
   }
 
   get connectionCount(): number {
     return this.clients.size;
+  }
+
+  /** Fault knob: the network to this host is cut (connections reset, new ones never answered) or restored. */
+  setLinkCut(on: boolean): void {
+    if (on === this.link.isCut) return;
+    this.options.logger.info(on ? 'link cut' : 'link restored');
+    this.link.setCut(on);
+  }
+
+  get linkCut(): boolean {
+    return this.link.isCut;
   }
 
   async close(): Promise<void> {
@@ -72,13 +78,7 @@ export class DemoSshServer {
     this.closed = true;
     for (const s of this.sockets) s.destroy();
     for (const c of this.clients) c.end();
-    await new Promise<void>((resolve) => {
-      if (!this.isListening) return resolve();
-      this.server.close(() => {
-        this.isListening = false;
-        resolve();
-      });
-    });
+    await this.link.close();
   }
 
   private onClient(client: Connection): void {

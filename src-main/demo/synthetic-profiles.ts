@@ -102,6 +102,13 @@ function llamaService(label: string, k: number, gpuIndices: number[]): LlamaServ
 }
 
 /** `count` hosts of `gpusPerHost` GPUs, each GPU given to one service (services share GPUs only when there are more services than GPUs). */
+/** Where the Nth synthetic host stands: three regions, racks of eight hosts (something to group the overview by). */
+function syntheticTags(h: number): Record<string, string> {
+  const regions = ['kl', 'sg', 'fra'] as const;
+  const rack = Math.floor(h / 8);
+  return { region: regions[rack % regions.length]!, rack: `r${rack + 1}` };
+}
+
 export function syntheticProfiles(count: number, options: SyntheticProfileOptions = {}): HostProfile[] {
   const gpus = Math.max(1, Math.floor(options.gpusPerHost ?? 8));
   const services = Math.max(1, Math.floor(options.servicesPerHost ?? 2));
@@ -115,6 +122,6 @@ export function syntheticProfiles(count: number, options: SyntheticProfileOption
       const gpuIndices = per > 0 ? Array.from({ length: per }, (_, i) => k * per + i) : [k % gpus];
       return engines[k % engines.length] === 'vllm' ? vllmService(label, k, gpuIndices) : llamaService(label, k, gpuIndices);
     });
-    return { label, hostname: label, gpu: H100, gpuCount: gpus, pricePerHourUsd: 8 * 2.99 * (gpus / 8), services: list };
+    return { label, hostname: label, gpu: H100, gpuCount: gpus, pricePerHourUsd: 8 * 2.99 * (gpus / 8), tags: syntheticTags(h), services: list };
   });
 }

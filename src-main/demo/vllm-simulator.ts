@@ -177,20 +177,8 @@ export class VllmSimulator implements GpuShareSource, Disposable {
   /** Kills the process and starts a new one: down, then loading, then up; counters start from zero. */
   restart(): RestartHandle {
     if (this.disposed) throw new AppError(DemoErrorCode.DISPOSED, 'the demo simulator is disposed');
-    this.generation += 1;
+    this.stopProcess('process stopped for restart');
     const gen = this.generation;
-    this.clearTimers();
-    this.current.dispose();
-    this.current = this.newEngine();
-    this.processState = 'down';
-    this.sleepingTags.clear();
-    this.sleepLevel = 0;
-    this.pausing = false;
-    this.weightsOk = true;
-    this.opChain = Promise.resolve();
-    this.server.closeAllConnections();
-    this.logger.info('process stopped for restart');
-    this.fireState();
     let resolveInitiated!: () => void;
     let resolveReady!: () => void;
     const initiated = new Promise<void>((r) => (resolveInitiated = r));
@@ -216,6 +204,31 @@ export class VllmSimulator implements GpuShareSource, Disposable {
       });
     });
     return { initiated, ready };
+  }
+
+  /** Fault knob: the server stops (killed, or `systemctl stop`): down, refusing, until the next restart. False when already down. */
+  stop(): boolean {
+    if (this.disposed || this.processState === 'down') return false;
+    this.failure = null;
+    this.stopProcess('process stopped');
+    return true;
+  }
+
+  /** The process goes away: timers, engine (requests), connections, sleep state; a new generation. */
+  private stopProcess(message: string): void {
+    this.generation += 1;
+    this.clearTimers();
+    this.current.dispose();
+    this.current = this.newEngine();
+    this.processState = 'down';
+    this.sleepingTags.clear();
+    this.sleepLevel = 0;
+    this.pausing = false;
+    this.weightsOk = true;
+    this.opChain = Promise.resolve();
+    this.server.closeAllConnections();
+    this.logger.info(message);
+    this.fireState();
   }
 
   /** The loading process dies of CUDA OOM: down, no pids, until the next restart. */

@@ -441,6 +441,8 @@ export const HostViewSchema = z
     gpuProcesses: HostGpuProcessesViewSchema.optional(),
     services: z.array(ServiceViewSchema),
     updatedAt: z.number().nullable(),
+    /** Operator-defined tags from the config (`hosts[].tags`): name → value; absent when none. */
+    tags: z.record(z.string().max(32), z.string().max(64)).optional(),
   })
   .strict();
 export type HostView = z.infer<typeof HostViewSchema>;

@@ -242,6 +242,18 @@ export const HostTelemetryConfigSchema = z
   })
   .strict();
 
+/** Operator-defined tags of a host (`region: kl`, `rack: r2`): shown, searched and grouped by in the fleet overview. */
+export const HOST_TAGS_MAX = 16;
+const TAG_KEY = /^[A-Za-z][A-Za-z0-9_.-]{0,31}$/;
+// Printable text only: a tag is shown and searched, never a path or a command; no control or format characters.
+const TAG_VALUE = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,64}$/u;
+export const HostTagsSchema = z
+  .record(
+    z.string().regex(TAG_KEY, { error: 'a tag name must start with a letter and use only letters, digits, ".", "_" and "-" (at most 32)' }),
+    z.string({ error: 'a tag value must be text' }).regex(TAG_VALUE, { error: 'a tag value must be 1 to 64 printable characters' }),
+  )
+  .refine((tags) => Object.keys(tags).length <= HOST_TAGS_MAX, { error: `at most ${HOST_TAGS_MAX} tags per host` });
+
 export const HostConfigSchema = z
   .object({
     label: z.string().regex(LABEL, {
@@ -259,6 +271,7 @@ export const HostConfigSchema = z
     telemetry: HostTelemetryConfigSchema.optional(),
     health: HealthConfigSchema.optional(), // host health polling; each field overrides the fleet-wide `health`
     alerts: HostAlertsConfigSchema.optional(), // this host's alert thresholds over the fleet-wide `alerts` (config/alerts-schema.ts)
+    tags: HostTagsSchema.optional(),
   })
   .strict();
 

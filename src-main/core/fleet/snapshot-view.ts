@@ -40,6 +40,7 @@ export function hostViewOf(h: HostState): HostView {
     ...(h.gpuProcesses ? { gpuProcesses: gpuProcessesViewOf(h.gpuProcesses) } : {}),
     services: h.services.map((svc) => serviceViewOf(svc, h.session)),
     updatedAt: h.updatedAt,
+    ...(h.config.tags && Object.keys(h.config.tags).length > 0 ? { tags: { ...h.config.tags } } : {}),
   };
 }
 
