@@ -143,15 +143,18 @@ export class BudgetService implements Disposable {
     if (host === undefined) next.fleet = monthlyUsd;
     else if (monthlyUsd === null) delete next.hosts[host];
     else next.hosts[host] = monthlyUsd;
-    // Audited first: a change the log cannot record is not made.
-    this.deps.audit.append({
-      type: 'budget.set',
-      actor,
-      target: host ?? 'fleet',
-      payload: { scope: host === undefined ? 'fleet' : 'host', old: oldUsd, new: monthlyUsd, effective: this.budgetIn(next, host) },
+    // Audited and stored in one transaction: a change the log cannot record is not made, and a kill in
+    // between leaves neither an audit row for a change that was not stored nor a change without its row.
+    this.deps.settings.atomically(() => {
+      this.deps.audit.append({
+        type: 'budget.set',
+        actor,
+        target: host ?? 'fleet',
+        payload: { scope: host === undefined ? 'fleet' : 'host', old: oldUsd, new: monthlyUsd, effective: this.budgetIn(next, host) },
+      });
+      this.deps.settings.set(OVERRIDES_KEY, next);
     });
     this.overrides = next;
-    this.deps.settings.set(OVERRIDES_KEY, next);
     const now = this.deps.clock.now();
     this.rollMonth(now);
     if (this.checkThresholds(now)) this.persist(now);

@@ -13,6 +13,12 @@ export interface SettingsRepository {
   delete(key: string): boolean;
   /** Every setting, keys in sorted order. */
   all(): Record<string, unknown>;
+  /**
+   * Runs `fn` as one SQLite transaction: a save that writes a setting and its audit row (or several
+   * settings) lands whole or not at all, even if the console is killed in between or a write fails.
+   * Nested calls join the outer transaction.
+   */
+  atomically<T>(fn: () => T): T;
 }
 
 export function createSettings(db: Database.Database, clock: Clock, ensureOpen: () => void): SettingsRepository {
@@ -67,6 +73,10 @@ export function createSettings(db: Database.Database, clock: Clock, ensureOpen: 
       const out: Record<string, unknown> = {};
       for (const row of allStmt.iterate()) out[row.key] = decode(row.key, row.value);
       return out;
+    },
+    atomically<T>(fn: () => T): T {
+      ensureOpen();
+      return db.transaction(fn)();
     },
   };
 }

@@ -13,6 +13,7 @@ function memSettings() {
     set: (k: string, v: unknown) => void m.set(k, JSON.stringify(v)),
     delete: (k: string) => m.delete(k),
     all: () => ({}),
+    atomically: <T>(fn: () => T): T => fn(),
   };
 }
 
