@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import Database from 'better-sqlite3';
 import { request, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, runCliProcess, startConsole, type RunningConsole } from '../helpers/console-process.js';
+import { HAVE_OPENSSH } from '../helpers/ssh-tools.js';
 import { until } from '../helpers/until.js';
 
 // Ctrl-C on `npm start` reaches the console twice: the terminal signals the
@@ -55,19 +57,25 @@ describe('serve and signals', () => {
   }, 90_000);
 
   it('a second SIGTERM during the drain ends at once; the next start verifies the audit chain and integrity_check', async () => {
-    const { c, exited, stream, dataDir } = await consoleWithStreamInFlight();
+    // On the openssh transport where there is one: the console's ssh masters must not outlive it.
+    const { c, exited, stream, dataDir } = await consoleWithStreamInFlight(HAVE_OPENSSH ? ['--demo-ssh-transport', 'openssh'] : []);
     c.child.kill('SIGTERM');
-    await until(() => /waiting for 1 request in flight/.test(c.output()), { timeoutMs: 5_000, what: 'the waiting line' });
-    // Later than the same keypress delivered twice (1 s): this one means "now".
-    await new Promise((r) => setTimeout(r, 1_200));
+    // Later than the same keypress delivered twice (1 s): this one means "now". The stream keeps the
+    // drain busy for the grace's 5 s, so the graceful path is still waiting on it.
+    await new Promise((r) => setTimeout(r, 1_100));
     const t1 = performance.now();
     c.child.kill('SIGTERM');
     const code = await exited;
-    expect(performance.now() - t1).toBeLessThan(1_000);
+    // At once: well before the ~3.9 s of grace the drain still had (generous for a loaded CI machine).
+    expect(performance.now() - t1).toBeLessThan(2_000);
+    expect(c.output()).toMatch(/gpu-console: SIGTERM: stopping; .*waiting for 1 request in flight \(l20-poc\/qwen 1\)/);
+    expect(c.output()).not.toMatch(/stopped in/);
     expect(code, c.output()).toBe(1);
     expect(c.output()).toMatch(/gpu-console: SIGTERM again, exiting now; not finished: 1 request in flight \(l20-poc\/qwen 1\)/);
     await stream.catch(() => undefined);
     expect(existsSync(join(dataDir, 'ready.json'))).toBe(false);
+    const sshLeft = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => /^ssh /.test(l) && l.includes(join(dataDir, 'ssh')));
+    await until(() => sshLeft().length === 0, { timeoutMs: 3_000, what: () => `no ssh of the stopped console left; still: ${sshLeft().join(' | ')}` });
 
     const again = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0']);
     expect(await again.stop()).toBe(0);
@@ -86,10 +94,10 @@ describe('serve and signals', () => {
 });
 
 /** A demo console (no background traffic) with one long streaming chat through its proxy that has begun answering. */
-async function consoleWithStreamInFlight(): Promise<{ c: RunningConsole; exited: Promise<number | null>; stream: Promise<void>; dataDir: string }> {
+async function consoleWithStreamInFlight(extraArgs: string[] = []): Promise<{ c: RunningConsole; exited: Promise<number | null>; stream: Promise<void>; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-signals-'));
   dirs.push(dataDir);
-  const c = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0']);
+  const c = await startConsole(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0', ...extraArgs]);
   const exited = new Promise<number | null>((resolve) => c.child.once('exit', (code) => resolve(code)));
   const proxy = /proxy=(\S+)/.exec(c.output())![1]!;
   const token = await runCliProcess(['tokens', 'create', 'signals', '--data-dir', dataDir]);
