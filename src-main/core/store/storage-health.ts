@@ -63,6 +63,8 @@ export class StorageHealthTracker implements Disposable {
   private recoveredAt: number | null = null;
   private free: { bytes: number | null; at: number };
   private probeTimer: Disposable | null = null;
+  /** While the recovery event is written: its own landed write must not end (and record) the episode a second time. */
+  private recording = false;
   private disposed = false;
 
   /** The view changed: a writer failed or came back, or the free space moved while failing. */
@@ -114,10 +116,20 @@ export class StorageHealthTracker implements Disposable {
 
   /** A write of `writer` landed: that writer is no longer failing (the others keep their state until theirs land or the probe does). */
   wrote(writer: StorageWriter): void {
-    if (this.failures.size === 0 || !this.failures.has(writer)) return;
-    this.failures.delete(writer);
-    if (this.failures.size === 0) this.endEpisode(null);
-    else this.changed.fire(this.view());
+    if (this.recording || this.failures.size === 0 || !this.failures.has(writer)) return;
+    if (this.failures.size > 1) {
+      this.failures.delete(writer);
+      this.changed.fire(this.view());
+      return;
+    }
+    const episode = this.episode();
+    this.endEpisode(episode);
+    // Recorded like the probe's: should this write fail, the audit log's report opens a new episode.
+    try {
+      this.record(episode);
+    } catch (err) {
+      this.options.logger.debug('storage recovery event not written', { error: (err as Error).message });
+    }
   }
 
   view(): StorageHealthView {
@@ -177,7 +189,7 @@ export class StorageHealthTracker implements Disposable {
     }
     const episode = this.episode();
     try {
-      this.options.probe(episode);
+      this.record(episode);
     } catch (err) {
       // Still failing: the probe's own failure was reported by the audit log (writer 'audit').
       this.options.logger.debug('storage probe failed', { error: (err as Error).message });
@@ -185,6 +197,15 @@ export class StorageHealthTracker implements Disposable {
       return;
     }
     this.endEpisode(episode);
+  }
+
+  private record(episode: StorageEpisode): void {
+    this.recording = true;
+    try {
+      this.options.probe?.(episode);
+    } finally {
+      this.recording = false;
+    }
   }
 
   private episode(): StorageEpisode {
@@ -195,12 +216,12 @@ export class StorageHealthTracker implements Disposable {
     return { folder: view.folder, since: this.since ?? view.checkedAt, state: view.state === 'io-error' ? 'io-error' : 'full', codes, freeBytes: view.freeBytes, dropped };
   }
 
-  private endEpisode(episode: StorageEpisode | null): void {
+  private endEpisode(episode: StorageEpisode): void {
     this.failures.clear();
     this.since = null;
     this.recoveredAt = this.options.clock.now();
     this.stopProbe();
-    this.options.logger.info('writes to the data folder land again', { folder: this.options.folder, ...(episode ? { since: episode.since, dropped: episode.dropped } : {}) });
+    this.options.logger.info('writes to the data folder land again', { folder: this.options.folder, since: episode.since, dropped: episode.dropped });
     this.changed.fire(this.view());
     this.recovered.fire();
   }

@@ -101,7 +101,7 @@ describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
     demoDir = mkdtempSync(join(tmpdir(), 'gc-fulldisk-demo-'));
     demo = await startDemoFleet({ dir: demoDir, timeScale: 100 });
     const config = { ...demo.config, proxy: { ...demo.config.proxy, requestLog: { backlogRows: 4 } } };
-    c = await startTestApp({ dataDir, givenConfig: { config, reason: DEMO_CONFIG_REASON }, proxyPort: 0, pollIntervalMs: 150 });
+    c = await startTestApp({ dataDir, configFile: null, givenConfig: { config, reason: DEMO_CONFIG_REASON }, proxyPort: 0, pollIntervalMs: 150 });
     c.app.onEvent((e) => void events.push(e));
     await until(() => sleepOf('l20-poc/qwen') === 'awake', { timeoutMs: 20_000, what: 'l20-poc/qwen awake' });
     await until(() => c.app.fleet.snapshot().hosts.some((h) => h.label === 'l20-poc' && !h.gpuStale && h.updatedAt !== null), { timeoutMs: 15_000 });
