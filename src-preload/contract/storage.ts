@@ -16,7 +16,7 @@ export const StorageWriterFailureSchema = z
     failingSince: z.number(),
     /** SQLite's extended code or the errno name (SQLITE_FULL, SQLITE_IOERR_WRITE, ENOSPC); null when none was given. */
     code: z.string().nullable(),
-    /** Records given up for good since writes began to fail; null for a writer that refuses instead of dropping (audit). */
+    /** Records given up for good since the console started; null for a writer that refuses instead of dropping (audit). */
     dropped: z.number().int().nonnegative().nullable(),
     /** Records held in memory, written when space returns; null when it holds none by design. */
     pending: z.number().int().nonnegative().nullable(),

@@ -57,6 +57,11 @@ interface Failure {
 export class StorageHealthTracker implements Disposable {
   private readonly failures = new Map<StorageWriter, Failure>();
   private readonly counters = new Map<StorageWriter, () => StorageWriterCounts>();
+  /** Every writer that failed in this episode (one may land again before the others) and the codes seen. */
+  private readonly episodeWriters = new Set<StorageWriter>();
+  private readonly episodeCodes = new Set<string>();
+  /** Each writer's dropped count when the last episode ended: an episode records only its own drops. */
+  private readonly droppedBefore = new Map<StorageWriter, number>();
   private readonly changed = new Emitter<StorageHealthView>();
   private readonly recovered = new Emitter<void>();
   private since: number | null = null;
@@ -101,6 +106,8 @@ export class StorageHealthTracker implements Disposable {
     const freeBytes = this.measure();
     const wrapped = err instanceof AppError && typeof err.details['folder'] === 'string' ? err : wrapSqliteError(err, what, { folder: this.options.folder, freeBytes });
     const code = storageErrorCode(err);
+    this.episodeWriters.add(writer);
+    if (code !== null) this.episodeCodes.add(code);
     const known = this.failures.get(writer);
     if (known === undefined || known.code !== code || known.fault !== fault) {
       const now = this.options.clock.now();
@@ -211,12 +218,20 @@ export class StorageHealthTracker implements Disposable {
   private episode(): StorageEpisode {
     const view = this.view();
     const dropped: Partial<Record<StorageWriter, number>> = {};
-    for (const f of view.failing) if (f.dropped !== null) dropped[f.writer] = f.dropped;
-    const codes = [...new Set(view.failing.map((f) => f.code).filter((c): c is string => c !== null))];
-    return { folder: view.folder, since: this.since ?? view.checkedAt, state: view.state === 'io-error' ? 'io-error' : 'full', codes, freeBytes: view.freeBytes, dropped };
+    for (const writer of this.episodeWriters) {
+      const now = this.counters.get(writer)?.().dropped ?? null;
+      if (now !== null) dropped[writer] = now - (this.droppedBefore.get(writer) ?? 0);
+    }
+    return { folder: view.folder, since: this.since ?? view.checkedAt, state: view.state === 'io-error' ? 'io-error' : 'full', codes: [...this.episodeCodes], freeBytes: view.freeBytes, dropped };
   }
 
   private endEpisode(episode: StorageEpisode): void {
+    for (const writer of this.episodeWriters) {
+      const dropped = this.counters.get(writer)?.().dropped ?? null;
+      if (dropped !== null) this.droppedBefore.set(writer, dropped);
+    }
+    this.episodeWriters.clear();
+    this.episodeCodes.clear();
     this.failures.clear();
     this.since = null;
     this.recoveredAt = this.options.clock.now();
