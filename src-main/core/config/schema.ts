@@ -249,10 +249,16 @@ const TAG_KEY = /^[A-Za-z][A-Za-z0-9_.-]{0,31}$/;
 const TAG_VALUE = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,64}$/u;
 export const HostTagsSchema = z
   .record(
-    z.string().regex(TAG_KEY, { error: 'a tag name must start with a letter and use only letters, digits, ".", "_" and "-" (at most 32)' }),
+    z.string(),
     z.string({ error: 'a tag value must be text' }).regex(TAG_VALUE, { error: 'a tag value must be 1 to 64 printable characters' }),
   )
-  .refine((tags) => Object.keys(tags).length <= HOST_TAGS_MAX, { error: `at most ${HOST_TAGS_MAX} tags per host` });
+  .superRefine((tags, ctx) => {
+    const names = Object.keys(tags);
+    for (const name of names) {
+      if (!TAG_KEY.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'a tag name must start with a letter and use only letters, digits, ".", "_" and "-" (at most 32)' });
+    }
+    if (names.length > HOST_TAGS_MAX) ctx.addIssue({ code: 'custom', message: `at most ${HOST_TAGS_MAX} tags per host, got ${names.length}` });
+  });
 
 export const HostConfigSchema = z
   .object({

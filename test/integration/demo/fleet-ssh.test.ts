@@ -27,7 +27,7 @@ describe('demo fleet files and config', () => {
     expect(fleet.config.hosts.map((h) => h.label)).toEqual(['l20-poc', 'tri-gpu', 'strix']);
     expect(fleet.config.budget).toEqual({ monthlyUsd: 4000 });
     const l20 = fleet.config.hosts[0]!;
-    expect(Object.keys(l20).sort()).toEqual(['gpu', 'knownHostsFile', 'label', 'monthlyBudgetUsd', 'pricePerHourUsd', 'services', 'ssh']);
+    expect(Object.keys(l20).sort()).toEqual(['gpu', 'knownHostsFile', 'label', 'monthlyBudgetUsd', 'pricePerHourUsd', 'services', 'ssh', 'tags']);
     expect(l20).toEqual({
       label: 'l20-poc',
       ssh: { host: '127.0.0.1', port: fleet.host('l20-poc').sshPort, user: 'ops', identityFile: fleet.clientKeyFile },
@@ -36,6 +36,7 @@ describe('demo fleet files and config', () => {
       pricePerHourUsd: 2.641736,
       // The proof of concept's monthly gate (field notes §1).
       monthlyBudgetUsd: 500,
+      tags: { site: 'kl', env: 'poc' },
       services: [
         { id: 'qwen', kind: 'vllm', remotePort: 8000, model: 'Qwen3.6-27B-FP8', aliases: ['qwen'], slots: 4, restartCommand: 'docker compose -f /srv/vllm/compose.yaml restart vllm', logs: { compose: { service: 'vllm', files: ['/srv/vllm/compose.yaml'] } } },
       ],
@@ -56,6 +57,7 @@ describe('demo fleet files and config', () => {
       knownHostsFile: fleet.knownHostsFile,
       gpu: { model: 'AMD Radeon 8060S', count: 1 },
       pricePerHourUsd: 0.32,
+      tags: { site: 'desk', env: 'dev' },
       services: [
         {
           id: 'coder',

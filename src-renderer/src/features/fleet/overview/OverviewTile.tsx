@@ -25,9 +25,11 @@ export const OverviewTile = memo(function OverviewTile({ row, tileKey, lineChars
   // One line: the worst reason, and how many more (all of them in the title, the hidden text and the card).
   const more = row.troubles.length > 1 ? ` +${row.troubles.length - 1}` : '';
   const reasonLine = row.troubles.length === 0 ? '' : `${shortText(row.troubles[0]!.text, lineChars - more.length)}${more}`;
-  const tags = Object.entries(row.tags)
+  // Values only on the tile ("kl · r2"); names and values in the title.
+  const tags = Object.values(row.tags).join(' · ');
+  const tagsTitle = Object.entries(row.tags)
     .map(([k, v]) => `${k}: ${v}`)
-    .join(' · ');
+    .join(', ');
   const gpuSummary = `${row.host.gpus.length} GPUs, VRAM ${row.vramPct === null ? 'unknown' : `${Math.round(row.vramPct)} %`}, util ${row.utilPct === null ? 'unknown' : `${Math.round(row.utilPct)} %`}, hottest ${formatTemp(row.hottestC)}`;
   return (
     <button
@@ -74,7 +76,10 @@ export const OverviewTile = memo(function OverviewTile({ row, tileKey, lineChars
           <span className="visually-hidden">{reason}</span>
         </span>
       ) : (
-        <span className="ov-tile__tags muted">{tags === '' ? ' ' : shortText(tags, lineChars)}</span>
+        <span className="ov-tile__tags muted" title={tagsTitle || undefined}>
+          <span aria-hidden="true">{tags === '' ? ' ' : shortText(tags, lineChars)}</span>
+          {tags === '' ? null : <span className="visually-hidden">tags {tagsTitle}</span>}
+        </span>
       )}
     </button>
   );
