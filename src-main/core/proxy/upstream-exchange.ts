@@ -15,6 +15,7 @@ import { baseHeaders, writeError, wire, type Exchange } from './exchange.js';
 import type { WireError } from './errors.js';
 import { SseRelay, usageFromBody, type Usage } from './sse.js';
 import { MAX_STORED_BYTES } from './idempotency.js';
+import { HANDOVER_TRIES, HANDOVER_WAIT_MS, isSocketHandover } from './tunnel-handover.js';
 
 export interface ForwardRequest {
   /** The keep-alive pool of the upstream's client (UpstreamClient.dispatcher). */
@@ -42,6 +43,8 @@ export interface ForwardRequest {
   deferEarly?: boolean;
   /** Retry-After (s) for an upstream's own 429 that carries none (the caller's queue knows best). */
   rateLimitRetryAfterS?: () => number;
+  /** The dispatcher reaches a tunnel's private socket, which is briefly absent while it changes hands (tunnel-handover.ts). */
+  tunnel?: boolean;
 }
 
 export interface ForwardResult {
@@ -125,6 +128,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   private captureHeaders: Record<string, string> = {};
   private waitingDrain = false;
   private retried = false;
+  /** Sends again while the tunnel's socket changes hands, and the pause before the next one. */
+  private handovers = 0;
+  private handoverTimer: ReturnType<typeof setTimeout> | null = null;
   /** The retry's own connection, closed when the request ends. */
   private fresh: Dispatcher | null = null;
   private refusal: TunnelRefusal | null = null;
@@ -235,6 +241,16 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     // SSE keep-alives written while queued are ours, not the upstream's): send it once more.
     if (!this.retried && this.phase === 'sent' && isStaleConnectionFailure(err, false)) {
       this.retryOnFreshConnection(err);
+      return;
+    }
+    if (this.req.tunnel && this.phase === 'sent' && this.handovers < HANDOVER_TRIES && isSocketHandover(err)) {
+      // Nothing was sent: the socket was not there (a reconnect hands it to the new master). Again shortly.
+      this.handovers++;
+      this.controller = null;
+      this.handoverTimer = setTimeout(() => {
+        this.handoverTimer = null;
+        this.send(this.req.dispatcher, false);
+      }, HANDOVER_WAIT_MS);
       return;
     }
     this.failOn(err);
@@ -367,6 +383,11 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     this.abortedBy = why;
     const reason = new Error(why === 'client' ? 'client went away' : 'upstream draining');
     if (this.controller) this.controller.abort(reason);
+    else if (this.handoverTimer) {
+      clearTimeout(this.handoverTimer);
+      this.handoverTimer = null;
+      this.finish(false, why);
+    }
     // The retry may still be connecting: cutting its connection ends it now, not at its connect timeout.
     else if (this.fresh) fireAndForget(this.fresh.destroy(reason), this.logger, 'cutting the retry connection');
   }

@@ -99,6 +99,7 @@ export class DispatchStage {
         capture,
         deferEarly: mayFailover,
         rateLimitRetryAfterS: () => retryAfterS(pool, pool.queuedTotal),
+        tunnel: client.key !== null,
         logger: this.logger,
       });
       served = result.completed;

@@ -7,6 +7,7 @@ import type { Unavailable } from '../../../../src-main/core/proxy/resolver.js';
 import { clientTimeoutMs, holdLeftMs, parseTimeoutSeconds, worthHolding } from '../../../../src-main/core/proxy/stages/hold-limit.js';
 import { expectRecovery, type LinkFailureKind } from '../../../../src-main/core/ssh/index.js';
 import { hostStateFromView } from '../../../helpers/fleet-state.js';
+import { hostView, serviceView } from '../../../integration/proxy/fake-fleet.js';
 
 // The hold decision (issue #33 item 1): a request waits for a reconnect only
 // while the link's last failure passes by itself and the next attempt falls
@@ -60,13 +61,13 @@ describe('FleetResolver on the link\'s recovery expectation (fake clock)', () =>
   const fleet = { upstream: () => { throw new Error('no tunnel'); } } as unknown as FleetService;
 
   function resolverWith(clock: FakeClock, failure: LinkFailureKind | null, failuresInRow: number, nextRetryAt: number | null) {
-    const base = hostStateFromView({ label: 'gpu', state: 'reconnecting', services: [{ id: 'm' }] }, clock.now());
+    const base = hostStateFromView(hostView('gpu', [serviceView('m')], { state: 'reconnecting' }), clock.now());
     const host: HostState = {
       ...base,
       session: {
         ...base.session,
         nextRetryAt,
-        lastError: failure === 'refused' ? { code: 'SSH_CONNECT_FAILED', message: '127.0.0.1:22: ECONNREFUSED' } : null,
+        lastError: failure === 'refused' ? { code: 'SSH_CONNECT_FAILED', message: '127.0.0.1:22: ECONNREFUSED', at: clock.now() } : null,
         recovery: expectRecovery(failure, failuresInRow, nextRetryAt),
       },
     };
