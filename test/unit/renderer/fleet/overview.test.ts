@@ -21,8 +21,8 @@ const gpu = (index: number, o: Partial<GpuView> = {}): GpuView => ({
 });
 
 const alert = (hostLabel: string, o: Partial<Alert> = {}): Alert => ({
-  id: `kv_high:${hostLabel}`,
-  kind: 'kv_high',
+  id: `kv_cache:${hostLabel}`,
+  kind: 'kv_cache',
   severity: 'warning',
   host: hostLabel,
   serviceId: null,
