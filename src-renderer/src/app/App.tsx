@@ -1,6 +1,7 @@
 // The shell: header, left nav, connection banner and the active view.
 import { useEffect, useMemo, useState } from 'react';
 import { ConnectionBanner } from '../components/ConnectionBanner.js';
+import { StorageBanner } from '../components/StorageBanner.js';
 import { AuditView } from '../features/audit/AuditView.js';
 import { FleetView } from '../features/fleet/FleetView.js';
 import { ProxyView } from '../features/proxy/ProxyView.js';
@@ -51,6 +52,7 @@ export function App(): React.JSX.Element {
       <main className="app-main" id="main">
         <ConnectionBanner />
         <ConfigErrorBanner />
+        <StorageBanner />
         {renderView(view)}
       </main>
     </div>

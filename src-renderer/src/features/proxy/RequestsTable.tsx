@@ -17,6 +17,10 @@ export function RequestsTable(): React.JSX.Element {
   const { transport } = useServices();
   const answered = useAppStore((s) => s.proxy.stats?.answered ?? 0);
   const models = useAppStore((s) => s.proxy.stats?.upstreams.map((u) => u.model).join('\n') ?? '');
+  // Rows the log could not write (full data folder): counted, never silent.
+  const dropped = useAppStore((s) => s.proxy.stats?.requestLog?.dropped ?? null);
+  const waiting = useAppStore((s) => s.proxy.stats?.requestLog?.pending ?? 0);
+  const failingSince = useAppStore((s) => s.proxy.stats?.requestLog?.failingSince ?? null);
   const [rows, setRows] = useState<RequestRow[]>([]);
   const [retention, setRetention] = useState<RequestLogRetention | null>(null);
   const [model, setModel] = useState('');
@@ -129,6 +133,12 @@ export function RequestsTable(): React.JSX.Element {
           ))}
         </div>
       </div>
+      {dropped !== null && (dropped > 0 || failingSince !== null) ? (
+        <p className="inline-error" data-testid="requests-dropped">
+          Request log: {dropped.toLocaleString()} rows dropped since start{waiting > 0 ? `, ${waiting.toLocaleString()} waiting to be written` : ''}
+          {failingSince !== null ? ` · writes failing since ${formatTime(failingSince)} (the data folder is full or refuses writes)` : ''}.
+        </p>
+      ) : null}
       {retention ? (
         <p className="muted requests-retention" data-testid="requests-retention">
           Request log: {retention.rowsKept.toLocaleString()} rows kept
