@@ -3,7 +3,9 @@
 // round and each SSH state change), so a request costs no I/O. Each refusal carries a Retry-After fitted
 // to its cause: the SSH reconnect's next attempt, a wake's measured time (10 s
 // level 1, 60 s level 2 until measured; field notes §4), or a long wait with
-// "a person must act" when the host waits for trust or its key changed.
+// "a person must act" when the host waits for trust or its key changed. A
+// reconnect is offered as worth holding for only while the session expects the
+// link back by itself (its typed RecoveryExpectation; issue #33).
 import { Emitter, toAppError, type Clock, type Logger } from '../base/index.js';
 import { FleetErrorCode, type FleetService, type FleetState, type HostState, type ServiceState } from '../fleet/index.js';
 import type { RecoveryExpectation } from '../ssh/index.js';
