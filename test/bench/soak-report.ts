@@ -10,7 +10,7 @@ const MiB = 1_048_576;
 const s1 = (ms: number) => (ms / 1000).toFixed(1);
 
 export function heldPastBudget(x: Outcome): boolean {
-  const waited = x.headersMs ?? x.endMs - x.startMs;
+  const waited = x.answerMs ?? x.endMs - x.startMs;
   return waited > x.budgetMs + BUDGET_GRACE_MS;
 }
 
@@ -23,8 +23,8 @@ export function printOutcomes(outcomes: Outcome[], faults: FaultRecord[], t0: nu
   console.log(`\nrequests: ${tally(outcomes)}`);
   for (const cls of ['interactive', 'batch'] as const) {
     const xs = outcomes.filter((x) => x.cls === cls);
-    const waits = xs.map((x) => x.headersMs).filter((h): h is number => h !== null);
-    console.log(`  ${cls.padEnd(11)} ${tally(xs)}; longest wait for headers ${waits.length ? s1(Math.max(...waits)) : '—'} s (budget ${s1(xs[0]?.budgetMs ?? 0)} s)`);
+    const waits = xs.map((x) => x.answerMs).filter((h): h is number => h !== null);
+    console.log(`  ${cls.padEnd(11)} ${tally(xs)}; longest wait for the answer to begin ${waits.length ? s1(Math.max(...waits)) : '—'} s (budget ${s1(xs[0]?.budgetMs ?? 0)} s)`);
   }
   const why = new Map<string, number>();
   for (const x of outcomes) if (x.kind === 'failed' || x.kind === 'cut') why.set(`${x.cls} ${x.model}: ${x.why}`, (why.get(`${x.cls} ${x.model}: ${x.why}`) ?? 0) + 1);

@@ -15,6 +15,11 @@ export interface Outcome {
   startMs: number;
   /** Until the response's headers (null: none came). */
   headersMs: number | null;
+  /**
+   * Until the answer itself began: the headers of a JSON answer, the first content or error event of a
+   * stream (a held stream gets its 200 and keep-alive comments long before). What the budget is held to.
+   */
+  answerMs: number | null;
   endMs: number;
   status: number;
   /** cut: the answer had begun (200 sent, content under way) when a fault broke it; no header can say anything then. */
@@ -58,8 +63,9 @@ export async function oneRequest(o: TrafficOptions, cls: Cls, model: string): Pr
   const budgetMs = budgetOf(cls);
   const startMs = performance.now();
   let headersMs: number | null = null;
+  let answerMs: number | null = null;
   let status = 0;
-  const done = (kind: Outcome['kind'], why: string | null): Outcome => ({ cls, model, startMs, headersMs, endMs: performance.now(), status, kind, why, budgetMs });
+  const done = (kind: Outcome['kind'], why: string | null): Outcome => ({ cls, model, startMs, headersMs, answerMs, endMs: performance.now(), status, kind, why, budgetMs });
   try {
     const res = await request(`${o.proxyUrl()}/v1/chat/completions`, {
       method: 'POST',
@@ -72,7 +78,13 @@ export async function oneRequest(o: TrafficOptions, cls: Cls, model: string): Pr
     });
     headersMs = performance.now() - startMs;
     status = res.statusCode;
-    const text = await res.body.text();
+    const sse = String(res.headers['content-type']).startsWith('text/event-stream');
+    if (!sse) answerMs = headersMs;
+    let text = '';
+    for await (const chunk of res.body) {
+      text += String(chunk);
+      if (answerMs === null && /"delta"|data: \{"error"/.test(text)) answerMs = performance.now() - startMs;
+    }
     if (status >= 400) {
       if (res.headers['retry-after'] !== undefined) return done('refused-ra', null);
       return done('failed', `${status} ${errorCode(text) ?? ''} without Retry-After`.trim());
