@@ -110,14 +110,23 @@ export class SilenceBook implements Disposable {
     // The reason is the operator's words: kept (it is the point of a silence), with inline secrets masked.
     const reason = scrubSecretText(input.reason.trim());
     const silence: Silence = { id: this.deps.newId?.() ?? `sil-${randomBytes(4).toString('hex')}`, ...scope, reason, by: actor, createdAt: now, until: now + input.forMs, endedAt: null, endedBy: null };
-    this.deps.audit.append({
-      type: 'alerts.silence.set',
-      actor,
-      target: scope.host,
-      payload: { silenceId: silence.id, rule: scope.rule, host: scope.host, serviceId: scope.serviceId, model: scope.model, until: silence.until, forMs: input.forMs, reason, covers: covers.slice(0, 50) },
-    });
-    this.rows.push({ ...silence, expiredNotedAt: null });
-    this.save();
+    const row = { ...silence, expiredNotedAt: null };
+    this.rows.push(row);
+    try {
+      // The audit row and the stored silence land together or not at all (a kill or a failed write in between).
+      this.deps.settings.atomically(() => {
+        this.deps.audit.append({
+          type: 'alerts.silence.set',
+          actor,
+          target: scope.host,
+          payload: { silenceId: silence.id, rule: scope.rule, host: scope.host, serviceId: scope.serviceId, model: scope.model, until: silence.until, forMs: input.forMs, reason, covers: covers.slice(0, 50) },
+        });
+        this.save();
+      });
+    } catch (err) {
+      this.rows = this.rows.filter((r) => r !== row);
+      throw err;
+    }
     this.changed([], silence);
     return silence;
   }
@@ -131,8 +140,16 @@ export class SilenceBook implements Disposable {
     }
     row.endedAt = now;
     row.endedBy = actor;
-    this.deps.audit.append({ type: 'alerts.silence.ended', actor, target: row.host, payload: { silenceId: id, rule: row.rule, until: row.until, endedAt: now } });
-    this.save();
+    try {
+      this.deps.settings.atomically(() => {
+        this.deps.audit.append({ type: 'alerts.silence.ended', actor, target: row.host, payload: { silenceId: id, rule: row.rule, until: row.until, endedAt: now } });
+        this.save();
+      });
+    } catch (err) {
+      row.endedAt = null;
+      row.endedBy = null;
+      throw err;
+    }
     this.changed([toSilence(row)], null);
     return toSilence(row);
   }

@@ -128,23 +128,26 @@ export class NotifyChannelRegistry {
     if (existing?.channel.url !== channel.url) await this.deps.secrets.set(urlKey(channel.id), channel.url);
     const entry: StoredEntry = stripUndefined({ channel, ownsSecret: secret !== undefined || existing?.ownsSecret === true, secretFor });
     const next = existing ? this.ui.map((e) => (e === existing ? entry : e)) : [...this.ui, entry];
-    this.persist(next);
-    this.deps.audit.append({
-      type: existing ? 'notifications.channel.updated' : 'notifications.channel.added',
-      actor: operatorActor(caller),
-      target: channel.id,
-      payload: {
-        kind: channel.kind,
-        host: hostOf(channel.url),
-        urlChanged: existing ? existing.channel.url !== channel.url : true,
-        events: channel.events,
-        minSeverity: channel.minSeverity,
-        quietHours: channel.quietHours ?? null,
-        enabled: channel.enabled,
-        // The name of the secret-store entry, never its value; `storedNewValue` says whether one was given.
-        ref: channel.secretRef ?? null,
-        storedNewValue: secret !== undefined,
-      },
+    // The stored channel and its audit row land together or not at all (a kill or a failed write in between).
+    this.deps.settings.atomically(() => {
+      this.deps.audit.append({
+        type: existing ? 'notifications.channel.updated' : 'notifications.channel.added',
+        actor: operatorActor(caller),
+        target: channel.id,
+        payload: {
+          kind: channel.kind,
+          host: hostOf(channel.url),
+          urlChanged: existing ? existing.channel.url !== channel.url : true,
+          events: channel.events,
+          minSeverity: channel.minSeverity,
+          quietHours: channel.quietHours ?? null,
+          enabled: channel.enabled,
+          // The name of the secret-store entry, never its value; `storedNewValue` says whether one was given.
+          ref: channel.secretRef ?? null,
+          storedNewValue: secret !== undefined,
+        },
+      });
+      this.persist(next);
     });
     return { channel: await this.view(channel, 'ui'), created: !existing };
   }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Emitter, FakeClock, silentLogger } from '../../../../src-main/core/base/index.js';
+import { SilenceBook } from '../../../../src-main/core/alerts/index.js';
 import { BudgetService } from '../../../../src-main/core/budget/index.js';
 import { ConfigSchema } from '../../../../src-main/core/config/index.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
@@ -64,5 +65,16 @@ describe('settings saves are atomic', () => {
     expect(sets.map((e) => e.payload.new)).toEqual([500]);
     expect(svc.status().fleet.monthlyUsd).toBe(500);
     svc.dispose();
+  });
+
+  it('a silence whose row cannot be stored is neither audited nor in force; ending one likewise', () => {
+    const book = new SilenceBook({ settings: store.settings, audit: store.audit, clock: new FakeClock(), logger: silentLogger, checkScope: () => undefined });
+    const kept = book.set({ rule: 'all', host: 'l20', forMs: 3_600_000, reason: 'maintenance' }, 'operator:dana@web');
+    refuseSettingsWrites();
+    expect(() => book.set({ rule: 'all', host: 'strix', forMs: 3_600_000, reason: 'again' }, 'operator:dana@web')).toThrow(/disk I\/O error/);
+    expect(() => book.end(kept.id, 'operator:dana@web')).toThrow(/disk I\/O error/);
+    expect(book.inForce().map((x) => x.id)).toEqual([kept.id]);
+    expect(store.audit.list({ limit: 50 }).map((e) => e.type)).toEqual(['alerts.silence.set']);
+    book.dispose();
   });
 });
