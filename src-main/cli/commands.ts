@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import type { CredentialPrompt, FleetSnapshot } from '../../src-preload/contract/index.js';
+import { describeStorage, type CredentialPrompt, type FleetSnapshot } from '../../src-preload/contract/index.js';
 import { AppError } from '../core/base/index.js';
 import { loadConfigFile } from '../core/config/index.js';
 import { findRunningConsole } from '../core/instance/index.js';
@@ -92,8 +92,14 @@ export function renderSnapshot(snapshot: FleetSnapshot, now: number = snapshot.a
 
 export async function status(dataDir: string, output: Output): Promise<number> {
   const snapshot = await callRunningConsole(dataDir, 'fleet.snapshot', {});
-  if (output.json) output.out(JSON.stringify(snapshot));
-  else for (const line of renderSnapshot(snapshot, Date.now())) output.out(line);
+  if (output.json) {
+    output.out(JSON.stringify(snapshot));
+    return EXIT.OK;
+  }
+  for (const line of renderSnapshot(snapshot, Date.now())) output.out(line);
+  // Which data folder is full (if one is), and what the console drops meanwhile; a console without the channel says nothing.
+  const storage = await callRunningConsole(dataDir, 'storage.status', {}).catch(() => null);
+  if (storage) output.out(`${storage.state === 'ok' ? 'storage' : 'STORAGE'}: ${shown(describeStorage(storage))}`);
   return EXIT.OK;
 }
 

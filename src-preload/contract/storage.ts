@@ -52,3 +52,36 @@ export const storageEventChannels = {
   /** The data folder's health changed (a write failed, space came back, free bytes moved while failing). */
   'storage.health': StorageHealthSchema,
 } as const;
+
+/** 0 B, 512 KiB, 3.2 MiB, 1.5 GiB (binary units, as `df -h` shows them): one format for the UI, the CLI and error messages. */
+export function formatStorageBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v >= 10 ? Math.round(v) : Math.round(v * 10) / 10} ${units[i]}`;
+}
+
+const WRITER_WORDS: Record<StorageWriter, string> = {
+  requests: 'request-log rows',
+  telemetry: 'telemetry history',
+  audit: 'audited changes (approvals, proposals, token and setting changes) are refused',
+};
+
+/** One line for logs and `gpu-console status`: "data folder /x is full (0 B free) since …; dropping request-log rows (120 dropped, 5 waiting); …" */
+export function describeStorage(view: StorageHealth): string {
+  const free = view.freeBytes === null ? '' : ` (${formatStorageBytes(view.freeBytes)} free)`;
+  if (view.state === 'ok') return `data folder ${view.folder}: writes land${free}`;
+  const what = view.state === 'full' ? 'is full' : 'refuses writes (I/O error)';
+  const since = view.since === null ? '' : ` since ${new Date(view.since).toISOString()}`;
+  const parts = view.failing.map((f) => {
+    if (f.dropped === null) return WRITER_WORDS[f.writer];
+    const held = f.pending ? `, ${f.pending} waiting` : '';
+    return `dropping ${WRITER_WORDS[f.writer]} (${f.dropped} dropped${held})`;
+  });
+  return `data folder ${view.folder} ${what}${free}${since}; ${parts.join('; ')}`;
+}

@@ -1,6 +1,7 @@
 // Stable error codes of the store capability (the database, its migrations,
 // settings and the audit log). Callers match on these, never on messages.
 
+import { formatStorageBytes } from '../../../src-preload/contract/index.js';
 import { AppError } from '../base/index.js';
 
 export const StoreErrorCode = {
@@ -94,7 +95,7 @@ export function wrapSqliteError(err: unknown, what: string, where?: StorageWhere
   const fault = classifyStorageFault(err);
   const details = { sqliteCode: code, ...(where ? { folder: where.folder, freeBytes: where.freeBytes } : {}) };
   if (fault === 'full') {
-    const folder = where ? `the data folder ${where.folder} is full${where.freeBytes === null ? '' : ` (${formatBytes(where.freeBytes)} free)`}` : 'the disk is full';
+    const folder = where ? `the data folder ${where.folder} is full${where.freeBytes === null ? '' : ` (${formatStorageBytes(where.freeBytes)} free)`}` : 'the disk is full';
     return new AppError(StoreErrorCode.DISK_FULL, `${what}: ${folder}; nothing was written. Free space there and try again (${code ?? message}).`, {
       retryable: true,
       details,
@@ -115,19 +116,6 @@ export function wrapSqliteError(err: unknown, what: string, where?: StorageWhere
     details,
     cause: err,
   });
-}
-
-/** 0 B, 512 KiB, 3.2 MiB, 1.5 GiB: free space as an operator reads it. */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v >= 10 ? Math.round(v) : Math.round(v * 10) / 10} ${units[i]}`;
 }
 
 declare module '../base/index.js' {

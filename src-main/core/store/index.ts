@@ -20,6 +20,6 @@ export { AUDIT_EVENT_TYPES, type AuditEventType } from './audit-types.js';
 export { canonicalJson } from './canonical-json.js';
 export { StoreErrorCode } from './errors.js';
 export { auditChannels, verifyAudit, storageChannels, publishStorageHealth, type AuditAlarm } from './channels.js';
-export { StorageHealthTracker, describeStorage, type StorageWriter, type StorageWriterCounts, type StorageEpisode } from './storage-health.js';
-export { classifyStorageFault, storageErrorCode, wrapSqliteError, formatBytes, type StorageFault } from './errors.js';
+export { StorageHealthTracker, type StorageWriter, type StorageWriterCounts, type StorageEpisode } from './storage-health.js';
+export { classifyStorageFault, storageErrorCode, wrapSqliteError, type StorageFault } from './errors.js';
 export { scheduleAuditChecks } from './audit-schedule.js';

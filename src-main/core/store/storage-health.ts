@@ -6,9 +6,9 @@
 // recovery audit event; when that lands, every writer is cleared at once and
 // `onDidRecover` lets the ones holding rows write them.
 import { statfsSync } from 'node:fs';
-import type { StorageHealth as StorageHealthView, StorageWriter, StorageWriterFailure } from '../../../src-preload/contract/index.js';
+import { describeStorage, type StorageHealth as StorageHealthView, type StorageWriter, type StorageWriterFailure } from '../../../src-preload/contract/index.js';
 import { AppError, Emitter, type Clock, type Disposable, type Logger } from '../base/index.js';
-import { classifyStorageFault, formatBytes, storageErrorCode, wrapSqliteError } from './errors.js';
+import { classifyStorageFault, storageErrorCode, wrapSqliteError } from './errors.js';
 
 export type { StorageWriter };
 
@@ -249,24 +249,4 @@ function statfsFree(folder: string): number | null {
   } catch {
     return null;
   }
-}
-
-const WRITER_WORDS: Record<StorageWriter, string> = {
-  requests: 'request-log rows',
-  telemetry: 'telemetry history',
-  audit: 'audited changes (approvals, proposals, token and setting changes) are refused',
-};
-
-/** "data folder /x is full (0 B free) since 10:52:03Z; dropping request-log rows (120 dropped, 5 waiting), …" */
-export function describeStorage(view: StorageHealthView): string {
-  if (view.state === 'ok') return `data folder ${view.folder}: writes land${view.freeBytes === null ? '' : ` (${formatBytes(view.freeBytes)} free)`}`;
-  const what = view.state === 'full' ? 'is full' : 'refuses writes (I/O error)';
-  const free = view.freeBytes === null ? '' : ` (${formatBytes(view.freeBytes)} free)`;
-  const since = view.since === null ? '' : ` since ${new Date(view.since).toISOString()}`;
-  const parts = view.failing.map((f) => {
-    if (f.dropped === null) return WRITER_WORDS[f.writer];
-    const held = f.pending ? `, ${f.pending} waiting` : '';
-    return `dropping ${WRITER_WORDS[f.writer]} (${f.dropped} dropped${held})`;
-  });
-  return `data folder ${view.folder} ${what}${free}${since}; ${parts.join('; ')}`;
 }

@@ -1,7 +1,7 @@
 // What the storage banner says, from the core's storage health: which folder,
 // what is wrong, since when, and what each writer drops, holds or refuses.
 // Pure, so it is tested without a page. Unknown free space is said, never 0.
-import type { StorageHealth, StorageWriter } from '../../../src-preload/contract/index.js';
+import { formatStorageBytes, type StorageHealth, type StorageWriter } from '../../../src-preload/contract/index.js';
 import { formatTime } from '../format/format.js';
 
 export interface StorageBannerText {
@@ -21,18 +21,9 @@ const WRITER_NAMES: Record<StorageWriter, string> = {
   audit: 'Audit log',
 };
 
-/** 0 B, 512 KiB, 3.2 MiB (binary units, as `df -h` shows them). */
+/** "12 KiB free"; unknown is said, never 0. */
 export function formatFreeBytes(bytes: number | null): string {
-  if (bytes === null) return 'free space unknown';
-  if (bytes < 1024) return `${bytes} B free`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = bytes / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v >= 10 ? Math.round(v) : Math.round(v * 10) / 10} ${units[i]} free`;
+  return bytes === null ? 'free space unknown' : `${formatStorageBytes(bytes)} free`;
 }
 
 /** null while writes land: the banner is not shown. */

@@ -6,8 +6,13 @@ import Database from 'better-sqlite3';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppEvent } from '../../../src-main/core/app.js';
+import { createOutput } from '../../../src-main/cli/output.js';
+import { runCli } from '../../../src-main/cli/run.js';
+import { silentLogger } from '../../../src-main/core/base/index.js';
+import { readyFilePath, writeReadyFile } from '../../../src-main/core/instance/index.js';
 import { StoreErrorCode, verifyAuditChain } from '../../../src-main/core/store/index.js';
 import { DEMO_CONFIG_REASON, startDemoFleet, type DemoFleet } from '../../../src-main/demo/index.js';
+import { startWebBridge, type WebBridge } from '../../../src-main/web/index.js';
 import type { ActionView, StorageHealth, TelemetryTick } from '../../../src-preload/contract/index.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { until } from '../../helpers/until.js';
@@ -69,6 +74,7 @@ describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
   let demoDir: string;
   let demo: DemoFleet;
   let c: TestApp;
+  let bridge: WebBridge | undefined;
   const events: AppEvent[] = [];
   let token: string;
   let filler: string | null = null;
@@ -84,6 +90,13 @@ describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
     return r.statusCode;
   };
   const status = () => c.call<StorageHealth>('storage.status', {});
+  /** `gpu-console status` as an operator runs it, reaching the console through ready.json and the web bridge. */
+  const cliStatus = async (): Promise<string> => {
+    let out = '';
+    const code = await runCli(['status', '--data-dir', dataDir], createOutput(false, { stdout: (t) => (out += t), stderr: (t) => (out += t) }));
+    expect(code).toBe(0);
+    return out;
+  };
   const metrics = async (): Promise<string> => {
     const r = await request(new URL('/metrics', c.app.proxy.url()!));
     return r.body.text();
@@ -106,10 +119,13 @@ describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
     await until(() => sleepOf('l20-poc/qwen') === 'awake', { timeoutMs: 20_000, what: 'l20-poc/qwen awake' });
     await until(() => c.app.fleet.snapshot().hosts.some((h) => h.label === 'l20-poc' && !h.gpuStale && h.updatedAt !== null), { timeoutMs: 15_000 });
     token = c.app.proxy.createToken('full-disk', 'interactive', 'test').token;
+    bridge = await startWebBridge({ api: c.api, rendererDir: demoDir, port: 0, logger: silentLogger });
+    writeReadyFile(readyFilePath(dataDir), { ui: bridge.url, proxy: null, pid: process.pid });
   }, 60_000);
 
   afterAll(async () => {
     if (filler) rmSync(filler, { force: true });
+    await bridge?.close();
     await c?.dispose();
     await demo?.dispose();
     if (demoDir) rmSync(demoDir, { recursive: true, force: true });
@@ -154,6 +170,9 @@ describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
     // The banner's event said so, naming the folder.
     expect(events.some((e) => e.channel === 'storage.health' && (e.payload as StorageHealth).state === 'full' && (e.payload as StorageHealth).folder === dataDir)).toBe(true);
 
+    // The CLI names the folder too.
+    expect(await cliStatus()).toMatch(new RegExp(`^STORAGE: data folder ${dataDir} is full \\(\\d+ (B|KiB) free\\) since \\S+; dropping request-log rows \\(\\d+ dropped, 4 waiting\\)`, 'm'));
+
     // Telemetry: ticks keep coming with live figures while nothing can be stored.
     const ticksBefore = events.filter((e) => e.channel === 'telemetry.tick').length;
     await until(() => events.filter((e) => e.channel === 'telemetry.tick').length >= ticksBefore + 3, { what: 'three telemetry ticks on a full disk' });
@@ -182,6 +201,7 @@ describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
     expect(recovered).toHaveLength(1);
     expect(recovered[0]!.payload).toMatchObject({ folder: dataDir, state: 'full', dropped: { requests: stats.dropped } });
     expect(metric(await metrics(), 'gpu_console_request_log_write_failing')).toBe(0);
+    expect(await cliStatus()).toMatch(new RegExp(`^storage: data folder ${dataDir}: writes land`, 'm'));
 
     // The same proposal, the same nonce: approved and run now.
     await c.call('actions.approve', { id: proposal.id, nonce: proposal.nonce, displayName: 'Test Operator' });
@@ -193,6 +213,7 @@ describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
   }, 90_000);
 
   it('the file is intact after close: integrity_check ok, the audit chain verifies', async () => {
+    await bridge?.close();
     await c.dispose();
     const db = new Database(join(dataDir, 'gpu-console.db'), { readonly: true });
     try {

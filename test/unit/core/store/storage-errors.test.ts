@@ -2,7 +2,8 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../../src-main/core/base/index.js';
-import { classifyStorageFault, formatBytes, storageErrorCode, StoreErrorCode, wrapSqliteError } from '../../../../src-main/core/store/index.js';
+import { classifyStorageFault, storageErrorCode, StoreErrorCode, wrapSqliteError } from '../../../../src-main/core/store/index.js';
+import { formatStorageBytes } from '../../../../src-preload/contract/index.js';
 
 // One place says what a failed write means for the data folder (issue #33 item 3): the codes
 // better-sqlite3 and node:fs really give, produced for real where the machine allows it.
@@ -100,6 +101,6 @@ describe('wrapSqliteError', () => {
   });
 
   it('formats free space as an operator reads it', () => {
-    expect([0, 1023, 1024, 1536, 10 * 1024 * 1024, 3.25 * 1024 ** 3].map(formatBytes)).toEqual(['0 B', '1023 B', '1 KiB', '1.5 KiB', '10 MiB', '3.3 GiB']);
+    expect([0, 1023, 1024, 1536, 10 * 1024 * 1024, 3.25 * 1024 ** 3].map(formatStorageBytes)).toEqual(['0 B', '1023 B', '1 KiB', '1.5 KiB', '10 MiB', '3.3 GiB']);
   });
 });

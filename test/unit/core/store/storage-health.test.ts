@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock, silentLogger } from '../../../../src-main/core/base/index.js';
-import { describeStorage, openStore, StorageHealthTracker, StoreErrorCode, type Store } from '../../../../src-main/core/store/index.js';
-import type { StorageHealth } from '../../../../src-preload/contract/index.js';
+import { openStore, StorageHealthTracker, StoreErrorCode, type Store } from '../../../../src-main/core/store/index.js';
+import { describeStorage, type StorageHealth } from '../../../../src-preload/contract/index.js';
 import { tempDir } from './helpers.js';
 
 // The data folder's health (issue #33 item 3): which writers fail, since when, what they drop; a probe
