@@ -12,6 +12,8 @@ function esc(v: string): string {
 export interface ProxyMetricsExtra {
   holdBudgetMs?: Readonly<Record<TrafficClass, number>>;
   inFlight?: ReadonlyMap<string, InFlightView>;
+  /** The proxy's own 429/503 refusals, keyed `upstream|code|held` (held: waited for a recovery first). */
+  refusals?: ReadonlyMap<string, number>;
 }
 
 /** `offPrem`: the app's OffPremCounter counts; without them every purpose reads 0. */
@@ -29,6 +31,15 @@ export function renderProxyMetrics(
   for (const [key, n] of answered) {
     const [upstream, cls, status] = key.split('|');
     lines.push(`gpu_console_proxy_requests_total{upstream="${esc(upstream!)}",class="${esc(cls!)}",status="${status}"} ${n}`);
+  }
+  family(
+    'gpu_console_proxy_refusals_total',
+    'counter',
+    'The proxy\'s own refusals (503, 429, each with Retry-After), by upstream, code and whether the request was held for a recovery first (held="false": refused at once).',
+  );
+  for (const [key, n] of extra.refusals ?? []) {
+    const [upstream, code, held] = key.split('|');
+    lines.push(`gpu_console_proxy_refusals_total{upstream="${esc(upstream!)}",code="${esc(code!)}",held="${held}"} ${n}`);
   }
   family(
     'gpu_console_proxy_unstored_requests_total',

@@ -83,6 +83,8 @@ export class ProxyServer implements Disposable {
   /** Answers per upstream over the last 5 min, and those that failed on its side (UpstreamFigures.errors). */
   private readonly answers = new Map<string, AnswerWindow>();
   private readonly answered = new Map<string, number>();
+  /** The proxy's own 429/503 refusals by upstream, code and whether the request was held for a recovery first (/metrics). */
+  private readonly refusals = new Map<string, number>();
   /**
    * Answers to clients that showed no valid token (and health/metrics scrapes), by endpoint and reason:
    * counted here, never stored row by row, so no one on the machine can grow the database.
@@ -344,6 +346,10 @@ export class ProxyServer implements Disposable {
     this.answeredTotal++;
     const counterKey = `${ex.upstream ?? 'none'}|${ex.cls ?? 'none'}|${ex.status}`;
     this.answered.set(counterKey, (this.answered.get(counterKey) ?? 0) + 1);
+    if ((ex.status === 503 || ex.status === 429) && ex.errorCode !== null && ex.errorCode !== 'upstream_error') {
+      const key = `${ex.upstream ?? 'none'}|${ex.errorCode}|${ex.holdReason !== null}`;
+      this.refusals.set(key, (this.refusals.get(key) ?? 0) + 1);
+    }
     const at = this.clock.now();
     // Counted with the same upstream and status as the counter above (a planned state's refusals apart: answer-window.ts).
     if (ex.upstream !== null) this.answers.get(ex.upstream)?.record(at, isUpstreamFailure(ex.status, ex.errorCode));
@@ -391,7 +397,7 @@ export class ProxyServer implements Disposable {
       ex.client = 'metrics';
       const live = new Map<string, InFlightView>();
       const stats = this.figures(live);
-      const extra = { holdBudgetMs: this.env.settings.holdBudgetMs, inFlight: live };
+      const extra = { holdBudgetMs: this.env.settings.holdBudgetMs, inFlight: live, refusals: this.refusals };
       return sendMetrics(ex, renderProxyMetrics(stats, this.answered, this.unstored, this.options.offPrem?.counts(), extra) + this.fleetMetrics());
     }
     const cls = authorize(ex, req.headers, this.env.settings.anonymousLoopback, this.options.tokens);

@@ -167,6 +167,10 @@ describe.each(TRANSPORTS)('%s transport', (transport) => {
       expect(b.headers['x-hold-reason']).toBeUndefined();
       expect(b.headers['x-action-required']).toBeUndefined();
       expect(JSON.parse(await b.body.text()).error).toMatchObject({ code: 'tunnel_down', recovery_expected: false });
+      // /metrics counts both: one released after a hold, one refused at once.
+      const metrics = await (await request(`${new URL(app.proxy.url()!).origin}/metrics`)).body.text();
+      expect(metrics).toMatch(/gpu_console_proxy_refusals_total\{upstream="gpu-a\/m",code="tunnel_down",held="true"\} [1-9]/);
+      expect(metrics).toMatch(/gpu_console_proxy_refusals_total\{upstream="gpu-a\/m",code="tunnel_down",held="false"\} [1-9]/);
 
       // sshd back on its port: the next attempt connects and requests are served again.
       await relay.listen();

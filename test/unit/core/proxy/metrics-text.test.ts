@@ -61,7 +61,9 @@ describe('renderProxyMetrics: gpu_console_offprem_calls_total', () => {
   });
 
   it.skipIf(!havePromtool)('passes `promtool check metrics` with upstreams, quantiles, unstored answers and refusals', () => {
-    const text = renderProxyMetrics(full, new Map([['l20/vllm|interactive|200', 3]]), new Map([['chat|invalid_token', 1]]), { proxy: 1, lifecycle: 0, probe: 2 });
+    const refusals = new Map([['l20/vllm|tunnel_down|false', 4], ['l20/vllm|tunnel_down|true', 1], ['l20/vllm|queue_full|false', 2]]);
+    const text = renderProxyMetrics(full, new Map([['l20/vllm|interactive|200', 3]]), new Map([['chat|invalid_token', 1]]), { proxy: 1, lifecycle: 0, probe: 2 }, { refusals });
+    expect(text).toContain('gpu_console_proxy_refusals_total{upstream="l20/vllm",code="tunnel_down",held="false"} 4');
     const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
     expect(check.stdout + check.stderr).toBe('');
     expect(check.status).toBe(0);
