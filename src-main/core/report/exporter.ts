@@ -11,7 +11,7 @@
 // start, for the default folder) removes staging folders whose writer is gone.
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, mkdir, open, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, parse as parsePath, relative, resolve, sep } from 'node:path';
 import {
   EVIDENCE_SIGNATURE_NAMESPACE,
@@ -98,6 +98,30 @@ export async function removeAbandonedStaging(parentDir: string, alive: (pid: num
 
 export const sha256Hex = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 
+/** Writes `data` to a new file (0600) and flushes it to disk before returning: renamed into place, it is whole after a power cut too. */
+async function writeDurable(path: string, data: string | Buffer): Promise<void> {
+  const fh = await open(path, 'wx', 0o600);
+  try {
+    await fh.writeFile(data);
+    await fh.datasync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Flushes a folder's entries (the rename into it); where a platform cannot (Windows), the rename stands as the OS left it. */
+async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r').catch(() => null);
+  if (!fh) return;
+  try {
+    await fh.sync();
+  } catch {
+    // EISDIR / EPERM / EINVAL: no folder fsync here
+  } finally {
+    await fh.close();
+  }
+}
+
 /** The nearest folder above `dir` (or `dir` itself) that exists, and how many levels below it are missing. */
 async function nearestExisting(dir: string): Promise<{ existing: string; missing: number }> {
   let at = dir;
@@ -183,7 +207,7 @@ export async function writeExport(o: WriteExportOptions): Promise<ExportFiles> {
   try {
     const files: ManifestFile[] = [];
     const put = async (name: string, format: ReportFormat, data: string | Buffer) => {
-      await writeFile(join(staging, name), data, { mode: 0o600 });
+      await writeDurable(join(staging, name), data);
       const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
       files.push({ name, format, sizeBytes: bytes, sha256: sha256Hex(data) });
     };
@@ -219,17 +243,19 @@ export async function writeExport(o: WriteExportOptions): Promise<ExportFiles> {
       audit: o.evidence.audit,
     };
     const manifestText = canonicalJson(manifest);
-    await writeFile(join(staging, 'manifest.json'), manifestText, { mode: 0o600 });
+    await writeDurable(join(staging, 'manifest.json'), manifestText);
     let signer: string | null = null;
     if (o.signer) {
       o.progress?.('signature');
       const sig = await o.signer.sign(Buffer.from(manifestText, 'utf8'), EVIDENCE_SIGNATURE_NAMESPACE);
-      await writeFile(join(staging, 'manifest.json.sig'), sig, { mode: 0o600 });
-      await writeFile(join(staging, 'allowed_signers'), `${allowedSignersLine(o.principal, o.signer.publicKeyLine)}\n`, { mode: 0o600 });
+      await writeDurable(join(staging, 'manifest.json.sig'), sig);
+      await writeDurable(join(staging, 'allowed_signers'), `${allowedSignersLine(o.principal, o.signer.publicKeyLine)}\n`);
       signer = o.signer.fingerprint;
     }
     stopIfCancelled(o.signal);
+    await syncDir(staging);
     await rename(staging, finalDir);
+    await syncDir(o.parentDir);
     return { dir: finalDir, files, evidenceSha256, manifestSha256: sha256Hex(manifestText), signer };
   } catch (err) {
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
