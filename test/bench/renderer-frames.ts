@@ -14,7 +14,14 @@
 //   browser. A second SSE client in this process counts the bytes per tick on
 //   the wire and what the whole state would have been (decoded back).
 //
-//   node --import tsx test/bench/renderer-frames.ts [--bridge fake|real] [--seconds 30] [--hosts 64] [--gpus 8] [--baseline-seconds 5] [--profile] [--renderer DIR] [--demo-traffic off]
+//   node --import tsx test/bench/renderer-frames.ts [--bridge fake|real] [--seconds 30] [--hosts 64] [--gpus 8] [--baseline-seconds 5] [--profile] [--renderer DIR] [--demo-traffic off] [--view overview|cards] [--down-fraction 0.5]
+//
+// --view picks the fleet layout (default overview, the fleet view's default
+// above 12 hosts; cards: one card per host, mounted near the viewport). With
+// the overview the page also counts its DOM mutations per tick and how many
+// tiles they touched: a tick should touch only the tiles whose figures moved.
+// --down-fraction (fake bridge) makes that share of the hosts unreachable
+// (reconnecting, figures stale), as in a fleet half of which is down.
 //
 // --renderer serves another build of the renderer (default out/renderer), e.g.
 // a copy of an earlier build, to compare two builds on the same machine.
@@ -54,6 +61,11 @@ const HOSTS = arg('hosts', 64);
 const GPUS = arg('gpus', 8);
 const PROFILE = process.argv.includes('--profile');
 const BRIDGE = process.argv.includes('--bridge') ? process.argv[process.argv.indexOf('--bridge') + 1] : 'fake';
+const VIEW = process.argv.includes('--view') ? process.argv[process.argv.indexOf('--view') + 1]! : 'overview';
+const DOWN_FRACTION = process.argv.includes('--down-fraction') ? Number(process.argv[process.argv.indexOf('--down-fraction') + 1]) : 0;
+/** The layout chosen before the page loads, as the operator's stored choice would (use-overview-prefs.ts). */
+const VIEW_SCRIPT = `localStorage.setItem('gpu-console.fleet-overview', JSON.stringify({ mode: ${JSON.stringify(VIEW === 'cards' ? 'cards' : 'overview')} }));`;
+const READY_SELECTOR = VIEW === 'cards' ? '[data-testid^="host-card-"]' : '[data-testid^="ov-tile-"]';
 const DEMO_TRAFFIC = process.argv.includes('--demo-traffic') ? process.argv[process.argv.indexOf('--demo-traffic') + 1]! : 'on';
 const TOKEN = 'f'.repeat(64);
 const RENDERER = (() => {
@@ -100,12 +112,14 @@ function snapshot(t: number): FleetSnapshot {
       stale: false,
       staleReason: null,
     }));
+    const down = DOWN_FRACTION > 0 && h % Math.round(1 / DOWN_FRACTION) === 0;
+    if (down) for (const s of services) Object.assign(s, { stale: true, staleReason: 'SSH reconnecting: SSH_TIMEOUT', health: 'unknown' });
     hosts.push({
       label,
       address: `ops@10.0.${h}.1:22`,
-      state: 'connected',
-      lastError: null,
-      nextRetryAt: null,
+      state: down ? 'reconnecting' : 'connected',
+      lastError: down ? { code: 'SSH_TIMEOUT', message: 'no SSH handshake within 15000 ms', at: t - 5_000 } : null,
+      nextRetryAt: down ? t + 4_000 : null,
       hostKeyFingerprint: 'SHA256:bench',
       hostKey: null,
       credentialPrompt: null,
@@ -210,11 +224,25 @@ function pct(xs: number[], p: number): number {
 interface Probe {
   frames: number[];
   longTasks: number[];
+  mutations: number;
+  tilesTouched: number;
+  tileSets: number;
 }
 
 const PROBE_SCRIPT = `
-  window.__probe = { frames: [], longTasks: [] };
-  window.__probeReset = () => { window.__probe = { frames: [], longTasks: [] }; };
+  window.__probe = { frames: [], longTasks: [], mutations: 0, tilesTouched: 0, tileSets: 0 };
+  window.__probeReset = () => { window.__probe = { frames: [], longTasks: [], mutations: 0, tilesTouched: 0, tileSets: 0 }; };
+  // DOM mutations, and how many distinct overview tiles they touched per batch (one batch per tick, about).
+  new MutationObserver((records) => {
+    const tiles = new Set();
+    for (const r of records) {
+      const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+      const tile = el && el.closest ? el.closest('.ov-tile') : null;
+      if (tile) tiles.add(tile);
+    }
+    window.__probe.mutations += records.length;
+    if (tiles.size > 0) { window.__probe.tilesTouched += tiles.size; window.__probe.tileSets++; }
+  }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
   let last = 0;
   const loop = (t) => { if (last > 0) window.__probe.frames.push(t - last); last = t; requestAnimationFrame(loop); };
   requestAnimationFrame(loop);
@@ -319,11 +347,15 @@ const phase = async (page: Page, seconds: number): Promise<Probe> => {
   return page.evaluate<Probe>('window.__probe');
 };
 
+/** The phase's length from its own frames (the probe's rAF intervals add up to it). */
+const SECONDS_OF = (p: Probe): number => Math.max(1, p.frames.reduce((a, b) => a + b, 0) / 1000);
+
 const report = (name: string, p: Probe): number => {
   const dropped = p.frames.filter((d) => d > 1.5 * (1000 / 60)).length;
   console.log(
     `${name.padEnd(13)} frames=${p.frames.length} interval p50=${pct(p.frames, 0.5).toFixed(1)} ms p95=${pct(p.frames, 0.95).toFixed(1)} ms max=${Math.max(...p.frames).toFixed(1)} ms` +
-      ` dropped(>25 ms)=${((100 * dropped) / Math.max(1, p.frames.length)).toFixed(1)}% longtasks=${p.longTasks.length} (max ${p.longTasks.length ? Math.max(...p.longTasks).toFixed(0) : 0} ms, total ${p.longTasks.reduce((a, b) => a + b, 0).toFixed(0)} ms)`,
+      ` dropped(>25 ms)=${((100 * dropped) / Math.max(1, p.frames.length)).toFixed(1)}% longtasks=${p.longTasks.length} (max ${p.longTasks.length ? Math.max(...p.longTasks).toFixed(0) : 0} ms, total ${p.longTasks.reduce((a, b) => a + b, 0).toFixed(0)} ms)` +
+      (p.tileSets > 0 ? ` DOM mutations/s=${(p.mutations / SECONDS_OF(p)).toFixed(0)} tiles touched per update=${(p.tilesTouched / p.tileSets).toFixed(1)}` : ''),
   );
   return pct(p.frames, 0.95);
 };
@@ -359,11 +391,14 @@ async function fakeBridge(): Promise<void> {
   const warnings = watchWarnings(page);
   // a string, not a function: tsx's name helpers do not exist in the page
   await page.addInitScript(PROBE_SCRIPT);
+  await page.addInitScript(VIEW_SCRIPT);
   await page.goto(`http://127.0.0.1:${port}/#token=${TOKEN}`);
-  await page.waitForSelector('[data-testid^="host-card-"]', { timeout: 30_000 });
-  const cards = await page.locator('[data-testid^="host-card-"]').count();
+  await page.waitForSelector(READY_SELECTOR, { timeout: 30_000 });
+  const shown = await page.locator(READY_SELECTOR).count();
 
-  console.log(`renderer frame times, fake bridge: ${HOSTS} hosts × ${GPUS} GPUs, ${cards} host cards mounted (the rest off screen), fleet.tick + telemetry.tick once a second`);
+  console.log(
+    `renderer frame times, fake bridge: ${HOSTS} hosts × ${GPUS} GPUs${DOWN_FRACTION > 0 ? ` (${Math.round(DOWN_FRACTION * 100)} % down)` : ''}, ${VIEW}: ${shown} ${VIEW === 'cards' ? 'host cards mounted (the rest off screen)' : 'tiles'}, fleet.tick + telemetry.tick once a second`,
+  );
   const base = report('baseline', await phase(page, BASELINE_S));
   ticking = 'whole';
   const whole = report('whole ticks', await phase(page, SECONDS));
@@ -434,8 +469,9 @@ async function realBridge(): Promise<void> {
     await page.evaluate(PROBE_SCRIPT); // init scripts run on navigations, not on setContent
     const base = report('baseline', await phase(page, BASELINE_S));
 
+    await page.addInitScript(VIEW_SCRIPT);
     await page.goto(consoleProc.ui);
-    await page.waitForSelector('[data-testid^="host-card-"]', { timeout: 60_000 });
+    await page.waitForSelector(READY_SELECTOR, { timeout: 60_000 });
     // cards mount only near the viewport (LazyHostCard): ask the bridge whether every host is connected
     const t0 = Date.now();
     for (;;) {
@@ -448,11 +484,13 @@ async function realBridge(): Promise<void> {
       }
       await new Promise((r) => setTimeout(r, 1000));
     }
-    const cards = await page.locator('[data-testid^="host-card-"]').count();
+    const shown = await page.locator(READY_SELECTOR).count();
     const wire = countWire(consoleProc.ui);
     await new Promise((r) => setTimeout(r, 5000)); // one keyframe, then deltas only
     wire.reset();
-    console.log(`renderer frame times, real bridge (gpu-console serve --demo-hosts ${HOSTS}, demo traffic ${DEMO_TRAFFIC}): ${cards} host cards mounted (of ${HOSTS}; the rest are placeholders off screen), connected after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    console.log(
+      `renderer frame times, real bridge (gpu-console serve --demo-hosts ${HOSTS}, demo traffic ${DEMO_TRAFFIC}), ${VIEW}: ${shown} ${VIEW === 'cards' ? `host cards mounted (of ${HOSTS}; the rest are placeholders off screen)` : 'tiles'}, connected after ${((Date.now() - t0) / 1000).toFixed(0)} s`,
+    );
     const live = report('real ticks', await profiled(page, () => phase(page, SECONDS)));
     const f = wire.figures();
     await wire.stop();

@@ -29,8 +29,9 @@ const GpuCell = memo(function GpuCell({ gpu }: { readonly gpu: GpuView }): React
   const cls = ['ov-gpu', hot ? 'ov-gpu--hot' : '', throttled ? 'ov-gpu--throttle' : '', unknown ? 'ov-gpu--unknown' : ''].filter(Boolean).join(' ');
   return (
     <span className={cls} title={gpuCellTitle(gpu)} data-testid="ov-gpu" data-hot={hot ? 'true' : undefined}>
-      <span className="ov-gpu__bar ov-gpu__bar--vram" style={{ width: `${vram ?? 0}%` }} />
-      <span className="ov-gpu__bar ov-gpu__bar--util" style={{ width: `${util ?? 0}%` }} />
+      {/* scaleX, not width: a tick moves 8 bars per host without laying the grid out again */}
+      <span className="ov-gpu__bar ov-gpu__bar--vram" style={{ transform: `scaleX(${(vram ?? 0) / 100})` }} />
+      <span className="ov-gpu__bar ov-gpu__bar--util" style={{ transform: `scaleX(${(util ?? 0) / 100})` }} />
     </span>
   );
 });

@@ -89,7 +89,7 @@ function linkTrouble(host: HostView): Trouble | null {
     case 'failed':
       return host.hostKey && host.hostKey.status !== 'unknown' ? { kind: 'trust', text: `host key ${host.hostKey.status}` } : { kind: 'down', text: `link down${code}` };
     case 'reconnecting':
-      return { kind: 'down', text: `link lost, reconnecting${code}` };
+      return { kind: 'down', text: `link lost${code}` };
     case 'disconnected':
       return { kind: 'down', text: 'disconnected' };
     case 'awaiting-trust':
