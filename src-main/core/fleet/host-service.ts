@@ -65,10 +65,15 @@ export class HostService implements Disposable {
     const previous = this.lastState.get(change.label) ?? null;
     this.lastState.set(change.label, change.state);
     // Losing and regaining a session is evidence (availability in reports): audited on the edges only.
-    if (previous === 'connected' && change.state !== 'connected') {
-      this.audit.append({ type: 'host.connection.lost', actor: 'system', target: change.label, payload: { state: change.state, message: change.message ?? null } });
-    } else if (previous !== null && previous !== 'connected' && change.state === 'connected') {
-      this.audit.append({ type: 'host.connection.up', actor: 'system', target: change.label, payload: { state: change.state, after: previous } });
+    // Evidence, not a gate: when the data folder is full (the store's health says so) the notice below still goes out.
+    try {
+      if (previous === 'connected' && change.state !== 'connected') {
+        this.audit.append({ type: 'host.connection.lost', actor: 'system', target: change.label, payload: { state: change.state, message: change.message ?? null } });
+      } else if (previous !== null && previous !== 'connected' && change.state === 'connected') {
+        this.audit.append({ type: 'host.connection.up', actor: 'system', target: change.label, payload: { state: change.state, after: previous } });
+      }
+    } catch (err) {
+      this.deps.logger.warn('host connection change not audited', { label: change.label, state: change.state, error: (err as Error).message });
     }
     const notice = hostTransitionNotification(change.label, previous, change.state, change.message ?? null);
     if (notice) this.deps.notices.notify(notice);

@@ -212,6 +212,30 @@ describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
     expect(c.app.store.audit.verify()).toMatchObject({ ok: true });
   }, 90_000);
 
+  it('faults while full (a link cut, a server stopped): nothing throws out of a timer, the operator is told, the fleet recovers', async () => {
+    c.app.store.db.pragma('wal_checkpoint(TRUNCATE)');
+    filler = fill(dataDir);
+    const host = demo.host('tri-gpu');
+    host.setLinkCut(true);
+    demo.host('strix').stopService('coder');
+    const hostState = (label: string) => c.app.fleet.snapshot().hosts.find((h) => h.label === label)?.state;
+    const cutAt = events.length;
+    await until(() => hostState('tri-gpu') !== 'connected', { timeoutMs: 20_000, what: 'tri-gpu seen cut' });
+    // The operator still hears of it: the notice does not wait on the audit row the full folder refuses.
+    await until(() => events.slice(cutAt).some((e) => e.channel === 'notifications.notice' && JSON.stringify(e.payload).includes('tri-gpu')), { timeoutMs: 10_000, what: 'a notice for tri-gpu' });
+    await until(() => c.app.fleet.snapshot().hosts.find((h) => h.label === 'strix')?.services.find((s) => s.id === 'coder')?.health === 'down', { timeoutMs: 20_000, what: 'strix/coder seen down' });
+    const ticks = events.filter((e) => e.channel === 'telemetry.tick').length;
+    await until(() => events.filter((e) => e.channel === 'telemetry.tick').length >= ticks + 3, { what: 'ticks after the faults' });
+    expect((await status()).state).toBe('full');
+    host.setLinkCut(false);
+    demo.host('strix').restartService('coder');
+    rmSync(filler);
+    filler = null;
+    await until(async () => (await status()).state === 'ok', { timeoutMs: 15_000, what: 'storage health back to ok' });
+    await until(() => hostState('tri-gpu') === 'connected', { timeoutMs: 30_000, what: 'tri-gpu back' });
+    expect(c.app.store.audit.verify()).toMatchObject({ ok: true });
+  }, 90_000);
+
   it('the file is intact after close: integrity_check ok, the audit chain verifies', async () => {
     await bridge?.close();
     await c.dispose();
