@@ -19,7 +19,18 @@ export interface AlertDeliveryDeps {
 /** Audits and pushes `event` (its alert already annotated); sends its notice when `page` is true. */
 export function deliverAlertEvent(event: AlertEvent, deps: AlertDeliveryDeps, page: boolean): void {
   const { alert } = event;
-  if (event.type !== 'annotated' && !event.repeat) {
+  if (event.type !== 'annotated' && !event.repeat) auditAlertEvent(event, deps);
+  deps.emit('alert.changed', event);
+  if (page) sendAlertNotice(alert, deps.notices);
+}
+
+/**
+ * The audit row of a raise, change or clear. Evidence, not a gate: on a full data folder the append is
+ * refused (the store's health says so, on the banner) and the alert is still pushed and paged.
+ */
+function auditAlertEvent(event: AlertEvent, deps: AlertDeliveryDeps): void {
+  const { alert } = event;
+  try {
     deps.audit.append({
       type: `alert.${event.type}`,
       actor: 'system',
@@ -40,9 +51,9 @@ export function deliverAlertEvent(event: AlertEvent, deps: AlertDeliveryDeps, pa
         ...(alert.incident ? { incident: alert.incident } : {}),
       },
     });
+  } catch {
+    // Refused by the store (full disk, I/O error): recorded in its health; the page below matters more.
   }
-  deps.emit('alert.changed', event);
-  if (page) sendAlertNotice(alert, deps.notices);
 }
 
 /** The page: the message, the figure against its threshold over its window, the recent series, and where the console opens on it. */

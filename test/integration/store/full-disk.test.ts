@@ -114,7 +114,7 @@ describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
     demoDir = mkdtempSync(join(tmpdir(), 'gc-fulldisk-demo-'));
     demo = await startDemoFleet({ dir: demoDir, timeScale: 100 });
     const config = { ...demo.config, proxy: { ...demo.config.proxy, requestLog: { backlogRows: 4 } } };
-    c = await startTestApp({ dataDir, configFile: null, givenConfig: { config, reason: DEMO_CONFIG_REASON }, proxyPort: 0, pollIntervalMs: 150 });
+    c = await startTestApp({ dataDir, configFile: null, givenConfig: { config, reason: DEMO_CONFIG_REASON }, proxyPort: 0, pollIntervalMs: 150, alertThresholds: { staleAfterMs: 1_000 } });
     c.app.onEvent((e) => void events.push(e));
     await until(() => sleepOf('l20-poc/qwen') === 'awake', { timeoutMs: 20_000, what: 'l20-poc/qwen awake' });
     await until(() => c.app.fleet.snapshot().hosts.some((h) => h.label === 'l20-poc' && !h.gpuStale && h.updatedAt !== null), { timeoutMs: 15_000 });
@@ -223,6 +223,8 @@ describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
     await until(() => hostState('tri-gpu') !== 'connected', { timeoutMs: 20_000, what: 'tri-gpu seen cut' });
     // The operator still hears of it: the notice does not wait on the audit row the full folder refuses.
     await until(() => events.slice(cutAt).some((e) => e.channel === 'notifications.notice' && JSON.stringify(e.payload).includes('tri-gpu')), { timeoutMs: 10_000, what: 'a notice for tri-gpu' });
+    // And its alert is raised and pushed though its audit row cannot be written.
+    await until(() => events.slice(cutAt).some((e) => e.channel === 'alert.changed' && (e.payload as { type: string; alert: { host: string } }).type === 'raised' && (e.payload as { alert: { host: string } }).alert.host === 'tri-gpu'), { timeoutMs: 15_000, what: 'an alert raised for tri-gpu' });
     await until(() => c.app.fleet.snapshot().hosts.find((h) => h.label === 'strix')?.services.find((s) => s.id === 'coder')?.health === 'down', { timeoutMs: 20_000, what: 'strix/coder seen down' });
     const ticks = events.filter((e) => e.channel === 'telemetry.tick').length;
     await until(() => events.filter((e) => e.channel === 'telemetry.tick').length >= ticks + 3, { what: 'ticks after the faults' });
