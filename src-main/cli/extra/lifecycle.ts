@@ -36,6 +36,20 @@ function details(a: ActionView, output: Output): void {
   for (const o of a.observed) output.out(`  observed: ${shown(o)}`);
 }
 
+const OUTCOME_WORD = { done: 'done', failed: 'failed', unknown: 'UNKNOWN', 'not-run': 'not run' } as const;
+
+/** An interrupted action: each step's fate, and what Verify now saw (or the command for it). */
+function interruption(a: ActionView, output: Output): void {
+  const i = a.interruption;
+  if (!i) return;
+  for (const s of i.steps) output.out(`  ${OUTCOME_WORD[s.outcome].padEnd(8)} ${shown(s.text)}${s.outcome === 'unknown' ? '  (under way when the console stopped)' : ''}`);
+  if (!i.check) output.out(`  check:   gpu-console actions verify-now ${a.id}`);
+  else {
+    output.out(`  checked: ${i.check.ok ? 'looks as promised' : 'does NOT look as promised'} (${shown(i.check.by)})`);
+    for (const o of i.check.observed) output.out(`  observed: ${shown(o)}`);
+  }
+}
+
 const list: CliCommand = {
   name: 'actions list',
   help: `  actions list          Pending proposals (with their nonces) and recent actions of the running console.`,
@@ -49,6 +63,7 @@ const list: CliCommand = {
       for (const a of r.actions) {
         if (a.state === 'proposed') details(a, output);
         else output.out(line(a));
+        interruption(a, output);
       }
     }
     return EXIT.OK;
@@ -125,4 +140,21 @@ const withdraw: CliCommand = {
   },
 };
 
-export const lifecycleCommands: CliCommand[] = [list, propose, approve, reject, withdraw];
+const verifyNow: CliCommand = {
+  name: 'actions verify-now',
+  help: `  actions verify-now ID  An action the console stopped in the middle of (interrupted): read the service's
+                        real state with the checks of its kind (reads only; audited). Nothing is resumed.`,
+  async run(args, output) {
+    const { values, positionals } = parse(args);
+    if (positionals.length !== 1) throw new UsageError('usage: gpu-console actions verify-now ID');
+    const r = await callRunningConsole(resolveDataDir(values['data-dir']), 'actions.verifyNow', { id: positionals[0]! });
+    if (output.json) output.out(JSON.stringify(r));
+    else {
+      output.out(line(r.action));
+      interruption(r.action, output);
+    }
+    return EXIT.OK;
+  },
+};
+
+export const lifecycleCommands: CliCommand[] = [list, propose, approve, reject, withdraw, verifyNow];
