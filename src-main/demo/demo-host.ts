@@ -239,27 +239,14 @@ export async function startHost(
       if (!s) throw unknown(serviceId, 'model');
       return { log: s.log, places: s.places };
     },
-    setOomOnRestart(serviceId, on) {
-      const sim = sims.get(serviceId);
-      if (!sim) throw unknown(serviceId, 'model');
-      sim.setOomOnRestart(on);
-    },
+
     setLogFlood(serviceId, linesPerSec) {
       const s = logs.byId.get(serviceId);
       if (!s) throw unknown(serviceId, 'model');
       s.writer.setFlood(linesPerSec);
     },
     setLinkCut: (on) => ssh.setLinkCut(on),
-    stopService(serviceId) {
-      const sim = sims.get(serviceId);
-      if (!sim) throw unknown(serviceId, 'model');
-      sim.stop();
-    },
-    restartService(serviceId) {
-      const sim = sims.get(serviceId);
-      if (!sim) throw unknown(serviceId, 'model');
-      sim.restart();
-    },
+    ...processKnobs((serviceId) => sims.get(serviceId) ?? null, (serviceId) => unknown(serviceId, 'model')),
     setDiskFull: (on) => health.setDiskFull(on),
     reboot() {
       health.reboot();
@@ -296,6 +283,23 @@ export async function startHost(
     maxClients: TRAFFIC_CLIENTS[s.id] ?? Math.max(1, Math.ceil(slotsOf(s) / 2)),
   }));
   return { handle, publicLine: hostKey.publicLine, config: hostConfigOf(profile, sshPort, ctx), traffic };
+}
+
+/** The fault knobs on a service's process: OOM on restart, stopped, restarted. */
+function processKnobs(
+  simOf: (serviceId: string) => Simulator | null,
+  unknown: (serviceId: string) => AppError,
+): Pick<DemoHostHandle, 'setOomOnRestart' | 'stopService' | 'restartService'> {
+  const sim = (serviceId: string): Simulator => {
+    const found = simOf(serviceId);
+    if (!found) throw unknown(serviceId);
+    return found;
+  };
+  return {
+    setOomOnRestart: (serviceId, on) => sim(serviceId).setOomOnRestart(on),
+    stopService: (serviceId) => void sim(serviceId).stop(),
+    restartService: (serviceId) => void sim(serviceId).restart(),
+  };
 }
 
 /** The host as a console's config names it: this fleet's SSH port, client key and known_hosts, and its services. */

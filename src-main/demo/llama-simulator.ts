@@ -203,10 +203,7 @@ export class LlamaSimulator implements GpuShareSource, Disposable {
 
   /** Fault knob: the server stops (killed, or `systemctl stop`): down, refusing, until the next restart. False when already down. */
   stop(): boolean {
-    if (this.disposed || this.processState === 'down') return false;
-    this.failure = null;
-    this.stopProcess('process stopped');
-    return true;
+    return this.pid !== null && this.kill(this.pid);
   }
 
   /** The process goes away: timers, engine (requests), connections; a new generation, nothing bound. */

@@ -151,20 +151,10 @@ export class VllmSimulator implements GpuShareSource, Disposable {
   }
 
   metricsText(): string {
-    const snap = this.current.snapshot();
-    return renderMetrics({
-      modelName: this.profile.servedModelName,
-      metrics: this.current.metrics,
-      running: snap.running,
-      waiting: snap.waiting,
-      kvCacheUsage: snap.kvCacheUsage,
-      sleepState: this.sleepState(),
-      cacheConfig: {
-        blockSize: this.profile.blockSize,
-        numGpuBlocks: this.profile.numGpuBlocks,
-        gpuMemoryUtilization: this.profile.gpuMemoryUtilization,
-      },
-    });
+    const { running, waiting, kvCacheUsage } = this.current.snapshot();
+    const { servedModelName: modelName, blockSize, numGpuBlocks, gpuMemoryUtilization } = this.profile;
+    const cacheConfig = { blockSize, numGpuBlocks, gpuMemoryUtilization };
+    return renderMetrics({ modelName, metrics: this.current.metrics, running, waiting, kvCacheUsage, sleepState: this.sleepState(), cacheConfig });
   }
 
   // ---- lifecycle -------------------------------------------------------
