@@ -1,7 +1,7 @@
 // How `serve` stops on a signal, and what it tells the operator meanwhile.
 // The first SIGTERM / Ctrl-C: stop taking work, let requests in flight finish
 // for up to the proxy's shutdownGraceMs, abort running lifecycle actions
-// (closed as interrupted, never resumed), close tunnels and sessions, flush
+// (cancelled, never resumed), close tunnels and sessions, flush
 // and close the database; all within SHUTDOWN_DEADLINE_MS, else exit 1 anyway.
 // While it waits it says on what, once a second. A second signal ends the
 // process at once: better-sqlite3 writes are synchronous, so no transaction is
@@ -52,7 +52,7 @@ export function waitingLine(p: PendingWork | null): string | null {
     const queued = p.queued > 0 ? `, ${p.queued} queued` : '';
     parts.push(`${plural(p.inFlight, 'request')} in flight${queued} (${p.upstreams.join(', ')})`);
   }
-  if (p.actions.length > 0) parts.push(`${p.actions.length === 1 ? 'action' : 'actions'} ${p.actions.join(', ')} (stopped and closed as interrupted)`);
+  if (p.actions.length > 0) parts.push(`${p.actions.length === 1 ? 'action' : 'actions'} ${p.actions.join(', ')} (cancelled, never resumed)`);
   return parts.length > 0 ? `waiting for ${parts.join('; ')}…` : null;
 }
 

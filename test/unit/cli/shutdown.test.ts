@@ -45,7 +45,7 @@ afterEach(() => vi.useRealTimers());
 
 describe('waitingLine', () => {
   it('names the requests, where they are, and the actions; null when nothing is pending or unknown', () => {
-    expect(waitingLine(busy)).toBe('waiting for 2 requests in flight, 1 queued (l20-poc/qwen 3); action restart of tri-gpu/embed (stopped and closed as interrupted)…');
+    expect(waitingLine(busy)).toBe('waiting for 2 requests in flight, 1 queued (l20-poc/qwen 3); action restart of tri-gpu/embed (cancelled, never resumed)…');
     expect(waitingLine({ inFlight: 1, queued: 0, upstreams: ['a/b 1'], actions: [] })).toBe('waiting for 1 request in flight (a/b 1)…');
     expect(waitingLine({ inFlight: 0, queued: 0, upstreams: [], actions: [] })).toBeNull();
     expect(waitingLine(null)).toBeNull();
@@ -84,7 +84,7 @@ describe('serve signal handler', () => {
     await w.advance(1_500);
     w.handler('SIGTERM');
     expect(w.calls).toEqual(['graceful', 'immediate', 'exit 1']);
-    expect(w.said[w.said.length - 1]).toBe('SIGTERM again, exiting now; not finished: 2 requests in flight, 1 queued (l20-poc/qwen 3); action restart of tri-gpu/embed (stopped and closed as interrupted)');
+    expect(w.said[w.said.length - 1]).toBe('SIGTERM again, exiting now; not finished: 2 requests in flight, 1 queued (l20-poc/qwen 3); action restart of tri-gpu/embed (cancelled, never resumed)');
   });
 
   it('past the deadline it exits 1 through the synchronous path', async () => {
