@@ -127,9 +127,13 @@ export class LifecycleService implements Disposable {
     // fate, never resumed (its nonce is spent, and only `proposed` can be approved).
     for (const rec of this.repo.inStates(['approved', 'running'])) this.journal.interrupt(rec);
     this.sweeper = deps.clock.setInterval(() => {
-      this.sweep();
-      // A proposal can wait minutes for a person: what its dialog says is running follows along.
-      this.refreshLoads();
+      // A write the store refuses (a full data folder) is tried again next interval, never thrown out of a timer.
+      try {
+        this.sweep();
+        this.refreshLoads(); // a proposal can wait minutes for a person: what its dialog says is running follows along
+      } catch (err) {
+        deps.logger.warn('lifecycle sweep failed; tried again next interval', { error: (err as Error).message });
+      }
     }, this.opts.sweepIntervalMs);
   }
 

@@ -39,7 +39,7 @@ export class ActionJournal {
 
   /** Saves `rec` and appends its audit event in one transaction, then publishes it. */
   record(rec: ActionRecord, type: AuditEventType, actor: string, payload: Record<string, unknown>): void {
-    this.atomically(() => {
+    this.atomically(`${type} (${rec.view.upstream})`, () => {
       this.deps.repo.save(rec);
       this.audit(type, actor, rec, payload);
     });
@@ -95,8 +95,9 @@ export class ActionJournal {
     }
   }
 
-  private atomically(fn: () => void): void {
-    this.deps.store.db.transaction(fn)();
+  /** One transaction; a full data folder is refused coded (STORE_DISK_FULL, naming the folder) and nothing is stored. */
+  private atomically(what: string, fn: () => void): void {
+    this.deps.store.atomically(what, fn);
   }
 }
 
