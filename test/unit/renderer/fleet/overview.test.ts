@@ -155,6 +155,25 @@ describe('overview order, search, filters, groups', () => {
     expect(describeView(overviewView(fleet, prefs, 'kl'), prefs, 'kl')).toBe('Showing 1 of 5 hosts · search “kl” · state: trouble · sorted by trouble first');
   });
 
+  it('128 hosts of which half are down: the down half first, by name; all counted', () => {
+    const big = rows(Array.from({ length: 128 }, (_, i) => host(`h${String(i).padStart(3, '0')}`, i % 2 === 0 ? { state: 'reconnecting' } : {})));
+    const v = overviewView(big, DEFAULT_PREFS, '');
+    const order = v.groups[0]!.rows.map((r) => r.label);
+    expect(order.slice(0, 64).every((l) => Number(l.slice(1)) % 2 === 0)).toBe(true);
+    expect(order.slice(0, 3)).toEqual(['h000', 'h002', 'h004']);
+    expect(describeView(v, DEFAULT_PREFS, '')).toBe('Showing all 128 hosts · sorted by trouble first');
+  });
+
+  it('odd tag characters are searched as text; a thousand distinct values make as many groups, each named', () => {
+    const odd = rows([host('a', { tags: { rack: 'r2/β 东' } }), host('b', { tags: { rack: '<script>' } })]);
+    expect(labels({}, odd, 'β')).toEqual(['a']);
+    expect(labels({}, odd, '<script>')).toEqual(['b']);
+    const many = rows(Array.from({ length: 1000 }, (_, i) => host(`h${i}`, { tags: { serial: `s${i}` } })));
+    const v = overviewView(many, { ...DEFAULT_PREFS, group: 'tag:serial' }, '');
+    expect(v.groups).toHaveLength(1000);
+    expect(v.groups[0]!.title).toBe('serial: s0');
+  });
+
   it('lists tag names most used first, bounded', () => {
     const many = rows(Array.from({ length: 30 }, (_, i) => host(`h${i}`, { tags: { [`t${i}`]: 'x', region: 'kl' } })));
     const names = tagNames(many);
