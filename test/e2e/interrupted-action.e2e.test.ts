@@ -22,6 +22,7 @@ async function call<T>(ui: string, channel: string, input: unknown): Promise<T> 
 
 describe('an action interrupted by a kill, in the Actions view', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-interrupted-'));
+  const shots = process.env.INTERRUPTED_SHOTS_DIR ?? null;
   let ui: ConsoleInBrowser | null = null;
   afterAll(async () => {
     if (ui) expect(await ui.stop()).toBe(0);
@@ -57,6 +58,7 @@ describe('an action interrupted by a kill, in the Actions view', () => {
     expect(await card.textContent()).toContain('It was not resumed');
     const row = page.locator(`[data-testid="history-row"][data-action-id="${action.id}"]`);
     expect(await row.getAttribute('data-state')).toBe('interrupted');
+    if (shots) await page.screenshot({ path: join(shots, 'actions-interrupted.png'), fullPage: true });
 
     await until(() => healthy(ui!.console.ui), { timeoutMs: 20_000, what: 'tri-gpu/gemma healthy after the start' });
     await page.getByTestId(`verify-now-${action.id}`).click();
@@ -66,6 +68,7 @@ describe('an action interrupted by a kill, in the Actions view', () => {
     expect(await check.getAttribute('data-ok')).toBe('true');
     expect(await check.textContent()).toContain('health: HTTP 200');
     expect(await card.count()).toBe(0);
+    if (shots) await row.screenshot({ path: join(shots, 'actions-interrupted-checked.png') });
 
     const { events } = await call<{ events: AuditEventView[] }>(ui.console.ui, 'audit.list', { limit: 200 });
     const mine = events.filter((e) => (e.payload as { actionId?: string }).actionId === action.id).map((e) => e.type);

@@ -69,7 +69,9 @@ export function ActionsView(): React.JSX.Element {
       done();
     });
   };
-  const interrupted = (a: ActionView) => <InterruptedAction action={a} checking={checking.has(a.id)} problem={checkProblems[a.id] ?? null} onVerify={verifyNow} />;
+  const interrupted = (a: ActionView, compact = false) => (
+    <InterruptedAction action={a} checking={checking.has(a.id)} problem={checkProblems[a.id] ?? null} onVerify={verifyNow} compact={compact} />
+  );
   const verify = (): void => {
     transport.invoke('audit.verify', {}).then(setAudit, (err: unknown) => setProblem(toContractError(err).message));
   };
@@ -153,8 +155,8 @@ export function ActionsView(): React.JSX.Element {
           <h3 className="panel__title" id="interrupted-title">
             Interrupted: check the service and decide <span className="badge">{unchecked.length}</span>
           </h3>
-          <p className="muted">The console stopped while these ran. Nothing was resumed; no standing approval runs on these services until someone has checked.</p>
-          <ul className="actions-inbox">
+          <p className="muted panel__empty">The console stopped while these ran. Nothing was resumed; no standing approval runs on these services until someone has checked.</p>
+          <ul className="actions-inbox actions-interrupted-list">
             {unchecked.map((a) => (
               <li key={a.id} data-testid="interrupted-action" data-action-id={a.id}>
                 <strong>{a.kind}</strong> <code>{a.upstream}</code> — {decisionSentence(decisionFacts(a))}
@@ -216,7 +218,7 @@ export function ActionsView(): React.JSX.Element {
         <table className="data-table">
           <tbody>
             {history.map((a) => (
-              <HistoryRow key={a.id} a={a} details={a.state === 'interrupted' && a.interruption?.check ? interrupted(a) : null} />
+              <HistoryRow key={a.id} a={a} details={a.state === 'interrupted' && a.interruption?.check ? interrupted(a, true) : null} />
             ))}
           </tbody>
         </table>

@@ -8,7 +8,7 @@ import { formatTime } from '../../format/format.js';
 const OUTCOME_TEXT: Record<Interruption['steps'][number]['outcome'], string> = {
   done: 'done',
   failed: 'failed',
-  unknown: 'under way when the console stopped: outcome unknown',
+  unknown: 'outcome unknown',
   'not-run': 'not done',
 };
 
@@ -19,11 +19,27 @@ export interface InterruptedActionProps {
   /** The last Verify now call's error, if it failed. */
   problem: string | null;
   onVerify(id: string): void;
+  /** In a history row: folded into a <details>, the check's verdict as its summary. */
+  compact?: boolean;
 }
 
-export function InterruptedAction({ action, checking, problem, onVerify }: InterruptedActionProps): React.JSX.Element | null {
+export function InterruptedAction(props: InterruptedActionProps): React.JSX.Element | null {
+  const { action, compact } = props;
   const i = action.interruption;
   if (!i) return null;
+  if (!compact) return <InterruptionBody {...props} interruption={i} />;
+  const verdict = i.check ? (i.check.ok ? 'checked: looks as promised' : 'checked: does NOT look as promised') : 'not checked yet';
+  return (
+    <details className="actions-interrupted">
+      <summary>
+        Interrupted — {verdict}
+      </summary>
+      <InterruptionBody {...props} interruption={i} />
+    </details>
+  );
+}
+
+function InterruptionBody({ action, checking, problem, onVerify, interruption: i }: InterruptedActionProps & { interruption: Interruption }): React.JSX.Element {
   return (
     <div className="actions-interrupted" data-testid="interrupted" data-action-id={action.id}>
       <p>
@@ -34,6 +50,7 @@ export function InterruptedAction({ action, checking, problem, onVerify }: Inter
         {i.steps.map((s, n) => (
           <li key={n} data-testid="interrupted-step" data-outcome={s.outcome}>
             <span className={`badge actions-outcome--${s.outcome}`}>{OUTCOME_TEXT[s.outcome]}</span> <code>{s.text}</code>
+            {s.outcome === 'unknown' ? <span className="muted"> (under way when the console stopped)</span> : null}
           </li>
         ))}
       </ol>

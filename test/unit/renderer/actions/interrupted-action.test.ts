@@ -10,7 +10,7 @@ import { ActionViewSchema, type ActionView } from '../../../../src-preload/contr
 const COMPONENT = '../../../../src-renderer/src/features/actions/InterruptedAction.js';
 const REACT = 'react';
 const REACT_DOM_SERVER = 'react-dom/server';
-type Props = { action: ActionView; checking: boolean; problem: string | null; onVerify(id: string): void };
+type Props = { action: ActionView; checking: boolean; problem: string | null; onVerify(id: string): void; compact?: boolean };
 const { InterruptedAction } = (await import(COMPONENT)) as { InterruptedAction: (p: Props) => unknown };
 const { createElement } = (await import(REACT)) as { createElement(c: (p: Props) => unknown, p: Props): unknown };
 const { renderToStaticMarkup } = (await import(REACT_DOM_SERVER)) as { renderToStaticMarkup(el: unknown): string };
@@ -43,7 +43,7 @@ describe('an interrupted action in the Actions view', () => {
     const action = ActionViewSchema.parse({ ...base, interruption });
     const html = render({ action });
     expect(html).toContain('data-outcome="done"');
-    expect(html).toMatch(/under way when the console stopped: outcome unknown<\/span> <code>docker restart qwen/);
+    expect(html).toMatch(/outcome unknown<\/span> <code>docker restart qwen<\/code><span class="muted"> \(under way when the console stopped\)/);
     expect(html).toMatch(/not done<\/span> <code>verify \(health\)/);
     expect(html).toContain('was running (last: step 1/1: docker restart qwen). It was not resumed');
     expect(html.match(/data-testid="verify-now-act_abcdefgh"/g)).toHaveLength(1);
@@ -58,6 +58,9 @@ describe('an interrupted action in the Actions view', () => {
     expect(html).toContain('does not look as the restart promised');
     expect(html).toContain('operator:dana@web');
     expect(html).toContain('✗ health: no answer');
+    // In a history row it folds away, the verdict in its summary.
+    const folded = render({ action, compact: true });
+    expect(folded).toMatch(/^<details[^>]*><summary>Interrupted — checked: does NOT look as promised<\/summary>/);
   });
 
   it('older rows without the field still parse, and render nothing here', () => {
