@@ -37,6 +37,13 @@ export const HostCard = memo(function HostCard({ label }: HostCardProps): React.
           </Badge>
           <code className="host-card__address">{host.address}</code>
           {host.jumpHost ? <span className="muted host-card__jump">via {host.jumpHost}</span> : null}
+          {host.tags ? (
+            <span className="muted host-card__tags" data-testid="host-tags">
+              {Object.entries(host.tags)
+                .map(([k, v]) => `${k}: ${v}`)
+                .join(' · ')}
+            </span>
+          ) : null}
         </div>
         <dl className="host-card__facts">
           <div>
