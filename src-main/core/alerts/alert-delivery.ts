@@ -30,6 +30,7 @@ export function deliverAlertEvent(event: AlertEvent, deps: AlertDeliveryDeps, pa
  */
 function auditAlertEvent(event: AlertEvent, deps: AlertDeliveryDeps): void {
   const { alert } = event;
+  if (event.type === 'annotated') return;
   try {
     deps.audit.append({
       type: `alert.${event.type}`,

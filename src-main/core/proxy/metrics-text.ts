@@ -1,5 +1,5 @@
 // The proxy's own /metrics in Prometheus text format (for an existing Grafana).
-import type { ProxyStats } from '../../../src-preload/contract/index.js';
+import type { ProxyStats, StorageHealth } from '../../../src-preload/contract/index.js';
 import { OFF_PREM_PURPOSES, type OffPremCounts } from '../base/index.js';
 import { CLASS_ORDER, type TrafficClass } from './classes.js';
 import type { InFlightView } from './in-flight.js';
@@ -85,6 +85,20 @@ export function renderProxyMetrics(
 }
 
 type FamilyWriter = (name: string, type: 'counter' | 'gauge' | 'summary', help: string) => void;
+
+/** The data folder's health: a full disk shows as writable 0 with what is left; free space unknown is left out, never 0. */
+export function renderStorageMetrics(view: StorageHealth): string {
+  const folder = `folder="${esc(view.folder)}"`;
+  const lines = [
+    '# HELP gpu_console_storage_writable 1 while the console\'s writes to its data folder land; 0 while the folder is full or refuses writes (request-log rows are dropped, audited changes refused).',
+    '# TYPE gpu_console_storage_writable gauge',
+    `gpu_console_storage_writable{${folder}} ${view.state === 'ok' ? 1 : 0}`,
+    '# HELP gpu_console_storage_free_bytes What the data folder\'s filesystem has left for the console (absent when it cannot be measured).',
+    '# TYPE gpu_console_storage_free_bytes gauge',
+  ];
+  if (view.freeBytes !== null) lines.push(`gpu_console_storage_free_bytes{${folder}} ${view.freeBytes}`);
+  return lines.join('\n') + '\n';
+}
 
 /** The request log's rows: a full data folder shows here as dropped rows and a failing gauge, while the proxy keeps answering. */
 function renderRequestLog(lines: string[], family: FamilyWriter, log: NonNullable<ProxyStats['requestLog']>): void {

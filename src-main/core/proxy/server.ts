@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { FleetSnapshot, PoolCaps, ProxyStats, UpstreamState } from '../../../src-preload/contract/index.js';
+import type { FleetSnapshot, PoolCaps, ProxyStats, StorageHealth, UpstreamState } from '../../../src-preload/contract/index.js';
 import { AppError, silentLogger, systemClock, type Clock, type Disposable, type Logger, type OffPremCounter } from '../base/index.js';
 import type { ProxyConfig } from '../config/index.js';
 import type { SecretStore } from '../ports.js';
@@ -18,7 +18,7 @@ import { IdempotencyCache, type IdempotencyLimits, type IdempotencyUsage, type S
 import { LiveList } from './live-list.js';
 import { AnswerWindow, isUpstreamFailure } from './answer-window.js';
 import { inFlightView, type InFlightView } from './in-flight.js';
-import { renderProxyMetrics } from './metrics-text.js';
+import { renderProxyMetrics, renderStorageMetrics } from './metrics-text.js';
 import { PriorityPool, validateCaps, type DrainInfo, type PoolPolicy } from './pool.js';
 import type { ModelRegistry } from './registry.js';
 import type { RequestLog } from './request-log.js';
@@ -59,6 +59,8 @@ export interface ProxyServerOptions {
   monotonic?: () => number;
   /** The fleet as it stands, exported on /metrics beside the proxy's own figures (hosts, GPUs, services, tunnels). */
   fleetSnapshot?: () => FleetSnapshot;
+  /** The data folder's health, exported on /metrics (whether writes land, what the folder has left). */
+  storageHealth?: () => StorageHealth;
   /** Counts (and refuses) upstream calls outside loopback and the tunnels; its counts go on /metrics. */
   offPrem?: OffPremCounter | null;
   /** Byte and entry bounds of the idempotency cache (default DEFAULT_IDEMPOTENCY_LIMITS). */
@@ -398,7 +400,8 @@ export class ProxyServer implements Disposable {
       const live = new Map<string, InFlightView>();
       const stats = this.figures(live);
       const extra = { holdBudgetMs: this.env.settings.holdBudgetMs, inFlight: live, refusals: this.refusals };
-      return sendMetrics(ex, renderProxyMetrics(stats, this.answered, this.unstored, this.options.offPrem?.counts(), extra) + this.fleetMetrics());
+      const storage = this.options.storageHealth ? renderStorageMetrics(this.options.storageHealth()) : '';
+      return sendMetrics(ex, renderProxyMetrics(stats, this.answered, this.unstored, this.options.offPrem?.counts(), extra) + storage + this.fleetMetrics());
     }
     const cls = authorize(ex, req.headers, this.env.settings.anonymousLoopback, this.options.tokens);
     if (!cls.ok) return stop(ex, cls.error);

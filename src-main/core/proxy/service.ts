@@ -114,6 +114,7 @@ export class ProxyService implements Disposable {
         logger,
         // The /metrics exposition shows the fleet as the screen does (the contract's view, built at its edge).
         fleetSnapshot: () => fleetSnapshotOf(fleet.state()),
+        storageHealth: () => store.health.current(),
         offPrem: deps.offPrem ?? null,
       });
     } catch (err) {

@@ -47,7 +47,7 @@ export function auditChannels(store: Store, notices: AuditAlarm | null = null): 
 
 /** The data folder's health, read once by a view that opens; changes arrive as `storage.health`. */
 export function storageChannels(store: Store): HandlersFor<'storage.status'> {
-  return { 'storage.status': () => store.health.view() };
+  return { 'storage.status': () => store.health.current() };
 }
 
 /** Pushes each change of the data folder's health (a writer failing, space back) to the UI. */

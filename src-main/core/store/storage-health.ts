@@ -156,6 +156,12 @@ export class StorageHealthTracker implements Disposable {
     };
   }
 
+  /** The view with the free space measured now (a status read, a /metrics scrape): a statfs call, no write. */
+  current(): StorageHealthView {
+    this.measure();
+    return this.view();
+  }
+
   /** One line for logs and the CLI: which folder, what is wrong, what is being dropped. */
   describe(): string {
     return describeStorage(this.view());

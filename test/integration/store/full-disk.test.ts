@@ -102,7 +102,7 @@ describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
     return r.body.text();
   };
   const metric = (text: string, name: string): number | null => {
-    const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+    const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
     return m ? Number(m[1]) : null;
   };
   const sleepOf = (upstream: string) => {
@@ -167,6 +167,8 @@ describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
     const text = await metrics();
     expect(metric(text, 'gpu_console_request_log_dropped_total')).toBe(stats.dropped);
     expect(metric(text, 'gpu_console_request_log_write_failing')).toBe(1);
+    expect(text).toContain(`gpu_console_storage_writable{folder="${dataDir}"} 0`);
+    expect(metric(text, 'gpu_console_storage_free_bytes')).toBeLessThan(64 * 1024);
     // The banner's event said so, naming the folder.
     expect(events.some((e) => e.channel === 'storage.health' && (e.payload as StorageHealth).state === 'full' && (e.payload as StorageHealth).folder === dataDir)).toBe(true);
 
@@ -200,7 +202,10 @@ describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
     const recovered = c.app.store.audit.list({ type: 'store.storage.recovered', limit: 5 });
     expect(recovered).toHaveLength(1);
     expect(recovered[0]!.payload).toMatchObject({ folder: dataDir, state: 'full', dropped: { requests: stats.dropped } });
-    expect(metric(await metrics(), 'gpu_console_request_log_write_failing')).toBe(0);
+    const after = await metrics();
+    expect(metric(after, 'gpu_console_request_log_write_failing')).toBe(0);
+    expect(metric(after, 'gpu_console_storage_writable')).toBe(1);
+    expect(metric(after, 'gpu_console_storage_free_bytes')).toBeGreaterThan(1024 * 1024);
     expect(await cliStatus()).toMatch(new RegExp(`^storage: data folder ${dataDir}: writes land`, 'm'));
 
     // The same proposal, the same nonce: approved and run now.
