@@ -38,9 +38,18 @@ function mountTmpfs(): { dir: string; error: null } | { dir: null; error: string
   }
 }
 
-const mounted = mountTmpfs();
-const SKIP = mounted.error === null ? '' : ` (skipped: cannot mount a tmpfs here: ${mounted.error})`;
-if (mounted.error !== null) console.warn(`full-disk test skipped: cannot mount a tmpfs: ${mounted.error}`);
+/** Whether a tmpfs can be mounted here, tried and undone at once: the real mount is made in beforeAll, so a filtered-out run leaves none behind. */
+function mountRefusal(): string | null {
+  const probe = mountTmpfs();
+  if (probe.error !== null) return probe.error;
+  execFileSync('umount', [probe.dir], { stdio: 'pipe' });
+  rmSync(probe.dir, { recursive: true, force: true });
+  return null;
+}
+
+const refusal = mountRefusal();
+const SKIP = refusal === null ? '' : ` (skipped: cannot mount a tmpfs here: ${refusal})`;
+if (refusal !== null) console.warn(`full-disk test skipped: cannot mount a tmpfs: ${refusal}`);
 
 /** Fills the filesystem under `dir` with one file until it refuses (ENOSPC); returns its path. */
 function fill(dir: string): string {
@@ -69,8 +78,8 @@ function fill(dir: string): string {
   }
 }
 
-describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
-  const dataDir = mounted.dir!;
+describe.skipIf(refusal !== null)(`a full data folder${SKIP}`, () => {
+  let dataDir: string;
   let demoDir: string;
   let demo: DemoFleet;
   let c: TestApp;
@@ -111,6 +120,9 @@ describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
   };
 
   beforeAll(async () => {
+    const mounted = mountTmpfs();
+    if (mounted.error !== null) throw new Error(`cannot mount a tmpfs: ${mounted.error}`);
+    dataDir = mounted.dir;
     demoDir = mkdtempSync(join(tmpdir(), 'gc-fulldisk-demo-'));
     demo = await startDemoFleet({ dir: demoDir, timeScale: 100 });
     const config = { ...demo.config, proxy: { ...demo.config.proxy, requestLog: { backlogRows: 4 } } };
@@ -129,6 +141,7 @@ describe.skipIf(mounted.error !== null)(`a full data folder${SKIP}`, () => {
     await c?.dispose();
     await demo?.dispose();
     if (demoDir) rmSync(demoDir, { recursive: true, force: true });
+    if (!dataDir) return;
     try {
       execFileSync('umount', [dataDir], { stdio: 'pipe' });
       rmSync(dataDir, { recursive: true, force: true });
