@@ -14,7 +14,7 @@ import { ActionJournal } from './journal.js';
 import { engineFigure, mergeLoad, sameLoad } from './load.js';
 import { observe, sleepLevel } from './observe.js';
 import type { LifecycleFleet, LifecycleProxy } from './ports.js';
-import { newProposal, supportedKinds, unavailableKinds, type ProposalFacts } from './proposal.js';
+import { assertApplicable, newProposal, supportedKinds, unavailableKinds, type ProposalFacts } from './proposal.js';
 import { createActionRepository, type ActionRecord, type ActionRepository } from './repository.js';
 import { ActionRunner } from './runner.js';
 import { StandingApprovals } from './standing.js';
@@ -488,20 +488,3 @@ export class LifecycleService implements Disposable {
 }
 
 export type { TimingVariant };
-
-/**
- * A change that would do nothing is refused before it becomes a proposal (the
- * UI offers only valid ones; the CLI, the API and policies are held to the
- * same): wake needs a sleeping service, sleep an awake one, offload one not
- * offloaded yet (level 1 may go on to level 2). An unknown state (host down,
- * never read) does not refuse: the runner checks.
- */
-function assertApplicable(upstream: string, kind: ActionKind, level: 0 | 1 | 2 | null): void {
-  if (level === null || kind === 'restart') return;
-  if (kind === 'wake' && level === 0) {
-    throw new AppError(LifecycleErrorCode.NOT_APPLICABLE, `${upstream} is awake: there is nothing to wake`, { details: { upstream, kind, sleepLevel: level } });
-  }
-  if ((kind === 'sleep' && level > 0) || (kind === 'offload' && level === 2)) {
-    throw new AppError(LifecycleErrorCode.NOT_APPLICABLE, `${upstream} is already asleep (level ${level}): there is nothing to ${kind}`, { details: { upstream, kind, sleepLevel: level } });
-  }
-}

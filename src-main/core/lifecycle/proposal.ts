@@ -3,7 +3,9 @@
 // the record it is saved as (with the nonce issued for it).
 import { randomBytes } from 'node:crypto';
 import type { ActionKind, ActionLoad, ActionView, PlannedStep } from '../../../src-preload/contract/index.js';
+import { AppError } from '../base/index.js';
 import { DESTRUCTIVE } from './approval.js';
+import { LifecycleErrorCode } from './errors.js';
 import { driverFor, stepText, type DriverStep, type LifecycleDriver, type LifecycleTargetConfig } from './drivers/index.js';
 import { verificationText } from './verify.js';
 import type { ActionRecord } from './repository.js';
@@ -114,5 +116,22 @@ function effectOf(kind: ActionKind, target: LifecycleTargetConfig, level: 0 | 1 
         : `${target.model} wakes the long way (level 2 or unknown): weights, reload_weights, then the KV cache; it serves again`;
     case 'restart':
       return `${target.model} on ${target.label} is restarted: the process is stopped and started; it is unavailable until it has loaded again`;
+  }
+}
+
+/**
+ * A change that would do nothing is refused before it becomes a proposal (the
+ * UI offers only valid ones; the CLI, the API and policies are held to the
+ * same): wake needs a sleeping service, sleep an awake one, offload one not
+ * offloaded yet (level 1 may go on to level 2). An unknown state (host down,
+ * never read) does not refuse: the runner checks.
+ */
+export function assertApplicable(upstream: string, kind: ActionKind, level: 0 | 1 | 2 | null): void {
+  if (level === null || kind === 'restart') return;
+  if (kind === 'wake' && level === 0) {
+    throw new AppError(LifecycleErrorCode.NOT_APPLICABLE, `${upstream} is awake: there is nothing to wake`, { details: { upstream, kind, sleepLevel: level } });
+  }
+  if ((kind === 'sleep' && level > 0) || (kind === 'offload' && level === 2)) {
+    throw new AppError(LifecycleErrorCode.NOT_APPLICABLE, `${upstream} is already asleep (level ${level}): there is nothing to ${kind}`, { details: { upstream, kind, sleepLevel: level } });
   }
 }

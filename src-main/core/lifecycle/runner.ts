@@ -142,26 +142,12 @@ export class ActionRunner {
         // The proxy tells asleep from awake by the fleet's view: re-open admission only once that view has
         // caught up, or a request held through the drain reaches the sleeping engine instead of an honest 503.
         if (drained && (rec.view.kind === 'sleep' || rec.view.kind === 'offload')) await this.fleetSeesAsleep(target, abort.signal);
-      } else if (result.error) {
-        const e = result.error;
-        journal.finish(rec, 'failed', { observed: result.observed, error: `${e.code}: ${e.message}`, ...withStep(rec.view, at.verify, 'failed') }, runner, {
-          before,
-          durationMs,
-          code: e.code,
-          details: e.details,
-        });
       } else {
-        journal.finish(
-          rec,
-          'failed',
-          {
-            observed: result.observed,
-            error: `not verified within ${Math.round((clock.now() - stepsStart) / 100) / 10} s: ${result.observed.filter((l) => l.startsWith('✗')).join('; ')}`,
-            ...withStep(rec.view, at.verify, 'failed'),
-          },
-          runner,
-          { before, durationMs },
-        );
+        // A check that says waiting is pointless (its code), or the deadline with what was still not right.
+        const e = result.error;
+        const error = e ? `${e.code}: ${e.message}` : `not verified within ${Math.round((clock.now() - stepsStart) / 100) / 10} s: ${result.observed.filter((l) => l.startsWith('✗')).join('; ')}`;
+        const extra = e ? { before, durationMs, code: e.code, details: e.details } : { before, durationMs };
+        journal.finish(rec, 'failed', { observed: result.observed, error, ...withStep(rec.view, at.verify, 'failed') }, runner, extra);
       }
     } catch (err) {
       const e = toAppError(err);
