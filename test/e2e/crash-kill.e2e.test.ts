@@ -129,13 +129,16 @@ describe(`kill -9 at random points (seed ${SEED})`, () => {
     assertBuilt();
     console.log(`crash-kill: seed ${SEED}, plan ${plan.join(', ')}`);
   });
+  /** The console of the round under way: a failed check must not leave it running. */
+  let current: RunningConsole | null = null;
   afterAll(() => {
+    if (current && current.child.exitCode === null && current.child.signalCode === null) current.child.kill('SIGKILL');
     if (log.length) console.log(`crash-kill (seed ${SEED}):\n${log.join('\n')}`);
   });
 
   it('keeps the database, the audit chain, actions, reports and settings whole', async () => {
     for (const [round, kind] of plan.entries()) {
-      const c = await startConsole(ARGS, 30_000);
+      const c = (current = await startConsole(ARGS, 30_000));
       const proxyUrl = c.output().match(/^GPU Console ready ui=\S+ proxy=(\S+)/m)![1]!;
       await checkAfterStart(c, approved, round);
       if (!token) token = (await call<{ token: string }>(c, 'proxy.createToken', { name: 'crash-traffic', maxClass: 'interactive' })).token;
@@ -168,7 +171,7 @@ describe(`kill -9 at random points (seed ${SEED})`, () => {
       expect(dead.budget.stored, context()).toBe(dead.budget.audited);
     }
     // The last start: what the kills left is shown as it is, then a clean stop.
-    const c = await startConsole(ARGS, 30_000);
+    const c = (current = await startConsole(ARGS, 30_000));
     await checkAfterStart(c, approved, plan.length);
     expect(await c.stop(), context()).toBe(0);
     const end = inspectDeadFolder(dataDir);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ActionView, AuditEventView } from '../../src-preload/contract/index.js';
 import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
-import { bridgeCall, startConsole } from '../helpers/console-process.js';
+import { bridgeCall, startConsole, type RunningConsole } from '../helpers/console-process.js';
 import { until } from '../helpers/until.js';
 
 // Through the built console (issue #33 item 2): a restart approved and under
@@ -24,27 +24,29 @@ describe('an action interrupted by a kill, in the Actions view', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-interrupted-'));
   const shots = process.env.INTERRUPTED_SHOTS_DIR ?? null;
   let ui: ConsoleInBrowser | null = null;
+  let first: RunningConsole | null = null;
   afterAll(async () => {
+    if (first && first.child.exitCode === null && first.child.signalCode === null) first.child.kill('SIGKILL');
     if (ui) expect(await ui.stop()).toBe(0);
   });
 
   it('is shown interrupted with what was done and not done; Verify now reads the service and is audited', async () => {
-    const first = await startConsole(ARGS(dataDir));
+    const killed = (first = await startConsole(ARGS(dataDir)));
     const healthy = async (u: string) =>
       (await call<{ hosts: { label: string; services: { id: string; health: string }[] }[] }>(u, 'fleet.snapshot', {})).hosts
         .find((h) => h.label === 'tri-gpu')
         ?.services.find((s) => s.id === 'gemma')?.health === 'ok';
-    await until(() => healthy(first.ui), { timeoutMs: 20_000, what: 'tri-gpu/gemma healthy' });
-    const { action } = await call<{ action: ActionView }>(first.ui, 'actions.propose', { upstream: 'tri-gpu/gemma', kind: 'restart', approveNow: { typedLabel: 'tri-gpu' } });
+    await until(() => healthy(killed.ui), { timeoutMs: 20_000, what: 'tri-gpu/gemma healthy' });
+    const { action } = await call<{ action: ActionView }>(killed.ui, 'actions.propose', { upstream: 'tri-gpu/gemma', kind: 'restart', approveNow: { typedLabel: 'tri-gpu' } });
     // Killed once the restart command was sent (its step started), before verification ended.
-    const progress = async () => (await call<{ actions: ActionView[] }>(first.ui, 'actions.list', { limit: 5 })).actions.find((a) => a.id === action.id)?.stepProgress ?? [];
+    const progress = async () => (await call<{ actions: ActionView[] }>(killed.ui, 'actions.list', { limit: 5 })).actions.find((a) => a.id === action.id)?.stepProgress ?? [];
     await until(async () => (await progress())[0] === 'done', {
       timeoutMs: 20_000,
       intervalMs: 25,
       what: 'the restart past its drain',
     });
-    first.child.kill('SIGKILL');
-    await new Promise((r) => first.child.once('exit', r));
+    killed.child.kill('SIGKILL');
+    await new Promise((r) => killed.child.once('exit', r));
 
     ui = await startConsoleInBrowser(ARGS(dataDir), { load: false });
     const page = ui.page;
