@@ -19,6 +19,7 @@ import {
 import { AppError, BaseErrorCode, Emitter, toAppError, type Disposable, type Logger } from './base/index.js';
 import type { AppEvent } from './app.js';
 import type { CallContext, Handler, HandlersFor } from './channel.js';
+import { classifyStorageFault, type StorageHealthTracker } from './store/index.js';
 
 export type { CallContext } from './channel.js';
 
@@ -33,6 +34,8 @@ declare module './base/index.js' {
 export interface ApiHost {
   readonly channels: HandlersFor<InvokeChannel>;
   onEvent(listener: (event: AppEvent) => void): Disposable;
+  /** With it, a write any channel meets on a full (or failing) data folder is answered STORE_DISK_FULL / STORE_IO_ERROR naming the folder. */
+  readonly store?: { readonly health: Pick<StorageHealthTracker, 'failed'> };
 }
 
 export interface ApiEvent<E extends EventChannel = EventChannel> {
@@ -48,6 +51,13 @@ export interface Api extends Disposable {
 export function contractError(err: unknown): ContractError {
   const e = toAppError(err);
   return { code: e.code, message: e.message, retryable: e.retryable, details: e.details };
+}
+
+/** A raw SQLite or fs error that says the disk is full or failing, as the store words it (and counts it); null for any other. */
+function storageRefusal(app: ApiHost, channel: string, err: unknown): AppError | null {
+  if (!app.store || err instanceof AppError) return null;
+  const fault = classifyStorageFault(err);
+  return fault === 'full' || fault === 'io' ? app.store.health.failed('audit', err, `${channel} refused`) : null;
 }
 
 export function createApi(app: ApiHost, logger: Logger): Api {
@@ -94,7 +104,7 @@ export function createApi(app: ApiHost, logger: Logger): Api {
       }
       return { ok: true, data: checked.data };
     } catch (err) {
-      const e = toAppError(err);
+      const e = storageRefusal(app, channel, err) ?? toAppError(err);
       if (e.code === BaseErrorCode.INTERNAL_ERROR || e.code === BaseErrorCode.INTERNAL_ASSERTION) logger.error(`${channel} failed`, { error: e.message });
       return { ok: false, error: contractError(e) };
     }

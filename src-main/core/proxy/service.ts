@@ -153,15 +153,19 @@ export class ProxyService implements Disposable {
     return { ...stats, upstreams: stats.upstreams.map((u) => ({ ...u, latency: this.latency.figures(u.upstream, stats.at) })) };
   }
 
+  // Token and cap changes are stored with their audit event in one transaction: on a full data folder
+  // both are refused (STORE_DISK_FULL naming the folder) and nothing unaudited is left behind.
   createToken(name: string, maxClass: TrafficClass, caller: string): { token: string; view: TokenView } {
-    const created = this.tokens.create(name, maxClass);
-    this.deps.store.audit.append({
-      type: 'proxy.token.created',
-      actor: operatorActor(caller),
-      target: name,
-      payload: { maxClass, prefix: created.view.prefix },
+    return this.deps.store.atomically(`token "${name}"`, () => {
+      const created = this.tokens.create(name, maxClass);
+      this.deps.store.audit.append({
+        type: 'proxy.token.created',
+        actor: operatorActor(caller),
+        target: name,
+        payload: { maxClass, prefix: created.view.prefix },
+      });
+      return created;
     });
-    return created;
   }
 
   /** Whether the proxy would take this token now (the demo's traffic keeps its own). */
@@ -170,22 +174,26 @@ export class ProxyService implements Disposable {
   }
 
   revokeToken(name: string, caller: string): TokenView {
-    const view = this.tokens.revoke(name);
-    this.deps.store.audit.append({ type: 'proxy.token.revoked', actor: operatorActor(caller), target: name, payload: { prefix: view.prefix } });
-    return view;
+    return this.deps.store.atomically(`revoking token "${name}"`, () => {
+      const view = this.tokens.revoke(name);
+      this.deps.store.audit.append({ type: 'proxy.token.revoked', actor: operatorActor(caller), target: name, payload: { prefix: view.prefix } });
+      return view;
+    });
   }
 
   setCaps(upstream: string, caps: PoolCaps, caller: string): PoolCaps {
     const { store, logger } = this.deps;
     const before = this.server.capsOf(upstream);
     const after = this.server.setCaps(upstream, caps);
-    store.settings.set(CAPS_SETTING, { ...readCapsOverrides(store, logger), [upstream]: after });
-    store.audit.append({
-      type: 'proxy.caps.changed',
-      actor: operatorActor(caller),
-      target: upstream,
-      payload: { slots: before.slots, before: before.caps, after },
-    });
+    try {
+      store.atomically(`caps of ${upstream}`, () => {
+        store.settings.set(CAPS_SETTING, { ...readCapsOverrides(store, logger), [upstream]: after });
+        store.audit.append({ type: 'proxy.caps.changed', actor: operatorActor(caller), target: upstream, payload: { slots: before.slots, before: before.caps, after } });
+      });
+    } catch (err) {
+      this.server.setCaps(upstream, before.caps); // not stored, not audited: not in force either
+      throw err;
+    }
     return after;
   }
 

@@ -203,6 +203,9 @@ describe.skipIf(refusal !== null)(`a full data folder${SKIP}`, () => {
     expect(listed.actions.find((a) => a.id === proposal.id)?.state).toBe('proposed');
     expect(demo.host('l20-poc').simulator('qwen').state().sleepState).toBe('awake');
     expect((await status()).failing.map((f) => f.writer)).toContain('audit');
+    // So is a token: refused coded, and no unaudited token is left behind.
+    const tokenRefused = await c.call('proxy.createToken', { name: 'while-full', maxClass: 'batch' }).catch((e: unknown) => e);
+    expect(tokenRefused).toMatchObject({ code: StoreErrorCode.DISK_FULL, details: { folder: dataDir } });
 
     // Space returns: writes resume by themselves (the probe writes the recovery event), rows that waited land.
     rmSync(filler);
@@ -220,6 +223,8 @@ describe.skipIf(refusal !== null)(`a full data folder${SKIP}`, () => {
     expect(metric(after, 'gpu_console_storage_writable')).toBe(1);
     expect(metric(after, 'gpu_console_storage_free_bytes')).toBeGreaterThan(1024 * 1024);
     expect(await cliStatus()).toMatch(new RegExp(`^storage: data folder ${dataDir}: writes land`, 'm'));
+
+    expect((await c.call<{ tokens: { name: string }[] }>('proxy.listTokens', {})).tokens.map((t) => t.name)).toEqual(['full-disk']);
 
     // The same proposal, the same nonce: approved and run now.
     await c.call('actions.approve', { id: proposal.id, nonce: proposal.nonce, displayName: 'Test Operator' });
