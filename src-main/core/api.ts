@@ -19,7 +19,7 @@ import {
 import { AppError, BaseErrorCode, Emitter, toAppError, type Disposable, type Logger } from './base/index.js';
 import type { AppEvent } from './app.js';
 import type { CallContext, Handler, HandlersFor } from './channel.js';
-import { classifyStorageFault, type StorageHealthTracker } from './store/index.js';
+import { classifyStorageFault, StoreErrorCode, type StorageHealthTracker } from './store/index.js';
 
 export type { CallContext } from './channel.js';
 
@@ -53,9 +53,11 @@ export function contractError(err: unknown): ContractError {
   return { code: e.code, message: e.message, retryable: e.retryable, details: e.details };
 }
 
-/** A raw SQLite or fs error that says the disk is full or failing, as the store words it (and counts it); null for any other. */
+/** An error that says the disk is full or failing (raw, or coded without its folder), as the store words it and counts it; null for any other. */
 function storageRefusal(app: ApiHost, channel: string, err: unknown): AppError | null {
-  if (!app.store || err instanceof AppError) return null;
+  if (!app.store) return null;
+  // Another capability's code (a report's own output folder) or one naming the folder already: as it is.
+  if (err instanceof AppError && (typeof err.details['folder'] === 'string' || (err.code !== StoreErrorCode.DISK_FULL && err.code !== StoreErrorCode.IO_ERROR))) return null;
   const fault = classifyStorageFault(err);
   return fault === 'full' || fault === 'io' ? app.store.health.failed('audit', err, `${channel} refused`) : null;
 }

@@ -104,7 +104,7 @@ export class StorageHealthTracker implements Disposable {
     const fault = classifyStorageFault(err);
     if (fault !== 'full' && fault !== 'io') return wrapSqliteError(err, what);
     const freeBytes = this.measure();
-    const wrapped = err instanceof AppError && typeof err.details['folder'] === 'string' ? err : wrapSqliteError(err, what, { folder: this.options.folder, freeBytes });
+    const wrapped = this.withFolder(err, what, freeBytes);
     const code = storageErrorCode(err);
     this.episodeWriters.add(writer);
     if (code !== null) this.episodeCodes.add(code);
@@ -160,6 +160,17 @@ export class StorageHealthTracker implements Disposable {
   current(): StorageHealthView {
     this.measure();
     return this.view();
+  }
+
+  /** The coded error naming the folder; one already coded elsewhere without the folder (settings) gets it added. */
+  private withFolder(err: unknown, what: string, freeBytes: number | null): AppError {
+    if (!(err instanceof AppError)) return wrapSqliteError(err, what, { folder: this.options.folder, freeBytes });
+    if (typeof err.details['folder'] === 'string') return err;
+    return new AppError(err.code, `${err.message} (data folder ${this.options.folder})`, {
+      retryable: err.retryable,
+      details: { ...err.details, folder: this.options.folder, freeBytes },
+      cause: err.cause ?? err,
+    });
   }
 
   /** One line for logs and the CLI: which folder, what is wrong, what is being dropped. */
