@@ -35,6 +35,7 @@ import { sendJson, sendMetrics } from './stages/respond.js';
 import { matchEndpoint } from './stages/endpoint.js';
 import { stop, type StageEnv } from './stages/stage.js';
 import { chooseNow, chooseUpstream, chosen, lookupPlacement, upstreamBody, type ChooseContext, type Target } from './stages/upstream.js';
+import { AnswerCounters } from './answer-counters.js';
 import { ReplicaRouter } from './router.js';
 import { ClassStats, type UpstreamStats } from './stats.js';
 import type { TokenRepository } from './tokens.js';
@@ -84,14 +85,7 @@ export class ProxyServer implements Disposable {
   private readonly stats = new Map<string, UpstreamStats>();
   /** Answers per upstream over the last 5 min, and those that failed on its side (UpstreamFigures.errors). */
   private readonly answers = new Map<string, AnswerWindow>();
-  private readonly answered = new Map<string, number>();
-  /** The proxy's own 429/503 refusals by upstream, code and whether the request was held for a recovery first (/metrics). */
-  private readonly refusals = new Map<string, number>();
-  /**
-   * Answers to clients that showed no valid token (and health/metrics scrapes), by endpoint and reason:
-   * counted here, never stored row by row, so no one on the machine can grow the database.
-   */
-  private readonly unstored = new Map<string, number>();
+  private readonly counters = new AnswerCounters();
   private readonly capsOverrides: Map<string, PoolCaps>;
   private readonly idempotency: IdempotencyCache;
   private readonly open = new LiveList<Exchange>();
@@ -100,7 +94,6 @@ export class ProxyServer implements Disposable {
   private readonly dispatchStage: DispatchStage;
   private readonly router: ReplicaRouter;
   private readonly chooser: ChooseContext;
-  private answeredTotal = 0;
   private failoversTotal = 0;
   private closed: Promise<void> | null = null;
   private port = 0;
@@ -152,7 +145,7 @@ export class ProxyServer implements Disposable {
   }
 
   get answeredCount(): number {
-    return this.answeredTotal;
+    return this.counters.total;
   }
 
   /** What the idempotency cache holds against its bounds. */
@@ -279,7 +272,7 @@ export class ProxyServer implements Disposable {
     return {
       at: now,
       url: this.closed ? null : this.url,
-      answered: this.answeredTotal,
+      answered: this.counters.total,
       inFlight,
       queued,
       upstreams,
@@ -345,13 +338,7 @@ export class ProxyServer implements Disposable {
       ex.errorCode = 'client_closed';
     }
     const now = this.mono();
-    this.answeredTotal++;
-    const counterKey = `${ex.upstream ?? 'none'}|${ex.cls ?? 'none'}|${ex.status}`;
-    this.answered.set(counterKey, (this.answered.get(counterKey) ?? 0) + 1);
-    if ((ex.status === 503 || ex.status === 429) && ex.errorCode !== null && ex.errorCode !== 'upstream_error') {
-      const key = `${ex.upstream ?? 'none'}|${ex.errorCode}|${ex.holdReason !== null}`;
-      this.refusals.set(key, (this.refusals.get(key) ?? 0) + 1);
-    }
+    this.counters.count(ex);
     const at = this.clock.now();
     // Counted with the same upstream and status as the counter above (a planned state's refusals apart: answer-window.ts).
     if (ex.upstream !== null) this.answers.get(ex.upstream)?.record(at, isUpstreamFailure(ex.status, ex.errorCode));
@@ -362,17 +349,13 @@ export class ProxyServer implements Disposable {
         if (ex.ttftMs !== null) st.recordTtft(at, ex.ttftMs);
       } else if (ex.status === 429 || ex.status === 503) st.recordRejected();
     }
-    if (ex.client === 'unauthenticated' || ex.client === 'metrics') {
-      const key = `${ex.endpoint}|${ex.errorCode ?? (ex.status < 400 ? 'ok' : String(ex.status))}`;
-      this.unstored.set(key, (this.unstored.get(key) ?? 0) + 1);
-      return;
-    }
+    if (this.counters.countUnstored(ex)) return;
     this.options.requestLog?.add(ex.record(now));
   }
 
   /** Answers not stored as rows (no valid token, or a health/metrics scrape), by endpoint and reason. */
   unstoredCounts(): ReadonlyMap<string, number> {
-    return this.unstored;
+    return this.counters.unstored;
   }
 
   /** The fleet's families for /metrics; a failing snapshot leaves them out and the proxy's own figures still answer. */
@@ -399,9 +382,9 @@ export class ProxyServer implements Disposable {
       ex.client = 'metrics';
       const live = new Map<string, InFlightView>();
       const stats = this.figures(live);
-      const extra = { holdBudgetMs: this.env.settings.holdBudgetMs, inFlight: live, refusals: this.refusals };
+      const extra = { holdBudgetMs: this.env.settings.holdBudgetMs, inFlight: live, refusals: this.counters.refusals };
       const storage = this.options.storageHealth ? renderStorageMetrics(this.options.storageHealth()) : '';
-      return sendMetrics(ex, renderProxyMetrics(stats, this.answered, this.unstored, this.options.offPrem?.counts(), extra) + storage + this.fleetMetrics());
+      return sendMetrics(ex, renderProxyMetrics(stats, this.counters.answered, this.counters.unstored, this.options.offPrem?.counts(), extra) + storage + this.fleetMetrics());
     }
     const cls = authorize(ex, req.headers, this.env.settings.anonymousLoopback, this.options.tokens);
     if (!cls.ok) return stop(ex, cls.error);
