@@ -89,6 +89,16 @@ export function printResources(samples: Sample[], drifts: RunDrift[]): void {
     );
   }
   if (!drifts.length) console.log('  (no run lasted warm-up + 2 min: drift not measured; use a longer --duration)');
+  // The shape behind the two medians: does it level off, or keep climbing?
+  for (const run of [...new Set(samples.map((x) => x.run))]) {
+    const xs = samples.filter((x) => x.run === run);
+    const points: string[] = [];
+    for (let t = xs[0]!.atMs; t <= xs[xs.length - 1]!.atMs; t += 120_000) {
+      const near = xs.reduce((a, b) => (Math.abs(b.atMs - t) < Math.abs(a.atMs - t) ? b : a));
+      points.push(`${(near.rssBytes / MiB).toFixed(0)}/${near.heapUsedBytes === null ? '?' : (near.heapUsedBytes / MiB).toFixed(0)}`);
+    }
+    console.log(`  run ${run} RSS/heap MiB every 2 min: ${points.join(' ')}`);
+  }
   const first = samples[0];
   const last = samples[samples.length - 1];
   if (first && last) {
