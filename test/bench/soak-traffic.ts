@@ -94,7 +94,11 @@ export async function oneRequest(o: TrafficOptions, cls: Cls, model: string): Pr
       return /"choices"/.test(text) ? done('served', null) : done('failed', `200 without choices: ${text.slice(0, 80)}`);
     }
     const content = text.includes('"delta"');
-    if (text.includes('data: {"error"')) return done(content ? 'cut' : 'failed', `${content ? 'stream cut after content' : 'in-stream error before content'}: ${errorCode(text) ?? '?'}`);
+    if (text.includes('data: {"error"')) {
+      // A held stream already got its 200: the refusal's retry time travels in the error event (`retry_after_s`), as a header cannot.
+      if (!content && /"retry_after_s":\s*\d/.test(text)) return done('refused-ra', null);
+      return done(content ? 'cut' : 'failed', `${content ? 'stream cut after content' : 'in-stream error before content'}: ${errorCode(text) ?? '?'}`);
+    }
     return text.includes('data: [DONE]') ? done('served', null) : done(content ? 'cut' : 'failed', 'stream ended without [DONE]');
   } catch (err) {
     const code = (err as { code?: string }).code ?? (err as Error).name;
