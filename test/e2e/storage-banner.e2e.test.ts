@@ -1,52 +1,35 @@
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsoleInBrowser, type ConsoleInBrowser } from '../helpers/browser.js';
 import { runCliProcess } from '../helpers/console-process.js';
 import { ROOT } from '../helpers/imports.js';
+import { mountTmpfs, tmpfsRefusal, unmountTmpfs } from '../helpers/tmpfs.js';
 
 // The built console with its data folder on a small tmpfs (issue #33 item 3): once the folder is full,
 // the page shows the storage banner naming the folder and the audit log refusing; the CLI's audited
 // change is refused STORE_DISK_FULL; when space returns the banner goes by itself. Skips, saying why,
 // where a tmpfs cannot be mounted (not root, no CAP_SYS_ADMIN).
 
-function tryMount(dir: string): string | null {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m,mode=0700', 'tmpfs', dir], { stdio: 'pipe' });
-    return null;
-  } catch (err) {
-    return (err as { stderr?: Buffer }).stderr?.toString().trim() || (err as Error).message;
-  }
-}
-
-const probeDir = mkdtempSync(join(tmpdir(), 'gc-e2e-fulldisk-probe-'));
-const refusal = tryMount(probeDir);
-if (refusal === null) execFileSync('umount', [probeDir]);
-rmSync(probeDir, { recursive: true, force: true });
+const refusal = tmpfsRefusal();
 
 describe.skipIf(refusal !== null)(`the storage banner on a full data folder${refusal ? ` (skipped: cannot mount a tmpfs: ${refusal})` : ''}`, () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-fulldisk-'));
+  let dataDir = '';
   let ui: ConsoleInBrowser | undefined;
-  const filler = join(dataDir, 'filler.bin');
+  const filler = () => join(dataDir, 'filler.bin');
 
   beforeAll(async () => {
-    const err = tryMount(dataDir);
-    if (err !== null) throw new Error(`cannot mount a tmpfs: ${err}`);
+    const mounted = mountTmpfs('24m', 'gc-e2e-fulldisk-');
+    if (mounted.error !== null) throw new Error(`cannot mount a tmpfs: ${mounted.error}`);
+    dataDir = mounted.dir;
     ui = await startConsoleInBrowser(['--demo', '--demo-traffic', 'off', '--data-dir', dataDir, '--ui-port', '0', '--proxy-port', '0'], { readyTestId: 'nav-fleet' });
   }, 60_000);
 
   afterAll(async () => {
-    rmSync(filler, { force: true });
+    if (dataDir !== '') rmSync(filler(), { force: true });
     if (ui) expect(await ui.stop()).toBe(0);
-    try {
-      execFileSync('umount', [dataDir], { stdio: 'pipe' });
-      rmSync(dataDir, { recursive: true, force: true });
-    } catch (err) {
-      console.warn(`could not unmount ${dataDir}: ${(err as Error).message}`);
-    }
+    if (dataDir !== '') unmountTmpfs(dataDir);
   }, 30_000);
 
   it('shows which folder is full while an audited change is refused, and goes when space returns', async () => {
@@ -56,7 +39,7 @@ describe.skipIf(refusal !== null)(`the storage banner on a full data folder${ref
     const db = new Database(join(dataDir, 'gpu-console.db'));
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
-    const fd = openSync(filler, 'w');
+    const fd = openSync(filler(), 'w');
     try {
       for (const size of [1 << 20, 65_536, 4_096, 512]) {
         try {
@@ -85,7 +68,7 @@ describe.skipIf(refusal !== null)(`the storage banner on a full data folder${ref
     const status = await runCliProcess(['status', '--data-dir', dataDir]);
     expect(status.stdout).toMatch(new RegExp(`^STORAGE: data folder ${dataDir} is full`, 'm'));
 
-    rmSync(filler);
+    rmSync(filler());
     await expect.poll(() => banner.count(), { timeout: 15_000 }).toBe(0);
     const created = await runCliProcess(['tokens', 'create', 'e2e-full', '--max-class', 'batch', '--data-dir', dataDir]);
     expect(created.code).toBe(0);

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { DEMO_CONFIG_REASON, startDemoFleet, type DemoFleet } from '../../../src
 import { startWebBridge, type WebBridge } from '../../../src-main/web/index.js';
 import type { ActionView, StorageHealth, TelemetryTick } from '../../../src-preload/contract/index.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { mountTmpfs, tmpfsRefusal, unmountTmpfs } from '../../helpers/tmpfs.js';
 import { until } from '../../helpers/until.js';
 
 // Issue #33 item 3: the data folder on a small filesystem (a tmpfs of a few MiB) filled up by a filler
@@ -25,29 +25,7 @@ import { until } from '../../helpers/until.js';
 
 const TMPFS_SIZE = '8m';
 
-/** Mounts a tmpfs, or says why it cannot (not root, no CAP_SYS_ADMIN, no mount binary). */
-function mountTmpfs(): { dir: string; error: null } | { dir: null; error: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'gc-fulldisk-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${TMPFS_SIZE},mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
-    return { dir, error: null };
-  } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
-    const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim();
-    return { dir: null, error: stderr || (err as Error).message };
-  }
-}
-
-/** Whether a tmpfs can be mounted here, tried and undone at once: the real mount is made in beforeAll, so a filtered-out run leaves none behind. */
-function mountRefusal(): string | null {
-  const probe = mountTmpfs();
-  if (probe.error !== null) return probe.error;
-  execFileSync('umount', [probe.dir], { stdio: 'pipe' });
-  rmSync(probe.dir, { recursive: true, force: true });
-  return null;
-}
-
-const refusal = mountRefusal();
+const refusal = tmpfsRefusal();
 const SKIP = refusal === null ? '' : ` (skipped: cannot mount a tmpfs here: ${refusal})`;
 if (refusal !== null) console.warn(`full-disk test skipped: cannot mount a tmpfs: ${refusal}`);
 
@@ -120,7 +98,7 @@ describe.skipIf(refusal !== null)(`a full data folder${SKIP}`, () => {
   };
 
   beforeAll(async () => {
-    const mounted = mountTmpfs();
+    const mounted = mountTmpfs(TMPFS_SIZE, 'gc-fulldisk-');
     if (mounted.error !== null) throw new Error(`cannot mount a tmpfs: ${mounted.error}`);
     dataDir = mounted.dir;
     demoDir = mkdtempSync(join(tmpdir(), 'gc-fulldisk-demo-'));
@@ -142,12 +120,7 @@ describe.skipIf(refusal !== null)(`a full data folder${SKIP}`, () => {
     await demo?.dispose();
     if (demoDir) rmSync(demoDir, { recursive: true, force: true });
     if (!dataDir) return;
-    try {
-      execFileSync('umount', [dataDir], { stdio: 'pipe' });
-      rmSync(dataDir, { recursive: true, force: true });
-    } catch (err) {
-      console.warn(`could not unmount ${dataDir}: ${(err as Error).message}`);
-    }
+    unmountTmpfs(dataDir);
   }, 30_000);
 
   it('serves, keeps telemetry live and refuses approvals coded while the folder is full; resumes with nothing damaged', async () => {
