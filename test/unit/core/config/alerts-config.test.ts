@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type ConfigIssue } from '../../../../src-main/core/config/index.js';
+import { configIssues } from './fixtures.js';
 
 // Alert rule settings (issue #30, "Bad input"): fleet-wide, per host and per
 // model; thresholds that make no sense are refused by config check naming
@@ -9,16 +10,7 @@ const opts = { file: 'config.yaml', home: '/home/me' };
 const HOST = ['hosts:', '  - label: a', '    ssh: { host: 10.0.0.1, user: ops, agent: true }', '    services:', '      - { id: q, kind: vllm, remotePort: 8000, model: Qwen3.6-27B-FP8, aliases: [qwen] }'];
 const yaml = (...alerts: string[]) => [...HOST, 'alerts:', ...alerts.map((l) => `  ${l}`)].join('\n');
 
-function issues(text: string): ConfigIssue[] {
-  try {
-    parseConfig(text, opts);
-  } catch (err) {
-    const e = err as { code: string; details: { issues: ConfigIssue[] } };
-    expect(e.code).toBe('CONFIG_INVALID');
-    return e.details.issues;
-  }
-  throw new Error('expected CONFIG_INVALID');
-}
+const issues = (text: string): ConfigIssue[] => configIssues(text, opts);
 
 describe('alerts config: rules', () => {
   it('takes fleet-wide, per-host and per-model rule settings', () => {

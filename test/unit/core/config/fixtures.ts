@@ -1,3 +1,6 @@
+import { expect } from 'vitest';
+import { parseConfig, type ConfigIssue } from '../../../../src-main/core/config/index.js';
+
 // The example config from the brief; line numbers in comments are what the
 // error tests rely on.
 export const EXAMPLE_LINES = [
@@ -35,4 +38,16 @@ export function withLine(n: number, ...lines: string[]): string {
 /** The example with extra hosts inserted before `telemetry:` (line 17). */
 export function withHosts(...lines: string[]): string {
   return withLine(17, ...lines, EXAMPLE_LINES[16]!);
+}
+
+/** The issues a config text is refused with (CONFIG_INVALID); fails the test if it is taken. */
+export function configIssues(text: string, opts = { file: 'config.yaml', home: '/home/me' }): ConfigIssue[] {
+  try {
+    parseConfig(text, opts);
+  } catch (err) {
+    const e = err as { code: string; details: { issues: ConfigIssue[] } };
+    expect(e.code).toBe('CONFIG_INVALID');
+    return e.details.issues;
+  }
+  throw new Error('expected CONFIG_INVALID');
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type ConfigIssue } from '../../../../src-main/core/config/index.js';
+import { configIssues } from './fixtures.js';
 
 // Host health settings (issue #29 item 2): fleet-wide and per host; model cache
 // paths stay as written (the host's own shell expands ~ from its $HOME), and a
@@ -9,16 +10,7 @@ const opts = { file: 'config.yaml', home: '/home/me' };
 const yaml = (health: string, hostHealth = '') =>
   ['health:', ...health.split('\n').map((l) => `  ${l}`), 'hosts:', '  - label: a', '    ssh: { host: 10.0.0.1, user: ops, agent: true }', ...(hostHealth ? ['    health:', ...hostHealth.split('\n').map((l) => `      ${l}`)] : [])].join('\n');
 
-function issues(text: string): ConfigIssue[] {
-  try {
-    parseConfig(text, opts);
-  } catch (err) {
-    const e = err as { code: string; details: { issues: ConfigIssue[] } };
-    expect(e.code).toBe('CONFIG_INVALID');
-    return e.details.issues;
-  }
-  throw new Error('expected CONFIG_INVALID');
-}
+const issues = (text: string): ConfigIssue[] => configIssues(text, opts);
 
 describe('health config', () => {
   it('takes fleet-wide and per-host settings; ~ in a model cache path is left for the host to expand', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type ConfigIssue } from '../../../../src-main/core/config/index.js';
+import { configIssues } from './fixtures.js';
 import { fleetSnapshotOf } from '../../../../src-main/core/fleet/snapshot-view.js';
 
 // hosts[].tags (issue #34 item 3): operator-defined name → value, shown,
@@ -9,16 +10,7 @@ import { fleetSnapshotOf } from '../../../../src-main/core/fleet/snapshot-view.j
 const opts = { file: 'config.yaml', home: '/home/me' };
 const yaml = (tags: string, label = 'a') => ['hosts:', `  - label: ${label}`, '    ssh: { host: 10.0.0.1, user: ops, agent: true }', ...(tags ? [`    tags: ${tags}`] : [])].join('\n');
 
-function issues(text: string): ConfigIssue[] {
-  try {
-    parseConfig(text, opts);
-  } catch (err) {
-    const e = err as { code: string; details: { issues: ConfigIssue[] } };
-    expect(e.code).toBe('CONFIG_INVALID');
-    return e.details.issues;
-  }
-  throw new Error('expected CONFIG_INVALID');
-}
+const issues = (text: string): ConfigIssue[] => configIssues(text, opts);
 
 describe('host tags', () => {
   it('takes name → value pairs, odd but printable characters included', () => {
