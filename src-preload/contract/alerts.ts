@@ -55,6 +55,9 @@ const ALERT_KIND_LABELS: Record<AlertKind, string> = {
   host_rebooted: 'Rebooted',
 };
 
+/** gpu_hot's default warning temperature (°C): the rule's default and the fleet overview's hot mark read this one figure. */
+export const GPU_HOT_WARN_C_DEFAULT = 87;
+
 export const alertKindLabel = (kind: AlertKind): string => ALERT_KIND_LABELS[kind];
 
 export const AlertSeveritySchema = z.enum(['warning', 'critical']);

@@ -3,6 +3,7 @@
 // model's `alerts.models.<name>.rules`, field by field (config/alerts-schema.ts
 // documents the YAML). Resolved once per config and cached: the engine asks
 // for them on every tick of every service.
+import { GPU_HOT_WARN_C_DEFAULT } from '../../../src-preload/contract/index.js';
 import type { AlertRulesConfig, AlertsConfig, HostAlertsConfig } from '../config/index.js';
 
 interface Common {
@@ -43,7 +44,7 @@ export const DEFAULT_RULE_SETTINGS: RuleSettings = {
   hanging_requests: { ...on(0, 30_000), inFlightMs: 120_000, silentMs: 60_000 },
   ttft_slow: { ...on(60_000, 60_000), targetsMs: { interactive: 10_000 }, minRequests: 10 },
   queue_wait: { ...on(30_000, 60_000), sharePct: 50, minRequests: 5 },
-  gpu_hot: { ...on(60_000, 60_000), warnC: 87, criticalC: null },
+  gpu_hot: { ...on(60_000, 60_000), warnC: GPU_HOT_WARN_C_DEFAULT, criticalC: null },
   tunnel_flapping: { ...on(0, 60_000), reconnects: 3, windowMs: 600_000 },
 };
 

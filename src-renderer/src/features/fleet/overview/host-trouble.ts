@@ -2,10 +2,10 @@
 // "trouble first" order and the reason line on each tile. A pure function of
 // the host's view, its open alerts and the proxy's queue, so the order can be
 // tested and the same words reach every tile.
-import type { Alert, HostView, ProxyStats } from '../../../../../src-preload/contract/index.js';
+import { GPU_HOT_WARN_C_DEFAULT, type Alert, type HostView, type ProxyStats } from '../../../../../src-preload/contract/index.js';
 
-/** A GPU at or above this is marked hot (the gpu_hot rule's default warning temperature). */
-export const HOT_GPU_C = 87;
+/** A GPU at or above this is marked hot: the gpu_hot rule's default (a host's own override is not in its view). */
+export const HOT_GPU_C = GPU_HOT_WARN_C_DEFAULT;
 
 export type TroubleKind =
   | 'down'
