@@ -11,10 +11,11 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { fireAndForget, silentLogger, type Logger } from '../base/index.js';
 import { isStaleConnectionFailure } from '../upstream/index.js';
-import { baseHeaders, writeError, wire, type Exchange } from './exchange.js';
+import { writeError, wire, type Exchange } from './exchange.js';
 import type { WireError } from './errors.js';
 import { SseRelay, usageFromBody, type Usage } from './sse.js';
 import { MAX_STORED_BYTES } from './idempotency.js';
+import { answerHead, errorFrame, header, parseRetryAfterS, tunnelError } from './upstream-answer.js';
 import { HANDOVER_TRIES, HANDOVER_WAIT_MS, isSocketHandover } from './tunnel-handover.js';
 
 export interface ForwardRequest {
@@ -67,14 +68,8 @@ export function staleConnectionRetries(): number {
   return retriesTotal;
 }
 
-const PASS_HEADERS = ['content-type', 'content-length', 'cache-control'];
 /** Largest non-streaming body parsed for its usage. */
 const MAX_USAGE_PARSE_BYTES = 16 * 1024 * 1024;
-
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
 
 /**
  * Where one request stands with its upstream. The step between `sent` and a second `sent` is the one
@@ -306,32 +301,13 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     this.send(this.fresh, true);
   }
 
-  /** The head of an answer the client has not had yet: status, passed headers, Retry-After, and the copy's headers. */
+  /** The head of an answer the client has not had yet: sent now, or held while a stream may still fail over. */
   private startAnswer(statusCode: number, h: IncomingHttpHeaders, contentType: string, isSse: boolean): void {
     const { ex, res } = this;
-    const outHeaders = baseHeaders(ex);
-    for (const name of PASS_HEADERS) {
-      const v = header(h, name);
-      if (v !== undefined && !(isSse && name === 'content-length')) outHeaders[name] = v;
-    }
-    // Retry-After in whole seconds (a date becomes seconds, a bogus value is dropped) with retry-after-ms;
-    // an upstream refusal without one gets one: its 429 from our queue, a 503 5 s, a 502/504 1 s.
-    let retryS = parseRetryAfterS(header(h, 'retry-after'));
-    if (retryS === null && RETRYABLE.has(statusCode)) retryS = statusCode === 429 ? (this.req.rateLimitRetryAfterS?.() ?? 1) : statusCode === 503 ? 5 : 1;
-    if (retryS !== null) {
-      outHeaders['retry-after'] = String(retryS);
-      outHeaders['retry-after-ms'] = String(retryS * 1000);
-      ex.retryAfterS = retryS;
-    }
-    if (isSse) {
-      outHeaders['cache-control'] = 'no-cache';
-      outHeaders['x-accel-buffering'] = 'no';
-    }
-    this.captureHeaders = { 'content-type': contentType || 'application/json' };
-    if (retryS !== null) {
-      this.captureHeaders['retry-after'] = String(retryS);
-      this.captureHeaders['retry-after-ms'] = String(retryS * 1000);
-    }
+    const head = answerHead(ex, statusCode, h, contentType, isSse, this.req.rateLimitRetryAfterS);
+    const outHeaders = head.headers;
+    if (head.retryAfterS !== null) ex.retryAfterS = head.retryAfterS;
+    this.captureHeaders = head.captureHeaders;
     ex.sse = isSse;
     ex.status = statusCode;
     if (this.req.deferEarly && isSse && statusCode === 200) {
@@ -449,42 +425,4 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     const copy = this.req.capture && this.capturedBytes <= MAX_STORED_BYTES && completed ? { status: this.status, headers: this.captureHeaders, body: Buffer.concat(this.captured) } : null;
     this.resolve!({ completed, failure, usage: this.usage, captured: copy, retried: this.retried, early });
   }
-}
-
-const RETRYABLE = new Set([429, 502, 503, 504]);
-
-/** Retry-After as whole seconds ≥ 1: delta-seconds, or an HTTP-date from now; null when absent or bogus. */
-export function parseRetryAfterS(value: string | undefined, nowMs = Date.now()): number | null {
-  if (value === undefined) return null;
-  const v = value.trim();
-  if (/^\d{1,7}$/.test(v)) return Math.max(1, Number(v));
-  if (!/[a-z]/i.test(v)) return null;
-  const at = Date.parse(v);
-  if (!Number.isFinite(at)) return null;
-  return Math.min(86_400, Math.max(1, Math.ceil((at - nowMs) / 1000)));
-}
-
-/** The tunnel's own refusal (its JSON names an SSH_* code) as the proxy's 503 tunnel_down. */
-function tunnelError(t: { status: number; retryAfterS: number; code: string }, body: string): WireError {
-  let message = `the tunnel answered ${t.status} (${t.code})`;
-  try {
-    const m = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
-    if (typeof m === 'string') message = `${t.code}: ${m}`;
-  } catch {
-    // keep the generic message
-  }
-  return wire(503, 'tunnel_down', message, { retryAfterS: t.retryAfterS, extra: { tunnel_error: t.code } });
-}
-
-/** An upstream's non-200 answer after our SSE head went out: its own message, as an error frame. */
-function errorFrame(status: number, body: string): WireError {
-  let message = `the upstream answered ${status}`;
-  try {
-    const parsed = JSON.parse(body) as { error?: { message?: string } | string; message?: string };
-    const m = typeof parsed.error === 'object' ? parsed.error?.message : (parsed.message ?? parsed.error);
-    if (typeof m === 'string') message = m;
-  } catch {
-    // not JSON: keep the generic message
-  }
-  return wire(status >= 400 ? status : 502, status === 429 ? 'queue_full' : 'upstream_unreachable', message);
 }
