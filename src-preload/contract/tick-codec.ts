@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { eventChannels } from './channels.js';
 import { FleetSnapshotSchema, GpuViewSchema, HostViewSchema, ServiceViewSchema, type FleetSnapshot } from './fleet.js';
 import { HostTickSchema, TelemetryTickSchema, type TelemetryTick } from './telemetry.js';
+import { ClassFiguresSchema, ProxyStatsSchema, TrafficClassSchema, UpstreamFiguresSchema, UpstreamKeySchema, type ProxyStats } from './proxy.js';
 import { applyObject, DeltaApplyError, diffObject, listPatchSchema, sparseObjectSchema, unsetSchema, type ObjectSpec } from './delta.js';
 
-// Delta ticks: `fleet.tick` and `telemetry.tick` leave a bridge as what changed
+// Delta ticks: `fleet.tick`, `telemetry.tick` and `proxy.stats` leave a bridge as what changed
 // since the last tick that bridge wrote to that subscriber, not the whole fleet.
 // Main keeps one TickStreamEncoder per subscriber (an SSE connection, a
 // window); the renderer's transport keeps one TickStreamDecoder per stream and
@@ -86,6 +87,40 @@ export const TelemetryTickWireSchema = z.discriminatedUnion('kind', [
 ]);
 export type TelemetryTickWire = z.infer<typeof TelemetryTickWireSchema>;
 
+// proxy.stats: upstreams keyed by `upstream`, their classes by `class`; everything else (the models
+// and groups, latency, errors, the stalled list) is replaced whole when it differs.
+export const ClassFiguresPatchSchema = z
+  .object({
+    key: TrafficClassSchema,
+    set: sparseObjectSchema(ClassFiguresSchema.omit({ class: true })).optional(),
+    unset: unsetSchema(ClassFiguresSchema).optional(),
+  })
+  .strict();
+
+export const UpstreamFiguresPatchSchema = z
+  .object({
+    key: UpstreamKeySchema,
+    set: sparseObjectSchema(UpstreamFiguresSchema.omit({ upstream: true, classes: true })).optional(),
+    unset: unsetSchema(UpstreamFiguresSchema).optional(),
+    classes: listPatchSchema(TrafficClassSchema, ClassFiguresSchema, ClassFiguresPatchSchema).optional(),
+  })
+  .strict();
+
+export const ProxyStatsWireSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('key'), seq: SeqSchema, state: ProxyStatsSchema }).strict(),
+  z
+    .object({
+      kind: z.literal('delta'),
+      seq: SeqSchema,
+      base: SeqSchema,
+      set: sparseObjectSchema(ProxyStatsSchema.omit({ upstreams: true })).optional(),
+      unset: unsetSchema(ProxyStatsSchema).optional(),
+      upstreams: listPatchSchema(UpstreamKeySchema, UpstreamFiguresSchema, UpstreamFiguresPatchSchema).optional(),
+    })
+    .strict(),
+]);
+export type ProxyStatsWire = z.infer<typeof ProxyStatsWireSchema>;
+
 /** How the patches above are laid over the state (must match the schemas; the codec tests round-trip both). */
 const FLEET_SPEC: ObjectSpec = {
   lists: {
@@ -96,14 +131,19 @@ const FLEET_SPEC: ObjectSpec = {
   },
 };
 const TELEMETRY_SPEC: ObjectSpec = { lists: { hosts: { keyField: 'host', item: { records: ['values'] } } } };
+const PROXY_STATS_SPEC: ObjectSpec = {
+  lists: { upstreams: { keyField: 'upstream', item: { lists: { classes: { keyField: 'class', item: {} } } } } },
+};
 
 interface TickStates {
   'fleet.tick': FleetSnapshot;
   'telemetry.tick': TelemetryTick;
+  'proxy.stats': ProxyStats;
 }
 interface TickWires {
   'fleet.tick': FleetTickWire;
   'telemetry.tick': TelemetryTickWire;
+  'proxy.stats': ProxyStatsWire;
 }
 /** The event channels that travel delta-coded. */
 export type DeltaChannel = keyof TickStates;
@@ -113,12 +153,13 @@ export type TickWire<C extends DeltaChannel> = TickWires[C];
 const CODECS: { readonly [C in DeltaChannel]: { readonly schema: z.ZodType<TickWires[C]>; readonly spec: ObjectSpec } } = {
   'fleet.tick': { schema: FleetTickWireSchema, spec: FLEET_SPEC },
   'telemetry.tick': { schema: TelemetryTickWireSchema, spec: TELEMETRY_SPEC },
+  'proxy.stats': { schema: ProxyStatsWireSchema, spec: PROXY_STATS_SPEC },
 };
 
-export const DELTA_CHANNELS: readonly DeltaChannel[] = ['fleet.tick', 'telemetry.tick'];
+export const DELTA_CHANNELS: readonly DeltaChannel[] = ['fleet.tick', 'telemetry.tick', 'proxy.stats'];
 
 export function isDeltaChannel(name: unknown): name is DeltaChannel {
-  return name === 'fleet.tick' || name === 'telemetry.tick';
+  return name === 'fleet.tick' || name === 'telemetry.tick' || name === 'proxy.stats';
 }
 
 /**
@@ -129,6 +170,7 @@ export const eventWireChannels = {
   ...eventChannels,
   'fleet.tick': FleetTickWireSchema,
   'telemetry.tick': TelemetryTickWireSchema,
+  'proxy.stats': ProxyStatsWireSchema,
 } as const;
 
 /** The web bridge names each SSE connection in this response header, for its resync requests. */
@@ -138,7 +180,7 @@ export const EVENTS_RESYNC_PATH = '/api/events/resync';
 
 /** The renderer asks one stream for a keyframe (web: POST EVENTS_RESYNC_PATH; IPC: IPC_RESYNC). */
 export const ResyncRequestSchema = z
-  .object({ stream: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/), channel: z.enum(['fleet.tick', 'telemetry.tick']) })
+  .object({ stream: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/), channel: z.enum(['fleet.tick', 'telemetry.tick', 'proxy.stats']) })
   .strict();
 export type ResyncRequest = z.infer<typeof ResyncRequestSchema>;
 
