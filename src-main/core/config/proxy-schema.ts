@@ -4,6 +4,8 @@
 // the rest: an unknown key is an error.
 import { z } from 'zod';
 import { intRange, ListenPortSchema } from './number-fields.js';
+import { CaptureConfigSchema } from './capture-schema.js';
+import { ModelsConfigSchema } from './models-schema.js';
 
 const TRAFFIC_CLASS = z.enum(['interactive', 'system', 'batch'], { error: 'must be one of: interactive, system, batch' });
 const UPSTREAM_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}\/[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
@@ -83,6 +85,10 @@ export const ProxyConfigSchema = z
       })
       .strict()
       .prefault({}),
+    /** Bodies of failed (or sampled) requests, opt-in (capture-schema.ts). */
+    capture: CaptureConfigSchema,
+    /** Per served model (name or alias): max_tokens default and ceiling, upstream timeouts (models-schema.ts). */
+    models: ModelsConfigSchema,
     /** Lets clients without a token in (they are on loopback) at one class. Off by default. */
     anonymousLoopback: z
       .object({ enabled: z.boolean().default(false), class: TRAFFIC_CLASS.default('batch') })
