@@ -7,6 +7,7 @@ import { benchEventChannels, benchInvokeChannels } from './bench.js';
 import { lifecycleEventChannels, lifecycleInvokeChannels } from './lifecycle.js';
 import { notifyEventChannels, notifyInvokeChannels } from './notify.js';
 import { proxyEventChannels, proxyInvokeChannels } from './proxy.js';
+import { proxyClientsInvokeChannels } from './proxy-clients.js';
 import { secretsEventChannels, secretsInvokeChannels } from './secrets.js';
 import { sshEventChannels, sshInvokeChannels } from './ssh.js';
 import { telemetryEventChannels, telemetryInvokeChannels } from './telemetry.js';
@@ -64,6 +65,7 @@ export const invokeChannels = {
   ...alertsInvokeChannels,
   ...sshInvokeChannels,
   ...proxyInvokeChannels,
+  ...proxyClientsInvokeChannels,
   ...lifecycleInvokeChannels,
   ...benchInvokeChannels,
   ...reportInvokeChannels,

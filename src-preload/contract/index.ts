@@ -8,6 +8,7 @@ export * from './channels.js';
 export * from './parse.js';
 export * from './ssh.js';
 export * from './proxy.js';
+export * from './proxy-clients.js';
 export * from './notify.js';
 export * from './telemetry.js';
 export * from './alerts.js';

@@ -1,9 +1,9 @@
 // Contract channels of the proxy capability (src-preload/contract/proxy.ts).
-import type { proxyInvokeChannels } from '../../../src-preload/contract/index.js';
+import type { proxyClientsInvokeChannels, proxyInvokeChannels } from '../../../src-preload/contract/index.js';
 import type { HandlersFor } from '../channel.js';
 import type { ProxyService } from './service.js';
 
-export function proxyChannels(proxy: ProxyService): HandlersFor<keyof typeof proxyInvokeChannels> {
+export function proxyChannels(proxy: ProxyService): HandlersFor<keyof typeof proxyInvokeChannels | keyof typeof proxyClientsInvokeChannels> {
   return {
     'proxy.snapshot': () => proxy.snapshot(),
     'proxy.listTokens': () => ({ tokens: proxy.tokens.list() }),
@@ -11,5 +11,6 @@ export function proxyChannels(proxy: ProxyService): HandlersFor<keyof typeof pro
     'proxy.revokeToken': ({ name }, ctx) => ({ view: proxy.revokeToken(name, ctx.caller) }),
     'proxy.setCaps': ({ upstream, caps }, ctx) => ({ upstream, caps: proxy.setCaps(upstream, caps, ctx.caller) }),
     'proxy.requests': (query) => ({ rows: proxy.requests(query), retention: proxy.requestRetention() }),
+    'proxy.clientUsage': ({ window }) => proxy.clientUsage(window),
   };
 }

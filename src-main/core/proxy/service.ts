@@ -4,7 +4,7 @@
 // actions — each operator change audited. Other services react to what it
 // publishes: every answered request (`onDidAnswer`), its pool figures, and a
 // request that met a sleeping model (`onDidWantWake`: lifecycle proposes the wake).
-import type { PoolCaps, ProxyStats, RequestLogRetention, RequestQuery, RequestRow, TokenView, TrafficClass } from '../../../src-preload/contract/index.js';
+import type { ClientUsage, ClientUsageWindow, PoolCaps, ProxyStats, RequestLogRetention, RequestQuery, RequestRow, TokenView, TrafficClass } from '../../../src-preload/contract/index.js';
 import { DisposableStore, Emitter, operatorActor, toAppError, type Clock, type Disposable, type Logger, type OffPremCounter } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
@@ -17,6 +17,8 @@ import { ProxyServer, type DrainResult } from './server.js';
 import { FleetResolver, type WakeEstimates, type WakePolicy, type WakeWanted } from './fleet-resolver.js';
 import { UpstreamLatency } from './latency-window.js';
 import { createTokenRepository, type TokenRepository } from './tokens.js';
+import { ClientUsageQuery } from './client-usage.js';
+import { requestWindows } from './request-window.js';
 
 export type { WakeEstimates, WakePolicy, WakeWanted } from './fleet-resolver.js';
 
@@ -44,6 +46,7 @@ const NOT_TOKENS = new Set(['anonymous', 'unauthenticated', 'metrics']);
 
 export class ProxyService implements Disposable {
   private readonly disposables = new DisposableStore();
+  private usageQuery: ClientUsageQuery | null = null;
   /** Fires for every request of a client the proxy answered (as its row is queued for the log). */
   readonly onDidAnswer: (listener: (record: RequestRecord) => void) => Disposable;
   /**
@@ -203,6 +206,20 @@ export class ProxyService implements Disposable {
 
   requestRetention(): RequestLogRetention {
     return this.requestLog.retentionView();
+  }
+
+  /** Per-client usage over a window (the Clients panel), cost by cost.summary's byClient split. */
+  clientUsage(window: ClientUsageWindow): ClientUsage {
+    const { store, config, clock } = this.deps;
+    this.usageQuery ??= new ClientUsageQuery({
+      db: store.db,
+      windows: requestWindows(store.db),
+      tokens: () => this.tokens.list(),
+      anonymousEnabled: () => config.current.proxy.anonymousLoopback.enabled,
+      priceOf: (label) => config.current.hosts.find((h) => h.label === label)?.pricePerHourUsd ?? null,
+      flush: () => this.requestLog.flush(),
+    });
+    return this.usageQuery.usage(window, clock.now());
   }
 
   /**
