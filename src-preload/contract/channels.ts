@@ -7,6 +7,7 @@ import { benchEventChannels, benchInvokeChannels } from './bench.js';
 import { lifecycleEventChannels, lifecycleInvokeChannels } from './lifecycle.js';
 import { notifyEventChannels, notifyInvokeChannels } from './notify.js';
 import { proxyEventChannels, proxyInvokeChannels } from './proxy.js';
+import { proxyCapturesInvokeChannels } from './proxy-captures.js';
 import { proxyClientsInvokeChannels } from './proxy-clients.js';
 import { secretsEventChannels, secretsInvokeChannels } from './secrets.js';
 import { sshEventChannels, sshInvokeChannels } from './ssh.js';
@@ -65,6 +66,7 @@ export const invokeChannels = {
   ...alertsInvokeChannels,
   ...sshInvokeChannels,
   ...proxyInvokeChannels,
+  ...proxyCapturesInvokeChannels,
   ...proxyClientsInvokeChannels,
   ...lifecycleInvokeChannels,
   ...benchInvokeChannels,

@@ -6,7 +6,7 @@ import { z } from 'zod';
 // on change (`storage.health`) and read once at start (`storage.status`).
 
 /** What writes to the data folder: rows dropped (requests, telemetry) or changes refused (audit and what must be audited). */
-export const StorageWriterSchema = z.enum(['requests', 'telemetry', 'audit']);
+export const StorageWriterSchema = z.enum(['requests', 'telemetry', 'audit', 'captures']);
 export type StorageWriter = z.infer<typeof StorageWriterSchema>;
 
 export const StorageWriterFailureSchema = z
@@ -69,6 +69,7 @@ export function formatStorageBytes(bytes: number): string {
 const WRITER_WORDS: Record<StorageWriter, string> = {
   requests: 'request-log rows',
   telemetry: 'telemetry history',
+  captures: 'captured request bodies',
   audit: 'audited changes (approvals, proposals, token and setting changes) are refused',
 };
 

@@ -1,10 +1,12 @@
 // Contract channels of the proxy capability (src-preload/contract/proxy.ts).
-import type { proxyClientsInvokeChannels, proxyInvokeChannels } from '../../../src-preload/contract/index.js';
+import type { proxyCapturesInvokeChannels, proxyClientsInvokeChannels, proxyInvokeChannels } from '../../../src-preload/contract/index.js';
 import type { HandlersFor } from '../channel.js';
 import type { ProxyService } from './service.js';
+import { captureChannels } from './capture-channels.js';
 
-export function proxyChannels(proxy: ProxyService): HandlersFor<keyof typeof proxyInvokeChannels | keyof typeof proxyClientsInvokeChannels> {
+export function proxyChannels(proxy: ProxyService): HandlersFor<keyof typeof proxyInvokeChannels | keyof typeof proxyClientsInvokeChannels | keyof typeof proxyCapturesInvokeChannels> {
   return {
+    ...captureChannels(proxy.captures),
     'proxy.snapshot': () => proxy.snapshot(),
     'proxy.listTokens': () => ({ tokens: proxy.tokens.list() }),
     'proxy.createToken': ({ name, maxClass }, ctx) => proxy.createToken(name, maxClass, ctx.caller),

@@ -13,6 +13,8 @@ export const ProxyErrorCode = {
   DRAINING: 'PROXY_DRAINING',
   CANCELLED: 'PROXY_CANCELLED',
   NOT_RUNNING: 'PROXY_NOT_RUNNING',
+  /** No captured request with that id (never captured, or deleted by the capture retention). */
+  CAPTURE_NOT_FOUND: 'PROXY_CAPTURE_NOT_FOUND',
 } as const;
 export type ProxyErrorCode = (typeof ProxyErrorCode)[keyof typeof ProxyErrorCode];
 

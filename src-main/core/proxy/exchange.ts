@@ -84,6 +84,8 @@ export class Exchange {
   clientGone = false;
   /** Cancels whatever the request waits on (queue, idempotent twin, upstream). */
   abort: ((why: 'client' | 'drain') => void) | null = null;
+  /** Sees the request body go by when captured requests are on (capture-tap.ts); null otherwise. */
+  capture: { request(chunk: Buffer): void } | null = null;
 
   constructor(
     readonly res: ServerResponse,

@@ -22,3 +22,5 @@ export { CLASS_ORDER, CLASS_RANK, allows, isTrafficClass, parsePriorityHeader, t
 export { ProxyErrorCode, errorBody, errorType, type WireCode, type WireError } from './errors.js';
 export { ProxyService, type ProxyServiceDeps, type WakeEstimates } from './service.js';
 export { proxyChannels } from './channels.js';
+export { Captures, type CapturesDeps } from './captures.js';
+export { captureChannels } from './capture-channels.js';

@@ -39,6 +39,7 @@ import { AnswerCounters } from './answer-counters.js';
 import { ReplicaRouter } from './router.js';
 import { ClassStats, type UpstreamStats } from './stats.js';
 import type { TokenRepository } from './tokens.js';
+import type { CaptureHooks } from './capture-tap.js';
 
 export type { UpstreamAvailability, UpstreamResolver } from './resolver.js';
 export { splitHostHeader } from './stages/host.js';
@@ -66,6 +67,8 @@ export interface ProxyServerOptions {
   offPrem?: OffPremCounter | null;
   /** Byte and entry bounds of the idempotency cache (default DEFAULT_IDEMPOTENCY_LIMITS). */
   idempotencyLimits?: Partial<IdempotencyLimits>;
+  /** Captured requests (capture-tap.ts): told of each request at arrival and once its row is made. */
+  capture?: CaptureHooks | null;
 }
 
 export interface DrainResult {
@@ -308,6 +311,7 @@ export class ProxyServer implements Disposable {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const ex = new Exchange(res, this.mono(), this.clock.now());
+    this.options.capture?.begin(ex, req);
     const openNode = this.open.add(ex);
     res.once('close', () => {
       if (!res.writableFinished) {
@@ -350,6 +354,7 @@ export class ProxyServer implements Disposable {
       } else if (ex.status === 429 || ex.status === 503) st.recordRejected();
     }
     if (this.counters.countUnstored(ex)) return;
+    this.options.capture?.end(ex);
     this.options.requestLog?.add(ex.record(now));
   }
 

@@ -17,6 +17,7 @@ import { ProxyServer, type DrainResult } from './server.js';
 import { FleetResolver, type WakeEstimates, type WakePolicy, type WakeWanted } from './fleet-resolver.js';
 import { UpstreamLatency } from './latency-window.js';
 import { createTokenRepository, type TokenRepository } from './tokens.js';
+import { Captures } from './captures.js';
 import { ClientUsageQuery } from './client-usage.js';
 import { requestWindows } from './request-window.js';
 
@@ -63,6 +64,8 @@ export class ProxyService implements Disposable {
     private readonly requestLog: RequestLog,
     answered: Emitter<RequestRecord>,
     private readonly latency: UpstreamLatency,
+    /** Captured requests: status, lists, audited views and exports. */
+    readonly captures: Captures,
   ) {
     this.onDidAnswer = answered.on.bind(answered);
     this.onDidWantWake = resolver.onDidWantWake;
@@ -101,6 +104,7 @@ export class ProxyService implements Disposable {
     const resolver = new FleetResolver(fleet, deps.wakeEstimates, deps.wakePolicy, clock, logger);
     resolver.remember(fleet.lastPublished);
 
+    const captures = new Captures({ store, config, secrets: deps.secrets, clock, logger });
     const settings = config.current.proxy;
     let server: ProxyServer;
     try {
@@ -119,15 +123,18 @@ export class ProxyService implements Disposable {
         fleetSnapshot: () => fleetSnapshotOf(fleet.state()),
         storageHealth: () => store.health.current(),
         offPrem: deps.offPrem ?? null,
+        capture: captures.recorder,
       });
     } catch (err) {
       requestLog.dispose();
+      await captures.dispose();
       throw err;
     }
-    const service = new ProxyService(deps, resolver, server, tokens, requestLog, answered, latency);
+    const service = new ProxyService(deps, resolver, server, tokens, requestLog, answered, latency, captures);
     const d = service.disposables;
     // Disposed in reverse: stats timer and subscriptions, then the server (drains), then the log (flushes).
     d.add(requestLog);
+    d.add(captures);
     d.add(answered);
     d.add(server);
     // Each round and each SSH state change (a link lost, a host connected before the first poll ends) publish a state.

@@ -39,6 +39,9 @@ export const AUDIT_EVENT_TYPES = [
   'proxy.drain.started',
   'proxy.drain.finished',
   'proxy.drain.resumed',
+  // proxy: captured request bodies opened or exported (who, which capture)
+  'proxy.capture.viewed',
+  'proxy.capture.exported',
   // lifecycle: one line per action state (ActionState), its steps, standing approvals
   'lifecycle.proposed',
   'lifecycle.approved',

@@ -9,6 +9,8 @@
 // (STORE_SCHEMA_TOO_NEW) rather than guess at it. Tables for later capabilities
 // (requests, samples, actions, bench_runs, bench_requests, reports) go here.
 
+import { CAPTURES_MIGRATION } from './migrations-captures.js';
+
 export interface Migration {
   /** 1, 2, 3… without gaps. */
   readonly version: number;
@@ -386,6 +388,7 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX actions_timing ON actions (upstream, variant, updated_at) WHERE duration_ms IS NOT NULL;
     `,
   },
+  CAPTURES_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -18,6 +18,7 @@ export interface StorageBannerText {
 const WRITER_NAMES: Record<StorageWriter, string> = {
   requests: 'Request log',
   telemetry: 'Telemetry history',
+  captures: 'Captured requests',
   audit: 'Audit log',
 };
 

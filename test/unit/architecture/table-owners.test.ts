@@ -16,6 +16,7 @@ const OWNERS: Readonly<Record<string, string>> = {
   schema_migrations: 'store',
   requests: 'proxy',
   client_tokens: 'proxy',
+  captures: 'proxy',
   telemetry_hosts: 'telemetry',
   telemetry_columns: 'telemetry',
   telemetry_samples_10s: 'telemetry',

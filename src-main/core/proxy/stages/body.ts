@@ -78,6 +78,7 @@ function readRaw(ex: Exchange, req: IncomingMessage, limit: number, timeoutMs: n
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       ex.bytesIn = size;
+      ex.capture?.request(chunk);
       if (size > limit) settle('too_large');
       else chunks.push(chunk);
     };
