@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ServiceKindSchema } from './service-kind.js';
 
 // What the UI sees of hosts, GPUs and model services. Every figure that may be
 // unknown is nullable: the UI shows "—", never a made-up zero.
@@ -84,7 +85,7 @@ export type CredentialPrompt = z.infer<typeof CredentialPromptSchema>;
  * Prometheus) and the time of the reading the figures are from. The UI shows
  * it beside the figures ("llama-server /slots · 2 s ago").
  */
-export const FigureSourceKindSchema = z.enum(['vllm', 'llama-server', 'nvidia-smi', 'amd-smi', 'rocm-smi', 'amd-sysfs', 'prometheus']);
+export const FigureSourceKindSchema = z.enum(['vllm', 'llama-server', 'sglang', 'tei', 'openai', 'nvidia-smi', 'amd-smi', 'rocm-smi', 'amd-sysfs', 'prometheus']);
 export type FigureSourceKind = z.infer<typeof FigureSourceKindSchema>;
 export const FigureSourceSchema = z
   .object({
@@ -245,7 +246,7 @@ export type RouterModelView = z.infer<typeof RouterModelViewSchema>;
 export const ServiceViewSchema = z
   .object({
     id: z.string(),
-    kind: z.enum(['vllm', 'llama-server']),
+    kind: ServiceKindSchema,
     model: z.string(),
     aliases: z.array(z.string()),
     slots: z.number().int(),

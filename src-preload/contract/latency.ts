@@ -3,8 +3,9 @@
 // proxy measured for that model, else "—" with the reason. One function for
 // the fleet card, the host view (figures and chart) and any report.
 import { serviceSeries, type ServiceFigure, type ServiceSeriesName } from './series-names.js';
+import { SERVICE_KIND_NAME, type ServiceKind } from './service-kind.js';
 
-export type ServiceKind = 'vllm' | 'llama-server';
+export type { ServiceKind };
 
 /** Seconds; null when unknown. */
 export interface LatencyFigures {
@@ -28,7 +29,6 @@ export const NO_LATENCY: LatencyFigures = { ttftP50S: null, ttftP95S: null, e2eP
 
 export const PROXY_LATENCY_LABEL = 'measured at the proxy';
 
-const SERVER_NAME: Record<ServiceKind, string> = { vllm: 'vLLM', 'llama-server': 'llama-server' };
 
 const known = (f: LatencyFigures): boolean => f.ttftP50S !== null || f.ttftP95S !== null || f.e2eP50S !== null || f.e2eP95S !== null;
 
@@ -38,7 +38,7 @@ const known = (f: LatencyFigures): boolean => f.ttftP50S !== null || f.ttftP95S 
  * minute", "in this range"). A kind not known here (null) is named generically.
  */
 export function chooseLatency(kind: ServiceKind | null, server: LatencyFigures, proxy: LatencyFigures, span = 'in the last minute'): LatencyChoice {
-  const name = kind === null ? 'the server' : SERVER_NAME[kind];
+  const name = kind === null ? 'the server' : SERVICE_KIND_NAME[kind];
   if (known(server)) {
     return {
       ...pick(server),
@@ -48,7 +48,7 @@ export function chooseLatency(kind: ServiceKind | null, server: LatencyFigures, 
     };
   }
   if (known(proxy)) {
-    const why = kind === 'llama-server' ? 'llama-server keeps no latency histograms' : `${name} reported no latency ${span}`;
+    const why = noHistograms(kind) ?? `${name} reported no latency ${span}`;
     return {
       ...pick(proxy),
       basis: 'proxy',
@@ -56,8 +56,15 @@ export function chooseLatency(kind: ServiceKind | null, server: LatencyFigures, 
       detail: `${why}: measured at the console's proxy ${span}, from each request's arrival (queue wait included); TTFT from streamed answers only`,
     };
   }
-  const serverPart = kind === 'llama-server' ? 'llama-server has no latency histograms' : `no request finished on ${name} ${span}`;
+  const serverPart = kind === 'llama-server' ? 'llama-server has no latency histograms' : (noHistograms(kind) ?? `no request finished on ${name} ${span}`);
   return { ...NO_LATENCY, basis: null, label: null, detail: `${serverPart}, and no request went through the console's proxy ${span}` };
+}
+
+/** Why a kind of server never has latency histograms; null when it may. */
+function noHistograms(kind: ServiceKind | null): string | null {
+  if (kind === 'llama-server') return 'llama-server keeps no latency histograms';
+  if (kind === 'openai') return 'an OpenAI-compatible server (kind openai) exports no figures the console reads';
+  return null;
 }
 
 function pick(f: LatencyFigures): LatencyFigures {

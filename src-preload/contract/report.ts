@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HostLabelSchema } from './primitives.js';
+import { ServiceKindSchema } from './service-kind.js';
 import { BenchRunSchema, EvaluationSchema } from './bench.js';
 import { AlertHistoryEntrySchema, SilenceSchema } from './alerts.js';
 import { DecisionKindSchema } from './lifecycle.js';
@@ -95,7 +96,7 @@ export const InventoryGpuSchema = z
 export const InventoryServiceSchema = z
   .object({
     id: z.string(),
-    kind: z.enum(['vllm', 'llama-server']),
+    kind: ServiceKindSchema,
     model: z.string(),
     aliases: z.array(z.string()),
     remotePort: z.number().int(),

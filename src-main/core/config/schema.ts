@@ -8,6 +8,7 @@ import { AlertsConfigSchema, HostAlertsConfigSchema, alertModelIssues } from './
 import { upstreamKey } from '../upstream/index.js';
 import { intRange, ListenPortSchema, PortSchema } from './number-fields.js';
 import { ProxyConfigSchema, ProxyUpstreamConfigSchema } from './proxy-schema.js';
+import { HealthPathSchema, ServiceKindSchema, serviceKindIssues } from './service-kind.js';
 
 export { PortSchema } from './number-fields.js';
 export { ProxyConfigSchema, ProxyUpstreamConfigSchema } from './proxy-schema.js';
@@ -100,7 +101,7 @@ export const ComposeRestartSchema = z
 export const LifecycleConfigSchema = z
   .object({
     /**
-     * Default: vllm-sleep for vllm, llama-server for llama-server. `llama-router`:
+     * Default: vllm-sleep for vllm, llama-server for llama-server, ssh-command for sglang, tei and openai. `llama-router`:
      * a llama-server in router mode (wake = POST /models/load, sleep = POST /models/unload).
      */
     driver: z
@@ -168,7 +169,9 @@ export const ServiceConfigSchema = z
     id: z.string().regex(SERVICE_ID, {
       error: 'must start with a letter or digit and use only letters, digits, "_" and "-" (at most 63)',
     }),
-    kind: z.enum(['vllm', 'llama-server'], { error: 'must be one of: vllm, llama-server' }),
+    kind: ServiceKindSchema,
+    /** GET path whose 2xx answer means up (kinds sglang, tei, openai; default /health, or /v1/models for openai). */
+    healthPath: HealthPathSchema.optional(),
     /** Where the tunnel leads on the host: a host name or an IP address, as `host`. */
     remoteHost: grammar(hostProblem).transform(unbracketHost).default('127.0.0.1'),
     remotePort: PortSchema,
@@ -182,7 +185,10 @@ export const ServiceConfigSchema = z
     logs: LogSourceSchema.optional(), // where its log lines come from; default from lifecycle.systemdUnit / lifecycle.compose (logs/sources.ts)
     logWatch: z.boolean({ error: 'must be true or false' }).optional(), // read its log for failure lines (log_failure alerts); default true where it has a log source
   })
-  .strict();
+  .strict()
+  .superRefine((s, ctx) => {
+    for (const issue of serviceKindIssues(s)) ctx.addIssue({ code: 'custom', ...issue });
+  });
 
 
 export const GpuConfigSchema = z

@@ -36,6 +36,8 @@ export class PrometheusSources {
     if (prometheus === null) return { gpuSource: null, serviceSources };
     const common = { clock: this.clock, client: this.client(prometheus.url), prometheus, host: host.label, maxBytes: this.maxBytes };
     for (const s of host.services) {
+      // No Prometheus series are known for an openai service: its health is read through its tunnel.
+      if (s.kind === 'openai') continue;
       serviceSources.set(s.id, new PrometheusApiSource({ ...common, id: upstreamKey(host.label, s.id), target: { kind: 'service', service: s } }));
     }
     const gpuSource = host.telemetry?.gpu === 'none' ? null : new PrometheusApiSource({ ...common, id: `${host.label}/gpus`, target: { kind: 'gpus' } });

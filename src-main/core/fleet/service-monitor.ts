@@ -1,5 +1,5 @@
 import type { ErrorSummary, HostConnectionState, ServiceHealth, TunnelState } from '../../../src-preload/contract/index.js';
-import type { ServiceConfig } from '../config/index.js';
+import { healthPathOf, type ServiceConfig } from '../config/index.js';
 import { toAppError, type AppError, type Clock } from '../base/index.js';
 import type { TunnelListener } from '../ssh/index.js';
 import { UpstreamClient } from '../upstream/index.js';
@@ -111,7 +111,7 @@ export class ServiceMonitor {
     if (!open) return Promise.resolve();
     if (this.probing) return this.probing;
     const epoch = this.linkEpoch;
-    this.probing = probeTunnel(open.client, clock, { timeoutMs: settings.timeoutMs })
+    this.probing = probeTunnel(open.client, clock, { timeoutMs: settings.timeoutMs, path: probePathOf(this.config) })
       .then((result) => {
         if (epoch === this.linkEpoch && this.open === open) this.lastProbe = result;
       })
@@ -329,6 +329,11 @@ export class ServiceMonitor {
       throughTunnel: this.throughTunnel,
     };
   }
+}
+
+/** Where the probe proves the path: /v1/models, or the health path of a server without one (TEI) or of kind openai. */
+function probePathOf(c: ServiceConfig): string {
+  return c.kind === 'tei' || c.kind === 'openai' ? healthPathOf(c) : '/v1/models';
 }
 
 /** What the view says of a loading server: where that came from, and since when. */

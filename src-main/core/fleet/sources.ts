@@ -1,13 +1,17 @@
-import type { HostConfig, ServiceConfig } from '../config/index.js';
+import { healthPathOf, type HostConfig, type ServiceConfig } from '../config/index.js';
 import type { Clock, OnPremGuard } from '../base/index.js';
 import { upstreamKey, type UpstreamClient } from '../upstream/index.js';
 import {
   AmdGpuSource,
   LlamaServerHttpSource,
   NvidiaSmiSource,
+  OpenAiHealthSource,
+  SglangHttpSource,
+  TeiHttpSource,
   VllmHttpSource,
   httpGetFor,
   type ExecRunner,
+  type HttpGet,
   type GpuToolKind,
   type SourceReading,
   type TelemetrySource,
@@ -41,10 +45,29 @@ export type ServiceSource = TelemetrySource & {
 };
 
 /** The HTTP source of a service, reading through its tunnel's client. */
-export function tunnelServiceSource(host: HostConfig, service: ServiceConfig, client: UpstreamClient, clock: Clock, settings: ScrapeSettings): ServiceSource {
-  const get = httpGetFor(client, { timeoutMs: settings.timeoutMs });
+export function tunnelServiceSource(
+  host: HostConfig,
+  service: ServiceConfig,
+  client: UpstreamClient,
+  clock: Clock,
+  settings: ScrapeSettings,
+  /** The host's collector may answer the reads instead of the tunnel (fleet/collector.ts). */
+  route: (tunnel: HttpGet) => HttpGet = (tunnel) => tunnel,
+): ServiceSource {
+  const get = route(httpGetFor(client, { timeoutMs: settings.timeoutMs }));
   const options = { id: upstreamKey(host.label, service.id), get, clock, maxBytes: settings.maxBytes };
-  return service.kind === 'vllm' ? new VllmHttpSource(options) : new LlamaServerHttpSource({ ...options, model: service.model });
+  switch (service.kind) {
+    case 'vllm':
+      return new VllmHttpSource(options);
+    case 'llama-server':
+      return new LlamaServerHttpSource({ ...options, model: service.model });
+    case 'sglang':
+      return new SglangHttpSource({ ...options, healthPath: healthPathOf(service) });
+    case 'tei':
+      return new TeiHttpSource({ ...options, healthPath: healthPathOf(service) });
+    case 'openai':
+      return new OpenAiHealthSource({ ...options, healthPath: healthPathOf(service) });
+  }
 }
 
 /** The GPU source of a host for one tool, over the host's SSH exec. */
@@ -57,6 +80,9 @@ export function execGpuSource(host: HostConfig, tool: GpuToolKind, exec: ExecRun
 export const SOURCE_DETAIL: Record<string, string> = {
   vllm: 'GET /metrics, /health, /is_sleeping, /version, /v1/models',
   'llama-server': 'GET /health, /slots, /props, /metrics, /models',
+  sglang: 'GET /metrics, /health, /v1/models, /get_server_info',
+  tei: 'GET /metrics, /health, /info',
+  openai: 'GET /v1/models (health only)',
   'nvidia-smi': 'nvidia-smi --query-gpu, --query-compute-apps',
   'amd-smi': 'amd-smi metric --json',
   'rocm-smi': 'rocm-smi --json',

@@ -132,9 +132,21 @@ export function sleepLevelOf(sleep: SleepState): 0 | 1 | 2 | null {
   return sleep === 'asleep-1' ? 1 : sleep === 'asleep-2' ? 2 : sleep === 'awake' ? 0 : null;
 }
 
-/** Whether a server wakes by itself on a request: vLLM never does; llama-server does unless it routes models. */
-export function sleepControlOf(kind: ServiceConfig['kind'], reading: ServiceReading | null): 'manual' | 'automatic' {
-  return kind === 'vllm' || (reading?.routerModels ?? null) !== null ? 'manual' : 'automatic';
+/**
+ * Whether a server wakes by itself on a request: vLLM never does; llama-server does unless it routes
+ * models; SGLang, TEI and other OpenAI-compatible servers have no sleep mode the console knows of.
+ */
+export function sleepControlOf(kind: ServiceConfig['kind'], reading: ServiceReading | null): 'manual' | 'automatic' | 'none' {
+  switch (kind) {
+    case 'vllm':
+      return 'manual';
+    case 'llama-server':
+      return (reading?.routerModels ?? null) !== null ? 'manual' : 'automatic';
+    case 'sglang':
+    case 'tei':
+    case 'openai':
+      return 'none';
+  }
 }
 
 /** `CODE: message`, the one way a cause is written for a person. */

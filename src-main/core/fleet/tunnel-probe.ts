@@ -63,14 +63,20 @@ function describeFailure(status: number, json: unknown, text: string): { code: s
   return { code: FleetErrorCode.PROBE_HTTP_STATUS, message: `HTTP ${status}${text ? `: ${text.slice(0, 120)}` : ''}` };
 }
 
-/** GET /v1/models through the tunnel: the cheapest request that proves the whole path to the model server. */
-export async function probeTunnel(client: UpstreamClient, clock: Clock, opts: HttpOptions): Promise<ProbeResult> {
+/**
+ * GET /v1/models through the tunnel: the cheapest request that proves the whole path to the model
+ * server. `path` replaces it for a server without one (TEI) or whose health the operator named
+ * (kind openai): any 2xx answer then passes.
+ */
+export async function probeTunnel(client: UpstreamClient, clock: Clock, opts: HttpOptions & { path?: string }): Promise<ProbeResult> {
   const started = performance.now();
   const at = clock.now();
+  const path = opts.path ?? '/v1/models';
   try {
-    const res = await call(client, '/v1/models', opts);
+    const res = await call(client, path, opts);
     const latencyMs = round(performance.now() - started);
-    if (res.status !== 200) return { ok: false, at, latencyMs, error: describeFailure(res.status, res.json, res.text) };
+    const passed = path === '/v1/models' ? res.status === 200 : res.status >= 200 && res.status < 300;
+    if (!passed) return { ok: false, at, latencyMs, error: describeFailure(res.status, res.json, res.text) };
     return { ok: true, at, latencyMs, error: null };
   } catch (err) {
     const e = err as AppError;

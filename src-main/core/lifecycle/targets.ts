@@ -1,4 +1,5 @@
-import type { Config } from '../config/index.js';
+import { healthPathOf, type Config, type ServiceConfig } from '../config/index.js';
+import type { LifecycleDriverName } from '../../../src-preload/contract/index.js';
 import { upstreamKey } from '../upstream/index.js';
 import type { LifecycleTargetConfig } from './drivers/index.js';
 import { restartOf } from './restart-templates.js';
@@ -27,9 +28,10 @@ function buildTargets(config: Config): readonly LifecycleTargetConfig[] {
         upstream: upstreamKey(host.label, s.id),
         kind: s.kind,
         model: s.model,
+        healthPath: healthPathOf(s),
         remoteHost: s.remoteHost,
         remotePort: s.remotePort,
-        driver: lc?.driver ?? (s.kind === 'vllm' ? 'vllm-sleep' : 'llama-server'),
+        driver: lc?.driver ?? defaultDriver(s.kind),
         routerBaseUrl: lc?.routerBaseUrl ?? null,
         restartCommand: restart.template,
         restartSource: restart.source,
@@ -38,6 +40,24 @@ function buildTargets(config: Config): readonly LifecycleTargetConfig[] {
     }
   }
   return out;
+}
+
+/**
+ * The driver a kind gets when config names none. SGLang, TEI and other OpenAI-compatible servers
+ * have no wake/sleep driver: ssh-command restarts them (by command, systemd unit or compose
+ * service) and refuses the rest, naming the kind.
+ */
+export function defaultDriver(kind: ServiceConfig['kind']): LifecycleDriverName {
+  switch (kind) {
+    case 'vllm':
+      return 'vllm-sleep';
+    case 'llama-server':
+      return 'llama-server';
+    case 'sglang':
+    case 'tei':
+    case 'openai':
+      return 'ssh-command';
+  }
 }
 
 export interface PolicySettings {

@@ -2,7 +2,7 @@
 // case-insensitively. One model served by several services is one model with
 // replicas; a group alias names an ordered fallback over models. The config
 // check (config/schema.ts) refuses what would make a name ambiguous.
-import type { ModelRouteView, PoolCaps } from '../../../src-preload/contract/index.js';
+import type { ModelRouteView, PoolCaps, ServiceKind } from '../../../src-preload/contract/index.js';
 import type { Config } from '../config/index.js';
 import { upstreamKey } from '../upstream/index.js';
 import { defaultCaps } from './pool.js';
@@ -12,7 +12,7 @@ export interface UpstreamSpec {
   key: string;
   label: string;
   serviceId: string;
-  kind: 'vllm' | 'llama-server';
+  kind: ServiceKind;
   model: string;
   aliases: string[];
   slots: number;

@@ -9,12 +9,12 @@
 import type { Check, HostSecurity, InventoryHost, InventoryService } from '../../../src-preload/contract/index.js';
 import { AppError, OnPremErrorCode, type Clock } from '../base/index.js';
 import type { UpstreamClient } from '../upstream/index.js';
-import type { HostConfig, ServiceConfig } from '../config/index.js';
+import { healthPathOf, type HostConfig, type ServiceConfig } from '../config/index.js';
 import { shellJoin, type ExecResult } from '../ssh/index.js';
 import { bindScope, parseSocketAddress, parseSshdConfig, parseSsListeners, passwordAuthVerdict, rootLoginVerdict, type BindScope, type Measured, type SsListener } from './host-facts.js';
 import { describeError, exitText, isTimeout, oneLine, outputExcerpt, withinDeadline } from './check-deadline.js';
 import { redactServiceConfig, scrubSecrets } from './redact-config.js';
-import { AMD_SYSFS_COMMAND, nvidiaSmiQueryCommand, parseAmdSysfs, parseLlamaProps, parseNvidiaSmiCsv, parseVllmModels, parseVllmVersion } from '../telemetry/index.js';
+import { AMD_SYSFS_COMMAND, nvidiaSmiQueryCommand, parseAmdSysfs, parseLlamaProps, parseNvidiaSmiCsv, parseTeiInfo, parseVllmModels, parseVllmVersion } from '../telemetry/index.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 const MAX_BODY_BYTES = 256 * 1024;
@@ -259,6 +259,9 @@ export function configuredService(service: ServiceConfig, health: InventoryServi
   };
 }
 
+/** Where each kind says its version: vLLM /version, llama-server /props, SGLang /get_server_info, TEI /info; openai: its model list (no version). */
+const VERSION_PATH: Record<ServiceConfig['kind'], string> = { vllm: '/version', 'llama-server': '/props', sglang: '/get_server_info', tei: '/info', openai: '/v1/models' };
+
 async function checkService(ctx: Ctx, service: ServiceConfig, keyOutcome: Outcome<string | null>): Promise<ServiceFacts> {
   const inventory: ServiceFacts['inventory'] = configuredService(service);
   const base = upstreamOf(ctx, service);
@@ -269,10 +272,12 @@ async function checkService(ctx: Ctx, service: ServiceConfig, keyOutcome: Outcom
   const up = base.upstream;
   const key = keyOutcome.ok ? keyOutcome.value : null;
   // llama-server answers /v1/models without a key even when one is set; /props is behind it.
-  const protectedPath = service.kind === 'llama-server' ? '/props' : '/v1/models';
+  // TEI has no /v1/models; its /info is behind the key.
+  const protectedPath = service.kind === 'llama-server' ? '/props' : service.kind === 'tei' ? '/info' : '/v1/models';
+  const healthPath = healthPathOf(service);
 
   const [health, auth, version, models] = await Promise.all([
-    get(ctx, up, '/health', null),
+    get(ctx, up, healthPath, null),
     (async (): Promise<Measured> => {
       if (!keyOutcome.ok) return { verdict: 'unverified', evidence: `the API key could not be read: ${keyOutcome.reason}` };
       if (key === null) return { verdict: 'unverified', evidence: 'no API key configured for this service' };
@@ -290,7 +295,7 @@ async function checkService(ctx: Ctx, service: ServiceConfig, keyOutcome: Outcom
       if (k === 401 || k === 403) return { verdict: 'fail', evidence: `${first}; with the configured key → ${k} (the key is refused)` };
       return { verdict: 'unverified', evidence: `${first}; with the configured key → ${k}: ${oneLine(withKey.value.text || '(empty body)', 160)}` };
     })(),
-    get(ctx, up, service.kind === 'vllm' ? '/version' : '/props', key),
+    get(ctx, up, VERSION_PATH[service.kind], key),
     get(ctx, up, '/v1/models', key),
   ]);
 
@@ -298,18 +303,19 @@ async function checkService(ctx: Ctx, service: ServiceConfig, keyOutcome: Outcom
   if (health.ok) {
     const s = health.value.status;
     inventory.health = s === 200 ? 'ok' : 'down';
-    healthCheck = s === 200 ? { verdict: 'pass', evidence: 'GET /health → 200' } : { verdict: 'fail', evidence: `GET /health → ${s}: ${oneLine(health.value.text || '(empty body)', 160)}` };
+    healthCheck = s === 200 ? { verdict: 'pass', evidence: `GET ${healthPath} → 200` } : { verdict: 'fail', evidence: `GET ${healthPath} → ${s}: ${oneLine(health.value.text || '(empty body)', 160)}` };
   } else if (health.timedOut) {
-    healthCheck = { verdict: 'unverified', evidence: `GET /health: ${health.reason}` };
+    healthCheck = { verdict: 'unverified', evidence: `GET ${healthPath}: ${health.reason}` };
   } else {
     inventory.health = 'down';
-    healthCheck = { verdict: 'fail', evidence: `GET /health: no answer through the tunnel (${health.reason})` };
+    healthCheck = { verdict: 'fail', evidence: `GET ${healthPath}: no answer through the tunnel (${health.reason})` };
   }
 
   let nCtx: number | null = null;
   if (version.ok && version.value.status === 200) {
-    if (service.kind === 'vllm') inventory.serverVersion = parseVllmVersion(version.value.text);
-    else {
+    if (service.kind === 'vllm' || service.kind === 'sglang') inventory.serverVersion = parseVllmVersion(version.value.text);
+    else if (service.kind === 'tei') inventory.serverVersion = parseTeiInfo(version.value.text)?.version ?? null;
+    else if (service.kind === 'llama-server') {
       const props = parseLlamaProps(version.value.text);
       nCtx = props?.nCtx ?? null;
       inventory.serverVersion = props?.buildInfo ?? llamaBuildNumber(version.value.text);

@@ -21,6 +21,8 @@ export const TelemetryErrorCode = {
   UNEXPECTED_SHAPE: 'TELEMETRY_UNEXPECTED_SHAPE',
   /** The series store was used after close. */
   STORE_CLOSED: 'TELEMETRY_STORE_CLOSED',
+  /** A metric family the server's kind exports (SGLang, TEI) is not on its /metrics page: that figure is unknown. */
+  FAMILY_MISSING: 'TELEMETRY_FAMILY_MISSING',
 } as const;
 
 export type TelemetryErrorCode = (typeof TelemetryErrorCode)[keyof typeof TelemetryErrorCode];

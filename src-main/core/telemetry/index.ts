@@ -80,6 +80,11 @@ export {
 } from './source.js';
 export { VllmHttpSource, type HttpServiceSourceOptions } from './vllm-source.js';
 export { LlamaServerHttpSource, type LlamaServerSourceOptions } from './llama-server-source.js';
+export { SglangHttpSource, type SglangSourceOptions } from './sglang-source.js';
+export { readSglangMetrics, serviceReadingFromSglang, type SglangMetrics } from './sglang-metrics.js';
+export { TeiHttpSource, type TeiSourceOptions } from './tei-source.js';
+export { readTeiMetrics, serviceReadingFromTei, parseTeiInfo, type TeiMetrics, type TeiInfo } from './tei-metrics.js';
+export { OpenAiHealthSource, type OpenAiHealthSourceOptions } from './openai-source.js';
 export { LiveTokenCounter, type LiveTotals } from './llama-live-tokens.js';
 export { NvidiaSmiSource, AmdGpuSource, type ExecSourceOptions, type AmdTool } from './gpu-sources.js';
 export { serviceReadingFromVllm, serviceReadingFromLlama } from './reading-from-metrics.js';

@@ -1,16 +1,14 @@
-import type { Clock } from '../base/index.js';
+import { assert, type Clock } from '../base/index.js';
 import type { UpstreamClient } from '../upstream/index.js';
 import { ConfigSchema, type HostTelemetryConfig, type PrometheusSourceConfig, type ServiceConfig } from '../config/index.js';
 import { PrometheusErrorCode, TelemetryErrorCode } from './errors.js';
 import { FLEET_GPU_SERIES } from './fleet-exposition.js';
-import { readLlamaServerMetrics } from './llama-server-metrics.js';
 import { PrometheusClient, fillMatchers, type PromResult, type PromSample } from './prometheus-api.js';
 import { DCGM, GPU_SERIES_NAMES, gpuReadingsFromSeries } from './prometheus-gpu-series.js';
 import type { MetricFamily, MetricSample } from './prometheus.js';
 import type { ServiceReading, SourceReading } from './readings.js';
-import { serviceReadingFromLlama, serviceReadingFromVllm } from './reading-from-metrics.js';
+import { serviceReadingFromFamilies } from './reading-from-metrics.js';
 import { staleFromError, staleReason, type TelemetrySource } from './source.js';
-import { readVllmMetrics } from './vllm-metrics.js';
 
 // A host's GPUs or one model service, read from a Prometheus that already
 // scrapes them (ARCHITECTURE §8) instead of through the console's tunnels.
@@ -64,7 +62,14 @@ export interface PrometheusApiSourceOptions {
 }
 
 const PART = 'gpu_console_part';
-const PREFIX: Record<ServiceConfig['kind'], string> = { vllm: 'vllm:', 'llama-server': 'llamacpp:' };
+const PREFIX: Record<ServiceConfig['kind'], string | null> = { vllm: 'vllm:', 'llama-server': 'llamacpp:', sglang: 'sglang:', tei: 'te_', openai: null };
+
+/** The series prefix of a kind; none for openai, whose series the console does not know (the fleet reads its health through the tunnel). */
+function prefixOf(kind: ServiceConfig['kind']): string {
+  const prefix = PREFIX[kind];
+  assert(prefix !== null, `no Prometheus series are known for a ${kind} service`);
+  return prefix;
+}
 /** Most steps one backfill asks for (Prometheus itself refuses more than 11 000 points per series). */
 const MAX_BACKFILL_STEPS = 240;
 const SKEW_TOLERANCE_MS = 1_000;
@@ -153,7 +158,7 @@ export class PrometheusApiSource implements TelemetrySource {
     if (t.kind === 'service') {
       const m = fillMatchers(p.serviceMatch, { host: options.host, service: t.service.id, model: t.service.model, port: String(t.service.remotePort) });
       this.matchers = m;
-      this.expr = `{__name__=~"up|${PREFIX[t.service.kind]}.+",__name__!~".+_created",${m}} or ${tag('scraped_at', `timestamp(up{${m}})`)}`;
+      this.expr = `{__name__=~"up|${prefixOf(t.service.kind)}.+",__name__!~".+_created",${m}} or ${tag('scraped_at', `timestamp(up{${m}})`)}`;
     } else {
       const m = fillMatchers(p.hostMatch, { host: options.host });
       this.matchers = m;
@@ -222,7 +227,7 @@ export class PrometheusApiSource implements TelemetrySource {
   }
 
   private readService(ev: QueryEvaluation, service: ServiceConfig, unreadable: number): SourceReading {
-    const prefix = PREFIX[service.kind];
+    const prefix = prefixOf(service.kind);
     const ups = ev.samples.filter((s) => s.labels['__name__'] === 'up' && s.labels[PART] === undefined);
     const scraped = ev.samples.filter((s) => s.labels[PART] === 'scraped_at');
     let data = ev.samples.filter((s) => s.labels['__name__']?.startsWith(prefix) === true);
@@ -254,7 +259,7 @@ export class PrometheusApiSource implements TelemetrySource {
     const tooOld = this.tooOld(ev.tMs, scrapedAtMs, target);
     if (tooOld) return tooOld;
     const families = familiesFromSeries(data);
-    const base = service.kind === 'vllm' ? serviceReadingFromVllm(readVllmMetrics(families)) : serviceReadingFromLlama(readLlamaServerMetrics(families));
+    const base = serviceReadingFromFamilies(service.kind, families);
     return { ok: true, atMs: this.toLocalTime(scrapedAtMs ?? ev.tMs), service: { ...base, health }, unreadable };
   }
 

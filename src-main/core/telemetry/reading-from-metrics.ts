@@ -1,6 +1,9 @@
-import type { LlamaServerMetrics } from './llama-server-metrics.js';
+import { readLlamaServerMetrics, type LlamaServerMetrics } from './llama-server-metrics.js';
+import type { MetricFamily } from './prometheus.js';
 import { emptyServiceReading, type ServiceReading } from './readings.js';
-import type { VllmMetrics } from './vllm-metrics.js';
+import { readSglangMetrics, serviceReadingFromSglang } from './sglang-metrics.js';
+import { readTeiMetrics, serviceReadingFromTei } from './tei-metrics.js';
+import { readVllmMetrics, type VllmMetrics } from './vllm-metrics.js';
 
 // A `/metrics` scrape alone, as a ServiceReading: what a poller that reads only
 // /metrics (the fleet's service monitor) hands to the ServiceDeriver. The HTTP
@@ -46,4 +49,20 @@ export function serviceReadingFromLlama(m: LlamaServerMetrics): ServiceReading {
     promptTokensTotal: m.promptTokensTotal,
     generationTokensTotal: m.generationTokensTotal,
   };
+}
+
+/** A /metrics page's families as the reading of a server of `kind` (openai: none the console knows). */
+export function serviceReadingFromFamilies(kind: ServiceReading['kind'], families: readonly MetricFamily[]): ServiceReading {
+  switch (kind) {
+    case 'vllm':
+      return serviceReadingFromVllm(readVllmMetrics(families));
+    case 'llama-server':
+      return serviceReadingFromLlama(readLlamaServerMetrics(families));
+    case 'sglang':
+      return serviceReadingFromSglang(readSglangMetrics(families));
+    case 'tei':
+      return serviceReadingFromTei(readTeiMetrics(families), null);
+    case 'openai':
+      return emptyServiceReading('openai');
+  }
 }

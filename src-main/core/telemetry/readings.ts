@@ -1,4 +1,4 @@
-import type { ServiceHealth, SleepState } from '../../../src-preload/contract/index.js';
+import type { ServiceHealth, ServiceKind, SleepState } from '../../../src-preload/contract/index.js';
 import type { Histogram } from './vllm-metrics.js';
 
 // What a source reads in one scrape, normalised across server kinds and GPU
@@ -14,7 +14,7 @@ export interface StaleReason {
 export type { ServiceHealth };
 
 export interface ServiceReading {
-  kind: 'vllm' | 'llama-server';
+  kind: ServiceKind;
   modelName: string | null;
   /**
    * The model file or folder the server says it loaded (llama-server /props model_path; vLLM

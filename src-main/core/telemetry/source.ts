@@ -9,7 +9,7 @@ import type { SourceReading, StaleReason } from './readings.js';
 // Kubernetes source plugs in beside the SSH-tunnel ones without touching the
 // derivation, the series store or the UI.
 
-export type SourceKind = 'vllm' | 'llama-server' | 'nvidia-smi' | 'amd-smi' | 'rocm-smi' | 'amd-sysfs' | 'prometheus-api';
+export type SourceKind = 'vllm' | 'llama-server' | 'sglang' | 'tei' | 'openai' | 'nvidia-smi' | 'amd-smi' | 'rocm-smi' | 'amd-sysfs' | 'prometheus-api';
 
 export interface TelemetrySource {
   /** Stable key, e.g. `gpu-a/qwen` or `gpu-a/gpus`. */

@@ -206,7 +206,7 @@ function engineValue(f: MetricFamily, samples: readonly MetricSample[]): number 
 }
 
 /** One engine's histogram from its `_bucket`, `_sum`, `_count` samples; null without a readable +Inf bucket. */
-function engineHistogram(samples: readonly MetricSample[]): Histogram | null {
+export function engineHistogram(samples: readonly MetricSample[]): Histogram | null {
   const buckets = new Map<number, number>();
   let sum: number | null = null;
   let count: number | null = null;

@@ -8,6 +8,9 @@ import { formatAgo, formatTimestamp } from './format.js';
 export const SOURCE_NAME: Readonly<Record<FigureSourceKind, string>> = {
   vllm: 'vLLM /metrics',
   'llama-server': 'llama-server /slots',
+  sglang: 'SGLang /metrics',
+  tei: 'TEI /metrics',
+  openai: 'health check',
   'nvidia-smi': 'nvidia-smi',
   'amd-smi': 'amd-smi',
   'rocm-smi': 'rocm-smi',

@@ -1,4 +1,4 @@
-import type { ActionKind, LifecycleDriverName } from '../../../../src-preload/contract/index.js';
+import type { ActionKind, LifecycleDriverName, ServiceKind } from '../../../../src-preload/contract/index.js';
 import type { AppError } from '../../base/index.js';
 import type { ExecResult } from '../../ssh/index.js';
 
@@ -10,8 +10,10 @@ export interface LifecycleTargetConfig {
   label: string;
   serviceId: string;
   upstream: string;
-  kind: 'vllm' | 'llama-server';
+  kind: ServiceKind;
   model: string;
+  /** Where health is read (config healthPath, else the kind's default); absent: /health. */
+  healthPath?: string;
   remoteHost: string;
   remotePort: number;
   driver: LifecycleDriverName;

@@ -5,7 +5,7 @@ import { CopyButton } from '../../components/CopyButton.js';
 import { MeterBar } from '../../components/MeterBar.js';
 import { dataValue, displayUrl, formatCount, formatPct, formatTokPerS } from '../../format/format.js';
 import { HEALTH_TEXT, HEALTH_TONE, TUNNEL_TONE } from './service-state.js';
-import { enginesLabel, KV_ESTIMATE_TITLE, kindWithVersion, loadingView, rateBasisTitle, sleepView, slotMismatch } from './service-facts.js';
+import { enginesLabel, figuresNote, KV_ESTIMATE_TITLE, kindWithVersion, loadingView, rateBasisTitle, sleepView, slotMismatch } from './service-facts.js';
 import { SourceLine } from '../../components/SourceLine.js';
 import { TunnelTest } from '../hosts/TunnelTest.js';
 import { useNow } from '../../components/use-now.js';
@@ -30,6 +30,7 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s, pollInte
   const now = useNow(retryAt !== null || s.health === 'loading');
   const loading = loadingView(s, now);
   const probe = s.tunnel.lastProbe ?? null;
+  const note = figuresNote(s);
   return (
     <tr
       data-testid={`service-${label}-${s.id}`}
@@ -71,6 +72,11 @@ export const ServiceRow = memo(function ServiceRow({ label, service: s, pollInte
         {s.source && !loading ? (
           <div className="service-model__source">
             <SourceLine source={s.source} pollIntervalMs={pollIntervalMs} testId="service-source" subject={`${s.id} figures`} />
+          </div>
+        ) : null}
+        {note ? (
+          <div className="muted" data-testid="figures-note">
+            {note}
           </div>
         ) : null}
         {s.stale ? <div className="stale-reason" data-testid="stale-reason">{s.staleReason ?? 'last scrape failed; figures are the last good ones'}</div> : null}

@@ -1,7 +1,7 @@
 // What a service row and the host view say about a service beyond its raw
 // figures: how it sleeps, whether the server agrees with the config on slots,
 // data-parallel engines, cache figures and their scope. Pure, unit-tested.
-import type { RouterModelView, ServiceView } from '../../../../src-preload/contract/index.js';
+import { SERVICE_KIND_NAME, type RouterModelView, type ServiceView } from '../../../../src-preload/contract/index.js';
 import type { BadgeTone } from '../../components/badge-tone.js';
 import { DASH, formatDuration, formatPct } from '../../format/format.js';
 import { sleepBadge } from './service-state.js';
@@ -77,7 +77,20 @@ export const KV_ESTIMATE_TITLE = 'Estimate: context tokens in use per slot ÷ n_
 
 /** The tooltip of a KV figure: how it was measured. */
 export function kvTitle(s: Pick<ServiceView, 'kvCacheEstimated' | 'kind'>): string {
-  return s.kvCacheEstimated ? KV_ESTIMATE_TITLE : s.kind === 'vllm' ? 'KV-cache usage reported by vLLM' : 'KV-cache usage';
+  if (s.kvCacheEstimated) return KV_ESTIMATE_TITLE;
+  if (s.kind === 'vllm') return 'KV-cache usage reported by vLLM';
+  if (s.kind === 'sglang') return 'KV-pool token usage reported by SGLang (sglang:token_usage)';
+  return 'KV-cache usage';
+}
+
+/**
+ * What a row says of figures its kind of server does not have, so a dash reads as "not exported"
+ * rather than as a failed reading; null for the kinds with engine figures.
+ */
+export function figuresNote(s: Pick<ServiceView, 'kind'>): string | null {
+  if (s.kind === 'openai') return `${SERVICE_KIND_NAME.openai}: no engine figures (health only); TTFT and latency are measured at the console's proxy`;
+  if (s.kind === 'tei') return 'TEI embedding server: queue, requests, input tokens and latency; no KV cache, TTFT or generation';
+  return null;
 }
 
 /** "42%", "42% since start" (the last window saw no queries), or "—". */
