@@ -3,6 +3,7 @@
 export * from './errors.js';
 export * from './primitives.js';
 export * from './fleet.js';
+export * from './service-kind.js';
 export * from './audit.js';
 export * from './channels.js';
 export * from './parse.js';
