@@ -9,6 +9,7 @@ export * from './channels.js';
 export * from './parse.js';
 export * from './ssh.js';
 export * from './proxy.js';
+export * from './proxy-tokens.js';
 export * from './proxy-captures.js';
 export * from './proxy-clients.js';
 export * from './notify.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TokenBudgetUseSchema, TokenLimitFieldSchema, TokenLimitsPatchSchema, TokenLimitsSchema } from './proxy-tokens.js';
 
 // Contract channels of the proxy capability, merged into the channel table in channels.ts.
 // The local OpenAI-compatible endpoint: client tokens, per-upstream priority
@@ -164,6 +165,12 @@ export const TokenViewSchema = z
     createdAt: z.number(),
     revokedAt: z.number().nullable(),
     lastUsedAt: z.number().nullable(),
+    /** The limits in force (proxy-tokens.ts). */
+    limits: TokenLimitsSchema,
+    /** Fields set by config `proxy.clients.<name>`: they win and cannot be set from the UI or CLI. */
+    configFields: z.array(TokenLimitFieldSchema),
+    /** Spend this month against the budget; null without a budget. */
+    budget: TokenBudgetUseSchema.nullable(),
   })
   .strict();
 export type TokenView = z.infer<typeof TokenViewSchema>;
@@ -224,8 +231,13 @@ export const proxyInvokeChannels = {
   'proxy.listTokens': { input: Empty, output: z.object({ tokens: z.array(TokenViewSchema) }).strict() },
   /** The token is in this answer only; the console keeps its hash. */
   'proxy.createToken': {
-    input: z.object({ name: TokenNameSchema, maxClass: TrafficClassSchema.default('interactive') }).strict(),
+    input: z.object({ name: TokenNameSchema, maxClass: TrafficClassSchema.default('interactive'), limits: TokenLimitsPatchSchema.optional() }).strict(),
     output: z.object({ token: z.string(), view: TokenViewSchema }).strict(),
+  },
+  /** Changes a live token's class or limits (each change audited old → new); a config-owned field is refused. */
+  'proxy.setToken': {
+    input: z.object({ name: TokenNameSchema, maxClass: TrafficClassSchema.optional(), limits: TokenLimitsPatchSchema.default({}) }).strict(),
+    output: z.object({ view: TokenViewSchema }).strict(),
   },
   'proxy.revokeToken': {
     input: z.object({ name: TokenNameSchema }).strict(),

@@ -29,6 +29,7 @@ export { ConfigService, redactedView, type ConfigServiceOptions } from './servic
 export { ConfigErrorCode, type ConfigIssue } from './errors.js';
 export { LogSourceSchema, type LogSourceConfig } from './log-source.js';
 export { HealthConfigSchema, type HealthConfig } from './health-schema.js';
+export { ClientsConfigSchema, modelsReached, pricedModels, type ClientLimitsConfig, type ClientsConfig } from './clients-schema.js';
 export { DEFAULT_HEALTH_PATH, healthPathOf } from './service-kind.js';
 export { DEFAULT_DISK_THRESHOLDS, diskMarginOf, diskThresholdsOf, diskThresholdText, type DiskMargin, type DiskThresholds } from './disk-margin.js';
 export { AlertsConfigSchema, HostAlertsConfigSchema, ALERT_WINDOW_MAX_MS, type AlertsConfig, type HostAlertsConfig, type DiskAlertConfig, type AlertRulesConfig, type ModelAlertRulesConfig } from './alerts-schema.js';

@@ -4,6 +4,7 @@
 // the rest: an unknown key is an error.
 import { z } from 'zod';
 import { intRange, ListenPortSchema } from './number-fields.js';
+import { ClientsConfigSchema } from './clients-schema.js';
 import { CaptureConfigSchema } from './capture-schema.js';
 import { ModelsConfigSchema } from './models-schema.js';
 
@@ -108,5 +109,7 @@ export const ProxyConfigSchema = z
         z.array(z.string().trim().min(1, { error: 'a group member must not be empty' })).min(1, { error: 'a group needs at least one model' }).max(32),
       )
       .default({}),
+    /** Per-token limits (clients-schema.ts): allowed models, rpm, tpm, monthly budget, expiry; config wins over the UI. */
+    clients: ClientsConfigSchema,
   })
   .strict();

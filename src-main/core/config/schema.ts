@@ -8,6 +8,7 @@ import { AlertsConfigSchema, HostAlertsConfigSchema, alertModelIssues } from './
 import { upstreamKey } from '../upstream/index.js';
 import { intRange, ListenPortSchema, PortSchema } from './number-fields.js';
 import { ProxyConfigSchema, ProxyUpstreamConfigSchema } from './proxy-schema.js';
+import { clientLimitIssues, pricedModels } from './clients-schema.js';
 import { HealthPathSchema, ServiceKindSchema, serviceKindIssues } from './service-kind.js';
 
 export { PortSchema } from './number-fields.js';
@@ -422,6 +423,7 @@ function crossFieldIssues(config: Config): { path: Path; message: string }[] {
     });
   });
   issues.push(...groupIssues(config, new Set(names.keys())));
+  issues.push(...clientLimitIssues(config.proxy.clients, new Map([...names].map(([k, v]) => [k, v.model])), new Map(Object.entries(config.proxy.groups).map(([g, m]) => [g.toLowerCase(), m])), pricedModels(config)));
   issues.push(...alertModelIssues(config.alerts, new Set(config.hosts.flatMap((h) => h.services.map((s) => s.model.toLowerCase())))));
   return issues;
 }

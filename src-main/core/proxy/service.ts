@@ -4,7 +4,7 @@
 // actions — each operator change audited. Other services react to what it
 // publishes: every answered request (`onDidAnswer`), its pool figures, and a
 // request that met a sleeping model (`onDidWantWake`: lifecycle proposes the wake).
-import type { ClientUsage, ClientUsageWindow, PoolCaps, ProxyStats, RequestLogRetention, RequestQuery, RequestRow, TokenView, TrafficClass } from '../../../src-preload/contract/index.js';
+import type { ClientUsage, ClientUsageWindow, PoolCaps, ProxyStats, RequestLogRetention, RequestQuery, RequestRow, TokenLimitsPatch, TokenView, TrafficClass } from '../../../src-preload/contract/index.js';
 import { DisposableStore, Emitter, operatorActor, toAppError, type Clock, type Disposable, type Logger, type OffPremCounter } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
@@ -17,6 +17,8 @@ import { ProxyServer, type DrainResult } from './server.js';
 import { FleetResolver, type WakeEstimates, type WakePolicy, type WakeWanted } from './fleet-resolver.js';
 import { UpstreamLatency } from './latency-window.js';
 import { createTokenRepository, type TokenRepository } from './tokens.js';
+import { mergeLimits } from './client-policy.js';
+import { TokenAdmin } from './token-admin.js';
 import { Captures } from './captures.js';
 import { ClientUsageQuery } from './client-usage.js';
 import { requestWindows } from './request-window.js';
@@ -74,7 +76,8 @@ export class ProxyService implements Disposable {
   static async start(deps: ProxyServiceDeps): Promise<ProxyService> {
     const { store, config, fleet, clock } = deps;
     const logger = deps.logger;
-    const tokens = createTokenRepository(store.db, clock);
+    // Views show the limits in force: config `proxy.clients` merged over the stored ones.
+    const tokens = createTokenRepository(store.db, clock, { view: (name, stored) => ({ ...mergeLimits(stored, config.current.proxy.clients[name]), budget: null }) });
     const answered = new Emitter<RequestRecord>();
     const latency = new UpstreamLatency();
     const requestLog = new RequestLog({
@@ -165,17 +168,18 @@ export class ProxyService implements Disposable {
 
   // Token and cap changes are stored with their audit event in one transaction: on a full data folder
   // both are refused (STORE_DISK_FULL naming the folder) and nothing unaudited is left behind.
-  createToken(name: string, maxClass: TrafficClass, caller: string): { token: string; view: TokenView } {
-    return this.deps.store.atomically(`token "${name}"`, () => {
-      const created = this.tokens.create(name, maxClass);
-      this.deps.store.audit.append({
-        type: 'proxy.token.created',
-        actor: operatorActor(caller),
-        target: name,
-        payload: { maxClass, prefix: created.view.prefix },
-      });
-      return created;
-    });
+  createToken(name: string, maxClass: TrafficClass, caller: string, limits?: TokenLimitsPatch): { token: string; view: TokenView } {
+    return this.tokenAdmin().create(name, maxClass, limits, caller);
+  }
+
+  /** A live token's class or limits (checked, stored and audited old → new by token-admin.ts). */
+  setToken(name: string, maxClass: TrafficClass | undefined, limits: TokenLimitsPatch, caller: string): TokenView {
+    return this.tokenAdmin().set(name, maxClass, limits, caller);
+  }
+
+  private tokenAdmin(): TokenAdmin {
+    const { store, config, clock } = this.deps;
+    return new TokenAdmin({ store, tokens: this.tokens, config, clock });
   }
 
   /** Whether the proxy would take this token now (the demo's traffic keeps its own). */

@@ -6,9 +6,12 @@
 // by another process (the CLI) or another writer is noticed by a cheap version
 // query run at most every VERSION_CHECK_MS, not on every request (that query
 // takes SQLite's read locks and cost more than the rest of the check).
+// Each token also keeps the limits the UI or CLI stored (allow-list, rpm, tpm,
+// budget, expiry); config `proxy.clients` is merged over them by the caller's
+// `viewExtras` for views and by client-policy.ts on the request path.
 import { hash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { TokenView } from '../../../src-preload/contract/index.js';
+import { DEFAULT_TOKEN_LIMITS, type TokenLimits, type TokenView } from '../../../src-preload/contract/index.js';
 import { AppError, type Clock } from '../base/index.js';
 import type { TrafficClass } from './classes.js';
 import { ProxyErrorCode } from './errors.js';
@@ -26,16 +29,33 @@ interface TokenRow {
   created_at: number;
   revoked_at: number | null;
   last_used_at: number | null;
+  allowed_models: string | null;
+  rpm: number | null;
+  tpm: number | null;
+  budget_usd: number | null;
+  budget_action: 'refuse' | 'warn';
+  expires_at: number | null;
 }
+
+/** What a view adds to the stored row: the config fields merged over it and the budget's use (service.ts wires them). */
+export interface TokenViewExtras {
+  view(name: string, stored: TokenLimits): Pick<TokenView, 'limits' | 'configFields' | 'budget'>;
+}
+
+const STORED_ONLY: TokenViewExtras = { view: (_name, stored) => ({ limits: stored, configFields: [], budget: null }) };
 
 export type TokenCheck =
   /** `id`: the token's own identity (its hash), unlike `name`, which a new token may take after a revocation. */
-  | { ok: true; id: string; name: string; maxClass: TrafficClass }
+  | { ok: true; id: string; name: string; maxClass: TrafficClass; /** As stored (absent: none, e.g. internal clients). */ limits?: TokenLimits }
   | { ok: false; reason: 'unknown' | 'revoked'; name?: string };
 
 export interface TokenRepository {
-  create(name: string, maxClass: TrafficClass): { token: string; view: TokenView };
+  create(name: string, maxClass: TrafficClass, limits?: TokenLimits): { token: string; view: TokenView };
   list(): TokenView[];
+  /** The live token's class and stored limits; throws PROXY_UNKNOWN_TOKEN. */
+  stored(name: string): { maxClass: TrafficClass; limits: TokenLimits };
+  /** Replaces a live token's class and stored limits (the caller validates and audits); the new view. */
+  update(name: string, maxClass: TrafficClass, limits: TokenLimits): TokenView;
   revoke(name: string): TokenView;
   check(token: string): TokenCheck;
   /** Stamps last use for the named clients (called from the batched request writer). */
@@ -47,24 +67,38 @@ export function hashToken(token: string): string {
   return hash('sha256', token, 'hex');
 }
 
-function toView(row: TokenRow): TokenView {
+function limitsOf(row: TokenRow): TokenLimits {
   return {
+    models: row.allowed_models === null ? [] : (JSON.parse(row.allowed_models) as string[]),
+    rpm: row.rpm,
+    tpm: row.tpm,
+    budgetUsd: row.budget_usd,
+    budgetAction: row.budget_action,
+    expiresAt: row.expires_at,
+  };
+}
+
+function limitColumns(l: TokenLimits): [string | null, number | null, number | null, number | null, string, number | null] {
+  return [l.models.length === 0 ? null : JSON.stringify(l.models), l.rpm, l.tpm, l.budgetUsd, l.budgetAction, l.expiresAt === null ? null : Math.floor(l.expiresAt)];
+}
+
+export function createTokenRepository(db: Database.Database, clock: Clock, extras: TokenViewExtras = STORED_ONLY): TokenRepository {
+  const toView = (row: TokenRow): TokenView => ({
     name: row.name,
     maxClass: row.max_class,
     prefix: row.prefix,
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
     lastUsedAt: row.last_used_at,
-  };
-}
-
-export function createTokenRepository(db: Database.Database, clock: Clock): TokenRepository {
+    ...extras.view(row.name, limitsOf(row)),
+  });
   const insert = db.prepare(
-    'INSERT INTO client_tokens (token_hash, name, prefix, max_class, created_at) VALUES (?, ?, ?, ?, ?)',
+    'INSERT INTO client_tokens (token_hash, name, prefix, max_class, created_at, allowed_models, rpm, tpm, budget_usd, budget_action, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
-  const byHash = db.prepare<[string], Pick<TokenRow, 'name' | 'max_class' | 'revoked_at'>>(
-    'SELECT name, max_class, revoked_at FROM client_tokens WHERE token_hash = ?',
+  const update = db.prepare(
+    'UPDATE client_tokens SET max_class = ?, allowed_models = ?, rpm = ?, tpm = ?, budget_usd = ?, budget_action = ?, expires_at = ? WHERE token_hash = ?',
   );
+  const byHash = db.prepare<[string], TokenRow>('SELECT * FROM client_tokens WHERE token_hash = ?');
   const liveByName = db.prepare<[string], TokenRow>('SELECT * FROM client_tokens WHERE name = ? AND revoked_at IS NULL');
   const all = db.prepare<[], TokenRow>('SELECT * FROM client_tokens ORDER BY revoked_at IS NOT NULL, created_at DESC');
   const revoke = db.prepare('UPDATE client_tokens SET revoked_at = ? WHERE token_hash = ?');
@@ -96,7 +130,7 @@ export function createTokenRepository(db: Database.Database, clock: Clock): Toke
   };
 
   return {
-    create(name, maxClass) {
+    create(name, maxClass, limits = DEFAULT_TOKEN_LIMITS) {
       if (liveByName.get(name)) {
         throw new AppError(ProxyErrorCode.TOKEN_NAME_TAKEN, `a token named "${name}" exists; revoke it first or pick another name`, {
           details: { name },
@@ -111,11 +145,25 @@ export function createTokenRepository(db: Database.Database, clock: Clock): Toke
         created_at: Math.floor(clock.now()),
         revoked_at: null,
         last_used_at: null,
+        ...rowLimits(limits),
       };
-      insert.run(row.token_hash, row.name, row.prefix, row.max_class, row.created_at);
+      insert.run(row.token_hash, row.name, row.prefix, row.max_class, row.created_at, ...limitColumns(limits));
       return { token, view: toView(row) };
     },
     list: () => all.all().map(toView),
+    stored(name) {
+      const row = liveByName.get(name);
+      if (!row) throw new AppError(ProxyErrorCode.UNKNOWN_TOKEN, `no live token named "${name}"`, { details: { name } });
+      return { maxClass: row.max_class, limits: limitsOf(row) };
+    },
+    update(name, maxClass, limits) {
+      const row = liveByName.get(name);
+      if (!row) throw new AppError(ProxyErrorCode.UNKNOWN_TOKEN, `no live token named "${name}"`, { details: { name } });
+      update.run(maxClass, ...limitColumns(limits), row.token_hash);
+      // In force from the next request, not after the next version check.
+      cache.clear();
+      return toView({ ...row, max_class: maxClass, ...rowLimits(limits) });
+    },
     revoke(name) {
       const row = liveByName.get(name);
       if (!row) throw new AppError(ProxyErrorCode.UNKNOWN_TOKEN, `no live token named "${name}"`, { details: { name } });
@@ -134,7 +182,7 @@ export function createTokenRepository(db: Database.Database, clock: Clock): Toke
         ? { ok: false, reason: 'unknown' }
         : row.revoked_at !== null
           ? { ok: false, reason: 'revoked', name: row.name }
-          : { ok: true, id: tokenHash, name: row.name, maxClass: row.max_class };
+          : { ok: true, id: tokenHash, name: row.name, maxClass: row.max_class, limits: limitsOf(row) };
       // Bounded: random unknown tokens must not grow it without limit.
       if (cache.size >= TOKEN_CACHE_MAX) cache.clear();
       cache.set(token, result);
@@ -145,4 +193,9 @@ export function createTokenRepository(db: Database.Database, clock: Clock): Toke
       if (list.length > 0) touchAll(list, Math.floor(at));
     },
   };
+}
+
+function rowLimits(l: TokenLimits): Pick<TokenRow, 'allowed_models' | 'rpm' | 'tpm' | 'budget_usd' | 'budget_action' | 'expires_at'> {
+  const [allowed_models, rpm, tpm, budget_usd, budget_action, expires_at] = limitColumns(l);
+  return { allowed_models, rpm, tpm, budget_usd, budget_action: budget_action as TokenRow['budget_action'], expires_at };
 }

@@ -35,6 +35,9 @@ export const AUDIT_EVENT_TYPES = [
   // proxy: client tokens, admission caps, drains
   'proxy.token.created',
   'proxy.token.revoked',
+  // a token's class or limits changed (fields old → new), and a budget threshold crossed this month
+  'proxy.token.changed',
+  'proxy.token.budget',
   'proxy.caps.changed',
   'proxy.drain.started',
   'proxy.drain.finished',

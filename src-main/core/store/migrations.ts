@@ -9,6 +9,7 @@
 // (STORE_SCHEMA_TOO_NEW) rather than guess at it. Tables for later capabilities
 // (requests, samples, actions, bench_runs, bench_requests, reports) go here.
 
+import { CLIENT_LIMITS_MIGRATION } from './migrations-client-limits.js';
 import { CAPTURES_MIGRATION } from './migrations-captures.js';
 
 export interface Migration {
@@ -388,6 +389,7 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX actions_timing ON actions (upstream, variant, updated_at) WHERE duration_ms IS NOT NULL;
     `,
   },
+  CLIENT_LIMITS_MIGRATION,
   CAPTURES_MIGRATION,
 ];
 

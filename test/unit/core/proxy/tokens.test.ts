@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../../src-main/core/base/index.js';
 import { VERSION_CHECK_MS, createTokenRepository, hashToken } from '../../../../src-main/core/proxy/index.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
+import { DEFAULT_TOKEN_LIMITS } from '../../../../src-preload/contract/index.js';
 
 // Checks are cached; a revocation must still be refused promptly: at once through
 // the repository, within VERSION_CHECK_MS when another process (the CLI) writes it.
@@ -32,7 +33,7 @@ describe('token checks', () => {
     const { console } = twoConnections();
     const tokens = createTokenRepository(console.db, clock);
     const { token } = tokens.create('app', 'batch');
-    expect(tokens.check(token)).toEqual({ ok: true, id: hashToken(token), name: 'app', maxClass: 'batch' });
+    expect(tokens.check(token)).toEqual({ ok: true, id: hashToken(token), name: 'app', maxClass: 'batch', limits: DEFAULT_TOKEN_LIMITS });
     tokens.revoke('app');
     expect(tokens.check(token)).toEqual({ ok: false, reason: 'revoked', name: 'app' });
   });
@@ -69,7 +70,7 @@ describe('token checks', () => {
     const tokens = createTokenRepository(console.db, clock);
     expect(tokens.check('gcp_nope')).toEqual({ ok: false, reason: 'unknown' });
     const { token } = createTokenRepository(cli.db, clock).create('later', 'system');
-    expect(tokens.check(token)).toEqual({ ok: true, id: hashToken(token), name: 'later', maxClass: 'system' });
+    expect(tokens.check(token)).toEqual({ ok: true, id: hashToken(token), name: 'later', maxClass: 'system', limits: DEFAULT_TOKEN_LIMITS });
     expect(tokens.check('gcp_nope')).toEqual({ ok: false, reason: 'unknown' });
   });
 });
