@@ -20,7 +20,7 @@ import { LogFollowEvents, LogsService, LogWatch, logsChannels } from './logs/ind
 import { ConsoleLifecycle, StoredWakeEstimates, StoredWakePolicy, lifecycleChannels, lifecycleTargets } from './lifecycle/index.js';
 import { openConsoleNotifications, notifyChannels, type NotificationService } from './notify/index.js';
 import type { FilePicker, Notifier, PdfPrinter, SecretStore } from './ports.js';
-import { ProxyService, proxyChannels, requestWindows } from './proxy/index.js';
+import { PlaygroundIdentity, PlaygroundService, ProxyService, playgroundChannels, proxyChannels, requestWindows } from './proxy/index.js';
 import { upstreamKey } from './upstream/index.js';
 import { createConsoleReport, reportChannels, type ReportService } from './report/index.js';
 import { FileSecretStore, secretsChannels } from './secrets/index.js';
@@ -123,6 +123,7 @@ type Services = Omit<App, 'channels' | 'attention' | 'openRoute' | 'info' | 'onE
   budget: BudgetService;
   advisor: AdvisorService;
   logFollows: LogFollowEvents;
+  playground: PlaygroundService;
   configFile: string;
   configSource: ConfigSource;
 };
@@ -172,6 +173,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       ...budgetChannels(s.budget),
       ...logsChannels(s.logs, s.logFollows),
       ...advisorChannels(s.advisor),
+      ...playgroundChannels(s.playground),
     };
 
     if (!options.offline) {
@@ -278,13 +280,15 @@ function buildFleet(g: Ground, config: ConfigService): { fleet: FleetService; of
 async function buildWork(
   g: Ground,
   d: { config: ConfigService; fleet: FleetService; offPrem: OffPremCounter; secrets: SecretStore; notifications: NotificationService },
-): Promise<Pick<Services, 'proxy' | 'budget' | 'advisor' | 'telemetry' | 'alerts' | 'lifecycle' | 'bench' | 'reports' | 'logs' | 'logFollows'>> {
+): Promise<Pick<Services, 'proxy' | 'budget' | 'advisor' | 'telemetry' | 'alerts' | 'lifecycle' | 'bench' | 'reports' | 'logs' | 'logFollows' | 'playground'>> {
   const { options, clock, logger, emit, disposables, store } = g;
   const { config, fleet, offPrem, secrets, notifications } = d;
   const wakeEstimates = new StoredWakeEstimates({ db: store.db, targets: () => lifecycleTargets(config.current), fleet });
   const wakePolicy = new StoredWakePolicy({ db: store.db, config: () => config.current, clock });
+  // The playground's in-memory token, which the proxy's token check recognises (never stored).
+  const playgroundIdentity = new PlaygroundIdentity();
   const proxy = disposables.add(
-    await ProxyService.start({ store, config, fleet, secrets, wakeEstimates, wakePolicy, emit, clock, logger: logger.child('proxy'), port: options.offline ? 0 : options.proxyPort, offPrem }),
+    await ProxyService.start({ store, config, fleet, secrets, wakeEstimates, wakePolicy, emit, clock, logger: logger.child('proxy'), port: options.offline ? 0 : options.proxyPort, offPrem, playground: playgroundIdentity }),
   );
   // Recommendations only: it reads the proxy's answers and the fleet's rounds; a person applies its advice.
   const advisor = disposables.add(
@@ -336,7 +340,8 @@ async function buildWork(
     home: g.home,
   });
   const logFollows = disposables.add(new LogFollowEvents({ logs, emit, clock }));
-  return { proxy, budget, advisor, telemetry, alerts, lifecycle, bench, reports, logs, logFollows };
+  const playground = disposables.add(new PlaygroundService({ proxy, identity: playgroundIdentity, emit, clock, logger: logger.child('playground') }));
+  return { proxy, budget, advisor, telemetry, alerts, lifecycle, bench, reports, logs, logFollows, playground };
 }
 
 async function fileExists(file: string): Promise<boolean> {

@@ -18,6 +18,7 @@ import { budgetInvokeChannels } from './budget.js';
 import { logsEventChannels, logsInvokeChannels } from './logs.js';
 import { advisorEventChannels, advisorInvokeChannels } from './advisor.js';
 import { storageEventChannels, storageInvokeChannels } from './storage.js';
+import { playgroundEventChannels, playgroundInvokeChannels } from './playground.js';
 
 // The one table of channels. Calls are `capability.verb`, events
 // `capability.noun`. Both bridges (Electron IPC and the web bridge) carry
@@ -75,6 +76,7 @@ export const invokeChannels = {
   ...logsInvokeChannels,
   ...advisorInvokeChannels,
   ...storageInvokeChannels,
+  ...playgroundInvokeChannels,
 } as const;
 
 export const eventChannels = {
@@ -97,6 +99,7 @@ export const eventChannels = {
   ...logsEventChannels,
   ...advisorEventChannels,
   ...storageEventChannels,
+  ...playgroundEventChannels,
 } as const;
 
 export type InvokeChannels = typeof invokeChannels;

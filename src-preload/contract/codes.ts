@@ -117,3 +117,22 @@ export const AdvisorErrorCode = {
   STALE: 'ADVISOR_STALE',
 } as const;
 export type AdvisorErrorCode = (typeof AdvisorErrorCode)[keyof typeof AdvisorErrorCode];
+
+/** Stable codes of the playground (core/proxy/playground*.ts); the renderer matches these, never a message. */
+export const PlaygroundErrorCode = {
+  /** No model, alias or group of that name in the proxy's table. */
+  UNKNOWN_MODEL: 'PLAYGROUND_UNKNOWN_MODEL',
+  /** Every replica of the model (or of each model of the group) is asleep: refused at once, not held for a wake. */
+  MODEL_SLEEPING: 'PLAYGROUND_MODEL_SLEEPING',
+  /** The last turn is not the operator's, or it is blank. */
+  EMPTY_PROMPT: 'PLAYGROUND_EMPTY_PROMPT',
+  INVALID_MAX_TOKENS: 'PLAYGROUND_INVALID_MAX_TOKENS',
+  INVALID_TEMPERATURE: 'PLAYGROUND_INVALID_TEMPERATURE',
+  /** The proxy is not listening (it failed to start, or the console is stopping). */
+  PROXY_NOT_RUNNING: 'PLAYGROUND_PROXY_NOT_RUNNING',
+  /** The proxy could not be reached or its answer could not be read (not a refusal: those are answers). */
+  PROXY_UNREACHABLE: 'PLAYGROUND_PROXY_UNREACHABLE',
+  /** A run with this id is already in flight. */
+  RUN_IN_FLIGHT: 'PLAYGROUND_RUN_IN_FLIGHT',
+} as const;
+export type PlaygroundErrorCode = (typeof PlaygroundErrorCode)[keyof typeof PlaygroundErrorCode];

@@ -24,4 +24,5 @@ export * from './budget.js';
 export * from './logs.js';
 export * from './advisor.js';
 export * from './storage.js';
+export * from './playground.js';
 export * from './tick-codec.js';

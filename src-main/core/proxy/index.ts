@@ -24,3 +24,6 @@ export { ProxyService, type ProxyServiceDeps, type WakeEstimates } from './servi
 export { proxyChannels } from './channels.js';
 export { Captures, type CapturesDeps } from './captures.js';
 export { captureChannels } from './capture-channels.js';
+export { PlaygroundService, type PlaygroundDeps, type PlaygroundProxyPort } from './playground.js';
+export { PlaygroundIdentity, PLAYGROUND_CLIENT } from './playground-identity.js';
+export { playgroundChannels } from './playground-channels.js';

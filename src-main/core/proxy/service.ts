@@ -17,6 +17,7 @@ import { ProxyServer, type DrainResult } from './server.js';
 import { FleetResolver, type WakeEstimates, type WakePolicy, type WakeWanted } from './fleet-resolver.js';
 import { UpstreamLatency } from './latency-window.js';
 import { createTokenRepository, type TokenRepository } from './tokens.js';
+import type { PlaygroundIdentity } from './playground-identity.js';
 import { mergeLimits } from './client-policy.js';
 import { TokenAdmin } from './token-admin.js';
 import { Captures } from './captures.js';
@@ -40,6 +41,8 @@ export interface ProxyServiceDeps {
   port?: number;
   /** Counts (and refuses) upstream calls outside loopback and the tunnels; exported on /metrics. */
   offPrem?: OffPremCounter | null;
+  /** The playground's in-memory identity, recognised by the token check (playground-identity.ts). */
+  playground?: PlaygroundIdentity | null;
 }
 
 const CAPS_SETTING = 'proxy.caps';
@@ -115,7 +118,7 @@ export class ProxyService implements Disposable {
         port: deps.port ?? settings.port,
         settings,
         registry: ModelRegistry.fromConfig(config.current),
-        tokens,
+        tokens: deps.playground ? deps.playground.over(tokens) : tokens,
         resolver,
         requestLog,
         secrets: deps.secrets,
