@@ -152,6 +152,11 @@ function execHostOf(profile: HostProfile, ctx: HostContext, sims: ReadonlyMap<st
     },
     // Each server binds 127.0.0.1:<remotePort> (vllm serve --host 127.0.0.1, llama-server --host 127.0.0.1).
     serviceListeners: () => profile.services.flatMap((s) => listenerOf(s, simOf(s.id)) ?? []),
+    servicePort: (remotePort) => {
+      const s = profile.services.find((x) => x.remotePort === remotePort);
+      const sim = s ? simOf(s.id) : null;
+      return sim?.acceptsConnections ? sim.port : null;
+    },
     // Only llama-server processes can be killed here (a ghost's way out); vLLM has no single server process in the demo.
     killProcess: (pid) => [...sims.values()].some((sim) => sim instanceof LlamaSimulator && sim.kill(pid)),
     restartCommands: profile.services.map((s) => ({

@@ -9,10 +9,11 @@
 // kernel log (`journalctl -k`, `dmesg`: gpu-faults.ts).
 // Two shell loops a console sends (GPU_DETECT_SCRIPT and AMD_SYSFS_SCRIPT, the
 // demo's own copies) are recognised verbatim and answered as a shell on that
-// host would. Everything else is "command not found" (127); other shell
+// host would; so are the collector's probe and script (collector.ts). Everything else is "command not found" (127); other shell
 // operators (| ; & > <) fail with 2.
 
 import type { AmdSysfsSample } from './amd-gpu-model.js';
+import { answerCollector } from './collector.js';
 import { AMD_SYSFS_SCRIPT, GPU_DETECT_SCRIPT, amdSysfsOutput, catSysfs, gpuDetectOutput } from './gpu-commands.js';
 import { runNvidiaSmi, type ExecResult } from './nvidia-smi.js';
 import type { GpuSample } from './gpu-model.js';
@@ -44,6 +45,8 @@ export interface ExecHost {
   health?: { answer(argv: readonly string[]): ExecResult | null };
   /** The kernel log (`journalctl -k`, `dmesg`). */
   kernelLog?: DemoKernelLog;
+  /** The loopback port a service's `remotePort` is served on now (null while it refuses): the collector's curl reads it. */
+  servicePort?(remotePort: number): number | null;
 }
 
 export class TokenizeError extends Error {}
@@ -132,6 +135,8 @@ function formatUptime(host: ExecHost): string {
 export async function runCommand(command: string, host: ExecHost): Promise<ExecResult> {
   const vendor = host.gpuVendor ?? 'nvidia';
   const line = command.trim();
+  const collected = answerCollector(line, { nowMs: () => host.nowMs(), servicePort: (p) => host.servicePort?.(p) ?? null, run: (c) => runCommand(c, host), tokenize });
+  if (collected) return collected;
   if (line === GPU_DETECT_SCRIPT) return gpuDetectOutput(vendor, host.amdSamples?.() ?? []);
   if (line === AMD_SYSFS_SCRIPT) return amdSysfsOutput(vendor === 'amd' ? (host.amdSamples?.() ?? []) : []);
   let segments: string[];

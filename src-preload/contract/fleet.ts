@@ -411,6 +411,22 @@ export const HostHealthViewSchema = z
   .strict();
 export type HostHealthView = z.infer<typeof HostHealthViewSchema>;
 
+/**
+ * How the console reads a host's telemetry: `collector` — one command a poll
+ * (GPU tool, every service endpoint, host health on every Nth poll); `tunnels` —
+ * HTTP through each service's tunnel plus execs, with the reason (`CODE: message`);
+ * `probing` — not yet known (just connected). A host clock off by more than a
+ * minute is reported in seconds (readings keep the console's time).
+ */
+export const HostReadViewSchema = z
+  .object({
+    mode: z.enum(['probing', 'collector', 'tunnels']),
+    reason: z.string().nullable(),
+    clockSkewS: z.number().nullable(),
+  })
+  .strict();
+export type HostReadView = z.infer<typeof HostReadViewSchema>;
+
 export const HostViewSchema = z
   .object({
     label: z.string(),
@@ -444,6 +460,8 @@ export const HostViewSchema = z
     updatedAt: z.number().nullable(),
     /** Operator-defined tags from the config (`hosts[].tags`): name → value; absent when none. */
     tags: z.record(z.string().max(32), z.string().max(64)).optional(),
+    /** How the host is read: one collector command a poll, or through tunnels (and why); absent before the console knew. */
+    read: HostReadViewSchema.optional(),
   })
   .strict();
 export type HostView = z.infer<typeof HostViewSchema>;

@@ -112,7 +112,15 @@ export function hostStateFromView(v: Partial<HostView> & { label: string }, at: 
     gpuProcesses: null,
     services: (v.services ?? []).map((s) => serviceStateFromView(v.label, s, at, state === 'connected')),
     updatedAt: v.updatedAt ?? null,
+    read: readStateFromView(v.read),
   };
+}
+
+/** The view's `CODE: message` back into the fleet's cause (a view without `read` was not probed yet). */
+function readStateFromView(r: HostView['read']): HostState['read'] {
+  const cut = r?.reason?.indexOf(': ') ?? -1;
+  const reason = r?.reason ? (cut > 0 ? { code: r.reason.slice(0, cut), message: r.reason.slice(cut + 2) } : { code: r.reason, message: '' }) : null;
+  return { mode: r?.mode ?? 'probing', reason, clockSkewS: r?.clockSkewS ?? null };
 }
 
 /** The fleet's state for a snapshot written as the UI sees it (fields a fake leaves out are unknown). */

@@ -246,6 +246,8 @@ export const HostTelemetryConfigSchema = z
     source: TelemetrySourceKindSchema.optional(),
     /** Overrides parts of the fleet-wide `telemetry.prometheus` for this host. */
     prometheus: PrometheusSourceOverrideSchema.optional(),
+    /** `auto`: one collector exec a poll where the host runs POSIX sh with curl, else tunnels; `tunnels`: always through the tunnels. */
+    read: z.enum(['auto', 'tunnels']).optional(),
   })
   .strict();
 

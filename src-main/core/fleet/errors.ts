@@ -26,6 +26,19 @@ export const FleetErrorCode = {
   FAULTS_NOT_SUPPORTED: 'FLEET_FAULTS_NOT_SUPPORTED',
   FAULTS_OLD_FIELD_NAMES: 'FLEET_FAULTS_OLD_FIELD_NAMES',
   KERNEL_LOG_DENIED: 'FLEET_KERNEL_LOG_DENIED',
+  // the per-host collector (fleet/collector*.ts): one exec a poll reads every part
+  /** The collector's answer had no frames: the host's shell ran something else (a forced command, another shell). */
+  COLLECTOR_NO_ANSWER: 'FLEET_COLLECTOR_NO_ANSWER',
+  /** The collector's exec failed as a whole (SSH error, its deadline): every part of that poll fails with it. */
+  COLLECTOR_FAILED: 'FLEET_COLLECTOR_FAILED',
+  /** The answer ended before this part's frame closed (output cut, or over the cap). */
+  COLLECTOR_CUT: 'FLEET_COLLECTOR_CUT',
+  /** This part ran past its own deadline on the host (curl --max-time, timeout). */
+  COLLECTOR_PART_TIMEOUT: 'FLEET_COLLECTOR_PART_TIMEOUT',
+  /** curl on the host could not read this endpoint (refused, reset): its message is kept. */
+  COLLECTOR_PART_FAILED: 'FLEET_COLLECTOR_PART_FAILED',
+  /** The host cannot run the collector (not a POSIX shell, no curl, curl too old): it is read through tunnels. */
+  COLLECTOR_UNSUPPORTED: 'FLEET_COLLECTOR_UNSUPPORTED',
 } as const;
 
 export type FleetErrorCode = (typeof FleetErrorCode)[keyof typeof FleetErrorCode];

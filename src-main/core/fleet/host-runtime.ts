@@ -21,6 +21,7 @@ import { HostGpuProcesses, type GpuAppsReading } from './host-gpu-processes.js';
 import { HostHealthMonitor, healthSettingsOf, type HostReboot } from './host-health.js';
 import { SOURCE_DETAIL, execGpuSource, tunnelServiceSource, type PollSettings } from './sources.js';
 import type { HostState, ReadingSource, StaleCause } from './state.js';
+import { HostCollector } from './collector.js';
 
 /** After a detection found no GPU tool, look again this many polls later (a driver may be installed meanwhile). */
 const REDETECT_EVERY_POLLS = 30;
@@ -31,6 +32,8 @@ const DEAD_LINK_MIN_MS = 3_000;
 export interface HostSources {
   /** Settings for the sources built through the tunnels and the session. */
   settings: PollSettings;
+  /** `tunnels`: never read this host with the collector (the host's `telemetry.read` wins); default auto. */
+  read?: 'auto' | 'tunnels';
   /** A GPU source that does not run over this host's SSH (Prometheus); null: the host's own tools. */
   gpuSource?: TelemetrySource | null;
   /** Per service id: a source that does not read through the tunnel (Prometheus). */
@@ -65,6 +68,8 @@ export class HostRuntime {
   private gpuIssues: readonly string[] = [];
   private detectIn = 0;
   private readonly exec: ExecRunner;
+  /** Reads the host with one exec a poll where it can (collector.ts); else the sources go through tunnels and exec as before. */
+  private readonly collector: HostCollector;
   readonly health: HostHealthMonitor;
   /** The last compute-apps list (read every few GPU polls), kept until the next one. */
   private gpuApps: GpuAppsReading | null = null;
@@ -83,7 +88,15 @@ export class HostRuntime {
     private readonly onStateChange: (change: SshStateChange) => void,
     private readonly sources: HostSources,
   ) {
-    this.exec = (command, options) => session.exec(command, options);
+    this.collector = new HostCollector({
+      label: config.label,
+      exec: (command, options) => session.exec(command, options),
+      clock,
+      logger,
+      httpTimeoutMs: sources.settings.timeoutMs,
+      read: config.telemetry?.read ?? sources.read,
+    });
+    this.exec = this.collector.exec;
     this.gpuSource = sources.gpuSource ?? null;
     const onReboot = sources.onReboot ?? (() => undefined);
     this.health = new HostHealthMonitor(config.label, healthSettingsOf(config.health, sources.health, diskThresholdsOf(config.alerts?.disk, sources.diskAlerts)), this.exec, clock, logger, onReboot, () =>
@@ -95,7 +108,9 @@ export class HostRuntime {
       const elsewhere = sources.serviceSources?.get(s.id) ?? null;
       return elsewhere
         ? new ServiceMonitor(s, () => elsewhere, false)
-        : new ServiceMonitor(s, (client) => (client === null ? null : tunnelServiceSource(config, s, client, clock, sources.settings)));
+        : new ServiceMonitor(s, (client) =>
+            client === null ? null : tunnelServiceSource(config, s, client, clock, sources.settings, (tunnel) => this.collector.httpGet(s.remoteHost, s.remotePort, tunnel)),
+          );
     });
     this.disposables.add(session.onDidChangeState((change) => this.handleState(change)));
   }
@@ -131,6 +146,7 @@ export class HostRuntime {
         this.gpuStale = err ? { code: err.code, message: err.message } : { code: SshErrorCode.NOT_CONNECTED, message: `host is ${change.state}` };
       }
       this.health.markStale(err ? { code: err.code, message: err.message } : { code: SshErrorCode.NOT_CONNECTED, message: `host is ${change.state}` });
+      this.collector.onDisconnected();
       if (change.state === 'disconnected') fireAndForget(this.closeForwards(), this.logger, 'closing tunnels');
     }
     this.onStateChange(change);
@@ -240,6 +256,10 @@ export class HostRuntime {
     if (!connected && this.gpuSource?.kind !== 'prometheus-api' && !this.services.some((s) => s.readsElsewhere)) return;
     this.polling = true;
     try {
+      if (connected) await this.collector.prepare();
+      // Read by the collector, a due health round rides the same exec as the GPU and service reads once a
+      // poll told the vendor and the model paths (started, not awaited: a `du` round runs on its own exec).
+      if (connected && this.updatedAt !== null && this.collector.state().mode === 'collector' && this.health.due()) fireAndForget(this.health.run(this.gpuVendor), this.logger, 'host health');
       await Promise.all([
         this.pollGpus(connected),
         ...this.services.map(async (s) => {
@@ -382,6 +402,7 @@ export class HostRuntime {
       }),
       services,
       updatedAt: this.updatedAt,
+      read: this.collector.state(),
     };
   }
 

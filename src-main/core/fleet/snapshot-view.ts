@@ -41,6 +41,7 @@ export function hostViewOf(h: HostState): HostView {
     services: h.services.map((svc) => serviceViewOf(svc, h.session)),
     updatedAt: h.updatedAt,
     ...(h.config.tags && Object.keys(h.config.tags).length > 0 ? { tags: { ...h.config.tags } } : {}),
+    read: { mode: h.read.mode, reason: causeText(h.read.reason), clockSkewS: h.read.clockSkewS },
   };
 }
 

@@ -11,6 +11,7 @@ import type { GpuReading, GpuToolKind, ServiceFigures, ServiceReading } from '..
 import type { UpstreamKey } from '../upstream/index.js';
 import type { ProbeResult, TunnelTestResult } from './tunnel-probe.js';
 import type { HostHealthState } from './host-health.js';
+import type { HostReadState } from './collector.js';
 import type { MatchedGpuProcess, ProcessFlag } from './gpu-process-match.js';
 
 /** Why a figure is not current: the coded cause (FLEET_*, SSH_*, UPSTREAM_*, TELEMETRY_*), never a sentence to match. */
@@ -114,6 +115,8 @@ export interface HostState {
   readonly services: readonly ServiceState[];
   /** When a poll last brought something current. */
   readonly updatedAt: number | null;
+  /** How the host is read: one collector exec a poll, or through tunnels (and why). */
+  readonly read: HostReadState;
 }
 
 export interface FleetState {
