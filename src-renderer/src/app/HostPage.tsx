@@ -3,6 +3,7 @@ import { useCallback } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { HostView } from '../features/host/HostView.js';
 import { SshTransportPanel } from '../features/host/SshTransportPanel.js';
+import { HostReadLine } from '../features/host/HostReadLine.js';
 import { useAlerts } from '../features/host/use-alerts.js';
 import { LogsPanel } from '../features/logs/LogsPanel.js';
 import { hostByLabel } from '../store/fleet-slice.js';
@@ -23,6 +24,7 @@ export function HostPage(): React.JSX.Element {
   const alerts = useAlerts(transport);
   const gpuVendor = useAppStore((s) => (host === null ? null : (hostByLabel(s, host)?.gpuVendor ?? null)));
   const sshTransport = useAppStore((s) => (host === null ? undefined : hostByLabel(s, host)?.transport));
+  const hostRead = useAppStore((s) => (host === null ? undefined : hostByLabel(s, host)?.read));
   const serviceKinds = useAppStore(useShallow((s) => Object.fromEntries((host === null ? [] : (hostByLabel(s, host)?.services ?? [])).map((v) => [v.id, v.kind]))));
   if (!host) return <p className="muted">No hosts yet.</p>;
   return (
@@ -53,6 +55,7 @@ export function HostPage(): React.JSX.Element {
           <>
             <LiveHostFigures label={host} />
             <SshTransportPanel transport={sshTransport} />
+            <HostReadLine read={hostRead} />
           </>
         }
       />
