@@ -11,12 +11,13 @@ import { demoFleetCommands } from './extra/demo-fleet.js';
 import { lifecycleCommands } from './extra/lifecycle.js';
 import { logsCommands } from './extra/logs.js';
 import { proxyCommands } from './extra/proxy.js';
+import { captureCommands } from './extra/captures.js';
 import { reportCommands } from './extra/report.js';
 import { secretsCommands } from './extra/secrets.js';
 import { sshCommands } from './extra/ssh.js';
 import type { CliCommand } from './extra/types.js';
 
-const EXTRA_COMMANDS: CliCommand[] = [...sshCommands, ...proxyCommands, ...secretsCommands, ...lifecycleCommands, ...logsCommands, ...benchCommands, ...reportCommands, ...alertsCommands, ...demoFleetCommands];
+const EXTRA_COMMANDS: CliCommand[] = [...sshCommands, ...proxyCommands, ...captureCommands, ...secretsCommands, ...lifecycleCommands, ...logsCommands, ...benchCommands, ...reportCommands, ...alertsCommands, ...demoFleetCommands];
 
 function findExtra(command: string | undefined, rest: string[]): { cmd: CliCommand; args: string[] } | null {
   if (!command) return null;

@@ -63,8 +63,8 @@ export interface DemoConfig {
   /** Says the hosts are simulated: the console's UI and its evidence reports show it. */
   fleet: { simulated: true };
   ssh?: { transport: 'builtin' | 'openssh' | 'auto' };
-  /** The built-in fleet's group alias (`chat`: the L20's Qwen, falling back to tri-gpu's Gemma). */
-  proxy?: { groups: Record<string, string[]> };
+  /** The built-in fleet's group alias (`chat`: the L20's Qwen, falling back to tri-gpu's Gemma); captured failed requests on, so the Proxy view has some to show. */
+  proxy?: { groups: Record<string, string[]>; capture?: { enabled: boolean } };
   /** The built-in fleet's monthly budget, so "hours to budget gate" and the budget alerts have something to count against. */
   budget?: { monthlyUsd: number };
 }
@@ -151,7 +151,7 @@ export async function startDemoFleet(options: DemoFleetOptions): Promise<DemoFle
     hosts: started.map((s) => s.config),
     fleet: { simulated: true },
     ...(options.sshTransport ? { ssh: { transport: options.sshTransport } } : {}),
-    ...(profiles === DEMO_HOSTS ? { proxy: { groups: DEMO_GROUPS }, budget: { monthlyUsd: DEMO_FLEET_BUDGET_USD } } : {}),
+    ...(profiles === DEMO_HOSTS ? { proxy: { groups: DEMO_GROUPS, capture: { enabled: true } }, budget: { monthlyUsd: DEMO_FLEET_BUDGET_USD } } : {}),
   };
   return {
     hosts,

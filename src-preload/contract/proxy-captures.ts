@@ -2,8 +2,8 @@ import { z } from 'zod';
 
 // Captured requests (config `proxy.capture`, opt-in): the bodies of failed (or
 // sampled) requests, capped and redacted, kept with their own retention. Lists
-// carry sizes only; a body leaves the core through `proxy.captures.show` or
-// `proxy.captures.export`, each an audit event.
+// carry sizes only; a body leaves the core through `proxy.showCapture` or
+// `proxy.exportCaptures`, each an audit event.
 
 /**
  * How a body was kept: `utf8` text; `compressed` (a Content-Encoding such as gzip: size only);
@@ -108,12 +108,12 @@ export const CaptureExportInputSchema = z
   .strict();
 
 export const proxyCapturesInvokeChannels = {
-  'proxy.captures.status': { input: z.object({}).strict(), output: CaptureStatusSchema },
-  'proxy.captures.list': { input: CaptureQuerySchema, output: z.object({ captures: z.array(CaptureSummarySchema) }).strict() },
+  'proxy.captureStatus': { input: z.object({}).strict(), output: CaptureStatusSchema },
+  'proxy.listCaptures': { input: CaptureQuerySchema, output: z.object({ captures: z.array(CaptureSummarySchema) }).strict() },
   /** One capture with its bodies; audited (proxy.capture.viewed). */
-  'proxy.captures.show': { input: z.object({ id: z.number().int().positive() }).strict(), output: CaptureDetailSchema },
+  'proxy.showCapture': { input: z.object({ id: z.number().int().positive() }).strict(), output: CaptureDetailSchema },
   /** Captures with their bodies as one JSON document; audited (proxy.capture.exported). */
-  'proxy.captures.export': {
+  'proxy.exportCaptures': {
     input: CaptureExportInputSchema,
     output: z.object({ exportedAt: z.number(), captures: z.array(CaptureDetailSchema) }).strict(),
   },

@@ -15,7 +15,7 @@
 // the load generator (from /proc): on a shared 2-core machine that is steadier than wall time.
 // Targets (PASS/MISS at the end): c=64 requests/s ≥ 90 % of bare's in the same round; c=1 added
 // (proxy minus direct) p50 ≤ 0.2 ms, p99 ≤ 1.0 ms.
-//   npx tsx test/bench/proxy-overhead.ts [--requests N] [--rounds N] [--targets direct,bare,proxy,nginx] [--tsx]
+//   npx tsx test/bench/proxy-overhead.ts [--requests N] [--rounds N] [--targets direct,bare,proxy,nginx] [--tsx] [--capture-failures]
 // Diagnostics: PROXY_BENCH_PROF=DIR (CPU profile of the proxy child, summarised at the end;
 // PROXY_BENCH_PROF_ROLE=proxy,bare profiles both and prints what the proxy spends beyond the
 // yardstick, function by function), PROXY_BENCH_NOLOG=1 (the proxy without its request
@@ -166,8 +166,11 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '3' },
       targets: { type: 'string', default: 'direct,bare,proxy,nginx' },
       tsx: { type: 'boolean', default: false },
+      // Captured requests on, for failures only (proxy.capture): the success path holds its taps and drops them.
+      'capture-failures': { type: 'boolean', default: false },
     },
   });
+  if (values['capture-failures']) process.env.PROXY_BENCH_CAPTURE = 'failures';
   const requests = Number(values.requests);
   const rounds = Number(values.rounds);
   const wanted = new Set(['direct', ...values.targets.split(',')]);

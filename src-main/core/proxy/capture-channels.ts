@@ -5,9 +5,9 @@ import type { Captures } from './captures.js';
 
 export function captureChannels(captures: Captures): HandlersFor<keyof typeof proxyCapturesInvokeChannels> {
   return {
-    'proxy.captures.status': () => captures.status(),
-    'proxy.captures.list': (query) => ({ captures: captures.list(query) }),
-    'proxy.captures.show': ({ id }, ctx) => captures.show(id, ctx.caller),
-    'proxy.captures.export': ({ ids, query }, ctx) => captures.export(ids ? { ids } : { query: query ?? { limit: 100 } }, ctx.caller),
+    'proxy.captureStatus': () => captures.status(),
+    'proxy.listCaptures': (query) => ({ captures: captures.list(query) }),
+    'proxy.showCapture': ({ id }, ctx) => captures.show(id, ctx.caller),
+    'proxy.exportCaptures': ({ ids, query }, ctx) => captures.export(ids ? { ids } : { query: query ?? { limit: 100 } }, ctx.caller),
   };
 }

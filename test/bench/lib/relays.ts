@@ -69,8 +69,11 @@ export async function runProxyRelay(o: ProxyRelayOptions): Promise<void> {
   const { token } = tokens.create('bench', 'interactive');
   // As the app wires it: token last-use stamped per flushed batch, a stats snapshot every second.
   const log = new RequestLog({ db: store.db, clock: systemClock, logger: silentLogger, onFlushed: (clients, at) => tokens.touch(clients, at) });
+  // PROXY_BENCH_CAPTURE=failures (--capture-failures): captured requests on for failures, as a config would set it.
+  const captures = process.env.PROXY_BENCH_CAPTURE ? await benchCaptures(config, store, o.dir) : null;
   const proxy = await ProxyServer.start({
     port: 0,
+    capture: captures?.recorder ?? null,
     settings: config.proxy,
     registry: ModelRegistry.fromConfig(config),
     tokens,
@@ -84,10 +87,21 @@ export async function runProxyRelay(o: ProxyRelayOptions): Promise<void> {
     clearInterval(tick);
     void proxy.close(100).then(() => {
       log.dispose();
+      void captures?.dispose();
       const rows = (store.db.prepare('SELECT COUNT(*) AS n FROM requests').get() as { n: number }).n;
       process.stderr.write(`proxy rows written: ${rows}, answered: ${proxy.answeredCount}\n`);
       store.close();
       process.exit(0);
     });
   });
+}
+
+/** The console's Captures over the bench's store, with `proxy.capture` on for failures only. */
+async function benchCaptures(config: import('../../../src-main/core/config/index.js').Config, store: import('../../../src-main/core/store/index.js').Store, dir: string) {
+  const { ConfigService } = await import('../../../src-main/core/config/index.js');
+  const { Captures } = await import('../../../src-main/core/proxy/index.js');
+  const { silentLogger, systemClock } = await import('../../../src-main/core/base/index.js');
+  const withCapture = { ...config, proxy: { ...config.proxy, capture: { ...config.proxy.capture, enabled: true, failures: true, sampleRate: 0 } } };
+  const service = new ConfigService({ path: join(dir, 'none.yaml'), home: dir, initial: withCapture });
+  return new Captures({ store, config: service, secrets: null, clock: systemClock, logger: silentLogger });
 }

@@ -6,6 +6,7 @@ import { AdvisorPanel } from '../advisor/AdvisorPanel.js';
 import { EndpointPanel } from './EndpointPanel.js';
 import { ModelsPanel } from './ModelsPanel.js';
 import { RequestsTable } from './RequestsTable.js';
+import { CapturesPanel } from './CapturesPanel.js';
 import { TokensPanel } from './TokensPanel.js';
 import { UpstreamTable } from './UpstreamTable.js';
 
@@ -30,6 +31,7 @@ export function ProxyView(): React.JSX.Element {
             <RequestsTable />
             <TokensPanel />
           </div>
+          <CapturesPanel />
         </>
       )}
     </section>
