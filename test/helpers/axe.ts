@@ -14,12 +14,13 @@ export interface AxeViolation {
   nodes: { target: string[] }[];
 }
 
-export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+/** `within`: a CSS selector to check only that part of the page (a panel under test); default the whole document. */
+export async function seriousViolations(page: Page, within?: string): Promise<AxeViolation[]> {
   await page.addScriptTag({ content: AXE });
-  const result = await page.evaluate(async () => {
+  const result = await page.evaluate(async (selector) => {
     const axe = (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
-    return axe.run((globalThis as unknown as { document: unknown }).document, { resultTypes: ['violations'] });
-  });
+    return axe.run(selector ?? (globalThis as unknown as { document: unknown }).document, { resultTypes: ['violations'] });
+  }, within ?? null);
   return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 

@@ -3,6 +3,7 @@
 // doing, and the recent requests.
 import { useAppStore } from '../../app/app-context.js';
 import { AdvisorPanel } from '../advisor/AdvisorPanel.js';
+import { ClientsPanel } from './ClientsPanel.js';
 import { EndpointPanel } from './EndpointPanel.js';
 import { ModelsPanel } from './ModelsPanel.js';
 import { RequestsTable } from './RequestsTable.js';
@@ -27,6 +28,7 @@ export function ProxyView(): React.JSX.Element {
           <ModelsPanel />
           <UpstreamTable />
           <AdvisorPanel />
+          <ClientsPanel />
           <div className="proxy-grid">
             <RequestsTable />
             <TokensPanel />
