@@ -24,7 +24,7 @@ import { VllmSimulator } from './vllm-simulator.js';
 
 export interface DemoServiceConfig {
   id: string;
-  kind: 'vllm' | 'llama-server';
+  kind: 'vllm' | 'llama-server' | 'sglang' | 'tei';
   remotePort: number;
   model: string;
   aliases: string[];
@@ -101,7 +101,7 @@ export interface StartedHost {
 }
 
 /** Clients at the top of a swell: enough to queue on the small L20 and on strix's two slots, a calm OCR and embedding load. */
-const TRAFFIC_CLIENTS: Record<string, number> = { qwen: 5, gemma: 6, ocr: 2, embed: 2, coder: 3 };
+const TRAFFIC_CLIENTS: Record<string, number> = { qwen: 5, gemma: 6, ocr: 2, embed: 2, coder: 3, sgl: 2, tei: 2 };
 
 type Simulator = VllmSimulator | LlamaSimulator;
 
@@ -319,7 +319,7 @@ function hostConfigOf(profile: HostProfile, sshPort: number, ctx: HostContext): 
     ...(profile.tags !== undefined ? { tags: { ...profile.tags } } : {}),
     services: profile.services.map((s) => ({
       id: s.id,
-      kind: s.engine,
+      kind: s.engine === 'vllm' ? (s.dialect ?? 'vllm') : s.engine,
       remotePort: s.remotePort,
       model: modelOf(s),
       aliases: [...s.aliases],

@@ -2,6 +2,8 @@
 // §4). Every figure here is a simulation input; durations are real-world
 // seconds before the fleet's timeScale divides them.
 
+import type { EngineDialect } from './engine-dialects.js';
+
 /** An AMD APU's memory as the amdgpu driver reports it: a small VRAM carve-out, the model in GTT (system RAM). */
 export interface ApuMemoryProfile {
   /** The DRM card the amdgpu driver registered (`card1` when simpledrm took card0). */
@@ -69,6 +71,8 @@ export interface VllmServiceProfile {
   prefillOverheadMs: number;
   kind: 'generate' | 'embed';
   embeddingDim?: number;
+  /** Serve the engine as an SGLang- or TEI-shaped server (engine-dialects.ts) instead of vLLM. */
+  dialect?: EngineDialect;
   memory: ServiceMemoryProfile;
   restartCommand: string;
   /** What the restart command prints (stdout, stderr). */
@@ -370,6 +374,67 @@ export const DEMO_HOSTS: readonly HostProfile[] = [
         ...systemdRestart('vllm-embed', 5, 30),
         ...SLEEP_TIMINGS,
         reloadWeightsSec: 2,
+      },
+      {
+        // An SGLang server (python -m sglang.launch_server --enable-metrics): its own /metrics names, no sleep endpoints.
+        engine: 'vllm',
+        dialect: 'sglang',
+        id: 'sgl',
+        servedModelName: 'Qwen2.5-3B-Instruct',
+        root: '/models/Qwen/Qwen2.5-3B-Instruct',
+        aliases: ['qwen-sgl'],
+        remotePort: 30000,
+        slots: 8,
+        maxModelLen: 32768,
+        blockSize: 1, // SGLang's KV pool is counted in tokens
+        numGpuBlocks: 120000,
+        gpuMemoryUtilization: 0.25,
+        gpuIndices: [2],
+        decodeTokPerSec: 60,
+        prefillTokPerSec: 9000,
+        prefillOverheadMs: 60,
+        kind: 'generate',
+        memory: {
+          weightsMiB: 6200,
+          kvCacheMiB: 4000,
+          overheadMiB: 600,
+          activationMiB: 400,
+          residueLevel1MiB: 0,
+          residueLevel2MiB: 0,
+        },
+        ...systemdRestart('sglang-qwen', 4, 40),
+        ...SLEEP_TIMINGS,
+      },
+      {
+        // text-embeddings-inference (ghcr.io/huggingface/text-embeddings-inference): /embed, /v1/embeddings, te_* metrics.
+        engine: 'vllm',
+        dialect: 'tei',
+        id: 'tei',
+        servedModelName: 'bge-small-en-v1.5',
+        root: '/models/BAAI/bge-small-en-v1.5',
+        aliases: ['embed-small'],
+        remotePort: 8090,
+        slots: 32,
+        maxModelLen: 512,
+        blockSize: 16,
+        numGpuBlocks: 2048,
+        gpuMemoryUtilization: 0.05,
+        gpuIndices: [2],
+        decodeTokPerSec: 0,
+        prefillTokPerSec: 40000,
+        prefillOverheadMs: 8,
+        kind: 'embed',
+        embeddingDim: 384,
+        memory: {
+          weightsMiB: 130,
+          kvCacheMiB: 200,
+          overheadMiB: 500,
+          activationMiB: 300,
+          residueLevel1MiB: 0,
+          residueLevel2MiB: 0,
+        },
+        ...systemdRestart('text-embeddings', 3, 10),
+        ...SLEEP_TIMINGS,
       },
     ],
   },

@@ -15,6 +15,7 @@ import { Engine, type EngineSnapshot } from './engine.js';
 import { DemoErrorCode } from './errors.js';
 import type { GpuShare, GpuShareSource } from './gpu-model.js';
 import { badRequest, errorBody, HttpError, notFound, readJson, sendEmpty, sendError, sendJson } from './http-util.js';
+import { serveDialect } from './engine-dialects.js';
 import { renderMetrics, type SleepState } from './metrics-text.js';
 import { handleChat, handleCompletion, handleEmbeddings, type ApiContext } from './openai-api.js';
 import type { VllmServiceProfile } from './profiles.js';
@@ -435,6 +436,7 @@ export class VllmSimulator implements GpuShareSource, Disposable {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const route = `${req.method ?? 'GET'} ${url.pathname}`;
+    if (this.profile.dialect) return serveDialect(this.profile.dialect, { profile: this.profile, engine: this.current, processStartMs: this.processStartMs }, this.apiContext(), req, res);
     switch (route) {
       case 'GET /health':
       case 'GET /ping':

@@ -87,7 +87,7 @@ export { readTeiMetrics, serviceReadingFromTei, parseTeiInfo, type TeiMetrics, t
 export { OpenAiHealthSource, type OpenAiHealthSourceOptions } from './openai-source.js';
 export { LiveTokenCounter, type LiveTotals } from './llama-live-tokens.js';
 export { NvidiaSmiSource, AmdGpuSource, type ExecSourceOptions, type AmdTool } from './gpu-sources.js';
-export { serviceReadingFromVllm, serviceReadingFromLlama } from './reading-from-metrics.js';
+export { serviceReadingFromVllm, serviceReadingFromLlama, serviceReadingFromFamilies } from './reading-from-metrics.js';
 export { ServiceDeriver, type ServiceFigures, type ServiceDeriverOptions } from './derive.js';
 export { gpuValues, serviceValues, staleServiceValues, costValues, hostValuesOf, causeOf, type HostValues, type HostReadings, type FleetReadings } from './host-values.js';
 export { SeriesStore, type SeriesStoreOptions } from './series-store.js';

@@ -47,9 +47,18 @@ describe('demo fleet files and config', () => {
       ['gemma', 8000, 'Gemma-3-27B-it'],
       ['ocr', 8001, 'olmOCR-2-7B'],
       ['embed', 8002, 'bge-m3'],
+      ['sgl', 30000, 'Qwen2.5-3B-Instruct'],
+      ['tei', 8090, 'bge-small-en-v1.5'],
     ]);
+    expect(tri.services.map((s) => s.kind)).toEqual(['vllm', 'vllm', 'vllm', 'sglang', 'tei']);
     for (const s of tri.services) expect(Object.keys(s).sort()).toEqual(['aliases', 'id', 'kind', 'logs', 'model', 'remotePort', 'restartCommand', 'slots']);
-    expect(tri.services.map((s) => s.logs)).toEqual([{ journal: 'vllm-gemma.service' }, { journal: 'vllm-ocr.service' }, { journal: 'vllm-embed.service' }]);
+    expect(tri.services.map((s) => s.logs)).toEqual([
+      { journal: 'vllm-gemma.service' },
+      { journal: 'vllm-ocr.service' },
+      { journal: 'vllm-embed.service' },
+      { journal: 'sglang-qwen.service' },
+      { journal: 'text-embeddings.service' },
+    ]);
     const strix = fleet.config.hosts[2]!;
     expect(strix).toEqual({
       label: 'strix',
@@ -80,6 +89,8 @@ describe('demo fleet files and config', () => {
       'tri-gpu/gemma:vllm:8',
       'tri-gpu/ocr:vllm:4',
       'tri-gpu/embed:vllm:16',
+      'tri-gpu/sgl:sglang:8',
+      'tri-gpu/tei:tei:32',
       'strix/coder:llama-server:2',
     ]);
   });
@@ -171,14 +182,15 @@ describe('demo SSH exec and forwarding', () => {
     client.end();
   });
 
-  it('lists compute apps per (process, GPU): gemma on GPU0+1 (TP2), ocr and embed on GPU2', async () => {
+  it('lists compute apps per (process, GPU): gemma on GPU0+1 (TP2), ocr, embed, sgl and tei on GPU2', async () => {
     const client = await connectSsh(fleet, fleet.host('tri-gpu'));
     const uuids = (await exec(client, 'nvidia-smi --query-gpu=uuid --format=csv,noheader')).stdout.trim().split('\n');
     const r = await exec(client, 'nvidia-smi --query-compute-apps=gpu_uuid,pid,process_name,used_memory --format=csv,noheader,nounits');
     const rows = r.stdout.trim().split('\n').map((l) => l.split(', '));
-    expect(rows.map((row) => uuids.indexOf(row[0]!))).toEqual([0, 1, 2, 2]);
-    expect(rows.map((row) => row[2])).toEqual(['VLLM::Worker_TP0', 'VLLM::Worker_TP1', 'VLLM::EngineCore', 'VLLM::EngineCore']);
-    expect(new Set(rows.map((row) => row[1])).size).toBe(4);
+    expect(rows.map((row) => uuids.indexOf(row[0]!))).toEqual([0, 1, 2, 2, 2, 2]);
+    // The demo's SGLang and TEI servers run the simulated vLLM engine: their processes carry its names.
+    expect(rows.map((row) => row[2])).toEqual(['VLLM::Worker_TP0', 'VLLM::Worker_TP1', 'VLLM::EngineCore', 'VLLM::EngineCore', 'VLLM::EngineCore', 'VLLM::EngineCore']);
+    expect(new Set(rows.map((row) => row[1])).size).toBe(6);
     const again = await exec(client, 'nvidia-smi --query-compute-apps=pid --format=csv,noheader');
     expect(again.stdout.trim().split('\n')).toEqual(rows.map((row) => row[1])); // pids are stable
     client.end();
@@ -205,7 +217,7 @@ describe('demo SSH exec and forwarding', () => {
     expect(r.code).toBe(0);
     const [gpus, apps] = r.stdout.split('__GPU_CONSOLE_COMPUTE_APPS__\n');
     expect(gpus!.trim().split('\n')).toHaveLength(3);
-    expect(apps!.trim().split('\n')).toHaveLength(4);
+    expect(apps!.trim().split('\n')).toHaveLength(6);
     client.end();
   });
 
@@ -240,7 +252,7 @@ describe('demo fleet lifetime', () => {
       const client = await connectSsh(a, a.host('l20-poc'));
       const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
       const sims = a.hosts.flatMap((h) =>
-        a.config.hosts.find((c) => c.label === h.label)!.services.map((s) => (s.kind === 'vllm' ? h.simulator(s.id) : h.llamaServer(s.id))),
+        a.config.hosts.find((c) => c.label === h.label)!.services.map((s) => (s.kind === 'llama-server' ? h.llamaServer(s.id) : h.simulator(s.id))),
       );
       await a.dispose();
       await a.dispose(); // idempotent

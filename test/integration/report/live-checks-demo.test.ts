@@ -7,6 +7,7 @@ import { systemClock } from '../../../src-main/core/base/index.js';
 import { ConfigSchema } from '../../../src-main/core/config/index.js';
 import { startDemoFleet, type DemoFleet } from '../../../src-main/demo/index.js';
 import { VLLM_VERSION } from '../../../src-main/demo/vllm-simulator.js';
+import { SGLANG_VERSION, TEI_VERSION } from '../../../src-main/demo/engine-dialects.js';
 import { FleetService } from '../../../src-main/core/fleet/index.js';
 import { runLiveChecks, type LiveCheckResult } from '../../../src-main/core/report/live-checks.js';
 import { waitForTick } from '../fleet/helpers/wait.js';
@@ -79,9 +80,11 @@ describe('live checks on the demo fleet', () => {
     expect(r.inventory.gpus.every((g) => g.name.includes('L40S') && g.memoryTotalMiB === 46068 && g.driverVersion === '570.133.20')).toBe(true);
     for (const s of r.inventory.services) {
       const sim = demo.host('tri-gpu').simulator(s.id);
-      expect(s.serverVersion).toBe(VLLM_VERSION);
+      // Each kind's own version endpoint: vLLM /version, SGLang /get_server_info, TEI /info.
+      expect(s.serverVersion).toBe(s.kind === 'sglang' ? SGLANG_VERSION : s.kind === 'tei' ? TEI_VERSION : VLLM_VERSION);
       expect(s.health).toBe('ok');
-      expect(s.servedModels).toEqual([{ id: s.model, maxContext: sim.profile.maxModelLen }]);
+      // TEI has no /v1/models.
+      expect(s.servedModels).toEqual(s.kind === 'tei' ? [] : [{ id: s.model, maxContext: sim.profile.maxModelLen }]);
       expect(s.config).toMatchObject({ id: s.id, remotePort: s.remotePort });
     }
   });

@@ -140,7 +140,7 @@ describe("the console's commands on the demo hosts", () => {
     expect(targets.map((t) => t.upstream).sort()).toEqual(config.hosts.flatMap((h) => h.services.map((s) => `${h.label}/${s.id}`)).sort());
     for (const t of targets) {
       const host = fleet.host(t.label);
-      const pidsOf = () => (t.kind === 'vllm' ? host.simulator(t.serviceId).state().pids : [host.llamaServer(t.serviceId).state().pid]);
+      const pidsOf = () => (t.kind !== 'llama-server' ? host.simulator(t.serviceId).state().pids : [host.llamaServer(t.serviceId).state().pid]);
       const before = pidsOf();
       const steps = driverFor(t).plan('restart', { sleepLevel: 0 }).filter((s) => s.kind === 'ssh');
       expect(steps.length, t.upstream).toBeGreaterThan(0);
@@ -262,7 +262,7 @@ describe("the console's log commands on the demo hosts", () => {
         expect(r.source.timestamps, `${h.label}/${s.id}`).toBe(true);
         expect(lines.every((l) => l.ts !== null && l.ts <= Date.now()), `${h.label}/${s.id}`).toBe(true);
         const text = lines.map((l) => l.text).join('\n');
-        expect(text, `${h.label}/${s.id}`).toMatch(s.kind === 'vllm' ? /vLLM API server version [\s\S]*Application startup complete\./ : /srv +load_model: loading model [\s\S]*main: server is listening on http:\/\/127\.0\.0\.1:8080/);
+        expect(text, `${h.label}/${s.id}`).toMatch(s.kind !== 'llama-server' ? /vLLM API server version [\s\S]*Application startup complete\./ : /srv +load_model: loading model [\s\S]*main: server is listening on http:\/\/127\.0\.0\.1:8080/);
       }
     }
     service.dispose();
