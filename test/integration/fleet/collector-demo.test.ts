@@ -36,7 +36,7 @@ const settled = (s: FleetSnapshot) =>
   );
 
 async function readOnce(read: Read): Promise<FleetSnapshot> {
-  const config = ConfigSchema.parse({ ...demo.config, hosts: demo.config.hosts.map((h) => ({ ...h, telemetry: { ...(h.telemetry ?? {}), read } })) });
+  const config = ConfigSchema.parse({ ...demo.config, hosts: demo.config.hosts.map((h) => ({ ...h, telemetry: { read } })) });
   const fleet = new FleetService({ config, pollIntervalMs: 250 });
   fleet.start();
   try {
