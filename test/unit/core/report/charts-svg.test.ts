@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EvidenceChart } from '../../../../src-preload/contract/index.js';
-import { chartSvg } from '../../../../src-main/core/report/charts-svg.js';
+import { chartSvg, niceTicks, timeTicks } from '../../../../src-main/core/report/charts-svg.js';
 import { sampleEvidence } from '../../../fixtures/report/evidence-sample.js';
 
 const chart = (id: string): EvidenceChart => sampleEvidence().charts.find((c) => c.id === id)!;
@@ -72,5 +72,28 @@ describe('chartSvg', () => {
     const svg = chartSvg(empty);
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg).toContain('No data in the window');
+  });
+
+  it('puts round ticks on the value axis and UTC ticks that fit on the time axis', () => {
+    expect(niceTicks(0, 1_447)).toEqual([0, 500, 1_000, 1_500]);
+    expect(niceTicks(0, 72.47)).toEqual([0, 20, 40, 60, 80]);
+    expect(niceTicks(-3, 7)).toEqual([-4, -2, 0, 2, 4, 6, 8]);
+    expect(niceTicks(0, 0)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
+    const week = timeTicks(Date.UTC(2026, 10, 28, 14), Date.UTC(2026, 11, 5, 14), 640);
+    expect(week.map((t) => t.label)).toEqual(['11-29', '11-30', '12-01', '12-02', '12-03', '12-04', '12-05']);
+    const hours = timeTicks(Date.UTC(2026, 11, 5, 8), Date.UTC(2026, 11, 5, 10), 640);
+    expect(hours[0]).toEqual({ at: Date.UTC(2026, 11, 5, 8), label: '08:00' });
+    expect(hours.length).toBeLessThanOrEqual(10);
+  });
+
+  it('places a point by its value: the highest value is drawn highest, and a series keeps its x order', () => {
+    const c = chart('tokps');
+    const svg = chartSvg({ ...c, series: [{ name: 's', values: c.x.map((_, i) => (i === 5 ? 100 : 10)) }] });
+    const [d] = linePaths(svg, '#2f5fb3').sort((a, b) => b.length - a.length);
+    const pts = [...d!.matchAll(/[ML]([\d.]+) ([\d.]+)/g)].map((m) => [Number(m[1]), Number(m[2])] as const);
+    expect(pts).toHaveLength(c.x.length);
+    const ys = pts.map((p) => p[1]);
+    expect(Math.min(...ys)).toBe(ys[5]);
+    for (let i = 1; i < pts.length; i++) expect(pts[i]![0]).toBeGreaterThan(pts[i - 1]![0]);
   });
 });
