@@ -196,6 +196,8 @@ export const RequestRowSchema = z
     bytesIn: z.number().int(),
     bytesOut: z.number().int(),
     replayed: z.boolean(),
+    /** The client's trace (its X-Request-Id, or its traceparent's trace-id); null: `id` is the trace. */
+    traceId: z.string().nullable(),
   })
   .strict();
 export type RequestRow = z.infer<typeof RequestRowSchema>;
@@ -209,6 +211,8 @@ export const RequestQuerySchema = z
     model: z.string().max(200).optional(),
     class: TrafficClassSchema.optional(),
     outcome: z.enum(['all', 'ok', 'error']).default('all'),
+    /** One trace: rows whose client trace id, or own id, is exactly this. */
+    trace: z.string().min(1).max(128).optional(),
   })
   .strict();
 export type RequestQuery = z.infer<typeof RequestQuerySchema>;

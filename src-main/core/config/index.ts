@@ -34,3 +34,4 @@ export { DEFAULT_HEALTH_PATH, healthPathOf } from './service-kind.js';
 export { DEFAULT_DISK_THRESHOLDS, diskMarginOf, diskThresholdsOf, diskThresholdText, type DiskMargin, type DiskThresholds } from './disk-margin.js';
 export { AlertsConfigSchema, HostAlertsConfigSchema, ALERT_WINDOW_MAX_MS, type AlertsConfig, type HostAlertsConfig, type DiskAlertConfig, type AlertRulesConfig, type ModelAlertRulesConfig } from './alerts-schema.js';
 export { aliasProblem, hostProblem, jumpHostProblem, parseJumpHop, pathProblem, unbracketHost, userProblem, HOST_RULE, USER_RULE, type JumpHop } from './ssh-grammar.js';
+export { type ModelShaping, type ModelsConfig } from './models-schema.js';

@@ -10,6 +10,7 @@ import { intRange, ListenPortSchema, PortSchema } from './number-fields.js';
 import { ProxyConfigSchema, ProxyUpstreamConfigSchema } from './proxy-schema.js';
 import { clientLimitIssues, pricedModels } from './clients-schema.js';
 import { HealthPathSchema, ServiceKindSchema, serviceKindIssues } from './service-kind.js';
+import { modelShapingIssues } from './models-schema.js';
 
 export { PortSchema } from './number-fields.js';
 export { ProxyConfigSchema, ProxyUpstreamConfigSchema } from './proxy-schema.js';
@@ -426,6 +427,7 @@ function crossFieldIssues(config: Config): { path: Path; message: string }[] {
   });
   issues.push(...groupIssues(config, new Set(names.keys())));
   issues.push(...clientLimitIssues(config.proxy.clients, new Map([...names].map(([k, v]) => [k, v.model])), new Map(Object.entries(config.proxy.groups).map(([g, m]) => [g.toLowerCase(), m])), pricedModels(config)));
+  issues.push(...modelShapingIssues(config.proxy.models, new Map([...names].map(([k, v]) => [k, v.model]))));
   issues.push(...alertModelIssues(config.alerts, new Set(config.hosts.flatMap((h) => h.services.map((s) => s.model.toLowerCase())))));
   return issues;
 }

@@ -55,7 +55,10 @@ export type WireCode =
   | 'upstream_off_prem'
   | 'idempotency_conflict'
   | 'client_closed'
-  | 'internal_error';
+  | 'internal_error'
+  | 'invalid_request_id'
+  | 'invalid_traceparent'
+  | 'max_tokens_over_ceiling';
 
 /** OpenAI's `error.type` for each HTTP status family, so SDKs classify our errors as they do OpenAI's. */
 export function errorType(status: number): string {

@@ -82,6 +82,13 @@ export class Exchange {
   finished = false;
   /** Set when the client went away before its answer was complete. */
   clientGone = false;
+  /** The client's trace: its X-Request-Id, else its traceparent's trace-id; null: ours (`id`) is the trace. */
+  traceId: string | null = null;
+  /** The client's W3C traceparent (and tracestate), forwarded upstream and returned as sent. */
+  traceparent: string | null = null;
+  tracestate: string | null = null;
+  /** What proxy.models did to max_tokens (`default 512`, `clamped 39868→4096`), for x-gpu-console-max-tokens. */
+  maxTokensNote: string | null = null;
   /** Cancels whatever the request waits on (queue, idempotent twin, upstream). */
   abort: ((why: 'client' | 'drain') => void) | null = null;
   /** Sees the request body go by when captured requests are on (capture-tap.ts); null otherwise. */
@@ -117,6 +124,7 @@ export class Exchange {
       bytesIn: this.bytesIn,
       bytesOut: this.bytesOut,
       replayed: this.replayed,
+      traceId: this.traceId,
     };
   }
 }
@@ -127,7 +135,10 @@ function round1(x: number): number {
 
 /** Headers every answer carries. */
 export function baseHeaders(ex: Exchange, extra: Record<string, string | number> = {}): Record<string, string | number> {
-  const h: Record<string, string | number> = { 'x-request-id': ex.id, 'x-queue-ms': Math.round(ex.queueMs), ...extra };
+  // x-request-id is the trace the client follows (its own when it sent one); ours names the row.
+  const h: Record<string, string | number> = { 'x-request-id': ex.traceId ?? ex.id, 'x-gpu-console-request-id': ex.id, 'x-queue-ms': Math.round(ex.queueMs), ...extra };
+  if (ex.traceparent !== null) h['traceparent'] = ex.traceparent;
+  if (ex.maxTokensNote !== null) h['x-gpu-console-max-tokens'] = ex.maxTokensNote;
   if (ex.upstream !== null && h['x-upstream'] === undefined) h['x-upstream'] = ex.upstream;
   if (ex.holdReason !== null) {
     h['x-hold-ms'] = Math.round(ex.heldMs);

@@ -90,6 +90,12 @@ export class FleetResolver implements UpstreamResolver {
     this.wanted.dispose();
   }
 
+  /** From the telemetry's last good reading (its /v1/models or /props), not a poll of its own. */
+  contextLength(spec: UpstreamSpec): number | null {
+    const len = this.services.get(spec.key)?.reading?.maxModelLen ?? null;
+    return len !== null && Number.isFinite(len) && len > 0 ? Math.trunc(len) : null;
+  }
+
   resolve(spec: UpstreamSpec): UpstreamAvailability {
     const host = this.hosts.get(spec.label);
     if (host && host.session.state !== 'connected') return this.hostDown(host, spec);

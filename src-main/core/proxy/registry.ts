@@ -33,6 +33,8 @@ export interface ModelEntry {
   replicas: string[];
   /** A group alias: the models it tries, in order. */
   fallback?: string[];
+  /** The context length its servers report (the smallest over its replicas); absent when unknown. */
+  max_model_len?: number;
 }
 
 /**

@@ -12,7 +12,8 @@ import { type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { StorageHealthTracker } from '../store/index.js';
 import type { TrafficClass } from './classes.js';
 
-export type RequestRecord = Omit<RequestRow, 'seq'>;
+/** A row before it is written; `traceId` absent reads as none (writers from before traces). */
+export type RequestRecord = Omit<RequestRow, 'seq' | 'traceId'> & { traceId?: string | null };
 
 export interface RequestLogOptions {
   db: Database.Database;
@@ -52,6 +53,7 @@ const RECOUNT_MS = 600_000;
  * holds only the rows that can match.
  */
 function requestIndex(q: RequestQuery): string | null {
+  if (q.trace !== undefined) return null;
   if (q.outcome === 'error') return q.model ? 'requests_errors_model' : 'requests_errors';
   if (q.model) return q.class ? 'requests_model_class' : 'requests_model';
   return q.class ? 'requests_class' : null;
@@ -72,6 +74,11 @@ export function requestQuerySql(q: RequestQuery): { sql: string; params: Record<
   if (q.class) {
     where.push('class = @class');
     params['class'] = q.class;
+  }
+  if (q.trace !== undefined) {
+    // A trace is the client's id (requests_trace) or, for a request that sent none, our own row id (UNIQUE).
+    where.push('seq IN (SELECT seq FROM requests WHERE trace_id = @trace UNION ALL SELECT seq FROM requests WHERE id = @trace)');
+    params['trace'] = q.trace;
   }
   if (q.outcome === 'ok') where.push('status < 400');
   // Exactly the partial indexes' condition, so SQLite may use them.
@@ -103,6 +110,7 @@ interface DbRow {
   bytes_in: number;
   bytes_out: number;
   replayed: number;
+  trace_id: string | null;
 }
 
 export class RequestLog implements Disposable {
@@ -134,15 +142,15 @@ export class RequestLog implements Disposable {
     this.batchSize = options.batchSize ?? 512;
     this.insert = db.prepare(
       `INSERT INTO requests (id, ts, client, class, endpoint, model, upstream, stream, status, error_code, queue_ms, ttft_ms,
-         total_ms, tokens_in, tokens_out, bytes_in, bytes_out, replayed)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         total_ms, tokens_in, tokens_out, bytes_in, bytes_out, replayed, trace_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     // Positional parameters: no per-row object copy, and cheaper binding than named ones.
     this.writeBatch = db.transaction((rows: RequestRecord[]) => {
       const insert = this.insert;
       for (const r of rows) {
         insert.run(r.id, r.ts, r.client, r.class, r.endpoint, r.model, r.upstream, r.stream ? 1 : 0, r.status, r.errorCode, r.queueMs,
-          r.ttftMs, r.totalMs, r.tokensIn, r.tokensOut, r.bytesIn, r.bytesOut, r.replayed ? 1 : 0);
+          r.ttftMs, r.totalMs, r.tokensIn, r.tokensOut, r.bytesIn, r.bytesOut, r.replayed ? 1 : 0, r.traceId ?? null);
       }
     });
     this.timer = options.clock.setInterval(() => this.flush(), options.flushIntervalMs ?? 250);
@@ -320,6 +328,7 @@ export class RequestLog implements Disposable {
       bytesIn: r.bytes_in,
       bytesOut: r.bytes_out,
       replayed: r.replayed === 1,
+      traceId: r.trace_id,
     }));
   }
 

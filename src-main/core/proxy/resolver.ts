@@ -52,6 +52,8 @@ export interface UpstreamResolver {
    * on request (a standing approval covers it): starts one wake, however many wait.
    */
   requestWake?(spec: UpstreamSpec): void;
+  /** The context length the server last reported (vLLM max_model_len, llama-server n_ctx); null when unknown. */
+  contextLength?(spec: UpstreamSpec): number | null;
   /** Subscribes to "the fleet's state changed" (each tick), so held requests re-check at once. */
   onDidChange?(listener: () => void): { dispose(): unknown };
 }

@@ -26,6 +26,7 @@ import type { UpstreamResolver } from './resolver.js';
 import { admit } from './stages/admit.js';
 import { authorize } from './stages/auth.js';
 import { readJsonBody } from './stages/body.js';
+import { readTrace } from './stages/trace.js';
 import { DispatchStage } from './stages/dispatch.js';
 import { guardHost } from './stages/host.js';
 import { beginIdempotent, failedAnswer, type CompleteIdempotent } from './stages/idempotency.js';
@@ -381,6 +382,8 @@ export class ProxyServer implements Disposable {
     const { endpoint, path, modelId } = matched.value;
     const host = guardHost(req, this.port);
     if (!host.ok) return stop(ex, host.error);
+    const trace = readTrace(ex, req.headers);
+    if (!trace.ok) return stop(ex, trace.error);
     if (this.env.closing) return stop(ex, shuttingDownError());
     if (endpoint === 'health') return sendJson(ex, 200, { status: 'ok', upstreams: this.registry.upstreams.length });
     if (endpoint === 'metrics') {
@@ -394,14 +397,14 @@ export class ProxyServer implements Disposable {
     const cls = authorize(ex, req.headers, this.env.settings.anonymousLoopback, this.options.tokens);
     if (!cls.ok) return stop(ex, cls.error);
     if (endpoint === 'models') {
-      const view = modelsView(ex, this.registry, modelId, this.clock.now());
+      const view = modelsView(ex, this.registry, modelId, this.clock.now(), this.options.resolver);
       return view.ok ? sendJson(ex, 200, view.value) : stop(ex, view.error);
     }
     if (endpoint === 'queue') return sendJson(ex, 200, queueView(this.registry, this.pools));
 
     const body = await readJsonBody(ex, req, this.env);
     if (!body.ok) return stop(ex, body.error);
-    const model = lookupPlacement(ex, body.value, this.registry);
+    const model = lookupPlacement(ex, body.value, this.registry, endpoint, this.env.settings);
     if (!model.ok) return stop(ex, model.error);
     const chooser = this.chooser;
     // Ready now (the usual case) without a promise; else wait or refuse as chooseUpstream decides.
@@ -423,14 +426,15 @@ export class ProxyServer implements Disposable {
     try {
       for (;;) {
         const { spec } = target;
-        const out = upstreamBody(ex, endpoint, body.value, spec);
+        const out = upstreamBody(ex, endpoint, body.value, spec, this.env.settings);
+        if (!out.ok) return stop(ex, out.error);
         const lease = await admit(ex, target, cls.value, req.headers, this.stats.get(spec.key)![cls.value], this.env);
         if (!lease.ok) return stop(ex, lease.error);
         // Counted as routed only now: an idempotent twin or a refusal never reached the replica.
         this.router.count(spec.key);
         // A failure before the first byte may go elsewhere only while another replica (or model) is left.
         const mayFailover = model.value.replicas.length > 1 || model.value.replicas[0]!.some((r) => r.key !== spec.key && !tried?.has(r.key));
-        const sent = await this.dispatchStage.dispatch(ex, target, lease.value, out, path, complete !== null, mayFailover);
+        const sent = await this.dispatchStage.dispatch(ex, target, lease.value, out.value, path, complete !== null, mayFailover);
         if (sent.kind === 'served') {
           this.router.markHealthy(spec.key);
           captured = sent.captured;

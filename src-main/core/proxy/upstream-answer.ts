@@ -82,3 +82,44 @@ export function errorFrame(status: number, body: string): WireError {
   }
   return wire(status >= 400 ? status : 502, status === 429 ? 'queue_full' : 'upstream_unreachable', message);
 }
+
+/** Which of the request's upstream timeouts fired. */
+export type TimeoutKind = 'headers' | 'idle' | 'total';
+
+/** The config field each timeout came from (`proxy.models.qwen.timeouts.idleMs`, `proxy.upstreamIdleTimeoutMs`). */
+export interface TimeoutFrom {
+  headers: string;
+  idle: string;
+  total: string;
+}
+
+/** undici's timeout codes as the request's timeouts; null for any other failure. */
+export function timeoutKind(err: Error): TimeoutKind | null {
+  const code = (err as { code?: string }).code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return 'headers';
+  if (code === 'UND_ERR_BODY_TIMEOUT') return 'idle';
+  return null;
+}
+
+const TIMEOUT_WORDS: Record<TimeoutKind, string> = {
+  headers: 'sent no response head within',
+  idle: 'sent nothing for',
+  total: 'did not finish within',
+};
+
+/** 504 upstream_timeout naming the timeout that fired, its value and where it is set. */
+export function timeoutError(kind: TimeoutKind, t: { headersTimeoutMs: number; idleTimeoutMs: number; totalTimeoutMs?: number | null; timeoutFrom?: TimeoutFrom }): WireError {
+  const ms = kind === 'headers' ? t.headersTimeoutMs : kind === 'idle' ? t.idleTimeoutMs : (t.totalTimeoutMs ?? 0);
+  const from = t.timeoutFrom?.[kind] ?? `${kind} timeout`;
+  return wire(504, 'upstream_timeout', `the upstream ${TIMEOUT_WORDS[kind]} ${ms} ms (${kind} timeout, ${from})`, {
+    retryAfterS: 1,
+    extra: { timeout: kind, timeout_ms: ms },
+  });
+}
+
+/** The request's trace, as the upstream gets it: X-Request-Id always (the client's or ours), traceparent and tracestate as the client sent them. */
+export function traceHeaders(ex: Exchange, headers: Record<string, string>): void {
+  headers['x-request-id'] = ex.traceId ?? ex.id;
+  if (ex.traceparent !== null) headers['traceparent'] = ex.traceparent;
+  if (ex.tracestate !== null) headers['tracestate'] = ex.tracestate;
+}

@@ -15,7 +15,7 @@ import { writeError, wire, type Exchange } from './exchange.js';
 import type { WireError } from './errors.js';
 import { SseRelay, usageFromBody, type Usage } from './sse.js';
 import { MAX_STORED_BYTES } from './idempotency.js';
-import { answerHead, errorFrame, header, parseRetryAfterS, tunnelError } from './upstream-answer.js';
+import { answerHead, errorFrame, header, parseRetryAfterS, timeoutError, timeoutKind, traceHeaders, tunnelError, type TimeoutFrom } from './upstream-answer.js';
 import { HANDOVER_TRIES, HANDOVER_WAIT_MS, isSocketHandover } from './tunnel-handover.js';
 
 export interface ForwardRequest {
@@ -30,6 +30,10 @@ export interface ForwardRequest {
   apiKey: string | null;
   headersTimeoutMs: number;
   idleTimeoutMs: number;
+  /** The whole exchange, from the send to the last byte; none when absent (proxy.models.<m>.timeouts.totalMs). */
+  totalTimeoutMs?: number | null;
+  /** The config field each timeout came from, named in the error when it fires. */
+  timeoutFrom?: TimeoutFrom;
   /** The proxy added include_usage: take the usage chunk out again. */
   stripUsage: boolean;
   monotonic: () => number;
@@ -126,6 +130,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   /** Sends again while the tunnel's socket changes hands, and the pause before the next one. */
   private handovers = 0;
   private handoverTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The total deadline's timer, and whether it fired (the abort it causes is then a timeout). */
+  private deadline: ReturnType<typeof setTimeout> | null = null;
+  private deadlineFired = false;
   /** The retry's own connection, closed when the request ends. */
   private fresh: Dispatcher | null = null;
   private refusal: TunnelRefusal | null = null;
@@ -149,6 +156,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     return new Promise<ForwardResult>((resolve) => {
       this.resolve = resolve;
       this.ex.abort = (why) => this.abort(why);
+      const total = this.req.totalTimeoutMs;
+      if (total != null) this.deadline = setTimeout(() => this.onDeadline(), total);
       this.send(this.req.dispatcher, false);
     });
   }
@@ -228,6 +237,10 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    if (this.deadlineFired) {
+      this.failOn(err);
+      return;
+    }
     if (this.abortedBy) {
       this.finish(false, this.abortedBy);
       return;
@@ -261,6 +274,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       accept: 'application/json, text/event-stream',
     };
     if (req.apiKey) headers['authorization'] = `Bearer ${req.apiKey}`;
+    traceHeaders(this.ex, headers);
     try {
       dispatcher.dispatch(
         {
@@ -368,12 +382,29 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     else if (this.fresh) fireAndForget(this.fresh.destroy(reason), this.logger, 'cutting the retry connection');
   }
 
+  /** The total deadline passed: the upstream request is cut and answered as a timeout naming it. */
+  private onDeadline(): void {
+    this.deadline = null;
+    if (this.abortedBy || this.phase === 'done' || this.phase === 'failed') return;
+    this.deadlineFired = true;
+    const reason = Object.assign(new Error('the total deadline passed'), { code: 'GPU_CONSOLE_TOTAL_TIMEOUT' });
+    if (this.controller) {
+      this.controller.abort(reason);
+      return;
+    }
+    // Between attempts (a handover's pause, the retry connecting): nothing is in flight to abort.
+    if (this.handoverTimer) clearTimeout(this.handoverTimer);
+    this.handoverTimer = null;
+    if (this.fresh) fireAndForget(this.fresh.destroy(reason), this.logger, 'cutting the retry connection');
+    this.failOn(reason);
+  }
+
   /** The upstream failed (not a client abort, not the retry): answer what the client can still be told, or hand it back. */
   private failOn(err: Error): void {
     const { ex, res } = this;
-    const code = (err as { code?: string }).code ?? '';
-    const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+    const timeout = this.deadlineFired ? 'total' : timeoutKind(err);
     const phase = this.phase;
+    const timedOut = timeout === null ? null : timeoutError(timeout, this.req);
     // A held stream head, or SSE keep-alives of our own, mean the client has seen nothing of the upstream yet.
     if (this.req.deferEarly && !this.relayed && !timeout && (phase === 'sent' || phase === 'refusal' || phase === 'held' || (ex.committed && this.mode === 'sse'))) {
       this.heldHead = null;
@@ -384,7 +415,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     if (phase === 'held') {
       // The stream's head was held and nothing followed it: nothing is out yet, so a plain error answer.
       this.heldHead = null;
-      writeError(ex, timeout ? wire(504, 'upstream_timeout', `the upstream did not answer in time (${code})`, { retryAfterS: 1 }) : wire(502, 'upstream_reset', `the upstream broke off its answer: ${err.message}`, { retryAfterS: 1 }));
+      writeError(ex, timedOut ?? wire(502, 'upstream_reset', `the upstream broke off its answer: ${err.message}`, { retryAfterS: 1 }));
       this.finish(false, 'upstream');
       return;
     }
@@ -392,16 +423,15 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
       if (phase === 'sent' || ex.committed) {
         writeError(
           ex,
-          timeout
-            ? wire(504, 'upstream_timeout', `the upstream did not answer in time (${code})`, { retryAfterS: 1 })
-            : phase === 'sent'
+          timedOut ??
+            (phase === 'sent'
               ? wire(502, 'upstream_unreachable', `the upstream could not be reached: ${err.message}`, { retryAfterS: 1 })
-              : wire(502, 'upstream_reset', `the upstream broke off its answer: ${err.message}`),
+              : wire(502, 'upstream_reset', `the upstream broke off its answer: ${err.message}`)),
         );
       }
     } else if (this.mode === 'sse' && !res.writableEnded) {
       // Mid-stream: the client has seen chunks; end with an error frame so it knows the answer is incomplete.
-      writeError(ex, wire(502, 'upstream_reset', `the upstream broke off the stream: ${err.message}`));
+      writeError(ex, wire(502, 'upstream_reset', timedOut ? `the stream was cut: ${timedOut.message}` : `the upstream broke off the stream: ${err.message}`, timedOut?.extra ? { extra: timedOut.extra } : {}));
     } else {
       ex.status = 502;
       ex.errorCode = 'upstream_reset';
@@ -421,6 +451,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     if (this.phase === 'done' || this.phase === 'failed') return;
     this.phase = completed ? 'done' : 'failed';
     this.ex.abort = null;
+    if (this.deadline) clearTimeout(this.deadline);
     if (this.fresh) fireAndForget(completed ? this.fresh.close() : this.fresh.destroy(), this.logger, 'closing the retry connection');
     const copy = this.req.capture && this.capturedBytes <= MAX_STORED_BYTES && completed ? { status: this.status, headers: this.captureHeaders, body: Buffer.concat(this.captured) } : null;
     this.resolve!({ completed, failure, usage: this.usage, captured: copy, retried: this.retried, early });

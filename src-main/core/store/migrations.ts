@@ -10,6 +10,7 @@
 // (requests, samples, actions, bench_runs, bench_requests, reports) go here.
 
 import { CLIENT_LIMITS_MIGRATION } from './migrations-client-limits.js';
+import { TRACES_MIGRATION } from './migrations-traces.js';
 import { CAPTURES_MIGRATION } from './migrations-captures.js';
 
 export interface Migration {
@@ -390,6 +391,7 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   CLIENT_LIMITS_MIGRATION,
+  TRACES_MIGRATION,
   CAPTURES_MIGRATION,
 ];
 

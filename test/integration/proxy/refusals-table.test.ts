@@ -4,7 +4,8 @@ import { connect } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOffPremCounter, type OffPremCounter } from '../../../src-main/core/base/index.js';
-import type { WireCode } from '../../../src-main/core/proxy/index.js';
+import type { ClientSpend, WireCode } from '../../../src-main/core/proxy/index.js';
+import { DEFAULT_TOKEN_LIMITS } from '../../../src-preload/contract/index.js';
 import { fakeFleet, type FakeFleet, type FakeFleetOptions } from './fake-fleet.js';
 import { rawHttp, startStub, startStubProxy, type StubHandler, type StubProxy } from './helpers.js';
 import { until } from '../../helpers/until.js';
@@ -18,7 +19,7 @@ import { until } from '../../helpers/until.js';
 // Record<WireCode, Row>` makes a new code without a row a type error, and the
 // first test makes it a test failure as well (vitest does not typecheck).
 
-type OpenAiType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'rate_limit_error' | 'server_error';
+type OpenAiType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'rate_limit_error' | 'insufficient_quota' | 'server_error';
 
 /** One answer as the client got it: headers lower-cased, one value each. */
 interface Answer {
@@ -106,12 +107,12 @@ interface Env {
 type ProxySettings = Parameters<typeof startStubProxy>[1];
 
 /** A stub upstream `h/s` serving model M (slots 4 unless told), the real proxy in front; with `fleet`, a FleetResolver over a fake fleet. */
-async function env(o: { handler?: StubHandler; proxy?: ProxySettings; slots?: number; url?: string; fleet?: Omit<FakeFleetOptions, 'url'>; offPrem?: OffPremCounter } = {}): Promise<Env> {
+async function env(o: { handler?: StubHandler; proxy?: ProxySettings; slots?: number; url?: string; fleet?: Omit<FakeFleetOptions, 'url'>; offPrem?: OffPremCounter; spend?: ClientSpend } = {}): Promise<Env> {
   const stub = await startStub(o.handler ?? answerOk);
   cleanups.push(() => stub.close());
   const url = o.url ?? stub.url;
   const fleet = o.fleet ? fakeFleet({ url, ...o.fleet }) : null;
-  const p = await startStubProxy([{ label: 'h', id: 's', model: 'M', url, slots: o.slots ?? 4 }], o.proxy ?? {}, fleet?.resolver, o.offPrem ? { offPrem: o.offPrem } : {});
+  const p = await startStubProxy([{ label: 'h', id: 's', model: 'M', url, slots: o.slots ?? 4 }], o.proxy ?? {}, fleet?.resolver, { ...(o.offPrem ? { offPrem: o.offPrem } : {}), ...(o.spend ? { spend: o.spend } : {}) });
   cleanups.push(() => p.close());
   return { p, token: p.token('t', 'interactive'), fleet };
 }
@@ -711,6 +712,36 @@ const TABLE = {
       },
     ],
   },
+  invalid_request_id: {
+    wire: 'json',
+    status: 400,
+    type: 'invalid_request_error',
+    cases: [
+      { name: 'an X-Request-Id of 10 kB', run: async () => send(await env(), { headers: { 'x-request-id': 'a'.repeat(10_240) } }), also: (_a, error) => expect(error.param).toBe('x-request-id') },
+      { name: 'an X-Request-Id with a tab', run: async () => send(await env(), { headers: { 'x-request-id': 'a\tb' } }) },
+    ],
+  },
+  invalid_traceparent: {
+    wire: 'json',
+    status: 400,
+    type: 'invalid_request_error',
+    cases: [{ name: 'a traceparent with an all-zero trace-id', run: async () => send(await env(), { headers: { traceparent: `00-${'0'.repeat(32)}-${'1'.repeat(16)}-01` } }) }],
+  },
+  max_tokens_over_ceiling: {
+    wire: 'json',
+    status: 400,
+    type: 'invalid_request_error',
+    cases: [
+      {
+        name: 'max_tokens above the model\'s ceiling, with overCeiling: refuse',
+        run: async () => send(await env({ proxy: { models: { M: { maxTokens: { ceiling: 64, overCeiling: 'refuse' } } } } }), { body: JSON.stringify({ model: 'M', messages: MSG, max_tokens: 65 }) }),
+        also: (_a, error) => {
+          expect(error.param).toBe('max_tokens');
+          expect(error['ceiling']).toBe(64);
+        },
+      },
+    ],
+  },
   client_closed: {
     wire: 'never',
     reason: 'the client is gone, so nothing can be sent; the request is recorded as 499 client_closed',
@@ -726,6 +757,107 @@ const TABLE = {
       await until(() => e.p.rows() === 1, { what: 'the request row', timeoutMs: 5_000, intervalMs: 5 });
       expect(lastRow(e.p)).toEqual({ status: 499, error_code: 'client_closed' });
     },
+  },
+  // per-client limits (client-limits.ts), on tokens made with them in the repository
+  model_not_allowed: {
+    wire: 'json',
+    status: 403,
+    type: 'permission_error',
+    cases: [
+      {
+        name: 'a token allowed only another model asking for M',
+        run: async () => {
+          const e = await env();
+          const token = e.p.tokens.create('only-other', 'interactive', { ...DEFAULT_TOKEN_LIMITS, models: ['other'] }).token;
+          return send(e, { token });
+        },
+        also: (a, error) => {
+          noRetryHint(a);
+          expect(error).toMatchObject({ param: 'model', model: 'M', token: 'only-other', allowed: ['other'] });
+        },
+      },
+    ],
+  },
+  rate_limit_rpm: {
+    wire: 'json',
+    status: 429,
+    type: 'rate_limit_error',
+    cases: [
+      {
+        name: 'a token of 1 request a minute sending its second (the bucket refills in 60 s)',
+        run: async () => {
+          const e = await env();
+          const token = e.p.tokens.create('one-a-minute', 'interactive', { ...DEFAULT_TOKEN_LIMITS, rpm: 1 }).token;
+          expect((await send(e, { token })).status).toBe(200);
+          return send(e, { token });
+        },
+        retryAfterS: [59, 60],
+        also: (a, error) => {
+          expect(error).toMatchObject({ limit: 'rpm', limit_value: 1, token: 'one-a-minute' });
+          expect(a.headers['x-ratelimit-limit-requests']).toBe('1');
+        },
+      },
+    ],
+  },
+  rate_limit_tpm: {
+    wire: 'json',
+    status: 429,
+    type: 'rate_limit_error',
+    cases: [
+      {
+        name: 'a token of 10 tokens a minute: the first request takes the bucket (reserved about 15, settled at the 2 used), the second waits',
+        run: async () => {
+          const e = await env();
+          const token = e.p.tokens.create('ten-tokens', 'interactive', { ...DEFAULT_TOKEN_LIMITS, tpm: 10 }).token;
+          expect((await send(e, { token })).status).toBe(200);
+          return send(e, { token });
+        },
+        // 2 used of 10: 8 left, the next needs a full 10 (its estimate is over a minute's allowance): 2 × 6 s.
+        retryAfterS: [12, 12],
+        also: (_a, error) => expect(error).toMatchObject({ limit: 'tpm', limit_value: 10, token: 'ten-tokens' }),
+      },
+    ],
+  },
+  token_expired: {
+    wire: 'json',
+    status: 401,
+    type: 'authentication_error',
+    cases: [
+      {
+        name: 'a token whose expiry has passed',
+        run: async () => {
+          const e = await env();
+          const token = e.p.tokens.create('expired', 'interactive', { ...DEFAULT_TOKEN_LIMITS, expiresAt: Date.now() - 1 }).token;
+          const a = await send(e, { token });
+          // Refused, and still the token's row: per-client refusals count against the client.
+          expect(lastRow(e.p)).toEqual({ status: 401, error_code: 'token_expired' });
+          return a;
+        },
+        also: (a, error) => {
+          noRetryHint(a);
+          expect(String(error['expired_at'])).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+        },
+      },
+    ],
+  },
+  budget_exhausted: {
+    wire: 'json',
+    status: 402,
+    type: 'insufficient_quota',
+    cases: [
+      {
+        name: 'a token whose month spend ($12) reached its $10 budget, budgetAction refuse',
+        run: async () => {
+          const e = await env({ spend: { spentUsd: () => 12 } });
+          const token = e.p.tokens.create('spent', 'interactive', { ...DEFAULT_TOKEN_LIMITS, budgetUsd: 10 }).token;
+          return send(e, { token });
+        },
+        also: (a, error) => {
+          noRetryHint(a);
+          expect(error).toMatchObject({ token: 'spent', budget_usd: 10, spent_usd: 12 });
+        },
+      },
+    ],
   },
   internal_error: {
     wire: 'never',

@@ -35,7 +35,8 @@ const OWNERS: Readonly<Record<string, string>> = {
 const OWNER_PREFIXES: ReadonlyArray<readonly [string, string]> = [['telemetry_samples_${}', 'telemetry']];
 
 /** The migrations create (and once rebuilt) every table; that is the store's job, not a reach. */
-const MIGRATIONS = new Set(['src-main/core/store/migrations.ts', 'src-main/core/store/migrate.ts']);
+// migrations-<topic>.ts: one migration each, listed in migrations.ts.
+const MIGRATIONS = { has: (file: string) => /^src-main\/core\/store\/(migrate|migrations(-[a-z0-9-]+)?)\.ts$/.test(file) };
 
 const SQL = /\b(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|REPLACE)\b/;
 // A `${}` counts as part of the name only after an underscore (`telemetry_samples_${tier}`, not `requests${indexed}`).

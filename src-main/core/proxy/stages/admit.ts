@@ -48,10 +48,12 @@ export async function admit(
     );
   }
   const queueEvents = String(headers['x-queue-events'] ?? '').toLowerCase() === 'on';
+  // Each frame names the request's trace, so a client following several streams can tell them apart.
+  const trace = ex.traceId ?? ex.id;
   const timers: Disposable[] = [];
   let lastFrame = '';
   const frame = (force: boolean) => {
-    const data = JSON.stringify({ position: ticket.position(), eta_ms: ticket.etaMs(), reason: 'busy', upstream: spec.key });
+    const data = JSON.stringify({ position: ticket.position(), eta_ms: ticket.etaMs(), reason: 'busy', upstream: spec.key, request_id: trace });
     if (!force && data === lastFrame) return;
     lastFrame = data;
     sendSse(ex, `event: queue\ndata: ${data}\n\n`);
@@ -96,6 +98,6 @@ export async function admit(
   }
   ex.queueMs = mono() - now;
   st.recordWait(clock.now(), ex.queueMs);
-  if (queueEvents && ex.committed) sendSse(ex, `event: queue\ndata: ${JSON.stringify({ position: 0, eta_ms: 0, queue_ms: Math.round(ex.queueMs), upstream: spec.key })}\n\n`);
+  if (queueEvents && ex.committed) sendSse(ex, `event: queue\ndata: ${JSON.stringify({ position: 0, eta_ms: 0, queue_ms: Math.round(ex.queueMs), upstream: spec.key, request_id: trace })}\n\n`);
   return ok(lease);
 }

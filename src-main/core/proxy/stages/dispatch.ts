@@ -10,6 +10,7 @@ import { describeUrlTarget, fireAndForget, silentLogger, type Logger, type OnPre
 import { UpstreamClient } from '../../upstream/index.js';
 import { wire, type Exchange } from '../exchange.js';
 import { forward } from '../upstream-exchange.js';
+import { timeoutsFor } from '../shaping.js';
 import type { StoredAnswer } from '../idempotency.js';
 import { LiveList } from '../live-list.js';
 import type { Lease } from '../pool.js';
@@ -85,6 +86,7 @@ export class DispatchStage {
       }
       if (ex.clientGone) return DONE_OUTCOME;
       const { settings, mono } = this.env;
+      const timeouts = timeoutsFor(settings, spec);
       const result = await forward(ex, {
         dispatcher: client.dispatcher,
         freshConnection: () => client.openFreshConnection(),
@@ -92,8 +94,10 @@ export class DispatchStage {
         path: client.fullPath(path),
         body: out.body,
         apiKey,
-        headersTimeoutMs: settings.upstreamHeadersTimeoutMs,
-        idleTimeoutMs: settings.upstreamIdleTimeoutMs,
+        headersTimeoutMs: timeouts.headersMs,
+        idleTimeoutMs: timeouts.idleMs,
+        totalTimeoutMs: timeouts.totalMs,
+        timeoutFrom: timeouts.from,
         stripUsage: out.stripUsage,
         monotonic: mono,
         capture,

@@ -4,11 +4,21 @@ import { perClass } from '../classes.js';
 import { wire, type Exchange } from '../exchange.js';
 import type { PriorityPool } from '../pool.js';
 import type { ModelEntry, ModelRegistry } from '../registry.js';
+import type { UpstreamResolver } from '../resolver.js';
 import { fail, ok, type StageResult } from './stage.js';
 
-/** The model list, or the one model `modelId` names (by id or alias, any case; recorded on `ex`), or 404 model_not_found. */
-export function modelsView(ex: Exchange, registry: ModelRegistry, modelId: string | null, nowMs: number): StageResult<ModelEntry | { object: 'list'; data: ModelEntry[] }> {
-  const all = registry.models(Math.floor(nowMs / 1000));
+/**
+ * The model list, or the one model `modelId` names (by id or alias, any case; recorded on `ex`), or 404
+ * model_not_found. Each entry carries the context length its servers report, when the resolver knows it.
+ */
+export function modelsView(
+  ex: Exchange,
+  registry: ModelRegistry,
+  modelId: string | null,
+  nowMs: number,
+  resolver?: Pick<UpstreamResolver, 'contextLength'>,
+): StageResult<ModelEntry | { object: 'list'; data: ModelEntry[] }> {
+  const all = withContextLengths(registry, registry.models(Math.floor(nowMs / 1000)), resolver);
   if (modelId === null) return ok({ object: 'list', data: all });
   const one = all.find((m) => m.id.toLowerCase() === modelId.toLowerCase());
   if (!one) {
@@ -16,6 +26,25 @@ export function modelsView(ex: Exchange, registry: ModelRegistry, modelId: strin
   }
   ex.model = one.root;
   return ok(one);
+}
+
+/**
+ * `max_model_len` on each entry: the smallest any of its replicas reports (a prompt sized to it fits
+ * wherever the request goes); absent — never 0 — when a replica's is unknown.
+ */
+function withContextLengths(registry: ModelRegistry, entries: ModelEntry[], resolver: Pick<UpstreamResolver, 'contextLength'> | undefined): ModelEntry[] {
+  const lengthOf = resolver?.contextLength?.bind(resolver);
+  if (!lengthOf) return entries;
+  return entries.map((entry) => {
+    let min: number | null = null;
+    for (const key of entry.replicas) {
+      const spec = registry.get(key);
+      const len = spec ? lengthOf(spec) : null;
+      if (len === null) return entry;
+      min = min === null ? len : Math.min(min, len);
+    }
+    return min === null ? entry : { ...entry, max_model_len: min };
+  });
 }
 
 /** Slots, in-flight and queued requests per class, for every upstream. */

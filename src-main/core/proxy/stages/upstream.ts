@@ -8,12 +8,14 @@
 // on every stream).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Disposable } from '../../base/index.js';
+import type { ProxyConfig } from '../../config/index.js';
 import type { TrafficClass } from '../classes.js';
 import { wire, type Endpoint, type Exchange } from '../exchange.js';
 import type { PriorityPool } from '../pool.js';
 import type { ModelRegistry, ModelPlacement, UpstreamSpec } from '../registry.js';
 import type { HoldReason, UpstreamResolver } from '../resolver.js';
 import type { Choice, ReplicaRouter } from '../router.js';
+import { isWireError, shapeMaxTokens, shapingFor, withMembers } from '../shaping.js';
 import { withIncludeUsage } from '../sse.js';
 import type { JsonBody } from './body.js';
 import { holdLeftMs, worthHolding } from './hold-limit.js';
@@ -34,14 +36,22 @@ export interface ChooseContext {
   env: StageEnv;
 }
 
-/** Records the model and stream flag on `ex`; 404 model_not_found. */
-export function lookupPlacement(ex: Exchange, body: JsonBody, registry: ModelRegistry): StageResult<ModelPlacement> {
+/**
+ * Records the model and stream flag on `ex`; 404 model_not_found; 400 max_tokens_over_ceiling when
+ * the first model refuses what the body asks (now, before any hold or wake on its behalf).
+ */
+export function lookupPlacement(ex: Exchange, body: JsonBody, registry: ModelRegistry, endpoint?: Endpoint, settings?: ProxyConfig): StageResult<ModelPlacement> {
   const placement = registry.lookup(body.model);
   if (!placement) {
     return fail(wire(404, 'model_not_found', `The model \`${body.model.slice(0, 200)}\` does not exist. GET /v1/models lists the models served here.`, { param: 'model' }));
   }
   ex.model = placement.chain[0] ?? placement.name;
   ex.stream = body.json['stream'] === true;
+  const first = placement.replicas[0]?.[0];
+  if (endpoint !== undefined && settings !== undefined && first !== undefined) {
+    const shape = shapeMaxTokens(body.json, endpoint, first.model, shapingFor(settings, first));
+    if (isWireError(shape)) return fail(shape);
+  }
   return ok(placement);
 }
 
@@ -141,7 +151,7 @@ export async function chooseUpstream(
     if (!queueEvents || !ex.committed) return;
     const waited = mono() - start;
     const eta = Math.max(0, Math.round(recovery!.expectedMs - waited));
-    sendSse(ex, `event: queue\ndata: ${JSON.stringify({ position: 1, eta_ms: eta, reason: recovery!.reason, upstream: refused.spec.key })}\n\n`);
+    sendSse(ex, `event: queue\ndata: ${JSON.stringify({ position: 1, eta_ms: eta, reason: recovery!.reason, upstream: refused.spec.key, request_id: ex.traceId ?? ex.id })}\n\n`);
   };
   if (ex.stream) {
     if (queueEvents) {
@@ -229,32 +239,43 @@ export interface UpstreamBody {
 }
 
 /**
- * The body as the upstream gets it: unchanged when it names the served model and needs no usage
- * option; include_usage spliced into the bytes when that is the only change; else re-serialised.
+ * The body as the upstream gets it: unchanged when it names the served model, needs no usage option
+ * and no max_tokens shaping (proxy.models); members it lacks spliced into the bytes when that is the
+ * only change; else re-serialised. 400 max_tokens_over_ceiling when the model's rule is to refuse.
+ * Records what was done to max_tokens on `ex` (the answer's x-gpu-console-max-tokens).
  */
-export function upstreamBody(ex: Exchange, endpoint: Endpoint, body: JsonBody, spec: UpstreamSpec): UpstreamBody {
+export function upstreamBody(ex: Exchange, endpoint: Endpoint, body: JsonBody, spec: UpstreamSpec, settings: ProxyConfig): StageResult<UpstreamBody> {
   // body.json stays as the client sent it: a failover to another model builds its own body from it.
   const sent = body.json;
-  const changes: Record<string, unknown> = {};
+  const shape = shapeMaxTokens(sent, endpoint, spec.model, shapingFor(settings, spec));
+  if (isWireError(shape)) return fail(shape);
+  ex.maxTokensNote = shape.note;
+  const changes: Record<string, unknown> = shape.changed ? { ...shape.changed } : {};
+  let rewrite = shape.changed !== null;
+  // Members the body lacks (max_tokens, stream_options): spliced after its opening brace when nothing else changes.
+  let injectUsage = false;
   let stripUsage = false;
-  let rewrite = false;
   if (body.model !== spec.model) {
     changes['model'] = spec.model;
     rewrite = true;
   }
-  let injectUsage = false;
   if (ex.stream && endpoint !== 'embeddings') {
     const so = sent['stream_options'];
     const asks = typeof so === 'object' && so !== null && (so as Record<string, unknown>)['include_usage'] === true;
     if (!asks) {
       stripUsage = true;
-      if (so === undefined && !rewrite) injectUsage = true;
+      if (so === undefined) injectUsage = true;
       else {
         changes['stream_options'] = { ...(typeof so === 'object' && so !== null ? so : {}), include_usage: true };
         rewrite = true;
       }
     }
   }
-  if (rewrite) return { body: Buffer.from(JSON.stringify({ ...sent, ...changes })), stripUsage };
-  return { body: injectUsage ? withIncludeUsage(body.raw) : body.raw, stripUsage };
+  if (rewrite) {
+    const added = injectUsage ? { ...shape.added, stream_options: { include_usage: true } } : shape.added;
+    return ok({ body: Buffer.from(JSON.stringify({ ...sent, ...added, ...changes })), stripUsage });
+  }
+  if (shape.added === null) return ok({ body: injectUsage ? withIncludeUsage(body.raw) : body.raw, stripUsage });
+  const members = JSON.stringify(shape.added).slice(1, -1) + ',' + (injectUsage ? '"stream_options":{"include_usage":true},' : '');
+  return ok({ body: withMembers(body.raw, members), stripUsage });
 }

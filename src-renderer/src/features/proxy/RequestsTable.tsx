@@ -1,5 +1,7 @@
 // Recent requests from the store, newest first: filterable by model, class and
-// outcome; windowed (only the rows in view are rendered) so thousands stay cheap.
+// outcome, or found by a trace (the client's X-Request-Id or traceparent trace-id,
+// or our own request id); windowed (only the rows in view are rendered) so
+// thousands stay cheap.
 import { useEffect, useMemo, useState } from 'react';
 import type { RequestLogRetention, RequestRow, TrafficClass } from '../../../../src-preload/contract/index.js';
 import { useAppStore, useServices } from '../../app/app-context.js';
@@ -26,6 +28,18 @@ export function RequestsTable(): React.JSX.Element {
   const [model, setModel] = useState('');
   const [cls, setCls] = useState<TrafficClass | ''>('');
   const [outcome, setOutcome] = useState<'all' | 'ok' | 'error'>('all');
+  // What is typed, and the trace searched for (on Enter or leaving the field: one query, not one a keystroke).
+  const [traceInput, setTraceInput] = useState('');
+  const [trace, setTrace] = useState('');
+  // A link from another view (the playground's answer) asks for one request: search its id, once.
+  const requestFocus = useAppStore((s) => s.requestFocus);
+  const takeRequestFocus = useAppStore((s) => s.takeRequestFocus);
+  useEffect(() => {
+    const id = takeRequestFocus();
+    if (id === null) return;
+    setTraceInput(id);
+    setTrace(id);
+  }, [requestFocus, takeRequestFocus]);
   const [error, setError] = useState<string | null>(null);
   const [scrollTop, setScrollTop] = useState(0);
 
@@ -33,7 +47,7 @@ export function RequestsTable(): React.JSX.Element {
   useEffect(() => {
     let cancelled = false;
     transport
-      .invoke('proxy.requests', { limit: LIMIT, outcome, ...(model ? { model } : {}), ...(cls ? { class: cls } : {}) })
+      .invoke('proxy.requests', { limit: LIMIT, outcome, ...(model ? { model } : {}), ...(cls ? { class: cls } : {}), ...(trace ? { trace } : {}) })
       .then(
         (out) => {
           if (!cancelled) {
@@ -49,7 +63,7 @@ export function RequestsTable(): React.JSX.Element {
     return () => {
       cancelled = true;
     };
-  }, [transport, answered, model, cls, outcome]);
+  }, [transport, answered, model, cls, outcome, trace]);
 
   const modelList = useMemo(() => (models ? models.split('\n') : []), [models]);
   const first = Math.max(0, Math.floor(scrollTop / ROW_PX) - OVERSCAN);
@@ -80,6 +94,22 @@ export function RequestsTable(): React.JSX.Element {
             <option value="ok">ok</option>
             <option value="error">errors</option>
           </select>
+          <input
+            type="search"
+            aria-label="Trace or request id"
+            placeholder="trace / request id"
+            value={traceInput}
+            maxLength={128}
+            onChange={(e) => {
+              setTraceInput(e.target.value);
+              if (e.target.value === '') setTrace('');
+            }}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter') setTrace(traceInput.trim());
+            }}
+            onBlur={() => setTrace(traceInput.trim())}
+            data-testid="filter-trace"
+          />
           <span className="muted" data-testid="requests-count" data-value={rows.length}>
             {rows.length === LIMIT ? `latest ${LIMIT}` : `${rows.length} rows`}
           </span>
@@ -88,6 +118,7 @@ export function RequestsTable(): React.JSX.Element {
       {error ? <p className="inline-error">{error}</p> : null}
       <div className="requests-grid requests-grid--head">
         <span>Time</span>
+        <span>Trace</span>
         <span>Client</span>
         <span>Class</span>
         <span>Model</span>
@@ -100,7 +131,7 @@ export function RequestsTable(): React.JSX.Element {
       <div className="requests-scroll" style={{ height: VIEW_PX }} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)} data-testid="requests-scroll">
         {rows.length === 0 ? (
           <p className="muted panel__empty" data-testid="requests-empty">
-            No requests in the log yet: requests sent to the proxy appear here as they finish.
+            {trace ? `No request with trace ${trace} in the log.` : 'No requests in the log yet: requests sent to the proxy appear here as they finish.'}
           </p>
         ) : null}
         <div style={{ height: rows.length * ROW_PX, position: 'relative' }}>
@@ -111,9 +142,14 @@ export function RequestsTable(): React.JSX.Element {
               style={{ top: (first + i) * ROW_PX, height: ROW_PX }}
               data-testid="request-row"
               data-request-id={r.id}
-              title={`${r.id} · ${r.endpoint}${r.upstream ? ` → ${r.upstream}` : ''}`}
+              data-trace-id={r.traceId ?? r.id}
+              title={`${r.id}${r.traceId !== null ? ` · trace ${r.traceId}` : ''} · ${r.endpoint}${r.upstream ? ` → ${r.upstream}` : ''}`}
             >
               <span className="muted num">{formatTime(r.ts)}</span>
+              {/* The client's trace; without one, our own id is the trace (muted: the client did not name it). */}
+              <span className={r.traceId !== null ? 'ellipsis code' : 'ellipsis code muted'} data-testid="request-trace">
+                {r.traceId ?? r.id}
+              </span>
               <span className="ellipsis">{r.client}</span>
               <span>{r.class ?? '—'}</span>
               <span className="ellipsis">{r.model ?? '—'}</span>
