@@ -30,41 +30,77 @@ export function shareGpuTime(spans: readonly RequestSpan[], window?: { fromMs: n
   const busySecondsByHost = new Map<string, number>();
   const byHost = new Map<string, number[]>();
   spans.forEach((s, i) => {
-    const list = byHost.get(s.host) ?? [];
-    list.push(i);
-    byHost.set(s.host, list);
+    const list = byHost.get(s.host);
+    if (list) list.push(i);
+    else byHost.set(s.host, [i]);
   });
-  for (const [host, idxs] of byHost) {
-    const events: { at: number; delta: 1 | -1; i: number }[] = [];
-    for (const i of idxs) {
-      const s = spans[i]!;
-      let a = s.startMs;
-      let b = s.endMs;
-      if (window) {
-        a = Math.max(a, window.fromMs);
-        b = Math.min(b, window.toMs);
-      }
-      if (!(b > a) || !Number.isFinite(a) || !Number.isFinite(b)) continue;
-      events.push({ at: a, delta: 1, i }, { at: b, delta: -1, i });
-    }
-    // ends before starts at the same instant: back-to-back requests do not overlap
-    events.sort((x, y) => x.at - y.at || x.delta - y.delta);
-    const active = new Set<number>();
-    let last = 0;
-    let busy = 0;
-    for (const e of events) {
-      if (active.size > 0 && e.at > last) {
-        const share = (e.at - last) / 1000 / active.size;
-        for (const i of active) gpuSeconds[i]! += share;
-        busy += (e.at - last) / 1000;
-      }
-      last = e.at;
-      if (e.delta === 1) active.add(e.i);
-      else active.delete(e.i);
-    }
-    busySecondsByHost.set(host, busy);
-  }
+  for (const [host, idxs] of byHost) busySecondsByHost.set(host, shareOneHost(spans, idxs, window, gpuSeconds));
   return { gpuSeconds, busySecondsByHost };
+}
+
+/**
+ * One host's sweep. With k(t) requests in flight, a request's share is the integral of 1/k(t) over
+ * its span, so it is C(end) − C(start) for the running integral C: starts and ends are sorted apart
+ * (typed arrays, no object per event), merged once to give C at every start and end, and each request
+ * looks its two values up. Ends count before starts at the same instant: back-to-back requests do not
+ * overlap. Returns the host's busy seconds (time with at least one request in flight).
+ */
+function shareOneHost(spans: readonly RequestSpan[], idxs: readonly number[], window: { fromMs: number; toMs: number } | undefined, out: number[]): number {
+  const from = new Float64Array(idxs.length);
+  const to = new Float64Array(idxs.length);
+  const kept: number[] = [];
+  for (const i of idxs) {
+    const s = spans[i]!;
+    const a = window ? Math.max(s.startMs, window.fromMs) : s.startMs;
+    const b = window ? Math.min(s.endMs, window.toMs) : s.endMs;
+    if (!(b > a) || !Number.isFinite(a) || !Number.isFinite(b)) continue;
+    from[kept.length] = a;
+    to[kept.length] = b;
+    kept.push(i);
+  }
+  const m = kept.length;
+  const starts = from.slice(0, m).sort();
+  const ends = to.slice(0, m).sort();
+  const times = new Float64Array(2 * m);
+  const cum = new Float64Array(2 * m);
+  let si = 0;
+  let ei = 0;
+  let active = 0;
+  let last = 0;
+  let c = 0;
+  let busy = 0;
+  for (let p = 0; p < 2 * m; p++) {
+    const isEnd = ei < m && (si >= m || ends[ei]! <= starts[si]!);
+    const t = isEnd ? ends[ei]! : starts[si]!;
+    if (active > 0 && t > last) {
+      c += (t - last) / 1000 / active;
+      busy += (t - last) / 1000;
+    }
+    last = t;
+    times[p] = t;
+    cum[p] = c;
+    if (isEnd) {
+      active--;
+      ei++;
+    } else {
+      active++;
+      si++;
+    }
+  }
+  for (let r = 0; r < m; r++) out[kept[r]!] = cumulativeAt(times, cum, to[r]!) - cumulativeAt(times, cum, from[r]!);
+  return busy;
+}
+
+/** C(t) at a time that is one of the breakpoints (all breakpoints at one instant hold the same C). */
+function cumulativeAt(times: Float64Array, cum: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = times.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return cum[lo]!;
 }
 
 /**
