@@ -35,6 +35,8 @@ export interface CaptureStoreOptions {
 
 /** Rows per DELETE: a few milliseconds of work, then the event loop gets the proxy back. */
 const PRUNE_CHUNK_ROWS = 500;
+/** A full count at most this often, and after a retention pass that deleted rows (once a minute at most). */
+const RECOUNT_MS = 600_000;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 interface Row {
@@ -88,6 +90,12 @@ export class CaptureStore implements CaptureSink, Disposable {
   private flushing: Promise<void> | null = null;
   private pruning: Promise<number> | null = null;
   private lastPrunedAt: number | null = null;
+  /**
+   * Rows, kept bytes and the oldest capture as of `at` (a full count), kept current by this store's own
+   * writes; a retention pass that deleted marks it stale. COUNT and SUM walk the table (a million rows
+   * is tens of milliseconds), and the Proxy view asks every second.
+   */
+  private kept: { at: number; rows: number; bytes: number; oldestTs: number | null; stale: boolean } | null = null;
   private disposed = false;
   private readonly timers: Disposable[] = [];
   private readonly insertMany: (rows: Row[]) => void;
@@ -151,6 +159,11 @@ export class CaptureStore implements CaptureSink, Disposable {
       this.failingSince = null;
     }
     this.options.health?.wrote('captures');
+    if (this.kept) {
+      this.kept.rows += rows.length;
+      this.kept.bytes += rows.reduce((n, r) => n + r.storedBytes, 0);
+      this.kept.oldestTs ??= rows[0]?.ts ?? null;
+    }
   }
 
   private async secretsOf(c: PendingCapture): Promise<string[]> {
@@ -211,6 +224,7 @@ export class CaptureStore implements CaptureSink, Disposable {
           .get(bytes) as { id: number } | undefined);
     if (byBytes) deleted += await this.deleteChunks(upTo, byBytes.id);
     this.lastPrunedAt = clock.now();
+    if (this.kept && deleted > 0) this.kept.stale = true;
     return deleted;
   }
 
@@ -227,8 +241,14 @@ export class CaptureStore implements CaptureSink, Disposable {
   }
 
   counts(): { rowsKept: number; bytesKept: number; oldestTs: number | null; pending: number; dropped: number; lastPrunedAt: number | null } {
-    const row = this.options.db.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(stored_bytes), 0) AS bytes, MIN(ts) AS oldest FROM captures').get() as { n: number; bytes: number; oldest: number | null };
-    return { rowsKept: row.n, bytesKept: row.bytes, oldestTs: row.oldest, pending: this.pending.length, dropped: this.dropped, lastPrunedAt: this.lastPrunedAt };
+    const now = this.options.clock.now();
+    const k = this.kept;
+    if (!k || k.stale || now - k.at > RECOUNT_MS) {
+      const row = this.options.db.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(stored_bytes), 0) AS bytes, MIN(ts) AS oldest FROM captures').get() as { n: number; bytes: number; oldest: number | null };
+      this.kept = { at: now, rows: row.n, bytes: row.bytes, oldestTs: row.oldest, stale: false };
+    }
+    const { rows, bytes, oldestTs } = this.kept!;
+    return { rowsKept: rows, bytesKept: bytes, oldestTs, pending: this.pending.length, dropped: this.dropped, lastPrunedAt: this.lastPrunedAt };
   }
 
   list(q: CaptureQuery): CaptureSummary[] {

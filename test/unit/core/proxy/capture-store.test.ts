@@ -69,9 +69,13 @@ function open(retention: Partial<Retention> = {}, extra: { backlogBytes?: number
 describe('CaptureStore', () => {
   it('stores redacted bodies and headers, lists newest first with sizes only, filters', async () => {
     const { kept } = open();
+    expect(kept.counts()).toMatchObject({ rowsKept: 0, bytesKept: 0, oldestTs: null });
     kept.add(pending(1, {}, `{"error":"invalid key ${KEY}"}`));
     kept.add(pending(2));
     await kept.flush();
+    // Kept current by the store's own writes (no recount), and equal to a full count.
+    const counted = store!.db.prepare('SELECT COUNT(*) AS n, SUM(stored_bytes) AS b FROM captures').get() as { n: number; b: number };
+    expect(kept.counts()).toMatchObject({ rowsKept: 2, bytesKept: counted.b, oldestTs: T0 + 1 });
     const list = kept.list({ limit: 10 });
     expect(list.map((c) => c.requestId)).toEqual(['req_2', 'req_1']);
     expect(list[1]).toMatchObject({ traceId: 'trace-1', client: 'app', status: 500, reason: 'failure', request: { encoding: 'utf8', truncated: false } });
