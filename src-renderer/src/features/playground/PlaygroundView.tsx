@@ -1,19 +1,32 @@
 // The Playground view: try a model or group through the proxy after a wake,
 // restart or config change, and see how it answered (issue #32 item 6).
 // Ctrl+Enter (⌘+Enter) sends; Stop closes the request.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useStore } from 'zustand';
 import { PlaygroundErrorCode } from '../../../../src-preload/contract/index.js';
 import { useAppStore, useServices } from '../../app/app-context.js';
 import { Conversation } from './Conversation.js';
 import { SettingsForm } from './SettingsForm.js';
 import { createPlaygroundStore, type PlaygroundStore } from './playground-store.js';
+import type { Transport } from '../../transport/transport.js';
 import './playground.css';
+
+// One panel state per transport, kept while the operator looks elsewhere (a request link to the
+// Proxy view and back keeps the conversation; an answer in flight goes on and lands here).
+const stores = new WeakMap<Transport, PlaygroundStore>();
+
+function storeFor(transport: Transport): PlaygroundStore {
+  let store = stores.get(transport);
+  if (!store) {
+    store = createPlaygroundStore({ transport });
+    stores.set(transport, store);
+  }
+  return store;
+}
 
 export function PlaygroundView(): React.JSX.Element {
   const { transport } = useServices();
-  const [store] = useState<PlaygroundStore>(() => createPlaygroundStore({ transport }));
-  useEffect(() => () => store.getState().dispose(), [store]);
+  const [store] = useState<PlaygroundStore>(() => storeFor(transport));
   const openRequest = useAppStore((s) => s.showRequest);
   return (
     <section className="playground" aria-labelledby="playground-title" data-testid="playground-view">
