@@ -288,7 +288,7 @@ async function buildWork(
   // The playground's in-memory token, which the proxy's token check recognises (never stored).
   const playgroundIdentity = new PlaygroundIdentity();
   const proxy = disposables.add(
-    await ProxyService.start({ store, config, fleet, secrets, wakeEstimates, wakePolicy, emit, clock, logger: logger.child('proxy'), port: options.offline ? 0 : options.proxyPort, offPrem, playground: playgroundIdentity }),
+    await ProxyService.start({ store, config, fleet, secrets, wakeEstimates, wakePolicy, emit, clock, logger: logger.child('proxy'), port: options.offline ? 0 : options.proxyPort, offPrem, notices: notifications, playground: playgroundIdentity }),
   );
   // Recommendations only: it reads the proxy's answers and the fleet's rounds; a person applies its advice.
   const advisor = disposables.add(

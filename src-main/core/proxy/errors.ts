@@ -56,6 +56,12 @@ export type WireCode =
   | 'idempotency_conflict'
   | 'client_closed'
   | 'internal_error'
+  // per-client limits (client-limits.ts)
+  | 'model_not_allowed'
+  | 'rate_limit_rpm'
+  | 'rate_limit_tpm'
+  | 'token_expired'
+  | 'budget_exhausted'
   | 'invalid_request_id'
   | 'invalid_traceparent'
   | 'max_tokens_over_ceiling';
@@ -66,6 +72,7 @@ export function errorType(status: number): string {
   if (status === 403) return 'permission_error';
   if (status === 404) return 'not_found_error';
   if (status === 429) return 'rate_limit_error';
+  if (status === 402) return 'insufficient_quota';
   if (status >= 500) return 'server_error';
   return 'invalid_request_error';
 }

@@ -7,6 +7,10 @@ export { PriorityPool, defaultCaps, validateCaps, type PoolLimits, type PoolPoli
 export { RequestLog, type RequestRecord, type RequestLogOptions } from './request-log.js';
 export { requestWindows, type AnsweredRequestRow, type CompletionRequestRow, type RequestWindows } from './request-window.js';
 export { createTokenRepository, hashToken, TOKEN_PREFIX, VERSION_CHECK_MS, type TokenRepository, type TokenCheck } from './tokens.js';
+export { ClientLimits, estimateTokens, type ClientSpend } from './client-limits.js';
+export { TokenBucket } from './token-buckets.js';
+export { ClientBudget, type ClientBudgetDeps } from './client-budget.js';
+export { applyPatch, mergeLimits, limitsDiff } from './client-policy.js';
 export {
   DEFAULT_IDEMPOTENCY_LIMITS,
   IdempotencyCache,

@@ -4,7 +4,7 @@
 // this file owns the listening socket, each upstream's priority pool and
 // stats, drain and close, and exactly one answer and one `requests` row per request.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { FleetSnapshot, PoolCaps, ProxyStats, StorageHealth, UpstreamState } from '../../../src-preload/contract/index.js';
 import { AppError, silentLogger, systemClock, type Clock, type Disposable, type Logger, type OffPremCounter } from '../base/index.js';
@@ -12,7 +12,7 @@ import type { ProxyConfig } from '../config/index.js';
 import type { SecretStore } from '../ports.js';
 import { renderFleetExposition } from '../telemetry/index.js';
 import { CLASS_ORDER, perClass } from './classes.js';
-import { ProxyErrorCode, errorBody } from './errors.js';
+import { ProxyErrorCode } from './errors.js';
 import { Exchange, wire, writeError } from './exchange.js';
 import { IdempotencyCache, type IdempotencyLimits, type IdempotencyUsage, type StoredAnswer } from './idempotency.js';
 import { LiveList } from './live-list.js';
@@ -26,6 +26,8 @@ import type { UpstreamResolver } from './resolver.js';
 import { admit } from './stages/admit.js';
 import { authorize } from './stages/auth.js';
 import { readJsonBody } from './stages/body.js';
+import { answerMalformed } from './stages/malformed.js';
+import type { ClientLimits } from './client-limits.js';
 import { readTrace } from './stages/trace.js';
 import { DispatchStage } from './stages/dispatch.js';
 import { guardHost } from './stages/host.js';
@@ -68,6 +70,8 @@ export interface ProxyServerOptions {
   offPrem?: OffPremCounter | null;
   /** Byte and entry bounds of the idempotency cache (default DEFAULT_IDEMPOTENCY_LIMITS). */
   idempotencyLimits?: Partial<IdempotencyLimits>;
+  /** Per-client limits: allow-list, budget, requests and tokens a minute, expiry (client-limits.ts). */
+  limits?: ClientLimits | null;
   /** Captured requests (capture-tap.ts): told of each request at arrival and once its row is made. */
   capture?: CaptureHooks | null;
 }
@@ -115,13 +119,7 @@ export class ProxyServer implements Disposable {
     this.idempotency = new IdempotencyCache(this.clock, options.settings.idempotencyTtlMs, options.idempotencyLimits);
     this.syncPools();
     this.server = createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 0 }, (req, res) => this.handle(req, res));
-    this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-      // Malformed request line or headers (e.g. CR/LF injection): Node refuses it before we see it.
-      if (socket.writable && !socket.destroyed) {
-        const body = errorBody(wire(400, 'invalid_request', `malformed HTTP request (${err.code ?? 'parse error'})`));
-        socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-      } else socket.destroy();
-    });
+    this.server.on('clientError', answerMalformed);
   }
 
   static async start(options: ProxyServerOptions): Promise<ProxyServer> {
@@ -344,6 +342,7 @@ export class ProxyServer implements Disposable {
     }
     const now = this.mono();
     this.counters.count(ex);
+    this.options.limits?.settle(ex);
     const at = this.clock.now();
     // Counted with the same upstream and status as the counter above (a planned state's refusals apart: answer-window.ts).
     if (ex.upstream !== null) this.answers.get(ex.upstream)?.record(at, isUpstreamFailure(ex.status, ex.errorCode));
@@ -394,7 +393,7 @@ export class ProxyServer implements Disposable {
       const storage = this.options.storageHealth ? renderStorageMetrics(this.options.storageHealth()) : '';
       return sendMetrics(ex, renderProxyMetrics(stats, this.counters.answered, this.counters.unstored, this.options.offPrem?.counts(), extra) + storage + this.fleetMetrics());
     }
-    const cls = authorize(ex, req.headers, this.env.settings.anonymousLoopback, this.options.tokens);
+    const cls = authorize(ex, req.headers, this.env.settings.anonymousLoopback, this.options.tokens, this.options.limits);
     if (!cls.ok) return stop(ex, cls.error);
     if (endpoint === 'models') {
       const view = modelsView(ex, this.registry, modelId, this.clock.now(), this.options.resolver);
@@ -406,6 +405,8 @@ export class ProxyServer implements Disposable {
     if (!body.ok) return stop(ex, body.error);
     const model = lookupPlacement(ex, body.value, this.registry, endpoint, this.env.settings);
     if (!model.ok) return stop(ex, model.error);
+    const limited = this.options.limits?.admit(ex, model.value, body.value, this.registry);
+    if (limited && !limited.ok) return stop(ex, limited.error);
     const chooser = this.chooser;
     // Ready now (the usual case) without a promise; else wait or refuse as chooseUpstream decides.
     const now = chooseNow(model.value, cls.value, chooser, NO_EXCLUSIONS);

@@ -16,9 +16,10 @@ import { RequestLog, type RequestRecord } from './request-log.js';
 import { ProxyServer, type DrainResult } from './server.js';
 import { FleetResolver, type WakeEstimates, type WakePolicy, type WakeWanted } from './fleet-resolver.js';
 import { UpstreamLatency } from './latency-window.js';
-import { createTokenRepository, type TokenRepository } from './tokens.js';
+import type { TokenRepository } from './tokens.js';
+import { buildGovernance } from './client-governance.js';
+import type { Notices } from '../notify/index.js';
 import type { PlaygroundIdentity } from './playground-identity.js';
-import { mergeLimits } from './client-policy.js';
 import { TokenAdmin } from './token-admin.js';
 import { Captures } from './captures.js';
 import { ClientUsageQuery } from './client-usage.js';
@@ -41,6 +42,8 @@ export interface ProxyServiceDeps {
   port?: number;
   /** Counts (and refuses) upstream calls outside loopback and the tunnels; exported on /metrics. */
   offPrem?: OffPremCounter | null;
+  /** Where token budget thresholds (50 / 80 / 100 %) are announced; null: audited only. */
+  notices?: Notices | null;
   /** The playground's in-memory identity, recognised by the token check (playground-identity.ts). */
   playground?: PlaygroundIdentity | null;
 }
@@ -79,8 +82,8 @@ export class ProxyService implements Disposable {
   static async start(deps: ProxyServiceDeps): Promise<ProxyService> {
     const { store, config, fleet, clock } = deps;
     const logger = deps.logger;
-    // Views show the limits in force: config `proxy.clients` merged over the stored ones.
-    const tokens = createTokenRepository(store.db, clock, { view: (name, stored) => ({ ...mergeLimits(stored, config.current.proxy.clients[name]), budget: null }) });
+    // Tokens, their monthly budgets and the request path's limits (client-governance.ts).
+    const { tokens, budget, limits } = buildGovernance({ store, config, clock, logger, notices: deps.notices ?? null });
     const answered = new Emitter<RequestRecord>();
     const latency = new UpstreamLatency();
     const requestLog = new RequestLog({
@@ -129,6 +132,7 @@ export class ProxyService implements Disposable {
         fleetSnapshot: () => fleetSnapshotOf(fleet.state()),
         storageHealth: () => store.health.current(),
         offPrem: deps.offPrem ?? null,
+        limits,
         capture: captures.recorder,
       });
     } catch (err) {
@@ -140,6 +144,7 @@ export class ProxyService implements Disposable {
     const d = service.disposables;
     // Disposed in reverse: stats timer and subscriptions, then the server (drains), then the log (flushes).
     d.add(requestLog);
+    d.add(budget);
     d.add(captures);
     d.add(answered);
     d.add(server);

@@ -8,10 +8,12 @@ import type { App } from '../../../src-main/core/app.js';
 import { silentLogger } from '../../../src-main/core/base/index.js';
 import { ConfigSchema, type ConfigInput } from '../../../src-main/core/config/index.js';
 import {
+  ClientLimits,
   ModelRegistry,
   ProxyServer,
   RequestLog,
   createTokenRepository,
+  type ClientSpend,
   type TokenRepository,
   type UpstreamResolver,
 } from '../../../src-main/core/proxy/index.js';
@@ -98,7 +100,7 @@ export async function startStubProxy(
   upstreams: Array<{ label: string; id: string; model: string; url: string; slots?: number; aliases?: string[] }>,
   proxy: ConfigInput['proxy'] = {},
   resolver?: UpstreamResolver,
-  options: { file?: string; retention?: { maxAgeMs: number; maxRows: number }; offPrem?: OffPremCounter } = {},
+  options: { file?: string; retention?: { maxAgeMs: number; maxRows: number }; offPrem?: OffPremCounter; spend?: ClientSpend } = {},
 ): Promise<StubProxy> {
   const config = ConfigSchema.parse({
     hosts: upstreams.map((u) => ({
@@ -126,6 +128,8 @@ export async function startStubProxy(
     requestLog: log,
     resolver: resolver ?? { resolve: (spec) => ({ ok: true, url: urls.get(spec.key)! }) },
     offPrem: options.offPrem ?? null,
+    // As the console runs it: tokens' limits checked on every request (none set: nothing refused).
+    limits: new ClientLimits({ clock: systemClockForTests, mono: () => performance.now(), settings: config.proxy }, options.spend ?? null),
   });
   let n = 0;
   return {
