@@ -74,7 +74,7 @@ describe('the Clients panel', () => {
     expect(await row('alpha').getByTestId('client-refused').textContent()).toBe('0');
     await page.getByTestId('clients-panel').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SHOTS, 'proxy-clients.png') });
-  });
+  }, 120_000);
 
   it('sorts by a column and keeps the window across a reload', async () => {
     await page.getByTestId('clients-sort-requests').click(); // already the sort: now ascending
@@ -86,6 +86,12 @@ describe('the Clients panel', () => {
     await page.getByTestId('nav-proxy').click();
     await expect.poll(() => page.getByTestId('clients-window').inputValue(), { timeout: 10_000 }).toBe('1h');
     expect(await order()).toEqual(['beta', 'alpha']);
+    // A long window is read when chosen or refreshed, and says so.
+    await page.getByTestId('clients-window').selectOption('30d');
+    await expect.poll(() => page.getByTestId('clients-note').textContent(), { timeout: 10_000 }).toContain('read when chosen or refreshed');
+    await page.getByTestId('clients-refresh').click();
+    expect(await row('alpha').getAttribute('data-requests')).toBe('3');
+    await page.getByTestId('clients-window').selectOption('24h');
   });
 
   it('changes a token\'s limits; a refusal shows its code and keeps what was typed', async () => {
@@ -102,10 +108,11 @@ describe('the Clients panel', () => {
     await page.getByTestId('edit-limits-expires').fill('');
     await page.getByTestId('token-limits-save').click();
     await expect.poll(() => page.getByTestId('token-limits-beta').textContent(), { timeout: 10_000 }).toBe('10 req/min');
-    await expect.poll(() => row('beta').getByTestId('client-limits').textContent(), { timeout: 15_000 }).toContain('10 req/min');
+    await page.getByTestId('clients-refresh').click();
+    await expect.poll(() => row('beta').getByTestId('client-limits').textContent(), { timeout: 10_000 }).toContain('10 req/min');
     const audit = await runCliProcess(['audit', 'list', '--limit', '10', '--data-dir', dataDir]);
     expect(audit.stdout).toContain('proxy.token.changed');
-  });
+  }, 60_000);
 
   it('is axe-clean in both themes', async () => {
     await page.getByTestId('token-edit-alpha').click();
@@ -117,5 +124,5 @@ describe('the Clients panel', () => {
       await page.screenshot({ path: join(SHOTS, `proxy-clients-${theme}.png`) });
     }
     expect(problems).toEqual([]);
-  });
+  }, 60_000);
 });

@@ -12,7 +12,11 @@ import './clients.css';
 import { WINDOW_LABELS, clientRowView, parseClientsPrefs, sortClients, type ClientRowView, type ClientSortKey, type ClientsPrefs } from './client-usage-view.js';
 
 const PREFS_KEY = 'gpu-console.proxy-clients';
-const REFRESH_MS = 10_000;
+/**
+ * How often a window is re-read while shown. The long windows read every row of their days (seconds of the
+ * console's main thread at a full request log, which the proxy shares), so they are read when chosen or asked.
+ */
+const REFRESH_MS: Record<ClientUsageWindow, number | null> = { '1h': 10_000, '24h': 30_000, '7d': null, '30d': null, month: null };
 
 const COLUMNS: readonly { key: ClientSortKey; label: string; numeric: boolean }[] = [
   { key: 'client', label: 'Client', numeric: false },
@@ -52,6 +56,7 @@ export function ClientsPanel(): React.JSX.Element {
   const [prefs, setPrefs] = usePrefs();
   const [usage, setUsage] = useState<ClientUsage | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [asked, setAsked] = useState(0);
 
   useEffect(() => {
     let live = true;
@@ -65,12 +70,13 @@ export function ClientsPanel(): React.JSX.Element {
         (err: unknown) => live && setError(toContractError(err).message),
       );
     void run();
-    const timer = setInterval(() => void run(), REFRESH_MS);
+    const every = REFRESH_MS[prefs.window];
+    const timer = every === null ? null : setInterval(() => void run(), every);
     return () => {
       live = false;
-      clearInterval(timer);
+      if (timer !== null) clearInterval(timer);
     };
-  }, [transport, prefs.window]);
+  }, [transport, prefs.window, asked]);
 
   const rows = useMemo(() => (usage ? sortClients(usage.clients.map(clientRowView), prefs.sort, prefs.descending) : []), [usage, prefs.sort, prefs.descending]);
   const sortBy = (key: ClientSortKey) => setPrefs(key === prefs.sort ? { descending: !prefs.descending } : { sort: key, descending: key !== 'client' });
@@ -91,6 +97,9 @@ export function ClientsPanel(): React.JSX.Element {
             ))}
           </select>
         </label>
+        <button type="button" className="button button--ghost" onClick={() => setAsked((n) => n + 1)} data-testid="clients-refresh">
+          Refresh
+        </button>
       </div>
       {error ? (
         <p className="inline-error" role="alert">
@@ -187,6 +196,7 @@ function UsageFootnote({ usage }: { usage: ClientUsage }): React.JSX.Element {
     <p className="muted clients-panel__note" data-testid="clients-note">
       Cost is an estimate: GPU time shared among concurrent requests × the host&apos;s price (the split cost.summary uses); unknown where a host has no price.
       {usage.costAt < usage.at - 1_000 ? ` Cost as of ${formatTime(usage.costAt)} (long windows are recomputed every few minutes).` : ''}
+      {REFRESH_MS[usage.window] === null ? ` Figures as of ${formatTime(usage.at)}: this window is read when chosen or refreshed.` : ''}
       {cut ? ` The request log holds rows from ${formatTime(usage.oldestRowTs, { date: 'always' })} on.` : ''}
     </p>
   );
