@@ -5,7 +5,14 @@
 // ssh2 servers on loopback), the demo fleet in a child process so that its
 // CPU is not counted with the console's; it is reported on its own line.
 //
-//   node --expose-gc --import tsx test/bench/telemetry-fleet.ts [--minutes 10] [--hosts 64] [--gpus 8] [--services 2] [--warmup 60] [--traffic]
+//   node --expose-gc --import tsx test/bench/telemetry-fleet.ts [--minutes 10] [--hosts 64] [--gpus 8] [--services 2] [--warmup 60] [--traffic] [--read collector|tunnels|both]
+//
+// --read (issue #31 item 1): `collector` (default, the console's default: one
+// exec per host per poll), `tunnels` (every host `telemetry.read: tunnels`: a
+// GPU exec plus HTTP through each service's tunnel), or `both`: the two one
+// after the other against the same demo fleet process, each with its own
+// console, warm-up and measurement, printed side by side with the targets
+// (main thread < 5 %, process < 8 % of one core).
 //
 // Figures: main-thread CPU (Linux per-thread account) [target < 15 % of one
 // core], event-loop utilisation and process CPU (all threads); RSS each
@@ -17,11 +24,12 @@
 // in the main-thread CPU, as `serve` with one tab does it); ticks that arrived
 // and hosts connected; the demo fleet process's CPU and RSS, apart.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import { parseDocument } from 'yaml';
 import { silentLogger } from '../../src-main/core/base/index.js';
 import { cpuMs } from './lib/children.js';
 import { startApp } from '../../src-main/core/app.js';
@@ -38,6 +46,10 @@ const GPUS = arg('gpus', 8);
 const SERVICES = arg('services', 2);
 const WARMUP_S = arg('warmup', 60);
 const TRAFFIC = process.argv.includes('--traffic');
+const READ_ARG = process.argv.indexOf('--read') >= 0 ? process.argv[process.argv.indexOf('--read') + 1] : 'collector';
+if (READ_ARG !== 'collector' && READ_ARG !== 'tunnels' && READ_ARG !== 'both') throw new Error(`--read must be collector, tunnels or both, not ${READ_ARG}`);
+const READS: readonly Read[] = READ_ARG === 'both' ? ['collector', 'tunnels'] : [READ_ARG];
+type Read = 'collector' | 'tunnels';
 const gc = (globalThis as { gc?: () => void }).gc;
 const MiB = 1048576;
 const fmt = (n: number, d = 1): string => n.toFixed(d);
@@ -82,9 +94,42 @@ async function main(): Promise<void> {
     });
     child.once('exit', (code) => reject(new Error(`demo fleet exited ${code}`)));
   });
-  console.log(`telemetry-fleet: ${HOSTS} hosts × ${GPUS} GPUs × ${SERVICES} services, 1 s polls through real SSH, ${MINUTES} min, demo traffic ${TRAFFIC ? 'on' : 'off'} (node ${process.version})`);
+  console.log(`telemetry-fleet: ${HOSTS} hosts × ${GPUS} GPUs × ${SERVICES} services, 1 s polls through real SSH, ${MINUTES} min, demo traffic ${TRAFFIC ? 'on' : 'off'}, read by ${READS.join(' then ')} (node ${process.version})`);
+  const results: PhaseResult[] = [];
+  for (const read of READS) results.push(await measure(read, read === 'tunnels' ? tunnelsConfig(configFile) : configFile, join(dir, `console-${read}`), child.pid!));
+  if (results.length > 1) {
+    console.log('\nSide by side (same demo fleet process, one after the other):');
+    for (const r of results) {
+      console.log(`  ${r.read.padEnd(9)}: main thread ${fmt(r.mainPct, 2)} % [target < 5 %], process ${fmt(r.processPct, 2)} % [target < 8 %] of one core, RSS ${fmt(r.rssMiB)} MiB, ${fmt(r.ticksPerS, 2)} ticks/s`);
+    }
+  }
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+  rmSync(dir, { recursive: true, force: true });
+}
 
-  const app = await startApp({ mode: 'web', version: 'bench', dataDir: join(dir, 'console'), configFile, logger: silentLogger });
+interface PhaseResult {
+  read: Read;
+  mainPct: number;
+  processPct: number;
+  rssMiB: number;
+  ticksPerS: number;
+}
+
+/** The demo's config with every host read through tunnels (`telemetry.read: tunnels`), beside it. */
+function tunnelsConfig(configFile: string): string {
+  const doc = parseDocument(readFileSync(configFile, 'utf8'));
+  const hosts = doc.toJS() as { hosts: Record<string, unknown>[] };
+  for (const h of hosts.hosts) h['telemetry'] = { ...((h['telemetry'] as object | undefined) ?? {}), read: 'tunnels' };
+  const out = configFile.replace(/\.yaml$/, '-tunnels.yaml');
+  writeFileSync(out, JSON.stringify(hosts, null, 1));
+  return out;
+}
+
+async function measure(read: Read, configFile: string, dataDir: string, childPid: number): Promise<PhaseResult> {
+  console.log(`\n[${read}]`);
+  const app = await startApp({ mode: 'web', version: 'bench', dataDir, configFile, logger: silentLogger });
   let ticks = 0;
   let fleetBytes = 0;
   let telemetryBytes = 0;
@@ -144,7 +189,7 @@ async function main(): Promise<void> {
   const elu0 = performance.eventLoopUtilization();
   const cpu0 = process.cpuUsage();
   const main0 = mainThreadCpuMs();
-  const fleetCpu0 = cpuMs(child.pid!);
+  const fleetCpu0 = cpuMs(childPid);
   const wall0 = performance.now();
   const ticks0 = ticks;
   fleetBytes = 0;
@@ -168,15 +213,17 @@ async function main(): Promise<void> {
   const wallMs = performance.now() - wall0;
   const cpu = process.cpuUsage(cpu0);
   const main1 = mainThreadCpuMs();
-  const fleetCpu = cpuMs(child.pid!) - fleetCpu0;
+  const fleetCpu = cpuMs(childPid) - fleetCpu0;
   const elu = performance.eventLoopUtilization(elu0);
   const n = ticks - ticks0;
   const minR = Math.min(...rss);
   const maxR = Math.max(...rss);
   console.log(`\nOver ${fmt(wallMs / 1000)} s (${n} ticks):`);
-  if (main0 !== null && main1 !== null) console.log(`  main thread CPU (/proc task stat): ${fmt(((main1 - main0) / wallMs) * 100, 2)} % of one core   [target < 15 %]`);
+  const mainPct = main0 !== null && main1 !== null ? ((main1 - main0) / wallMs) * 100 : Number.NaN;
+  const processPct = ((cpu.user + cpu.system) / 1000 / wallMs) * 100;
+  console.log(`  main thread CPU (/proc task stat): ${fmt(mainPct, 2)} % of one core   [target < 5 %]`);
   console.log(`  main thread busy (event-loop utilisation, includes waiting for a core): ${fmt(elu.utilization * 100, 2)} %`);
-  console.log(`  process CPU, all threads (user ${fmt(cpu.user / 1000)} ms + system ${fmt(cpu.system / 1000)} ms): ${fmt(((cpu.user + cpu.system) / 1000 / wallMs) * 100, 2)} % of one core`);
+  console.log(`  process CPU, all threads (user ${fmt(cpu.user / 1000)} ms + system ${fmt(cpu.system / 1000)} ms): ${fmt(processPct, 2)} % of one core   [target < 8 %]`);
   console.log(`  RSS over the run: ${fmt(minR / MiB)} … ${fmt(maxR / MiB)} MiB, spread ${fmt(((maxR - minR) / rss0) * 100, 2)} % of the post-warm-up RSS; last vs first minute ${fmt(((rss[rss.length - 1]! - rss[0]!) / rss[0]!) * 100, 2)} %   [target ±5 %]`);
   const perTick = (bytes: number): string => `${fmt(bytes / Math.max(1, n) / 1024)} KiB`;
   console.log(`  to the renderer per tick, whole state: fleet.tick ${perTick(fleetBytes)} + telemetry.tick ${perTick(telemetryBytes)} (JSON)`);
@@ -185,13 +232,12 @@ async function main(): Promise<void> {
       ` = ${fmt((100 * (fleetWireBytes + telemetryWireBytes)) / Math.max(1, fleetBytes + telemetryBytes))} % of the whole state; diff + stringify ${fmt(encodeMs / Math.max(1, n), 2)} ms per tick`,
   );
   console.log(`  ticks per second: ${fmt(n / (wallMs / 1000), 2)} (1.00 = no round lost)`);
-  console.log(`  the demo fleet's own process (not counted above): CPU ${fmt((fleetCpu / wallMs) * 100, 2)} % of one core, RSS ${fmt(rssOf(child.pid!) / MiB)} MiB`);
+  console.log(`  the demo fleet's own process (not counted above): CPU ${fmt((fleetCpu / wallMs) * 100, 2)} % of one core, RSS ${fmt(rssOf(childPid) / MiB)} MiB`);
+  const reads = app.fleet.snapshot().hosts.reduce<Record<string, number>>((m, h) => ({ ...m, [h.read?.mode ?? 'unknown']: (m[h.read?.mode ?? 'unknown'] ?? 0) + 1 }), {});
+  console.log(`  hosts by how they were read: ${JSON.stringify(reads)}`);
   await api.dispose();
   await app.dispose();
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-  rmSync(dir, { recursive: true, force: true });
+  return { read, mainPct, processPct, rssMiB: (rss[rss.length - 1] ?? Number.NaN) / MiB, ticksPerS: n / (wallMs / 1000) };
 }
 
 main().catch((err: unknown) => {
