@@ -62,13 +62,15 @@ export type PlaygroundAnswerError = z.infer<typeof PlaygroundAnswerErrorSchema>;
 export const PlaygroundAnswerSchema = z
   .object({
     runId: z.string(),
-    /** The proxy's X-Request-Id: the request's row in the Proxy view. Null when no answer came. */
+    /** The proxy's own request id (X-GPU-Console-Request-Id): the request's row in the Proxy view. Null when no answer came. */
     requestId: z.string().nullable(),
     /** The proxy's X-Upstream: the replica (`label/serviceId`) that answered; null when none was chosen. */
     upstream: z.string().nullable(),
     /** The model the upstream serves (the answer's `model`); null when unknown. */
     model: z.string().nullable(),
     status: z.number().int().nullable(),
+    /** What the proxy did to max_tokens (X-GPU-Console-Max-Tokens: "default 512", "clamped 9000→4096"); null: sent as asked. */
+    maxTokensNote: z.string().nullable(),
     text: z.string(),
     finishReason: z.string().nullable(),
     error: PlaygroundAnswerErrorSchema.nullable(),

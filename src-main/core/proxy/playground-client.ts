@@ -1,5 +1,6 @@
 // One playground request to the proxy's own port, read as a client reads it:
-// the proxy's headers (X-Request-Id, X-Upstream, X-Queue-Ms, Retry-After), the
+// the proxy's headers (its own request id, X-Upstream, X-Queue-Ms, what it did
+// to max_tokens, Retry-After), the
 // streamed chunks with their arrival times (one monotonic read per piece), the
 // usage block, and a refusal or an in-stream error frame as data. Figures come
 // from the answer's own timestamps and usage; with no usage block the token
@@ -190,7 +191,9 @@ export async function sendChat(call: ChatCall): Promise<ChatAnswer> {
   } catch (err) {
     throw unreachable(err, call.signal);
   }
-  const requestId = header(res.headers, 'x-request-id');
+  // The proxy's own id names the row; X-Request-Id carries a client's trace when it sent one.
+  const requestId = header(res.headers, 'x-gpu-console-request-id') ?? header(res.headers, 'x-request-id');
+  const maxTokensNote = header(res.headers, 'x-gpu-console-max-tokens');
   const upstream = header(res.headers, 'x-upstream');
   const queue = header(res.headers, 'x-queue-ms');
   call.onHeaders?.({ requestId, upstream });
@@ -215,7 +218,7 @@ export async function sendChat(call: ChatCall): Promise<ChatAnswer> {
   if (res.status < 400 && reader.error === null && reader.finishReason === null) {
     reader.error = { code: 'stream_cut', message: 'the answer ended without a finish reason', retryAfterS: null, inStream: call.stream };
   }
-  return figures(reader, { requestId, upstream, status: res.status, stream: call.stream, t0, totalMs, queueMs: queue !== null && /^\d+(\.\d+)?$/.test(queue) ? Number(queue) : null });
+  return figures(reader, { requestId, upstream, maxTokensNote, status: res.status, stream: call.stream, t0, totalMs, queueMs: queue !== null && /^\d+(\.\d+)?$/.test(queue) ? Number(queue) : null });
 }
 
 function parseAnswer(text: string): Chunk {
@@ -229,7 +232,7 @@ function parseAnswer(text: string): Chunk {
 
 function figures(
   r: AnswerReader,
-  a: { requestId: string | null; upstream: string | null; status: number; stream: boolean; t0: number; totalMs: number; queueMs: number | null },
+  a: { requestId: string | null; upstream: string | null; maxTokensNote: string | null; status: number; stream: boolean; t0: number; totalMs: number; queueMs: number | null },
 ): ChatAnswer {
   const decode = a.stream ? decodeTokensPerS(r.completionTokens, r.firstContentAt, r.lastContentAt) : null;
   const endToEnd = !a.stream && r.completionTokens !== null && r.completionTokens > 0 && a.totalMs > 0 ? r.completionTokens / (a.totalMs / 1000) : null;
@@ -239,6 +242,7 @@ function figures(
     upstream: a.upstream,
     model: r.model,
     status: a.status,
+    maxTokensNote: a.maxTokensNote,
     text: r.text,
     finishReason: r.finishReason,
     error: r.error,

@@ -54,6 +54,7 @@ const answer = (runId: string, text: string, more: Partial<PlaygroundAnswer> = {
   upstream: 'gpu-a/qwen',
   model: 'Qwen3-8B',
   status: 200,
+  maxTokensNote: null,
   text,
   finishReason: 'stop',
   error: null,

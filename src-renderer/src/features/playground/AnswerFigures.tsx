@@ -25,6 +25,7 @@ export function AnswerFigures({ x, onOpenRequest }: { x: Exchange; onOpenRequest
       <Figure label="Total" value={a ? formatMs(a.totalMs) : DASH} testId="playground-total" />
       <Figure label="Queue" value={a ? formatMs(a.queueMs) : DASH} testId="playground-queue" title="The proxy's X-Queue-Ms" />
       <Figure label="Tokens in / out" value={a ? `${formatCount(a.promptTokens)} / ${formatCount(a.completionTokens)}` : DASH} testId="playground-tokens" />
+      {a?.maxTokensNote ? <Figure label="max_tokens" value={a.maxTokensNote} testId="playground-max-tokens-note" title="What the proxy did to max_tokens (the model's default or ceiling)" /> : null}
       <div className="playground-figure">
         <dt>Request</dt>
         <dd>

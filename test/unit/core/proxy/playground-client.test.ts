@@ -28,7 +28,7 @@ function world(pieces: Piece[], options: { status?: number; headers?: Record<str
   };
   const answer = {
     status: options.status ?? 200,
-    headers: { 'x-request-id': 'req_0001', 'x-upstream': 'gpu-a/qwen', 'x-queue-ms': '12', ...options.headers },
+    headers: { 'x-request-id': 'req_0001', 'x-gpu-console-request-id': 'req_0001', 'x-upstream': 'gpu-a/qwen', 'x-queue-ms': '12', ...options.headers },
     body,
     retried: false,
     classify: (err: unknown) => new AppError(UpstreamErrorCode.RESET, `reset: ${String(err)}`),
@@ -82,6 +82,13 @@ describe('playground client: streamed answers', () => {
     expect(w.texts.join('')).toBe('Hello!');
     // Sent as a client of the proxy: its own token, the chosen class as X-Priority.
     expect(w.sent[0]).toMatchObject({ method: 'POST', path: '/chat/completions', headers: { authorization: 'Bearer gci_x', 'x-priority': 'batch' } });
+  });
+
+  it("names the row by the proxy's own id (X-Request-Id may be the client's trace) and says what it did to max_tokens", async () => {
+    const w = world([[10, chunk('x') + finish]], { headers: { 'x-request-id': 'trace-from-app', 'x-gpu-console-request-id': 'req_0002', 'x-gpu-console-max-tokens': 'clamped 9000→4096' } });
+    const a = await sendChat(w.call);
+    expect(a).toMatchObject({ requestId: 'req_0002', maxTokensNote: 'clamped 9000→4096' });
+    expect(w.ids).toEqual([{ requestId: 'req_0002', upstream: 'gpu-a/qwen' }]);
   });
 
   it('reads events split across pieces and a UTF-8 character split between two pieces', async () => {
