@@ -64,13 +64,20 @@ export interface DemoConfig {
   fleet: { simulated: true };
   ssh?: { transport: 'builtin' | 'openssh' | 'auto' };
   /** The built-in fleet's group alias (`chat`: the L20's Qwen, falling back to tri-gpu's Gemma); captured failed requests on, so the Proxy view has some to show. */
-  proxy?: { groups: Record<string, string[]>; capture?: { enabled: boolean } };
+  proxy?: {
+    groups: Record<string, string[]>;
+    capture?: { enabled: boolean };
+    /** Request shaping per model (`qwen`: a request without max_tokens gets 256, one above 4096 is held to it). */
+    models?: Record<string, { maxTokens: { default: number; ceiling: number; overCeiling: 'clamp' | 'refuse' } }>;
+  };
   /** The built-in fleet's monthly budget, so "hours to budget gate" and the budget alerts have something to count against. */
   budget?: { monthlyUsd: number };
 }
 
 /** A group alias on the built-in fleet, so the proxy's fallback can be seen and tried (`"model": "chat"`). */
 const DEMO_GROUPS: Record<string, string[]> = { chat: ['Qwen3.6-27B-FP8', 'Gemma-3-27B-it'] };
+/** Field notes §2's rule (clients MUST set max_tokens), kept for clients that do not: Qwen's default and ceiling. */
+const DEMO_MODELS = { qwen: { maxTokens: { default: 256, ceiling: 4096, overCeiling: 'clamp' as const } } };
 /** The built-in fleet's monthly budget: about 20 days of all three hosts (USD 8.36 an hour together). */
 const DEMO_FLEET_BUDGET_USD = 4000;
 
@@ -151,7 +158,7 @@ export async function startDemoFleet(options: DemoFleetOptions): Promise<DemoFle
     hosts: started.map((s) => s.config),
     fleet: { simulated: true },
     ...(options.sshTransport ? { ssh: { transport: options.sshTransport } } : {}),
-    ...(profiles === DEMO_HOSTS ? { proxy: { groups: DEMO_GROUPS, capture: { enabled: true } }, budget: { monthlyUsd: DEMO_FLEET_BUDGET_USD } } : {}),
+    ...(profiles === DEMO_HOSTS ? { proxy: { groups: DEMO_GROUPS, capture: { enabled: true }, models: DEMO_MODELS }, budget: { monthlyUsd: DEMO_FLEET_BUDGET_USD } } : {}),
   };
   return {
     hosts,

@@ -182,7 +182,10 @@ function runGeneration(
   stream: boolean,
   includeUsage: boolean,
 ): void {
-  const id = ctx.nextId(idPrefix);
+  // vLLM takes the request's id from its X-Request-Id header when one is sent (serving_engine.py
+  // _base_request_id; serving_chat.py: id = "chatcmpl-" + it), so the answer's id names what the server received.
+  const rid = req.headers['x-request-id'];
+  const id = typeof rid === 'string' && rid !== '' ? idPrefix + rid : ctx.nextId(idPrefix);
   const created = Math.floor(ctx.nowMs() / 1000);
   const base = { id, object: shape.object, created, model };
   const usageNull = includeUsage ? { usage: null } : {};

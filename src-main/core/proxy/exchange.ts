@@ -87,7 +87,7 @@ export class Exchange {
   /** The client's W3C traceparent (and tracestate), forwarded upstream and returned as sent. */
   traceparent: string | null = null;
   tracestate: string | null = null;
-  /** What proxy.models did to max_tokens (`default 512`, `clamped 39868→4096`), for x-gpu-console-max-tokens. */
+  /** What proxy.models did to max_tokens (`default 512`, `clamped 39868->4096`: ASCII, as header values must be), for x-gpu-console-max-tokens. */
   maxTokensNote: string | null = null;
   /** Cancels whatever the request waits on (queue, idempotent twin, upstream). */
   abort: ((why: 'client' | 'drain') => void) | null = null;

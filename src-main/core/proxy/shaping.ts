@@ -72,7 +72,7 @@ export interface MaxTokensShape {
   added: Record<string, number> | null;
   /** Members whose value changes (the body is re-serialised). */
   changed: Record<string, number> | null;
-  /** For the answer's header: `default 512`, `clamped 39868→4096`; null when nothing was done. */
+  /** For the answer's header: `default 512`, `clamped 39868->4096`; null when nothing was done. */
   note: string | null;
 }
 
@@ -102,7 +102,7 @@ export function shapeMaxTokens(json: Record<string, unknown>, endpoint: Endpoint
       });
     }
     (changed ??= {})[field] = mt.ceiling;
-    note = `clamped ${v}→${mt.ceiling}`;
+    note = `clamped ${v}->${mt.ceiling}`;
   }
   if (named || mt.default === undefined) return changed ? { added: null, changed, note } : UNCHANGED;
   // Named by neither field: the default, as max_tokens (every OpenAI-compatible server reads it). A
