@@ -11,9 +11,9 @@ import type { Histogram } from './engine-metrics.js';
 import { notFound, sendEmpty, sendJson } from './http-util.js';
 import { pyFloat } from './metrics-text.js';
 import { handleChat, handleCompletion, handleEmbeddings, type ApiContext } from './openai-api.js';
-import type { VllmServiceProfile } from './profiles.js';
+import type { EngineDialect, VllmServiceProfile } from './profiles.js';
 
-export type EngineDialect = 'sglang' | 'tei';
+export type { EngineDialect };
 
 export const SGLANG_VERSION = '0.5.4';
 export const TEI_VERSION = '1.9.3';

@@ -2,7 +2,8 @@
 // §4). Every figure here is a simulation input; durations are real-world
 // seconds before the fleet's timeScale divides them.
 
-import type { EngineDialect } from './engine-dialects.js';
+/** A vLLM-engine service served as another kind of server (engine-dialects.ts). */
+export type EngineDialect = 'sglang' | 'tei';
 
 /** An AMD APU's memory as the amdgpu driver reports it: a small VRAM carve-out, the model in GTT (system RAM). */
 export interface ApuMemoryProfile {

@@ -30,7 +30,8 @@ export type TunnelProbe = z.infer<typeof TunnelProbeSchema>;
 
 export const TunnelTestStepSchema = z
   .object({
-    name: z.enum(['models', 'chat']),
+    /** `embeddings` instead of `chat` for an embedding server (kind tei), whose model is read from GET /info. */
+    name: z.enum(['models', 'chat', 'embeddings']),
     ok: z.boolean(),
     status: z.number().int().nullable(),
     latencyMs: z.number(),

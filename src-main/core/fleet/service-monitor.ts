@@ -143,7 +143,7 @@ export class ServiceMonitor {
       return this.lastTest;
     }
     try {
-      this.lastTest = await testTunnel(client, this.config.model, clock, { timeoutMs: Math.max(settings.timeoutMs, 15_000), localUrl: forward.url });
+      this.lastTest = await testTunnel(client, this.config.model, clock, { timeoutMs: Math.max(settings.timeoutMs, 15_000), localUrl: forward.url, embeddingsOnly: this.config.kind === 'tei' });
     } finally {
       await client.destroy();
     }

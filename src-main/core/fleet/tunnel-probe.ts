@@ -86,8 +86,13 @@ export async function probeTunnel(client: UpstreamClient, clock: Clock, opts: Ht
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
-/** The operator's Test: list the models, then ask for one token of chat, through `client` (the tunnel's public port, as apps reach it). */
-export async function testTunnel(client: UpstreamClient, model: string, clock: Clock, opts: HttpOptions & { localUrl: string }): Promise<TunnelTestResult> {
+/**
+ * The operator's Test: list the models, then ask for one token of chat, through `client` (the tunnel's
+ * public port, as apps reach it). A TEI server (`embeddingsOnly`) has no model list and no chat: its
+ * model is read from GET /info and one embedding is asked instead.
+ */
+export async function testTunnel(client: UpstreamClient, model: string, clock: Clock, opts: HttpOptions & { localUrl: string; embeddingsOnly?: boolean }): Promise<TunnelTestResult> {
+  if (opts.embeddingsOnly === true) return testEmbeddingServer(client, model, clock, opts);
   const at = clock.now();
   const started = performance.now();
   const steps: TunnelTestStep[] = [];
@@ -146,4 +151,36 @@ export async function testTunnel(client: UpstreamClient, model: string, clock: C
     return done({ code: e.code, message: `POST /v1/chat/completions: ${e.message}` });
   }
   return done(null);
+}
+
+/** The Test of a TEI server: GET /info names its model, then one embedding through POST /v1/embeddings. */
+async function testEmbeddingServer(client: UpstreamClient, model: string, clock: Clock, opts: HttpOptions & { localUrl: string }): Promise<TunnelTestResult> {
+  const at = clock.now();
+  const started = performance.now();
+  const steps: TunnelTestStep[] = [];
+  const done = (error: { code: string; message: string } | null): TunnelTestResult => ({ ok: error === null, at, totalMs: round(performance.now() - started), localUrl: opts.localUrl, steps, error });
+  const step = async (name: TunnelTestStep['name'], what: string, run: () => Promise<{ status: number; json: unknown; text: string }>, read: (json: unknown) => string | null) => {
+    const t = performance.now();
+    try {
+      const res = await run();
+      const detail = res.status === 200 ? read(res.json) : null;
+      steps.push({ name, ok: detail !== null, status: res.status, latencyMs: round(performance.now() - t), detail: detail ?? describeFailure(res.status, res.json, res.text).message });
+      if (detail !== null) return null;
+      return res.status === 200 ? { code: FleetErrorCode.PROBE_FAILED, message: `${what} answered 200 without what it should hold` } : describeFailure(res.status, res.json, res.text);
+    } catch (err) {
+      const e = err as AppError;
+      steps.push({ name, ok: false, status: null, latencyMs: round(performance.now() - t), detail: e.message });
+      return { code: e.code, message: `${what}: ${e.message}` };
+    }
+  };
+  const info = await step('models', 'GET /info', () => call(client, '/info', opts), (json) => {
+    const id = (json as { model_id?: unknown } | null)?.model_id;
+    return typeof id === 'string' ? `1 model: ${id} (GET /info)` : null;
+  });
+  if (info) return done(info);
+  const embedded = await step('embeddings', 'POST /v1/embeddings', () => call(client, '/v1/embeddings', opts, { model, input: 'OK' }), (json) => {
+    const v = (json as { data?: { embedding?: unknown }[] } | null)?.data?.[0]?.embedding;
+    return Array.isArray(v) && v.length > 0 ? `1 embedding of ${v.length} dimensions` : null;
+  });
+  return done(embedded);
 }

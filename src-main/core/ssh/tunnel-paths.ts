@@ -10,7 +10,8 @@
 // grew a dozen routers). Sources: vllm/entrypoints/openai/api_server.py and
 // vllm/entrypoints/serve/** (routers attached without and with
 // VLLM_SERVER_DEV_MODE), llama.cpp tools/server/server.cpp (route table, router
-// mode), and the reference wire formats (§2-§4).
+// mode), sglang/srt/entrypoints/http_server.py, text-embeddings-inference
+// router/src/http/server.rs, and the reference wire formats (§2-§4).
 //
 // The decision is made on the path as a server could read it at its most
 // generous: percent-decoded until stable, `\` read as `/`, empty and `.`
@@ -40,6 +41,11 @@ export const TUNNEL_ALLOWED: readonly { path: string; methods: readonly string[]
   { path: '/lora-adapters', methods: READ },
   // llama-server's router: the model list (POST /models, /models/load, /models/unload change it).
   { path: '/models', methods: READ },
+  // TEI's model facts; SGLang's model facts and its 1-token health generation (not /get_server_info:
+  // it answers the server's arguments, --api-key included).
+  { path: '/info', methods: READ },
+  { path: '/get_model_info', methods: READ },
+  { path: '/health_generate', methods: READ },
   // Inference outside /v1/ (llama-server's own and legacy names, vLLM's pooling and scoring).
   ...[
     '/completion',
@@ -61,6 +67,14 @@ export const TUNNEL_ALLOWED: readonly { path: string; methods: readonly string[]
     '/score',
     '/pooling',
     '/classify',
+    // TEI's native inference routes; SGLang's native generation.
+    '/embed',
+    '/embed_all',
+    '/embed_sparse',
+    '/predict',
+    '/similarity',
+    '/decode',
+    '/generate',
   ].map((path) => ({ path, methods: INFER })),
 ];
 

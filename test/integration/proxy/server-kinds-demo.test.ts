@@ -66,6 +66,18 @@ describe('SGLang and TEI servers behind the proxy (demo)', () => {
     expect(s.figures?.genTokPerS ?? null).toBeNull();
   });
 
+  it("the operator's Test: SGLang lists its models and answers a 1-token chat; TEI names its model at /info and embeds", async () => {
+    const sgl = await app.fleet.testTunnel('tri-gpu', 'sgl');
+    expect(sgl).toMatchObject({ ok: true, error: null });
+    expect(sgl.steps.map((s) => [s.name, s.ok])).toEqual([['models', true], ['chat', true]]);
+    const tei = await app.fleet.testTunnel('tri-gpu', 'tei');
+    expect(tei).toMatchObject({ ok: true, error: null });
+    expect(tei.steps.map((s) => [s.name, s.ok, s.detail])).toEqual([
+      ['models', true, '1 model: BAAI/bge-small-en-v1.5 (GET /info)'],
+      ['embeddings', true, '1 embedding of 384 dimensions'],
+    ]);
+  });
+
   it('a chat sent to the TEI model is answered by TEI itself: 404, it has no chat route', async () => {
     await expect(client.chat.completions.create({ model: 'embed-small', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 })).rejects.toMatchObject({ status: 404 });
   });

@@ -34,6 +34,20 @@ describe('chooseLatency', () => {
     expect(chooseLatency(null, NO_LATENCY, proxy).detail).toMatch(/^the server reported no latency/);
   });
 
+  it('kind openai: the proxy figures, saying the server exports none; SGLang and TEI named when they report nothing', () => {
+    expect(chooseLatency('openai', NO_LATENCY, proxy)).toMatchObject({
+      ...proxy,
+      basis: 'proxy',
+      label: 'measured at the proxy',
+      detail: expect.stringMatching(/^an OpenAI-compatible server \(kind openai\) exports no figures the console reads: measured at the console's proxy/),
+    });
+    expect(chooseLatency('openai', NO_LATENCY, NO_LATENCY).detail).toBe(
+      "an OpenAI-compatible server (kind openai) exports no figures the console reads, and no request went through the console's proxy in the last minute",
+    );
+    expect(chooseLatency('sglang', server, proxy)).toMatchObject({ basis: 'server', label: 'SGLang histograms' });
+    expect(chooseLatency('tei', NO_LATENCY, NO_LATENCY).detail).toMatch(/^no request finished on TEI in the last minute/);
+  });
+
   it('names the series each side is read from', () => {
     expect(latencySeries('coder')).toEqual({
       server: { ttftP50S: 'svc.coder.ttft_p50_s', ttftP95S: 'svc.coder.ttft_p95_s', e2eP50S: 'svc.coder.e2e_p50_s', e2eP95S: 'svc.coder.e2e_p95_s' },

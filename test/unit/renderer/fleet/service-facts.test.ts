@@ -3,6 +3,7 @@ import { proposalKinds } from '../../../../src-renderer/src/app/palette-items.js
 import {
   cacheFigures,
   enginesLabel,
+  figuresNote,
   kindWithVersion,
   kvTitle,
   prefixHitText,
@@ -88,5 +89,15 @@ describe('service facts', () => {
   it('kind with the server version when known', () => {
     expect(kindWithVersion(service('q', { version: '0.11.0' }))).toBe('vllm 0.11.0');
     expect(kindWithVersion(llama({ version: null }))).toBe('llama-server');
+  });
+});
+
+describe('service facts of the kinds without engine figures', () => {
+  it('an openai row says its figures are the proxy\'s; a TEI row says what an embedding server has; the others say nothing', () => {
+    expect(figuresNote(service('gw', { kind: 'openai' }))).toBe("OpenAI-compatible server: no engine figures (health only); TTFT and latency are measured at the console's proxy");
+    expect(figuresNote(service('emb', { kind: 'tei' }))).toBe('TEI embedding server: queue, requests, input tokens and latency; no KV cache, TTFT or generation');
+    expect(figuresNote(service('sg', { kind: 'sglang' }))).toBeNull();
+    expect(figuresNote(service('q', { kind: 'vllm' }))).toBeNull();
+    expect(kvTitle({ kind: 'sglang', kvCacheEstimated: false })).toBe('KV-pool token usage reported by SGLang (sglang:token_usage)');
   });
 });
