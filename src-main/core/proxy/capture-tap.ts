@@ -4,7 +4,7 @@
 // sampled, for a model and token the config names). Until then a tap holds
 // references to at most maxBodyBytes of each body and copies nothing: a request
 // that succeeds while only failures are captured leaves with its tap unread.
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { Config } from '../config/index.js';
 import { BodyTee } from './capture-body.js';
 import { ENDPOINT_PATH, type Exchange } from './exchange.js';
@@ -89,13 +89,15 @@ export class CaptureRecorder implements CaptureHooks {
     if (!sampled && !c.failures) return;
     const tap = new RequestTap(c.maxBodyBytes, sampled, req.headers);
     ex.capture = tap;
-    tapAnswer(ex.res, tap);
+    if (ex.res instanceof TappedResponse) ex.res.tap = tap;
+    else tapAnswer(ex.res, tap);
   }
 
   end(ex: Exchange): void {
     const tap = ex.capture;
     if (!(tap instanceof RequestTap)) return;
     ex.capture = null;
+    if (ex.res instanceof TappedResponse) ex.res.tap = null;
     const config = this.config();
     const c = config.proxy.capture;
     if (!c.enabled) return;
@@ -171,27 +173,50 @@ function presentedToken(h: IncomingHttpHeaders): string | null {
 
 type Chunk = string | Uint8Array;
 
+/** Hands what a response is sent to its tap. */
+function see(tap: RequestTap, chunk: unknown): void {
+  if (typeof chunk === 'string') tap.answerBody.push(chunk);
+  else if (chunk instanceof Uint8Array) tap.answerBody.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+}
+
 /**
- * Sees what the client is sent — the head's headers and every byte, whichever stage writes them
- * (the proxy's own refusals, a relayed answer, an SSE error frame) — by wrapping this one
- * response's writeHead, write and end. Only requests with a tap get the wrappers.
+ * The proxy's responses (createServer's ServerResponse option): each sees what it is sent — the head's
+ * headers and every byte, whichever stage writes them (the proxy's own refusals, a relayed answer, an
+ * SSE error frame) — when it has a tap. One class for every response, so the ones without a tap keep
+ * the shape the others have and pay one field check per write.
  */
+export class TappedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+  tap: RequestTap | null = null;
+}
+
+const tappedProto = TappedResponse.prototype as unknown as Record<'writeHead' | 'write' | 'end', (...a: unknown[]) => unknown>;
+const baseProto = ServerResponse.prototype as unknown as Record<'writeHead' | 'write' | 'end', (...a: unknown[]) => unknown>;
+tappedProto.writeHead = function (this: TappedResponse, status: unknown, ...rest: unknown[]) {
+  if (this.tap) for (const arg of rest) if (typeof arg === 'object' && arg !== null && !Array.isArray(arg)) this.tap.answerHeaders = arg as RequestTap['answerHeaders'];
+  return baseProto.writeHead.call(this, status, ...rest);
+};
+tappedProto.write = function (this: TappedResponse, chunk: unknown, ...rest: unknown[]) {
+  if (this.tap) see(this.tap, chunk);
+  return baseProto.write.call(this, chunk, ...rest);
+};
+tappedProto.end = function (this: TappedResponse, chunk?: unknown, ...rest: unknown[]) {
+  if (this.tap && typeof chunk !== 'function') see(this.tap, chunk);
+  return baseProto.end.call(this, chunk, ...rest);
+};
+
+/** The same for a response of another class (a server made without TappedResponse): this one response's methods wrapped. */
 function tapAnswer(res: ServerResponse, tap: RequestTap): void {
   const { writeHead, write, end } = res;
-  const see = (chunk: unknown): void => {
-    if (typeof chunk === 'string') tap.answerBody.push(chunk);
-    else if (chunk instanceof Uint8Array) tap.answerBody.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-  };
   res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
     for (const arg of rest) if (typeof arg === 'object' && arg !== null && !Array.isArray(arg)) tap.answerHeaders = arg as RequestTap['answerHeaders'];
     return (writeHead as (...a: unknown[]) => ServerResponse).call(this, status, ...rest);
   } as ServerResponse['writeHead'];
   res.write = function (this: ServerResponse, chunk: Chunk, ...rest: unknown[]) {
-    see(chunk);
+    see(tap, chunk);
     return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
   } as ServerResponse['write'];
   res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
-    if (typeof chunk !== 'function') see(chunk);
+    if (typeof chunk !== 'function') see(tap, chunk);
     return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
   } as ServerResponse['end'];
 }

@@ -42,7 +42,7 @@ import { AnswerCounters } from './answer-counters.js';
 import { ReplicaRouter } from './router.js';
 import { ClassStats, type UpstreamStats } from './stats.js';
 import type { TokenRepository } from './tokens.js';
-import type { CaptureHooks } from './capture-tap.js';
+import { TappedResponse, type CaptureHooks } from './capture-tap.js';
 
 export type { UpstreamAvailability, UpstreamResolver } from './resolver.js';
 export { splitHostHeader } from './stages/host.js';
@@ -118,7 +118,7 @@ export class ProxyServer implements Disposable {
     this.chooser = { pools: this.pools, router: this.router, resolver: options.resolver, env: this.env };
     this.idempotency = new IdempotencyCache(this.clock, options.settings.idempotencyTtlMs, options.idempotencyLimits);
     this.syncPools();
-    this.server = createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 0 }, (req, res) => this.handle(req, res));
+    this.server = createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 0, ServerResponse: TappedResponse }, (req, res) => this.handle(req, res));
     this.server.on('clientError', answerMalformed);
   }
 
