@@ -137,7 +137,8 @@ function pendingOf(ex: Exchange, tap: RequestTap, reason: 'failure' | 'sample'):
   return {
     ts: ex.ts,
     requestId: ex.id,
-    traceId: traceIdOf(ex),
+    // The client's trace (its X-Request-Id or traceparent); null when ours, requestId, is the trace.
+    traceId: ex.traceId,
     client: ex.client,
     model: ex.model,
     upstream: ex.upstream,
@@ -156,12 +157,6 @@ function requestBodyOf(tap: RequestTap, read: PendingBody): PendingBody {
   const declared = Number(tap.requestHeaders['content-length'] ?? 0);
   if (read.sizeBytes > 0 || !Number.isSafeInteger(declared) || declared <= 0) return read;
   return { ...read, sizeBytes: declared, truncated: true };
-}
-
-/** The request's trace id where the exchange carries one (kept from the client or made by the proxy). */
-function traceIdOf(ex: Exchange): string | null {
-  const id = (ex as { traceId?: unknown }).traceId;
-  return typeof id === 'string' && id.length > 0 ? id : null;
 }
 
 function presentedToken(h: IncomingHttpHeaders): string | null {

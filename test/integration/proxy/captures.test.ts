@@ -109,6 +109,15 @@ describe('captured requests through the proxy', () => {
     expect(detail.request.headers['authorization']).toBe('[redacted]');
   });
 
+  it("keeps the client's X-Request-Id as the capture's trace id beside the row's own id", async () => {
+    const failed = await chat('please fail with a trace', { headers: { 'x-request-id': 'client-trace-42' } });
+    expect(failed.status).toBe(500);
+    await captures.settle();
+    const [summary] = byRequest(failed.id);
+    expect(summary).toMatchObject({ requestId: failed.id, traceId: 'client-trace-42' });
+    expect(failed.id).not.toBe('client-trace-42');
+  });
+
   it('opening a capture writes an audit row naming who and which; exporting one too', async () => {
     const failed = await chat('please fail again');
     await captures.settle();
