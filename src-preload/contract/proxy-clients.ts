@@ -25,7 +25,8 @@ export type ClientErrorCount = z.infer<typeof ClientErrorCountSchema>;
 export const ClientUsageRowSchema = z
   .object({
     client: z.string(),
-    kind: z.enum(['token', 'anonymous']),
+    /** `internal`: the console's own client (the playground, `console:playground`), or a name no token row has. */
+    kind: z.enum(['token', 'anonymous', 'internal']),
     /** The token as listed (its class, limits, revocation); null for anonymous loopback and for a name no token row has now. */
     token: TokenViewSchema.nullable(),
     /** Rows of the window, answered or not. */

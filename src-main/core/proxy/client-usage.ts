@@ -115,7 +115,7 @@ function rowOf(client: string, token: TokenView | null, c: CountRow | undefined,
   const sum = (total: number | null | undefined, withValue: number | undefined) => (requests === 0 ? 0 : withValue ? (total ?? 0) : null);
   return {
     client,
-    kind: client === 'anonymous' && token === null ? 'anonymous' : 'token',
+    kind: token !== null ? 'token' : client === 'anonymous' ? 'anonymous' : 'internal',
     token,
     requests,
     answered: c?.answered ?? 0,

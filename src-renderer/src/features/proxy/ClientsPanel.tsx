@@ -151,6 +151,7 @@ function ClientRow({ row }: { row: ClientRowView }): React.JSX.Element {
       <td>
         <span className="clients-table__name">{row.client}</span>{' '}
         {row.anonymous ? <Badge tone="info">anonymous loopback</Badge> : null}
+        {row.internal ? <Badge tone="neutral">console</Badge> : null}
         {row.revoked ? <Badge tone="neutral">revoked</Badge> : null}
       </td>
       <td className="num" data-testid="client-requests">
@@ -182,7 +183,7 @@ function ClientRow({ row }: { row: ClientRowView }): React.JSX.Element {
       </td>
       <td data-testid="client-budget">{row.budget ? <MeterBar pct={row.budget.pct} text={row.budget.text} label={`Budget of ${row.client} this month`} warnAt={50} alarmAt={80} /> : <span className="muted">no budget</span>}</td>
       <td className="clients-table__limits" data-testid="client-limits">
-        {row.limits.length === 0 ? <span className="muted">{row.anonymous ? 'class ceiling only' : 'none'}</span> : row.limits.join(' · ')}
+        {row.limits.length === 0 ? <span className="muted">{row.anonymous ? 'class ceiling only' : row.internal ? 'not a token' : 'none'}</span> : row.limits.join(' · ')}
         {row.configOwned ? <span className="muted"> (some set by config)</span> : null}
       </td>
       <td className="muted">{row.lastSeenAt === null ? '—' : formatTime(row.lastSeenAt)}</td>

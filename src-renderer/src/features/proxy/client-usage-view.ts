@@ -69,6 +69,8 @@ export function isRefusal(e: ClientErrorCount): boolean {
 export interface ClientRowView {
   readonly client: string;
   readonly anonymous: boolean;
+  /** The console's own client (the playground) or a name without a token row. */
+  readonly internal: boolean;
   readonly revoked: boolean;
   readonly requests: number;
   readonly tokensText: string;
@@ -122,6 +124,7 @@ export function clientRowView(row: ClientUsageRow): ClientRowView {
   return {
     client: row.client,
     anonymous: row.kind === 'anonymous',
+    internal: row.kind === 'internal',
     revoked: row.token?.revokedAt !== null && row.token?.revokedAt !== undefined,
     requests: row.requests,
     tokensText: `${count(row.tokensIn)} / ${count(row.tokensOut)}`,

@@ -160,6 +160,8 @@ describe('client usage errors and clients listed', () => {
     const off = world({ anonymous: false });
     expect(off.usage('24h').clients).toEqual([]);
     off.log.add(row({ client: 'anonymous' }));
+    off.log.add(row({ client: 'console:playground' }));
+    expect(byName(off.usage('24h'))['console:playground']).toMatchObject({ kind: 'internal', token: null, requests: 1 });
     // Turned off since: its traffic of the window still shows.
     expect(byName(off.usage('24h'))['anonymous']).toMatchObject({ kind: 'anonymous', requests: 1 });
   });
