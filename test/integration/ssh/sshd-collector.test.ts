@@ -6,7 +6,7 @@ import type { HostView } from '../../../src-preload/contract/index.js';
 import type { FleetService } from '../../../src-main/core/fleet/index.js';
 import { ROOT } from '../../helpers/imports.js';
 import { createNetnsHost, knownHostsLine, preClean, type NetnsHost } from '../../helpers/netns-sshd.js';
-import { freePort } from '../../helpers/ssh-tools.js';
+import { freePort, HAVE_OPENSSH } from '../../helpers/ssh-tools.js';
 import { waitForLine } from '../../helpers/sshd.js';
 import { startFleet, waitHost } from './helpers.js';
 
@@ -49,14 +49,16 @@ beforeAll(async () => {
   await waitForLine(server, /listening/, 10_000, 'vllm-like server in the namespace');
   const kh = join(ns.dir, 'known_hosts');
   writeFileSync(kh, `${knownHostsLine(withCurl)}\n${knownHostsLine(noCurl)}\n`);
-  const host = (label: string, port: number, localPort: number) => ({
+  const host = (label: string, port: number, localPort: number, transport: 'builtin' | 'openssh' = 'builtin') => ({
     label,
-    ssh: { host: ns.addr, port, user: 'root', identityFile: ns.clientKey, transport: 'builtin' as const },
+    ssh: { host: ns.addr, port, user: 'root', identityFile: ns.clientKey, transport },
     knownHostsFile: kh,
     telemetry: { gpu: 'none' as const },
     services: [{ id: 'm', kind: 'vllm' as const, remotePort: 8000, localPort, model: 'test-model' }],
   });
-  fleet = startFleet([host('with-curl', 22, await freePort()), host('no-curl', 2222, await freePort())], { pollIntervalMs: 500 }).fleet;
+  const hosts = [host('with-curl', 22, await freePort()), host('no-curl', 2222, await freePort())];
+  if (HAVE_OPENSSH) hosts.push(host('with-curl-openssh', 22, await freePort(), 'openssh'));
+  fleet = startFleet(hosts, { pollIntervalMs: 500 }).fleet;
 }, 40_000);
 
 afterAll(async () => {
@@ -85,4 +87,10 @@ describe('the collector on a real sshd', () => {
     const health = await waitHost(fleet, 'with-curl', (h) => h.health?.memTotalBytes != null, 20_000);
     expect(health.health!.memTotalBytes!).toBeGreaterThan(0);
   }, 60_000);
+
+  it.skipIf(!HAVE_OPENSSH)('runs through the OpenSSH transport too (its command shell quotes the script once more)', async () => {
+    const c = await waitHost(fleet, 'with-curl-openssh', read, 30_000);
+    expect(c.read).toMatchObject({ mode: 'collector', reason: null });
+    expect(c.services[0]!.kvCachePct).not.toBeNull();
+  }, 40_000);
 });
