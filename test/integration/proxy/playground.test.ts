@@ -56,6 +56,10 @@ describe('playground on the demo fleet', () => {
     expect(mine[0]).toMatchObject({ requestId: a.requestId, upstream: 'l20-poc/qwen' });
     const row = await rowOf(a.requestId!);
     expect(row).toMatchObject({ client: PLAYGROUND_CLIENT, class: 'system', upstream: 'l20-poc/qwen', status: 200, stream: true, tokensOut: a.completionTokens });
+    // The playground's token stays in main: not in what the renderer gets, not in a token row or the audit log.
+    expect(JSON.stringify([a, mine])).not.toMatch(/gci_/);
+    expect(app.proxy.tokens.list().map((t) => t.name)).not.toContain(PLAYGROUND_CLIENT);
+    expect(JSON.stringify(app.store.audit.list({ limit: 1000 }))).not.toMatch(/gci_|console:playground/);
   });
 
   it('unstreamed: no TTFT, tok/s over the whole answer, a group name routed to its first model', async () => {
@@ -89,9 +93,12 @@ describe('playground on the demo fleet', () => {
     await sim.sleep(1);
     await until(() => app.proxy.snapshot().upstreams.find((u) => u.upstream === 'tri-gpu/ocr')?.state === 'sleeping');
     try {
+      const answered = app.proxy.snapshot().answered;
       const t0 = performance.now();
       const r = await send({ model: 'ocr' });
       expect(performance.now() - t0).toBeLessThan(1_000);
+      // Nothing reached the proxy: no request held, no row.
+      expect(app.proxy.snapshot().answered).toBe(answered);
       expect(r.error).toMatchObject({ code: PlaygroundErrorCode.MODEL_SLEEPING });
       expect(r.error!.message).toMatch(/asleep \(tri-gpu\/ocr\); wake it from the host card/);
     } finally {
