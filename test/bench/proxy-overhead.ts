@@ -15,7 +15,7 @@
 // the load generator (from /proc): on a shared 2-core machine that is steadier than wall time.
 // Targets (PASS/MISS at the end): c=64 requests/s ≥ 90 % of bare's in the same round; c=1 added
 // (proxy minus direct) p50 ≤ 0.2 ms, p99 ≤ 1.0 ms.
-//   npx tsx test/bench/proxy-overhead.ts [--requests N] [--rounds N] [--targets direct,bare,proxy,nginx] [--tsx] [--capture-failures]
+//   npx tsx test/bench/proxy-overhead.ts [--requests N] [--rounds N] [--targets direct,bare,proxy,nginx] [--tsx] [--capture-failures] [--traces]
 // Diagnostics: PROXY_BENCH_PROF=DIR (CPU profile of the proxy child, summarised at the end;
 // PROXY_BENCH_PROF_ROLE=proxy,bare profiles both and prints what the proxy spends beyond the
 // yardstick, function by function), PROXY_BENCH_NOLOG=1 (the proxy without its request
@@ -35,6 +35,7 @@ import { median, pct, printVerdicts, runContext, verdict, type Verdict } from '.
 import { runBareRelay, runProxyRelay } from './lib/relays.js';
 
 const CHUNKS = 8;
+const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
 // --- child roles -------------------------------------------------------------
 
@@ -137,9 +138,13 @@ async function run(t: Target, stream: boolean, concurrency: number, requests: nu
   const pool = new Pool(t.origin, { connections: concurrency, pipelining: 1, keepAliveTimeout: 60_000 });
   const body = bodyFor(stream);
   const headers = { 'content-type': 'application/json', ...t.headers };
+  const traced = process.env.PROXY_BENCH_TRACES === '1';
+  let n = 0;
   const one = async (): Promise<number> => {
     const start = process.hrtime.bigint();
-    const res = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers, body });
+    // --traces: a client's own id on every request (unique, as applications send them), and a W3C traceparent.
+    const h = traced ? { ...headers, 'x-request-id': `bench-${++n}`, traceparent: TRACEPARENT } : headers;
+    const res = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers: h, body });
     const text = await res.body.text();
     if (res.statusCode !== 200 || (stream && !text.endsWith('data: [DONE]\n\n'))) throw new Error(`${t.name}: ${res.statusCode} ${text.slice(0, 200)}`);
     return Number(process.hrtime.bigint() - start) / 1e6;
@@ -168,8 +173,11 @@ async function main(): Promise<void> {
       tsx: { type: 'boolean', default: false },
       // Captured requests on, for failures only (proxy.capture): the success path holds its taps and drops them.
       'capture-failures': { type: 'boolean', default: false },
+      // Every request carries X-Request-Id and traceparent (kept, forwarded, stored), and the proxy has proxy.models for the model.
+      traces: { type: 'boolean', default: false },
     },
   });
+  if (values.traces) process.env.PROXY_BENCH_TRACES = '1';
   if (values['capture-failures']) process.env.PROXY_BENCH_CAPTURE = 'failures';
   const requests = Number(values.requests);
   const rounds = Number(values.rounds);

@@ -62,7 +62,11 @@ export async function runProxyRelay(o: ProxyRelayOptions): Promise<void> {
   const { silentLogger, systemClock } = await import('../../../src-main/core/base/index.js');
   const config = ConfigSchema.parse({
     hosts: [{ label: 'bench', ssh: { host: '127.0.0.1', user: 'x', agent: true }, services: [{ id: 'up', kind: 'vllm', remotePort: 8000, model: o.model, slots: o.slots }] }],
-    proxy: { queueBound: { interactive: 100_000 } },
+    proxy: {
+      queueBound: { interactive: 100_000 },
+      // PROXY_BENCH_TRACES=1 (--traces): per-model shaping and timeouts on, as a config would set them (the bench's max_tokens 8 is within the ceiling).
+      ...(process.env.PROXY_BENCH_TRACES ? { models: { [o.model]: { maxTokens: { default: 16, ceiling: 4096 }, timeouts: { headersMs: 600_000, idleMs: 300_000, totalMs: 3_600_000 } } } } : {}),
+    },
   });
   const store = openStore({ file: join(o.dir, 'bench.db') });
   const tokens = createTokenRepository(store.db, systemClock);
