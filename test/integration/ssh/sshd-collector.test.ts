@@ -43,12 +43,14 @@ beforeAll(async () => {
   ns = await createNetnsHost();
   const withCurl = await ns.startSshd({ logLevel: 'INFO' });
   const noCurl = await ns.startSshd({ logLevel: 'INFO', port: 2222, sessionEnv: { PATH: pathWithoutCurl(ns.dir) } });
+  // A login whose every command is replaced (a restricted account): the probe's answer never comes.
+  const forced = await ns.startSshd({ logLevel: 'INFO', port: 2223, extraConfig: ['ForceCommand echo This account is restricted to port forwarding'] });
   server = spawn('ip', ['netns', 'exec', ns.ns, process.execPath, resolve(ROOT, 'test/fixtures/ssh/vllm-like-server.mjs'), '8000', resolve(ROOT, 'test/fixtures/vllm/vllm-0.11.x.txt')], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   await waitForLine(server, /listening/, 10_000, 'vllm-like server in the namespace');
   const kh = join(ns.dir, 'known_hosts');
-  writeFileSync(kh, `${knownHostsLine(withCurl)}\n${knownHostsLine(noCurl)}\n`);
+  writeFileSync(kh, `${knownHostsLine(withCurl)}\n${knownHostsLine(noCurl)}\n${knownHostsLine(forced)}\n`);
   const host = (label: string, port: number, localPort: number, transport: 'builtin' | 'openssh' = 'builtin') => ({
     label,
     ssh: { host: ns.addr, port, user: 'root', identityFile: ns.clientKey, transport },
@@ -56,7 +58,7 @@ beforeAll(async () => {
     telemetry: { gpu: 'none' as const },
     services: [{ id: 'm', kind: 'vllm' as const, remotePort: 8000, localPort, model: 'test-model' }],
   });
-  const hosts = [host('with-curl', 22, await freePort()), host('no-curl', 2222, await freePort())];
+  const hosts = [host('with-curl', 22, await freePort()), host('no-curl', 2222, await freePort()), host('forced', 2223, await freePort())];
   if (HAVE_OPENSSH) hosts.push(host('with-curl-openssh', 22, await freePort(), 'openssh'));
   fleet = startFleet(hosts, { pollIntervalMs: 500 }).fleet;
 }, 40_000);
@@ -87,6 +89,12 @@ describe('the collector on a real sshd', () => {
     const health = await waitHost(fleet, 'with-curl', (h) => h.health?.memTotalBytes != null, 20_000);
     expect(health.health!.memTotalBytes!).toBeGreaterThan(0);
   }, 60_000);
+
+  it('reads a login with a forced command through tunnels, saying its shell did not answer as POSIX sh', async () => {
+    const f = await waitHost(fleet, 'forced', read, 20_000);
+    expect(f.read).toMatchObject({ mode: 'tunnels', reason: expect.stringMatching(/^FLEET_COLLECTOR_UNSUPPORTED: .*POSIX sh/) });
+    expect(f.services[0]!.kvCachePct).not.toBeNull();
+  }, 30_000);
 
   it.skipIf(!HAVE_OPENSSH)('runs through the OpenSSH transport too (its command shell quotes the script once more)', async () => {
     const c = await waitHost(fleet, 'with-curl-openssh', read, 30_000);
