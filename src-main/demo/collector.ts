@@ -15,7 +15,7 @@ const PROBE_ANSWER = 'gpu-console-probe 42 /usr/bin/curl /usr/bin/timeout curl 7
 export const DEMO_COLLECTOR_PREAMBLE = [
   '# gpu-console collector 1: framed output on stdout; nothing is written on this host',
   `gc_x() { printf '%s %s {\\n' "$gc_b" "$1"; { gc_e=$( { eval "$2"; } 2>&1 >&3 3>&-); gc_r=$?; } 3>&1; printf '\\n%s %s } %s\\n%s\\n%s %s .\\n' "$gc_b" "$1" "$gc_r" "$gc_e" "$gc_b" "$1"; }`,
-  `gc_h() { gc_t=$1; shift; printf '%s http {\\n' "$gc_b"; { gc_e=$( { curl -gsS --max-time "$gc_t" -w "\\n$gc_b } %{http_code} %{size_download} %{time_total}\\n" "$@"; } 2>&1 >&3 3>&-); gc_r=$?; } 3>&1; printf '%s http } %s\\n%s\\n%s http .\\n' "$gc_b" "$gc_r" "$gc_e" "$gc_b"; }`,
+  `gc_h() { gc_t=$1; shift; printf '%s http {\\n' "$gc_b"; { gc_e=$( { curl -q -gsS --noproxy '*' --max-time "$gc_t" -w "\\n$gc_b } %{http_code} %{size_download} %{time_total}\\n" "$@"; } 2>&1 >&3 3>&-); gc_r=$?; } 3>&1; printf '%s http } %s\\n%s\\n%s http .\\n' "$gc_b" "$gc_r" "$gc_e" "$gc_b"; }`,
 ].join('\n');
 
 const TIME_LINE = `printf '%s T %s\\n' "$gc_b" "$(date +%s)"`;

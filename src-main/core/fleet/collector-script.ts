@@ -47,12 +47,14 @@ export function curlRecentEnough(version: string | null): boolean {
  * The fixed part of every collector script. `gc_x` frames one command's stdout
  * (`B NAME {` … `B NAME } RC` … stderr … `B NAME .`); `gc_h` one curl run whose
  * `-w` closes each body with `B } HTTP_CODE BYTES SECONDS`. stderr is kept
- * apart through fd 3 so a command's messages never mix into its output.
+ * apart through fd 3 so a command's messages never mix into its output. curl
+ * reads no ~/.curlrc (`-q`) and goes to no proxy (`--noproxy '*'`: a host's
+ * http_proxy must not see loopback reads).
  */
 export const COLLECTOR_PREAMBLE = [
   '# gpu-console collector 1: framed output on stdout; nothing is written on this host',
   `gc_x() { printf '%s %s {\\n' "$gc_b" "$1"; { gc_e=$( { eval "$2"; } 2>&1 >&3 3>&-); gc_r=$?; } 3>&1; printf '\\n%s %s } %s\\n%s\\n%s %s .\\n' "$gc_b" "$1" "$gc_r" "$gc_e" "$gc_b" "$1"; }`,
-  `gc_h() { gc_t=$1; shift; printf '%s http {\\n' "$gc_b"; { gc_e=$( { curl -gsS --max-time "$gc_t" -w "\\n$gc_b } %{http_code} %{size_download} %{time_total}\\n" "$@"; } 2>&1 >&3 3>&-); gc_r=$?; } 3>&1; printf '%s http } %s\\n%s\\n%s http .\\n' "$gc_b" "$gc_r" "$gc_e" "$gc_b"; }`,
+  `gc_h() { gc_t=$1; shift; printf '%s http {\\n' "$gc_b"; { gc_e=$( { curl -q -gsS --noproxy '*' --max-time "$gc_t" -w "\\n$gc_b } %{http_code} %{size_download} %{time_total}\\n" "$@"; } 2>&1 >&3 3>&-); gc_r=$?; } 3>&1; printf '%s http } %s\\n%s\\n%s http .\\n' "$gc_b" "$gc_r" "$gc_e" "$gc_b"; }`,
 ].join('\n');
 
 export interface ExecPart {

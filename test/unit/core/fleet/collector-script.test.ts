@@ -1,6 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   COLLECTOR_PREAMBLE,
@@ -38,9 +41,9 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-function runSh(script: string): Promise<string> {
+function runSh(script: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) => {
-    const p = spawn('dash', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn('dash', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let out = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
     p.on('error', reject);
@@ -91,6 +94,18 @@ describe('collector script under dash', () => {
     expect(cut.curl).toBeNull();
     // another run's boundary is no frame of this one
     expect(parseCollectorAnswer(out, 'GCBsomethingelse').framed).toBe(false);
+  });
+
+  it("ignores the login's http_proxy and ~/.curlrc", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'gc-curlrc-'));
+    writeFileSync(join(home, '.curlrc'), 'write-out = "junk"\noutput = "/dev/null"\n');
+    try {
+      const script = collectorScript({ boundary: B, execs: [], urls: [{ url: endpointUrl('127.0.0.1', port, '/metrics') }], httpTimeoutMs: 2000, useTimeout: false });
+      const a = parseCollectorAnswer(await runSh(script, { ...process.env, HOME: home, http_proxy: 'http://127.0.0.1:1', HTTP_PROXY: 'http://127.0.0.1:1', no_proxy: '' }), B);
+      expect(a.https.map((h) => [h.status, h.body.endsWith('body of /metrics')])).toEqual([[200, true]]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('keeps a configured host with quotes and an IPv6 literal as data, never as shell words', () => {
