@@ -22,7 +22,7 @@ export const CaptureRetentionSchema = z
 export const CaptureConfigSchema = z
   .object({
     enabled: z.boolean().default(false),
-    /** Capture requests that failed: status ≥ 400, a cut stream, an error event inside a 200 stream. */
+    /** Capture requests that failed: status ≥ 400, a cut stream, an error event inside a 200 stream, a 200 that is not JSON or SSE. */
     failures: z.boolean().default(true),
     /** Also capture this share of all requests (0 = none, 1 = every one). */
     sampleRate: z

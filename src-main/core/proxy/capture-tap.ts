@@ -70,6 +70,19 @@ export function isFailedAnswer(ex: Pick<Exchange, 'status' | 'errorCode'>): bool
   return ex.status >= 400 || ex.errorCode !== null;
 }
 
+const MODEL_ENDPOINTS: ReadonlySet<Exchange['endpoint']> = new Set(['chat', 'completions', 'embeddings']);
+const MODEL_ANSWER_TYPE = /^\s*(application\/json|text\/event-stream)\b/i;
+
+/**
+ * A 200 from a model endpoint that is not JSON or an event stream (a gateway's HTML page, plain
+ * text): the client got something it cannot parse. Read from the answer's head, so it costs nothing.
+ */
+export function unexpectedAnswerType(ex: Pick<Exchange, 'status' | 'endpoint'>, answerHeaders: RequestTap['answerHeaders']): boolean {
+  if (ex.status !== 200 || !MODEL_ENDPOINTS.has(ex.endpoint)) return false;
+  const type = answerHeaders['content-type'];
+  return !MODEL_ANSWER_TYPE.test(typeof type === 'string' ? type : '');
+}
+
 export class CaptureRecorder implements CaptureHooks {
   private matcherFor: Config | null = null;
   private wantedModels: ReadonlySet<string> | null = null;
@@ -101,9 +114,10 @@ export class CaptureRecorder implements CaptureHooks {
     const config = this.config();
     const c = config.proxy.capture;
     if (!c.enabled) return;
-    const reason = c.failures && isFailedAnswer(ex) ? 'failure' : tap.sampled ? 'sample' : null;
+    const garbled = unexpectedAnswerType(ex, tap.answerHeaders);
+    const reason = c.failures && (garbled || isFailedAnswer(ex)) ? 'failure' : tap.sampled ? 'sample' : null;
     if (reason === null || !this.matches(config, ex)) return;
-    this.sink.add(pendingOf(ex, tap, reason));
+    this.sink.add(pendingOf(ex, tap, reason, garbled ? 'unexpected_content_type' : null));
   }
 
   /** A model the config names (by any of its names: alias, group or served model) and a token it names; empty lists name all. */
@@ -132,7 +146,8 @@ export class CaptureRecorder implements CaptureHooks {
   }
 }
 
-function pendingOf(ex: Exchange, tap: RequestTap, reason: 'failure' | 'sample'): PendingCapture {
+/** `note`: the capture's own reading of an answer the row calls fine (unexpected_content_type). */
+function pendingOf(ex: Exchange, tap: RequestTap, reason: 'failure' | 'sample', note: string | null): PendingCapture {
   const body = (tee: BodyTee, headers: PendingBody['headers']): PendingBody => ({ bytes: tee.bytes(), sizeBytes: tee.sizeBytes, truncated: tee.truncated, headers });
   return {
     ts: ex.ts,
@@ -144,7 +159,7 @@ function pendingOf(ex: Exchange, tap: RequestTap, reason: 'failure' | 'sample'):
     upstream: ex.upstream,
     endpoint: ENDPOINT_PATH[ex.endpoint],
     status: ex.status,
-    errorCode: ex.errorCode,
+    errorCode: ex.errorCode ?? note,
     reason,
     clientToken: presentedToken(tap.requestHeaders),
     request: requestBodyOf(tap, body(tap.requestBody, tap.requestHeaders)),

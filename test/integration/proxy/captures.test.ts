@@ -32,6 +32,9 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: {"choices":[{"delta":{"content":"Hel"}}]}\n\n');
       setTimeout(() => res.destroy(), 20);
+    } else if (text.includes('html please')) {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><body>Sign in to the gateway</body></html>');
     } else if (text.includes('please fail')) {
       res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `engine crashed; key was ${UPSTREAM_KEY}`, type: 'server_error' } }));
@@ -107,6 +110,15 @@ describe('captured requests through the proxy', () => {
     expect(everything).not.toContain(token);
     expect(everything).not.toContain(UPSTREAM_KEY);
     expect(detail.request.headers['authorization']).toBe('[redacted]');
+  });
+
+  it('a 200 that is not JSON (a gateway page) is captured as unexpected_content_type; its row stays a 200', async () => {
+    const garbled = await chat('html please');
+    expect(garbled.status).toBe(200);
+    await captures.settle();
+    const [summary] = byRequest(garbled.id);
+    expect(summary).toMatchObject({ status: 200, errorCode: 'unexpected_content_type', answer: { contentType: 'text/html', encoding: 'utf8' } });
+    expect((await captures.show(summary!.id, 'test')).answer.text).toContain('Sign in to the gateway');
   });
 
   it("keeps the client's X-Request-Id as the capture's trace id beside the row's own id", async () => {

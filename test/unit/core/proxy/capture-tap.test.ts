@@ -20,13 +20,14 @@ function recorder(capture: Record<string, unknown>, draws: number[] = []) {
 }
 
 /** One request through the recorder: arrival, a body, an answer written, the end. */
-function run(rec: CaptureRecorder, o: { model?: string; client?: string; status?: number; errorCode?: string | null; body?: string; answer?: string }): Exchange {
+function run(rec: CaptureRecorder, o: { model?: string; client?: string; status?: number; errorCode?: string | null; body?: string; answer?: string; answerType?: string; endpoint?: Exchange['endpoint'] }): Exchange {
   const written: unknown[] = [];
   const res = { writeHead: () => res, write: (c: unknown) => written.push(c) > 0, end: (c?: unknown) => (c !== undefined && written.push(c), res) } as unknown as ServerResponse;
   const ex = new Exchange(res, 0, 1_700_000_000_000);
   rec.begin(ex, { headers: { authorization: 'Bearer gcp_secret', 'content-type': 'application/json' } } as unknown as IncomingMessage);
   ex.capture?.request(Buffer.from(o.body ?? '{"model":"x"}'));
-  ex.res.writeHead(o.status ?? 200, { 'content-type': 'application/json' });
+  ex.res.writeHead(o.status ?? 200, { 'content-type': o.answerType ?? 'application/json' });
+  ex.endpoint = o.endpoint ?? 'chat';
   ex.res.end(o.answer ?? '{"ok":true}');
   ex.model = o.model ?? 'Qwen';
   ex.client = o.client ?? 'app';
@@ -56,10 +57,18 @@ describe('CaptureRecorder', () => {
       [503, 'queue_full', 'failure'],
       [200, 'upstream_error_event', 'failure'],
     ]);
-    expect(kept[0]).toMatchObject({ clientToken: 'gcp_secret', model: 'Qwen', endpoint: '(other)' });
+    expect(kept[0]).toMatchObject({ clientToken: 'gcp_secret', model: 'Qwen', endpoint: '/v1/chat/completions' });
     expect(kept[0]!.request.bytes.toString()).toBe('{"model":"x"}');
     expect(kept[0]!.answer.bytes.toString()).toBe('{"error":{"code":"queue_full"}}');
     expect(kept[0]!.answer.headers).toEqual({ 'content-type': 'application/json' });
+  });
+
+  it("a 200 from a model endpoint that is not JSON or SSE is kept as a failure (the client got garbage); SSE and other endpoints' 200s are not", () => {
+    const { rec, kept } = recorder({ enabled: true });
+    run(rec, { status: 200, answerType: 'text/html; charset=utf-8', answer: '<html>login</html>' });
+    run(rec, { status: 200, answerType: 'text/event-stream' });
+    run(rec, { status: 200, answerType: 'text/plain', endpoint: 'models' });
+    expect(kept.map((k) => [k.status, k.errorCode, k.endpoint])).toEqual([[200, 'unexpected_content_type', '/v1/chat/completions']]);
   });
 
   it('a sample of all: the draw decides at arrival; failures are not kept when failures is off', () => {
