@@ -119,8 +119,9 @@ describe('proxy on the demo fleet', () => {
         `${app.proxy.url()}/chat/completions`]);
     await Promise.all(fill);
     const out = curl.stdout;
-    expect(out).toMatch(/^event: queue\ndata: \{"position":1,"eta_ms":(null|\d+),"reason":"busy","upstream":"[^"]+"\}/);
-    expect(out).toMatch(/event: queue\ndata: \{"position":0,"eta_ms":0,"queue_ms":\d+,"upstream":"[^"]+"\}/);
+    // Each frame names the request's trace (ours here: the client sent no X-Request-Id).
+    expect(out).toMatch(/^event: queue\ndata: \{"position":1,"eta_ms":(null|\d+),"reason":"busy","upstream":"[^"]+","request_id":"req_[0-9a-f]{24}"\}/);
+    expect(out).toMatch(/event: queue\ndata: \{"position":0,"eta_ms":0,"queue_ms":\d+,"upstream":"[^"]+","request_id":"req_[0-9a-f]{24}"\}/);
     expect(out.indexOf('event: queue')).toBeLessThan(out.indexOf('chat.completion.chunk'));
     expect(out.trimEnd().endsWith('data: [DONE]')).toBe(true);
     expect(out).not.toContain('"usage"');
