@@ -15,7 +15,7 @@
 // the load generator (from /proc): on a shared 2-core machine that is steadier than wall time.
 // Targets (PASS/MISS at the end): c=64 requests/s ≥ 90 % of bare's in the same round; c=1 added
 // (proxy minus direct) p50 ≤ 0.2 ms, p99 ≤ 1.0 ms.
-//   npx tsx test/bench/proxy-overhead.ts [--requests N] [--rounds N] [--targets direct,bare,proxy,nginx] [--tsx] [--capture-failures] [--traces]
+//   npx tsx test/bench/proxy-overhead.ts [--requests N] [--rounds N] [--targets direct,bare,proxy,nginx] [--tsx] [--capture-failures] [--traces] [--limits]
 // Diagnostics: PROXY_BENCH_PROF=DIR (CPU profile of the proxy child, summarised at the end;
 // PROXY_BENCH_PROF_ROLE=proxy,bare profiles both and prints what the proxy spends beyond the
 // yardstick, function by function), PROXY_BENCH_NOLOG=1 (the proxy without its request
@@ -175,9 +175,12 @@ async function main(): Promise<void> {
       'capture-failures': { type: 'boolean', default: false },
       // Every request carries X-Request-Id and traceparent (kept, forwarded, stored), and the proxy has proxy.models for the model.
       traces: { type: 'boolean', default: false },
+      // Per-client limits on the bench token: allow-list, rpm/tpm buckets that never refuse, a budget (spend recomputed every 60 s), an expiry.
+      limits: { type: 'boolean', default: false },
     },
   });
   if (values.traces) process.env.PROXY_BENCH_TRACES = '1';
+  if (values.limits) process.env.PROXY_BENCH_LIMITS = '1';
   if (values['capture-failures']) process.env.PROXY_BENCH_CAPTURE = 'failures';
   const requests = Number(values.requests);
   const rounds = Number(values.rounds);

@@ -61,7 +61,15 @@ export async function runProxyRelay(o: ProxyRelayOptions): Promise<void> {
   const { openStore } = await import('../../../src-main/core/store/index.js');
   const { silentLogger, systemClock } = await import('../../../src-main/core/base/index.js');
   const config = ConfigSchema.parse({
-    hosts: [{ label: 'bench', ssh: { host: '127.0.0.1', user: 'x', agent: true }, services: [{ id: 'up', kind: 'vllm', remotePort: 8000, model: o.model, slots: o.slots }] }],
+    hosts: [
+      {
+        label: 'bench',
+        // PROXY_BENCH_LIMITS=1 (--limits): a priced host, so the token's budget has a spend to compare.
+        ...(process.env.PROXY_BENCH_LIMITS ? { pricePerHourUsd: 2 } : {}),
+        ssh: { host: '127.0.0.1', user: 'x', agent: true },
+        services: [{ id: 'up', kind: 'vllm', remotePort: 8000, model: o.model, slots: o.slots }],
+      },
+    ],
     proxy: {
       queueBound: { interactive: 100_000 },
       // PROXY_BENCH_TRACES=1 (--traces): per-model shaping and timeouts on, as a config would set them (the bench's max_tokens 8 is within the ceiling).
@@ -70,13 +78,19 @@ export async function runProxyRelay(o: ProxyRelayOptions): Promise<void> {
   });
   const store = openStore({ file: join(o.dir, 'bench.db') });
   const tokens = createTokenRepository(store.db, systemClock);
-  const { token } = tokens.create('bench', 'interactive');
+  // PROXY_BENCH_LIMITS=1 (--limits): the token has an allow-list, rpm and tpm buckets too large to refuse, and a budget.
+  const benchLimits = process.env.PROXY_BENCH_LIMITS
+    ? { models: [o.model], rpm: 1_000_000_000, tpm: 1_000_000_000, budgetUsd: 1_000_000, budgetAction: 'refuse' as const, expiresAt: Date.now() + 86_400_000 }
+    : undefined;
+  const { token } = tokens.create('bench', 'interactive', benchLimits);
   // As the app wires it: token last-use stamped per flushed batch, a stats snapshot every second.
   const log = new RequestLog({ db: store.db, clock: systemClock, logger: silentLogger, onFlushed: (clients, at) => tokens.touch(clients, at) });
   // PROXY_BENCH_CAPTURE=failures (--capture-failures): captured requests on for failures, as a config would set it.
   const captures = process.env.PROXY_BENCH_CAPTURE ? await benchCaptures(config, store, o.dir) : null;
+  const limits = benchLimits ? await benchClientLimits(config, store, tokens) : null;
   const proxy = await ProxyServer.start({
     port: 0,
+    limits: limits?.limits ?? null,
     capture: captures?.recorder ?? null,
     settings: config.proxy,
     registry: ModelRegistry.fromConfig(config),
@@ -92,6 +106,7 @@ export async function runProxyRelay(o: ProxyRelayOptions): Promise<void> {
     void proxy.close(100).then(() => {
       log.dispose();
       void captures?.dispose();
+      limits?.budget.dispose();
       const rows = (store.db.prepare('SELECT COUNT(*) AS n FROM requests').get() as { n: number }).n;
       process.stderr.write(`proxy rows written: ${rows}, answered: ${proxy.answeredCount}\n`);
       store.close();
@@ -108,4 +123,27 @@ async function benchCaptures(config: import('../../../src-main/core/config/index
   const withCapture = { ...config, proxy: { ...config.proxy, capture: { ...config.proxy.capture, enabled: true, failures: true, sampleRate: 0 } } };
   const service = new ConfigService({ path: join(dir, 'none.yaml'), home: dir, initial: withCapture });
   return new Captures({ store, config: service, secrets: null, clock: systemClock, logger: silentLogger });
+}
+
+/** The console's per-client limits over the bench's store: the request path's checks and the month's spend recomputed every 60 s, as the app runs them. */
+async function benchClientLimits(
+  config: import('../../../src-main/core/config/index.js').Config,
+  store: import('../../../src-main/core/store/index.js').Store,
+  tokens: import('../../../src-main/core/proxy/index.js').TokenRepository,
+) {
+  const { ClientBudget, ClientLimits, requestWindows } = await import('../../../src-main/core/proxy/index.js');
+  const { silentLogger, systemClock } = await import('../../../src-main/core/base/index.js');
+  const { performance } = await import('node:perf_hooks');
+  const budget = new ClientBudget({
+    windows: requestWindows(store.db),
+    config: { current: config },
+    budgets: () => new Map(tokens.list().filter((t) => t.revokedAt === null && t.limits.budgetUsd !== null).map((t) => [t.name, t.limits])),
+    audit: store.audit,
+    settings: store.settings,
+    notices: null,
+    clock: systemClock,
+    logger: silentLogger,
+  });
+  budget.refresh();
+  return { budget, limits: new ClientLimits({ clock: systemClock, mono: () => performance.now(), settings: config.proxy }, budget) };
 }
