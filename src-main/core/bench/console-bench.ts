@@ -9,7 +9,7 @@ import type { BaselineLevel, BenchRun, BenchScenario, Evaluation } from '../../.
 import { AppError, DisposableStore, operatorActor, toAppError, type Clock, type Disposable, type Logger } from '../base/index.js';
 import type { EventSink } from '../channel.js';
 import type { ConfigService } from '../config/index.js';
-import { evaluate, type EvalSample } from '../eval/index.js';
+import { evaluate, evaluateColumns, type EvalSample } from '../eval/index.js';
 import { serviceStateOf, type FleetService } from '../fleet/index.js';
 import { requestWindows, type RequestWindows } from '../proxy/index.js';
 import type { Store } from '../store/index.js';
@@ -118,19 +118,8 @@ export class ConsoleBench implements Disposable {
 
   /** The evaluation figures of the proxy's own traffic in a window (its request rows). */
   evaluateWindow(fromMs: number, toMs: number, model?: string): Evaluation {
-    const rows = this.requests.completions(fromMs, toMs).filter((r) => !model || r.model === model);
-    const samples: EvalSample[] = rows.map((r) => ({
-      startMs: r.ts,
-      totalMs: r.total_ms,
-      queueMs: r.queue_ms,
-      ttftMs: r.ttft_ms,
-      failed: r.status >= 400 || r.error_code !== null,
-      completionTokens: r.tokens_out,
-      jsonOk: null,
-      schemaOk: null,
-      host: r.upstream ? (r.upstream.split('/')[0] ?? null) : null,
-    }));
-    return evaluate({ source: `proxy traffic${model ? ` for ${model}` : ''}`, fromMs, toMs, samples, priceOf: (h) => this.priceOf(h) });
+    const columns = this.requests.completionColumns(fromMs, toMs, model);
+    return evaluateColumns({ source: `proxy traffic${model ? ` for ${model}` : ''}`, fromMs, toMs, columns, priceOf: (h) => this.priceOf(h) });
   }
 
   importGuidellm(text: string, name: string | undefined, caller: string): { runId: string; levels: number; notes: string[] } {

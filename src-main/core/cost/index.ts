@@ -17,6 +17,6 @@ export {
   type RunRate,
   type UsageWindow,
 } from './cost-math.js';
-export { shareGpuTime, costShares, spanFromRequestRow, type RequestSpan, type RequestSpanRow, type ShareResult } from './request-share.js';
+export { shareGpuTime, shareGpuTimeColumns, costShares, spanFromRequestRow, type RequestSpan, type RequestSpanRow, type ShareResult, type SpanColumns } from './request-share.js';
 export { hostCost, windowFigures, windowUsage, type HostCostInput, type WindowCostSources, type WindowUsage } from './window-cost.js';
 export { RollingCost, type ServiceTick, type RollingCostFigures } from './rolling-cost.js';

@@ -26,13 +26,32 @@ export interface ShareResult {
 }
 
 export function shareGpuTime(spans: readonly RequestSpan[], window?: { fromMs: number; toMs: number }): ShareResult {
-  const gpuSeconds = new Array<number>(spans.length).fill(0);
+  const startMs = new Float64Array(spans.length);
+  const endMs = new Float64Array(spans.length);
+  spans.forEach((s, i) => {
+    startMs[i] = s.startMs;
+    endMs[i] = s.endMs;
+  });
+  const { gpuSeconds, busySecondsByHost } = shareGpuTimeColumns({ startMs, endMs, host: spans.map((s) => s.host) }, window);
+  return { gpuSeconds: Array.from(gpuSeconds), busySecondsByHost };
+}
+
+/** Spans as columns (a window of request rows read without an object per row): index i is one request. */
+export interface SpanColumns {
+  startMs: Float64Array;
+  endMs: Float64Array;
+  host: readonly string[];
+}
+
+/** shareGpuTime over columns; the figures are the same function's. */
+export function shareGpuTimeColumns(spans: SpanColumns, window?: { fromMs: number; toMs: number }): { gpuSeconds: Float64Array; busySecondsByHost: Map<string, number> } {
+  const gpuSeconds = new Float64Array(spans.startMs.length);
   const busySecondsByHost = new Map<string, number>();
   const byHost = new Map<string, number[]>();
-  spans.forEach((s, i) => {
-    const list = byHost.get(s.host);
+  spans.host.forEach((host, i) => {
+    const list = byHost.get(host);
     if (list) list.push(i);
-    else byHost.set(s.host, [i]);
+    else byHost.set(host, [i]);
   });
   for (const [host, idxs] of byHost) busySecondsByHost.set(host, shareOneHost(spans, idxs, window, gpuSeconds));
   return { gpuSeconds, busySecondsByHost };
@@ -45,14 +64,13 @@ export function shareGpuTime(spans: readonly RequestSpan[], window?: { fromMs: n
  * looks its two values up. Ends count before starts at the same instant: back-to-back requests do not
  * overlap. Returns the host's busy seconds (time with at least one request in flight).
  */
-function shareOneHost(spans: readonly RequestSpan[], idxs: readonly number[], window: { fromMs: number; toMs: number } | undefined, out: number[]): number {
+function shareOneHost(spans: SpanColumns, idxs: readonly number[], window: { fromMs: number; toMs: number } | undefined, out: Float64Array): number {
   const from = new Float64Array(idxs.length);
   const to = new Float64Array(idxs.length);
   const kept: number[] = [];
   for (const i of idxs) {
-    const s = spans[i]!;
-    const a = window ? Math.max(s.startMs, window.fromMs) : s.startMs;
-    const b = window ? Math.min(s.endMs, window.toMs) : s.endMs;
+    const a = window ? Math.max(spans.startMs[i]!, window.fromMs) : spans.startMs[i]!;
+    const b = window ? Math.min(spans.endMs[i]!, window.toMs) : spans.endMs[i]!;
     if (!(b > a) || !Number.isFinite(a) || !Number.isFinite(b)) continue;
     from[kept.length] = a;
     to[kept.length] = b;

@@ -2,7 +2,7 @@
 // benchmark run, or a window of the proxy's request rows). Every figure carries
 // its formula; what cannot be computed is unavailable with a reason, never 0.
 import type { Evaluation, Figure } from '../../../src-preload/contract/index.js';
-import { costPerMillionBoth, shareGpuTime, type RequestSpan } from '../cost/index.js';
+import { costPerMillionBoth, shareGpuTimeColumns } from '../cost/index.js';
 
 export interface EvalSample {
   /** Epoch ms when the request was sent. */
@@ -27,13 +27,61 @@ export interface EvalInput {
   priceOf(host: string): number | null;
 }
 
+/**
+ * The same requests as columns, index i being one request: what a window of a
+ * week of proxy rows is read into without an object per row. A missing number
+ * is NaN; jsonOk / schemaOk are -1 (not checked), 0 or 1.
+ */
+export interface EvalColumns {
+  startMs: Float64Array;
+  totalMs: Float64Array;
+  queueMs: Float64Array;
+  ttftMs: Float64Array;
+  failed: Uint8Array;
+  completionTokens: Float64Array;
+  jsonOk: Int8Array;
+  schemaOk: Int8Array;
+  host: readonly (string | null)[];
+}
+
+export interface EvalColumnsInput extends Omit<EvalInput, 'samples'> {
+  columns: EvalColumns;
+}
+
+const num = (v: number | null): number => (v === null ? NaN : v);
+const flag = (v: boolean | null): number => (v === null ? -1 : v ? 1 : 0);
+
+export function sampleColumns(samples: readonly EvalSample[]): EvalColumns {
+  const n = samples.length;
+  const c: EvalColumns = {
+    startMs: new Float64Array(n),
+    totalMs: new Float64Array(n),
+    queueMs: new Float64Array(n),
+    ttftMs: new Float64Array(n),
+    failed: new Uint8Array(n),
+    completionTokens: new Float64Array(n),
+    jsonOk: new Int8Array(n),
+    schemaOk: new Int8Array(n),
+    host: samples.map((s) => s.host),
+  };
+  samples.forEach((s, i) => {
+    c.startMs[i] = s.startMs;
+    c.totalMs[i] = num(s.totalMs);
+    c.queueMs[i] = num(s.queueMs);
+    c.ttftMs[i] = num(s.ttftMs);
+    c.failed[i] = s.failed ? 1 : 0;
+    c.completionTokens[i] = num(s.completionTokens);
+    c.jsonOk[i] = flag(s.jsonOk);
+    c.schemaOk[i] = flag(s.schemaOk);
+  });
+  return c;
+}
+
 export const UNSTABLE_BELOW = 20;
 
-function nearestRank(values: readonly number[], p: number): number | null {
-  if (values.length === 0) return null;
-  // A typed array sorts numerically without a comparator call per comparison: a 7-day window of
-  // proxy rows (240k) sorts in ~15 ms instead of ~100 ms, and this runs five times per evaluation.
-  const sorted = Float64Array.from(values).sort();
+/** Nearest rank over values sorted ascending (a typed array sorts without a comparator call per comparison). */
+function nearestRank(sorted: Float64Array, p: number): number | null {
+  if (sorted.length === 0) return null;
   return sorted[Math.max(1, Math.ceil((p / 100) * sorted.length)) - 1]!;
 }
 
@@ -54,12 +102,12 @@ function fig(key: string, label: string, unit: string, formula: string, value: n
 }
 
 /** From the first request sent to the last one finished, within the window; null without traffic. */
-function trafficSpan(samples: readonly EvalSample[], fromMs: number, toMs: number): { fromMs: number; toMs: number } | null {
+function trafficSpan(c: EvalColumns, fromMs: number, toMs: number): { fromMs: number; toMs: number } | null {
   let first = Infinity;
   let last = -Infinity;
-  for (const s of samples) {
-    first = Math.min(first, s.startMs);
-    last = Math.max(last, s.startMs + (s.totalMs ?? 0));
+  for (let i = 0; i < c.startMs.length; i++) {
+    first = Math.min(first, c.startMs[i]!);
+    last = Math.max(last, c.startMs[i]! + (Number.isNaN(c.totalMs[i]!) ? 0 : c.totalMs[i]!));
   }
   if (!Number.isFinite(first)) return null;
   const a = Math.max(fromMs, first);
@@ -68,23 +116,53 @@ function trafficSpan(samples: readonly EvalSample[], fromMs: number, toMs: numbe
 }
 
 export function evaluate(input: EvalInput): Evaluation {
-  const { samples } = input;
-  const settled = samples.length;
-  const failed = samples.filter((s) => s.failed).length;
-  const done = samples.filter((s) => !s.failed && s.totalMs !== null);
-  const e2e = done.map((s) => s.totalMs! - (s.queueMs ?? 0));
-  const ttft = done.map((s) => s.ttftMs).filter((v): v is number => v !== null);
-  const latency = done.map((s) => s.totalMs!);
-  const checked = samples.filter((s) => s.jsonOk !== null);
+  const { samples, ...rest } = input;
+  return evaluateColumns({ ...rest, columns: sampleColumns(samples) });
+}
+
+/** The indexes of completed requests (not failed, with a total time), and the values the percentiles read, sorted. */
+function completed(c: EvalColumns): { done: Uint32Array; e2e: Float64Array; ttft: Float64Array; latency: Float64Array } {
+  const n = c.startMs.length;
+  const done = new Uint32Array(n);
+  const e2e = new Float64Array(n);
+  const ttft = new Float64Array(n);
+  let d = 0;
+  let t = 0;
+  for (let i = 0; i < n; i++) {
+    if (c.failed[i] || Number.isNaN(c.totalMs[i]!)) continue;
+    done[d] = i;
+    e2e[d] = c.totalMs[i]! - (Number.isNaN(c.queueMs[i]!) ? 0 : c.queueMs[i]!);
+    d++;
+    if (!Number.isNaN(c.ttftMs[i]!)) ttft[t++] = c.ttftMs[i]!;
+  }
+  const latency = new Float64Array(d);
+  for (let k = 0; k < d; k++) latency[k] = c.totalMs[done[k]!]!;
+  return { done: done.subarray(0, d), e2e: e2e.subarray(0, d).sort(), ttft: ttft.subarray(0, t).sort(), latency: latency.sort() };
+}
+
+export function evaluateColumns(input: EvalColumnsInput): Evaluation {
+  const c = input.columns;
+  const settled = c.startMs.length;
+  let failed = 0;
+  let checked = 0;
+  let jsonOk = 0;
+  let schemaOk = 0;
+  for (let i = 0; i < settled; i++) {
+    failed += c.failed[i]!;
+    if (c.jsonOk[i] === -1) continue;
+    checked++;
+    jsonOk += c.jsonOk[i] === 1 ? 1 : 0;
+    schemaOk += c.schemaOk[i] === 1 ? 1 : 0;
+  }
+  const { done, e2e, ttft, latency } = completed(c);
   const none = 'no completed requests';
   const figures: Figure[] = [];
 
   figures.push(
     fig('failureRate', 'Failure rate', '%', 'settled failed ÷ all settled requests', settled ? (failed / settled) * 100 : null, settled, 'no settled requests'),
   );
-  const p95 = nearestRank(e2e, 95);
   figures.push(
-    fig('p95E2e', 'P95 end-to-end', 'ms', 'nearest rank over (completed − queued); unstable below 20 samples', p95, e2e.length, none, {
+    fig('p95E2e', 'P95 end-to-end', 'ms', 'nearest rank over (completed − queued); unstable below 20 samples', nearestRank(e2e, 95), e2e.length, none, {
       unstable: e2e.length > 0 && e2e.length < UNSTABLE_BELOW,
     }),
   );
@@ -102,10 +180,10 @@ export function evaluate(input: EvalInput): Evaluation {
   }
   const noSchema = 'no schema-checked answers (the run had no response_format, or no answer came back)';
   figures.push(
-    fig('jsonRate', 'First-pass JSON rate', '%', 'responses that parse, first attempt ÷ attempts that got a response', checked.length ? (checked.filter((s) => s.jsonOk).length / checked.length) * 100 : null, checked.length, noSchema),
-    fig('schemaRate', 'First-pass schema rate', '%', 'responses that validate against the schema, first attempt ÷ attempts that got a response', checked.length ? (checked.filter((s) => s.schemaOk).length / checked.length) * 100 : null, checked.length, noSchema),
+    fig('jsonRate', 'First-pass JSON rate', '%', 'responses that parse, first attempt ÷ attempts that got a response', checked ? (jsonOk / checked) * 100 : null, checked, noSchema),
+    fig('schemaRate', 'First-pass schema rate', '%', 'responses that validate against the schema, first attempt ÷ attempts that got a response', checked ? (schemaOk / checked) * 100 : null, checked, noSchema),
   );
-  const rate = throughput(done, trafficSpan(samples, input.fromMs, input.toMs));
+  const rate = throughput(c, done, trafficSpan(c, input.fromMs, input.toMs));
   figures.push(rate.figure, ...costFigures(input, done, rate));
   return { source: input.source, fromMs: input.fromMs, toMs: input.toMs, figures };
 }
@@ -123,11 +201,17 @@ interface Throughput {
  * of requests is not an hour of work (issue #27 finding 3). Requests without a
  * token count are left out, and the formula says how many.
  */
-function throughput(done: readonly EvalSample[], span: { fromMs: number; toMs: number } | null): Throughput {
-  const counted = done.filter((s) => s.completionTokens !== null);
-  const tokens = counted.length ? counted.reduce((n, s) => n + s.completionTokens!, 0) : null;
+function throughput(c: EvalColumns, done: Uint32Array, span: { fromMs: number; toMs: number } | null): Throughput {
+  let counted = 0;
+  let sum = 0;
+  for (const i of done) {
+    if (Number.isNaN(c.completionTokens[i]!)) continue;
+    counted++;
+    sum += c.completionTokens[i]!;
+  }
+  const tokens = counted ? sum : null;
   const spanSeconds = span === null ? null : (span.toMs - span.fromMs) / 1000;
-  const uncounted = done.length - counted.length;
+  const uncounted = done.length - counted;
   const spanText = spanSeconds === null ? 'no traffic' : `${(spanSeconds / 60).toFixed(1)} min from the first request sent to the last one finished`;
   const left = uncounted ? `; ${uncounted} of ${done.length} completed requests reported no token count and are not in it` : '';
   const figure = fig(
@@ -136,7 +220,7 @@ function throughput(done: readonly EvalSample[], span: { fromMs: number; toMs: n
     'tok/s',
     `completion tokens ÷ the span that had traffic (${spanText}), not the whole window${left}`,
     tokens !== null && spanSeconds !== null && spanSeconds > 0 ? tokens / spanSeconds : null,
-    counted.length,
+    counted,
     tokens === null ? 'no completion tokens recorded' : 'the traffic took no measurable time',
   );
   return { figure, tokens, spanSeconds };
@@ -146,23 +230,30 @@ const BUSY_FORMULA = 'price per hour ÷ (3600 × output tok/s over busy time) ×
 const SPAN_FORMULA = 'price per hour ÷ (3600 × output tok/s over the span that had traffic, idle gaps between requests included) × 10⁶';
 
 /** GPU time shared among concurrent requests per host (never counted twice) × price; per 1M over busy time and over the traffic span. */
-function costFigures(input: EvalInput, done: readonly EvalSample[], rate: Throughput): Figure[] {
-  const spans: RequestSpan[] = [];
-  for (const s of done) {
-    if (s.host !== null) spans.push({ startMs: s.startMs, endMs: s.startMs + s.totalMs!, model: null, client: '', completionTokens: s.completionTokens, host: s.host });
-  }
-  const { gpuSeconds, busySecondsByHost } = shareGpuTime(spans, { fromMs: input.fromMs, toMs: input.toMs });
-  const hosts = [...new Set(spans.map((s) => s.host))];
-  const prices = hosts.map((h) => input.priceOf(h));
+function costFigures(input: EvalColumnsInput, done: Uint32Array, rate: Throughput): Figure[] {
+  const c = input.columns;
+  const withHost = Array.from(done).filter((i) => c.host[i] !== null);
+  const startMs = new Float64Array(withHost.length);
+  const endMs = new Float64Array(withHost.length);
+  const host = withHost.map((i, k) => {
+    startMs[k] = c.startMs[i]!;
+    endMs[k] = c.startMs[i]! + c.totalMs[i]!;
+    return c.host[i]!;
+  });
+  const { gpuSeconds, busySecondsByHost } = shareGpuTimeColumns({ startMs, endMs, host }, { fromMs: input.fromMs, toMs: input.toMs });
+  const hosts = [...new Set(host)];
+  const priceByHost = new Map(hosts.map((h) => [h, input.priceOf(h)]));
+  const prices = hosts.map((h) => priceByHost.get(h)!);
   const priced = hosts.length > 0 && prices.every((p) => p !== null && p > 0);
   let reason: string | null = null;
   if (done.length === 0) reason = 'no completed requests';
   else if (hosts.length === 0) reason = 'the serving host is not known (not a console target)';
   else if (!priced) reason = 'no price configured for the host';
   let usd = 0;
-  if (priced) spans.forEach((s, i) => (usd += ((input.priceOf(s.host) ?? 0) * gpuSeconds[i]!) / 3600));
+  if (priced) host.forEach((h, k) => (usd += ((priceByHost.get(h) ?? 0) * gpuSeconds[k]!) / 3600));
+  const spans = host.length;
   const out = [
-    fig('costPerRequest', 'GPU cost per request', 'USD', 'price per hour × the request’s share of GPU time ÷ 3600 (time shared among concurrent requests), averaged', priced && spans.length ? usd / spans.length : null, spans.length, reason, { estimate: true }),
+    fig('costPerRequest', 'GPU cost per request', 'USD', 'price per hour × the request’s share of GPU time ÷ 3600 (time shared among concurrent requests), averaged', priced && spans ? usd / spans : null, spans, reason, { estimate: true }),
   ];
   if (hosts.length === 1 && priced) {
     const busy = busySecondsByHost.get(hosts[0]!) ?? null;

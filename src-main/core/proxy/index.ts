@@ -5,7 +5,7 @@ export { ProxyServer, type ProxyServerOptions, type UpstreamResolver, type Upstr
 export { ModelRegistry, type UpstreamSpec, type ModelEntry } from './registry.js';
 export { PriorityPool, defaultCaps, validateCaps, type PoolLimits, type PoolPolicy, type Lease, type QueueTicket } from './pool.js';
 export { RequestLog, type RequestRecord, type RequestLogOptions } from './request-log.js';
-export { requestWindows, type AnsweredRequestRow, type CompletionRequestRow, type RequestWindows } from './request-window.js';
+export { requestWindows, type AnsweredRequestRow, type RequestWindows } from './request-window.js';
 export { createTokenRepository, hashToken, TOKEN_PREFIX, VERSION_CHECK_MS, type TokenRepository, type TokenCheck } from './tokens.js';
 export { ClientLimits, estimateTokens, type ClientSpend } from './client-limits.js';
 export { TokenBucket } from './token-buckets.js';

@@ -8,6 +8,7 @@ import type { App } from '../../../src-main/core/app.js';
 import { silentLogger } from '../../../src-main/core/base/index.js';
 import { startWebBridge, type WebBridge } from '../../../src-main/web/index.js';
 import { startDemoConsole, type DemoConsole } from '../../helpers/demo-console.js';
+import { until } from '../../helpers/until.js';
 
 // Cancellation crosses the bridge: a client that goes away during a report
 // export (a closed tab, an aborted fetch, a Ctrl-C'd CLI) stops the export —
@@ -78,7 +79,8 @@ describe('cancelling a report export', () => {
     call.abort();
     expect(await call.done).toBe('aborted');
     // The printer finishes its page; the export must then stop instead of renaming the folder into place.
-    await new Promise((r) => setTimeout(r, 2_000));
+    // Its end is the audit row (written after the staging folder is removed); a loaded machine takes longer.
+    await until(() => app.store.audit.list({ type: 'report.export.failed' }).length > 0, { timeoutMs: 15_000 });
     expect(printed.length).toBe(1);
     expect(existsSync(outDir) ? readdirSync(outDir) : []).toEqual([]);
     const list = await api.invoke('reports.list', { limit: 10 });
