@@ -102,7 +102,7 @@ export class CaptureRecorder implements CaptureHooks {
     if (!sampled && !c.failures) return;
     const tap = new RequestTap(c.maxBodyBytes, sampled, req.headers);
     ex.capture = tap;
-    if (ex.res instanceof TappedResponse) ex.res.tap = tap;
+    if (ex.res instanceof TappedResponse) taps.set(ex.res, tap);
     else tapAnswer(ex.res, tap);
   }
 
@@ -110,7 +110,7 @@ export class CaptureRecorder implements CaptureHooks {
     const tap = ex.capture;
     if (!(tap instanceof RequestTap)) return;
     ex.capture = null;
-    if (ex.res instanceof TappedResponse) ex.res.tap = null;
+    taps.delete(ex.res);
     const config = this.config();
     const c = config.proxy.capture;
     if (!c.enabled) return;
@@ -189,28 +189,32 @@ function see(tap: RequestTap, chunk: unknown): void {
   else if (chunk instanceof Uint8Array) tap.answerBody.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
 }
 
+/** The tap of each response being captured (kept beside the response, so no response changes shape). */
+const taps = new WeakMap<ServerResponse, RequestTap>();
+
 /**
  * The proxy's responses (createServer's ServerResponse option): each sees what it is sent — the head's
  * headers and every byte, whichever stage writes them (the proxy's own refusals, a relayed answer, an
- * SSE error frame) — when it has a tap. One class for every response, so the ones without a tap keep
- * the shape the others have and pay one field check per write.
+ * SSE error frame) — when it has a tap. One class for every response; one without a tap pays a
+ * WeakMap lookup per write.
  */
-export class TappedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
-  tap: RequestTap | null = null;
-}
+export class TappedResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {}
 
 const tappedProto = TappedResponse.prototype as unknown as Record<'writeHead' | 'write' | 'end', (...a: unknown[]) => unknown>;
 const baseProto = ServerResponse.prototype as unknown as Record<'writeHead' | 'write' | 'end', (...a: unknown[]) => unknown>;
 tappedProto.writeHead = function (this: TappedResponse, status: unknown, ...rest: unknown[]) {
-  if (this.tap) for (const arg of rest) if (typeof arg === 'object' && arg !== null && !Array.isArray(arg)) this.tap.answerHeaders = arg as RequestTap['answerHeaders'];
+  const tap = taps.get(this);
+  if (tap) for (const arg of rest) if (typeof arg === 'object' && arg !== null && !Array.isArray(arg)) tap.answerHeaders = arg as RequestTap['answerHeaders'];
   return baseProto.writeHead.call(this, status, ...rest);
 };
 tappedProto.write = function (this: TappedResponse, chunk: unknown, ...rest: unknown[]) {
-  if (this.tap) see(this.tap, chunk);
+  const tap = taps.get(this);
+  if (tap) see(tap, chunk);
   return baseProto.write.call(this, chunk, ...rest);
 };
 tappedProto.end = function (this: TappedResponse, chunk?: unknown, ...rest: unknown[]) {
-  if (this.tap && typeof chunk !== 'function') see(this.tap, chunk);
+  const tap = taps.get(this);
+  if (tap && typeof chunk !== 'function') see(tap, chunk);
   return baseProto.end.call(this, chunk, ...rest);
 };
 
