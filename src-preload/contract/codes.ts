@@ -136,3 +136,18 @@ export const PlaygroundErrorCode = {
   RUN_IN_FLIGHT: 'PLAYGROUND_RUN_IN_FLIGHT',
 } as const;
 export type PlaygroundErrorCode = (typeof PlaygroundErrorCode)[keyof typeof PlaygroundErrorCode];
+
+/** Codes of proxy.createToken / proxy.setToken refusals (nothing is stored when one is raised). */
+export const TokenLimitErrorCode = {
+  /** The field is set by config `proxy.clients.<name>`; change it there. details.fields */
+  FIELD_FROM_CONFIG: 'PROXY_TOKEN_FIELD_FROM_CONFIG',
+  /** The allow-list names models, aliases or groups the proxy does not serve. details.unknown */
+  UNKNOWN_MODELS: 'PROXY_TOKEN_UNKNOWN_MODELS',
+  /** A budget where no host serving the token's models has a price: its spend could never be known. */
+  BUDGET_UNPRICED: 'PROXY_TOKEN_BUDGET_UNPRICED',
+  /** An expiry at or before now. */
+  EXPIRY_PAST: 'PROXY_TOKEN_EXPIRY_PAST',
+  /** A limit the CLI could not read (a duration, a number). */
+  INVALID_LIMIT: 'PROXY_TOKEN_INVALID_LIMIT',
+} as const;
+export type TokenLimitErrorCode = (typeof TokenLimitErrorCode)[keyof typeof TokenLimitErrorCode];

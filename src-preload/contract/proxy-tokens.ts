@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { MonthlyBudgetUsdSchema } from './budget.js';
 
+export { TokenLimitErrorCode } from './codes.js';
+
 // Per-client governance of a proxy token: which models it may call, how many
 // requests and tokens a minute, a monthly budget in USD (from the same cost
 // estimate as cost.summary byClient) and an expiry. Set from the UI and the
@@ -81,17 +83,3 @@ export const DEFAULT_TOKEN_LIMITS: TokenLimits = Object.freeze({
   expiresAt: null,
 }) as TokenLimits;
 
-/** Codes of proxy.createToken / proxy.setToken refusals (nothing is stored when one is raised). */
-export const TokenLimitErrorCode = {
-  /** The field is set by config `proxy.clients.<name>`; change it there. details.fields */
-  FIELD_FROM_CONFIG: 'PROXY_TOKEN_FIELD_FROM_CONFIG',
-  /** The allow-list names models, aliases or groups the proxy does not serve. details.unknown */
-  UNKNOWN_MODELS: 'PROXY_TOKEN_UNKNOWN_MODELS',
-  /** A budget where no host serving the token's models has a price: its spend could never be known. */
-  BUDGET_UNPRICED: 'PROXY_TOKEN_BUDGET_UNPRICED',
-  /** An expiry at or before now. */
-  EXPIRY_PAST: 'PROXY_TOKEN_EXPIRY_PAST',
-  /** A limit the CLI could not read (a duration, a number). */
-  INVALID_LIMIT: 'PROXY_TOKEN_INVALID_LIMIT',
-} as const;
-export type TokenLimitErrorCode = (typeof TokenLimitErrorCode)[keyof typeof TokenLimitErrorCode];

@@ -110,9 +110,3 @@ export function limitsDiff(before: TokenLimits, after: TokenLimits): Partial<Rec
   }
   return out;
 }
-
-declare module '../base/index.js' {
-  interface ErrorCodeRegistry {
-    proxyTokens: TokenLimitErrorCode;
-  }
-}

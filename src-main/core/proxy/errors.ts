@@ -1,6 +1,7 @@
 // Stable codes of the proxy capability. `ProxyErrorCode` is for the console's
 // own calls (contract, CLI); `WireCode` is the `error.code` a client of the
 // OpenAI-compatible endpoint sees in the body, in OpenAI's lower_snake style.
+import type { TokenLimitErrorCode } from '../../../src-preload/contract/index.js';
 
 export const ProxyErrorCode = {
   UNKNOWN_UPSTREAM: 'PROXY_UNKNOWN_UPSTREAM',
@@ -98,5 +99,7 @@ export function errorBody(e: WireError): string {
 declare module '../base/index.js' {
   interface ErrorCodeRegistry {
     proxy: ProxyErrorCode;
+    /** proxy.createToken / proxy.setToken refusals (the contract's codes.ts). */
+    proxyTokens: TokenLimitErrorCode;
   }
 }

@@ -1,10 +1,9 @@
-import type { Migration } from './migrations.js';
-
 // Per-client governance of proxy tokens (issue #32): an allow-list of models,
 // requests and tokens a minute, a monthly budget and an expiry. NULL: no limit.
 // Config `proxy.clients` may set the same fields; it wins at run time (proxy/client-policy.ts)
 // and these columns keep what the UI or the CLI stored.
-export const CLIENT_LIMITS_MIGRATION: Migration = {
+// Shaped as migrations.ts's Migration without importing it: that file lists this one (no import cycle).
+export const CLIENT_LIMITS_MIGRATION = {
   version: 13,
   name: 'client_token_limits',
   up: `
