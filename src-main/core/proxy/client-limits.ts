@@ -116,16 +116,13 @@ export class ClientLimits {
     if (old !== undefined && old.stored === stored && old.clients === clients) return old;
     const { limits } = mergeLimits(stored, clients[name]);
     const now = this.env.mono();
-    const g: Grant = {
-      name,
-      limits,
-      stored,
-      clients,
-      allowed: null,
-      // A changed limit keeps what was used: the new bucket starts no fuller than the old one was.
-      rpm: limits.rpm === null ? null : new TokenBucket(limits.rpm, now, old?.rpm?.available(now)),
-      tpm: limits.tpm === null ? null : new TokenBucket(limits.tpm, now, old?.tpm?.available(now)),
-    };
+    // The stored object is new each time the repository refills its cache (after every request-log flush):
+    // an unchanged limit keeps its bucket (and the reservations settling into it); a changed one keeps what
+    // was used (the new bucket starts no fuller than the old one was).
+    const bucket = (perMinute: number | null, prev: TokenBucket | null | undefined): TokenBucket | null =>
+      perMinute === null ? null : prev && prev.perMinute === perMinute ? prev : new TokenBucket(perMinute, now, prev?.available(now));
+    const sameModels = old !== undefined && old.limits.models.join('\n') === limits.models.join('\n');
+    const g: Grant = { name, limits, stored, clients, allowed: sameModels ? old.allowed : null, rpm: bucket(limits.rpm, old?.rpm), tpm: bucket(limits.tpm, old?.tpm) };
     if (old === undefined && this.grants.size >= GRANTS_MAX) this.grants.clear();
     this.grants.set(id, g);
     return g;

@@ -107,6 +107,20 @@ describe('ClientLimits', () => {
     expect(code(w.request('app', stored, 'qwen', body).result)).toBe('ok');
   });
 
+  it('a reservation settles into the same bucket when the repository hands a fresh copy of unchanged limits', () => {
+    const w = world();
+    const body = { max_tokens: 400, messages: [{ role: 'user', content: 'x'.repeat(380) }] };
+    const first = w.request('app', L({ tpm: 1_000 }), 'qwen', body);
+    expect(code(first.result)).toBe('ok');
+    first.ex.status = 200;
+    first.ex.tokensIn = 100;
+    first.ex.tokensOut = 20;
+    // The token check cache refilled meanwhile (a request-log flush): equal limits, a new object.
+    expect(code(w.request('app', L({ tpm: 1_000 }), 'qwen', body).result)).toBe('rate_limit_tpm');
+    w.limits.settle(first.ex);
+    expect(code(w.request('app', L({ tpm: 1_000 }), 'qwen', body).result)).toBe('ok');
+  });
+
   it('allow-list: a listed alias reaches its model by any name; a listed group passes by its name only', () => {
     const w = world();
     const qwenOnly = L({ models: ['qwen'] });
