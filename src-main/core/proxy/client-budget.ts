@@ -4,8 +4,9 @@
 // host price), recomputed off the request path every `intervalMs` while any
 // token has a budget. The request path reads the last figure (a map lookup),
 // so a budget can be passed by what the client spends within one interval plus
-// the request log's flush delay. 50 / 80 / 100 % notify and audit once per token
-// per month (persisted, so a restart does not repeat them).
+// the request log's flush delay (after a start, the first figure comes 2 s in).
+// 50 / 80 / 100 % notify and audit once per token per month (persisted, so a
+// restart does not repeat them).
 import type { TokenBudgetUse, TokenLimits } from '../../../src-preload/contract/index.js';
 import { toAppError, type Clock, type Disposable, type Logger } from '../base/index.js';
 import { monthKeyUtc, monthStartUtc, newlyCrossed, crossedThresholds } from '../budget/index.js';
@@ -18,6 +19,7 @@ import type { RequestWindows } from './request-window.js';
 
 const FIRED_KEY = 'proxy.clientBudget.fired';
 export const CLIENT_BUDGET_INTERVAL_MS = 60_000;
+const FIRST_REFRESH_MS = 2_000;
 
 export interface ClientBudgetDeps {
   windows: Pick<RequestWindows, 'answered'>;
@@ -42,14 +44,16 @@ export class ClientBudget implements ClientSpend, Disposable {
   private month: string;
   private computedAt: number | null = null;
   private fired: Fired;
-  private readonly timer: Disposable;
+  private readonly timers: Disposable[];
 
   constructor(private readonly deps: ClientBudgetDeps) {
     const now = deps.clock.now();
     this.month = monthKeyUtc(now);
     const stored = readFired(deps.settings, deps.logger);
     this.fired = stored?.month === this.month ? stored : { month: this.month, fired: {} };
-    this.timer = deps.clock.setInterval(() => this.refresh(), deps.intervalMs ?? CLIENT_BUDGET_INTERVAL_MS);
+    // The first figure soon after start (a restart must not leave budgets unchecked for a whole interval),
+    // yet not inside start-up itself: the month's rows can take a while to read.
+    this.timers = [deps.clock.setTimeout(() => this.refresh(), FIRST_REFRESH_MS), deps.clock.setInterval(() => this.refresh(), deps.intervalMs ?? CLIENT_BUDGET_INTERVAL_MS)];
   }
 
   /** The month's spend of `client`; null before the first computation or when a host that served it has no price. */
@@ -130,7 +134,7 @@ export class ClientBudget implements ClientSpend, Disposable {
   }
 
   dispose(): void {
-    void this.timer.dispose();
+    for (const t of this.timers) void t.dispose();
   }
 }
 

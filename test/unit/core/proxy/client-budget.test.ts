@@ -45,7 +45,8 @@ describe('ClientBudget', () => {
     w.hour('other', START + HOUR); // concurrent: each gets half of that hour
     const b = w.make();
     expect(b.spentUsd('app')).toBeNull();
-    b.refresh();
+    // The first figure 2 s after start, without waiting for the minute's refresh.
+    w.clock.advance(2_000);
     const spans = w.rows.map(spanFromRequestRow).filter((s): s is RequestSpan => s !== null);
     const byClient = costShares(spans, (s) => s.client, () => 2, { fromMs: Date.parse('2026-12-01T00:00:00Z'), toMs: w.clock.now() });
     expect(b.spentUsd('app')).toBe(byClient.find((c) => c.key === 'app')!.cost.value);
