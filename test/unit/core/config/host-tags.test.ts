@@ -55,6 +55,7 @@ describe('host tags', () => {
           gpuProcesses: null,
           services: [],
           updatedAt: null,
+          read: { mode: 'collector', reason: null, clockSkewS: null },
         },
       ],
     };
