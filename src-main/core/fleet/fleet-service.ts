@@ -469,7 +469,10 @@ export class FleetService implements Disposable {
   /** One round: poll each connected, idle host; tick when all finish or the interval is over. */
   private round(): void {
     if (this.roundInFlight || this.disposed) return;
-    const polls = [...this.hosts.values()].filter((h) => !h.isPolling).map((h) => h.poll(this.settings));
+    const hosts = [...this.hosts.values()];
+    // A host whose last poll still waits is not polled again; its link is watched meanwhile.
+    for (const h of hosts) if (h.isPolling) h.watchLink(this.settings);
+    const polls = hosts.filter((h) => !h.isPolling).map((h) => h.poll(this.settings));
     let deadline: Disposable | undefined;
     const cutoff = new Promise<void>((resolve) => {
       deadline = this.clock.setTimeout(resolve, Math.max(1, this.pollIntervalMs - 10));

@@ -27,6 +27,8 @@ import { HostCollector } from './collector.js';
 const REDETECT_EVERY_POLLS = 30;
 /** Shortest silence that counts as a dead link (a reading may take up to its timeout). */
 const DEAD_LINK_MIN_MS = 3_000;
+/** Silence past this (and polls asking) means a dead link: longer than a reading may take. */
+const linkLimitMs = (settings: PollSettings): number => Math.max(DEAD_LINK_MIN_MS, settings.timeoutMs + 500);
 
 /** How a host reads its GPUs and services; built by the fleet from config. */
 export interface HostSources {
@@ -77,6 +79,7 @@ export class HostRuntime {
   private updatedAt: number | null = null;
   private lastError: ErrorSummary | null = null;
   private polling = false;
+  private probingLink = false;
   private openingForwards: Promise<void> | null = null;
   private disposed = false;
 
@@ -290,12 +293,47 @@ export class HostRuntime {
    * waiting for SSH's keepalive timeout.
    */
   private checkLinkAlive(settings: PollSettings): void {
-    if (this.session.state !== 'connected' || !this.session.reconnectNow) return;
+    const silent = this.linkSilence(settings);
+    if (silent !== null) this.declareLinkDead(silent);
+  }
+
+  /**
+   * A poll still in flight (read by the collector, one exec waits for its whole deadline — many
+   * seconds on a cut link) is checked every round, not only once it ends: past the same silence, a
+   * tiny exec asks the link itself. On a live link the server answers it at once, whatever the
+   * collector's command is still waiting for on the host; when the link stays silent through the
+   * exec's deadline too (half the limit, at least 1 s), it is dead.
+   */
+  watchLink(settings: PollSettings): void {
+    if (this.probingLink || this.linkSilence(settings) === null) return;
+    this.probingLink = true;
+    // The link has been silent past the limit already; a live server answers an exec in a few round trips.
+    const probeMs = Math.max(1_000, linkLimitMs(settings) / 2);
+    this.session
+      .exec('true', { timeoutMs: probeMs, maxOutputBytes: 1024 })
+      .then(
+        () => undefined,
+        () => {
+          const silent = this.linkSilence(settings);
+          if (silent !== null) this.declareLinkDead(silent);
+        },
+      )
+      .finally(() => {
+        this.probingLink = false;
+      });
+  }
+
+  /** How long the link has received nothing, when that is past what a reading may take and polls use it; else null. */
+  private linkSilence(settings: PollSettings): number | null {
+    if (this.session.state !== 'connected' || !this.session.reconnectNow) return null;
     const usesLink = (this.gpuSource !== null && this.gpuSource.kind !== 'prometheus-api') || this.services.some((s) => !s.readsElsewhere);
-    if (!usesLink) return;
+    if (!usesLink) return null;
     const silent = this.session.silentForMs?.() ?? null;
-    const limitMs = Math.max(DEAD_LINK_MIN_MS, settings.timeoutMs + 500);
-    if (silent === null || silent < limitMs) return;
+    return silent === null || silent < linkLimitMs(settings) ? null : silent;
+  }
+
+  private declareLinkDead(silent: number): void {
+    if (!this.session.reconnectNow) return;
     const err = new AppError(SshErrorCode.DISCONNECTED, `${this.label}: the SSH link received nothing for ${Math.round(silent / 1000)} s while requests went through it; it is dead, reconnecting`, {
       retryable: true,
       details: { silentMs: silent },
