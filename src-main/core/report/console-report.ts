@@ -107,7 +107,9 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
 
   const auditCoverage = (fromMs: number, toMs: number): AuditCoverage => {
     const span = store.audit.seqSpan(fromMs, toMs);
-    const verified = store.audit.verify();
+    // The rows since the last full walk (the scheduled check's, or an earlier build's) are walked now; the
+    // report says when the full walk ran.
+    const verified = store.audit.verifyRecent();
     const head = verified.ok ? verified.head : verified.lastGood;
     return {
       fromSeq: span.fromSeq,
@@ -116,6 +118,7 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
       headHash: head?.hash ?? null,
       chainVerified: verified.ok,
       chainProblem: verified.ok ? null : `row ${verified.brokenAt}: ${verified.reason}`,
+      fullWalk: verified.fullWalk,
     };
   };
 

@@ -4,6 +4,7 @@
 // gate nobody has marked is *pending*.
 import type { Check, Evidence, Gate, GateStatus, Verdict } from '../../../src-preload/contract/index.js';
 import { OFF_PREM_PURPOSES, describeUrlTarget, isOnPremUrl, type OffPremCounts } from '../base/index.js';
+import { chainHow } from './audit-text.js';
 import type { GateMark } from './repository.js';
 import { upstreamKey } from '../upstream/index.js';
 import { diskMarginGate } from './disk-margin-gate.js';
@@ -139,7 +140,7 @@ export function autoGates(e: GateInput, onPrem?: OnPremFacts): Gate[] {
       'Audit chain intact',
       e.audit.chainVerified ? 'pass' : 'fail',
       e.audit.chainVerified
-        ? `rows 1–${e.audit.headSeq ?? 0} verify; head ${e.audit.headHash?.slice(0, 16) ?? '—'}…`
+        ? `rows 1–${e.audit.headSeq ?? 0} verify${chainHow(e.audit)}; head ${e.audit.headHash?.slice(0, 16) ?? '—'}…`
         : `the chain does not verify: ${e.audit.chainProblem ?? 'unknown problem'}`,
     ),
   );

@@ -3,6 +3,7 @@
 // text helpers are in report-blocks.ts; the host sections in
 // report-fleet-sections.ts, the activity sections in report-activity-sections.ts.
 import type { AuditCoverage, Evidence, Gate } from '../../../src-preload/contract/index.js';
+import { chainHow } from './audit-text.js';
 import { gateCounts } from './gates.js';
 import { alertsSection, benchmarksSection, costSection, decisionCounts, lifecycleSection } from './report-activity-sections.js';
 import { badge, code, dash, duration, isoUtc, orDash, stat, strong, type Block, type Cell, type DocSection, type Inline, type ReportDocument } from './report-blocks.js';
@@ -50,7 +51,7 @@ function summarySection(e: Evidence): DocSection {
   if (e.alerts !== null) facts.push([`Alerts raised in the window: ${e.alerts.filter((a) => a.event === 'raised').length}.`]);
   facts.push(
     e.audit.chainVerified
-      ? ['Audit chain: verified when the report was built.']
+      ? [`Audit chain: verified${chainHow(e.audit)}.`]
       : [strong('Audit chain: NOT verified'), ` — ${e.audit.chainProblem ?? 'no reason given'}.`],
   );
   if (e.notes.length) facts.push([`${e.notes.length} ${e.notes.length === 1 ? 'note limits' : 'notes limit'} this report (see Notes).`]);
@@ -112,7 +113,7 @@ function auditSection(a: AuditCoverage): DocSection {
           [['Audit rows in the window'], [range]],
           [['Chain head'], [a.headSeq === null ? 'empty log' : `seq ${a.headSeq}`]],
           [['Head hash'], a.headHash === null ? [dash] : [code(a.headHash)]],
-          [['Chain verified'], a.chainVerified ? [badge('pass'), ' — every row up to the head hashes to the head hash'] : [badge('fail'), ' — ', orDash(a.chainProblem)]],
+          [['Chain verified'], a.chainVerified ? [badge('pass'), ` — every row up to the head hashes to the head hash${chainHow(a)}`] : [badge('fail'), ' — ', orDash(a.chainProblem)]],
         ],
       },
     ],

@@ -83,9 +83,20 @@ export interface AuditLog {
   /** The first and last seq written in a window; nulls when none. */
   seqSpan(fromMs: number, toMs: number): { fromSeq: number | null; toSeq: number | null };
   head(): AuditHead | null;
-  /** Walks the whole chain row by row (streamed, O(n) time, O(1) memory). */
+  /** Walks the whole chain row by row (streamed, O(n) time, O(1) memory); a chain that verifies becomes the checkpoint. */
   verify(): AuditVerifyResult;
+  /**
+   * The chain as of now, walking only the rows after the last full walk that verified (its head is kept
+   * in this process's memory, never read back from the file). The checkpoint row must still carry the
+   * hash that walk found, else (and with no checkpoint) this is a full walk. A row changed before the
+   * checkpoint without touching it is caught by the next full walk (scheduled or asked), so readers say
+   * when that walk ran (`fullWalk`).
+   */
+  verifyRecent(): RecentAuditVerify;
 }
+
+/** A verification that may rest on an earlier full walk: rows 1..throughSeq were walked at `at` (null: none verified). */
+export type RecentAuditVerify = AuditVerifyResult & { fullWalk: { throughSeq: number; at: number } | null };
 
 interface AuditRow {
   seq: number;
@@ -131,6 +142,16 @@ export function createAuditLog(db: Database.Database, clock: Clock, ensureOpen: 
   const allStmt = db.prepare<[], AuditRow>('SELECT * FROM audit_events ORDER BY seq');
   const listStmts = new Map<string, Database.Statement>();
   const windowStmts = new Map<number, Database.Statement<unknown[], AuditRow>>();
+  const hashAtStmt = db.prepare<[number], { hash: string }>('SELECT hash FROM audit_events WHERE seq = ?');
+  const tailStmt = db.prepare<[number], AuditRow>('SELECT * FROM audit_events WHERE seq > ? ORDER BY seq');
+  // The head of the last full walk that verified, and when it ran: this process's memory only.
+  let checkpoint: { head: AuditHead; at: number } | null = null;
+  const fullWalk = (): RecentAuditVerify => {
+    const at = clock.now();
+    const result = walkChain(allStmt.iterate());
+    checkpoint = result.ok && result.head ? { head: result.head, at } : null;
+    return { ...result, fullWalk: checkpoint ? { throughSeq: checkpoint.head.seq, at } : null };
+  };
   const spanStmt = db.prepare<[number, number], { lo: number | null; hi: number | null }>('SELECT MIN(seq) AS lo, MAX(seq) AS hi FROM audit_events WHERE ts >= ? AND ts < ?');
 
   const appendTx = db.transaction((input: AuditEventInput): AuditEvent => {
@@ -222,7 +243,18 @@ export function createAuditLog(db: Database.Database, clock: Clock, ensureOpen: 
 
     verify(): AuditVerifyResult {
       ensureOpen();
-      return walkChain(allStmt.iterate());
+      const { fullWalk: _, ...result } = fullWalk();
+      return result;
+    },
+
+    verifyRecent(): RecentAuditVerify {
+      ensureOpen();
+      const cp = checkpoint;
+      if (cp && hashAtStmt.get(cp.head.seq)?.hash === cp.head.hash) {
+        const tail = walkChain(tailStmt.iterate(cp.head.seq), cp.head);
+        return { ...tail, fullWalk: { throughSeq: cp.head.seq, at: cp.at } };
+      }
+      return fullWalk();
     },
   };
 }
@@ -240,9 +272,10 @@ export function verifyAuditChain(db: Database.Database, upToSeq?: number): Audit
   return walkChain(rows);
 }
 
-function walkChain(rows: IterableIterator<AuditRow>): AuditVerifyResult {
-  let lastGood: AuditHead | null = null;
-  let count = 0;
+/** From `start` (a verified head; none: row 1), each row must extend the one before; `count` includes the rows up to `start`. */
+function walkChain(rows: IterableIterator<AuditRow>, start: AuditHead | null = null): AuditVerifyResult {
+  let lastGood: AuditHead | null = start;
+  let count = start?.seq ?? 0;
   for (const row of rows) {
     const broken = checkRow(row, lastGood);
     // Returning from inside iterate() ends the statement, so the read is released.

@@ -8,6 +8,7 @@ export {
   auditHash,
   verifyAuditChain,
   type AuditLog,
+  type RecentAuditVerify,
   type AuditEvent,
   type AuditEventInput,
   type AuditHead,
