@@ -347,16 +347,15 @@ class UpstreamExchange implements Dispatcher.DispatchHandler {
     this.res.writeHead(h.status, h.headers);
   }
 
-  private out(data: string | Buffer): void {
+  private out(data: Buffer): void {
     const res = this.res;
     if (data.length === 0 || res.destroyed) return;
     this.releaseHead();
     this.relayed = true;
-    const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
-    this.ex.bytesOut += bytes;
+    this.ex.bytesOut += data.length;
     if (this.req.capture && this.capturedBytes <= MAX_STORED_BYTES) {
-      this.capturedBytes += bytes;
-      this.captured.push(typeof data === 'string' ? Buffer.from(data) : data);
+      this.capturedBytes += data.length;
+      this.captured.push(data);
     }
     if (!res.write(data) && this.controller && !this.waitingDrain) {
       this.waitingDrain = true;

@@ -17,6 +17,7 @@ import type { HoldReason, UpstreamResolver } from '../resolver.js';
 import type { Choice, ReplicaRouter } from '../router.js';
 import { isWireError, shapeMaxTokens, shapingFor, withMembers } from '../shaping.js';
 import { withIncludeUsage } from '../sse.js';
+import { spliceModel } from '../body-splice.js';
 import type { JsonBody } from './body.js';
 import { holdLeftMs, worthHolding } from './hold-limit.js';
 import { drainingError, unavailableError } from './refusals.js';
@@ -255,10 +256,8 @@ export function upstreamBody(ex: Exchange, endpoint: Endpoint, body: JsonBody, s
   // Members the body lacks (max_tokens, stream_options): spliced after its opening brace when nothing else changes.
   let injectUsage = false;
   let stripUsage = false;
-  if (body.model !== spec.model) {
-    changes['model'] = spec.model;
-    rewrite = true;
-  }
+  const renamed = body.model !== spec.model;
+  if (renamed) changes['model'] = spec.model;
   if (ex.stream && endpoint !== 'embeddings') {
     const so = sent['stream_options'];
     const asks = typeof so === 'object' && so !== null && (so as Record<string, unknown>)['include_usage'] === true;
@@ -271,11 +270,13 @@ export function upstreamBody(ex: Exchange, endpoint: Endpoint, body: JsonBody, s
       }
     }
   }
-  if (rewrite) {
+  // An alias alone: the served name goes into the bytes as sent (spliceModel), else the body is re-serialised.
+  const raw = rewrite || !renamed ? body.raw : spliceModel(body.raw, spec.model);
+  if (rewrite || raw === null) {
     const added = injectUsage ? { ...shape.added, stream_options: { include_usage: true } } : shape.added;
     return ok({ body: Buffer.from(JSON.stringify({ ...sent, ...added, ...changes })), stripUsage });
   }
-  if (shape.added === null) return ok({ body: injectUsage ? withIncludeUsage(body.raw) : body.raw, stripUsage });
+  if (shape.added === null) return ok({ body: injectUsage ? withIncludeUsage(raw) : raw, stripUsage });
   const members = JSON.stringify(shape.added).slice(1, -1) + ',' + (injectUsage ? '"stream_options":{"include_usage":true},' : '');
-  return ok({ body: withMembers(body.raw, members), stripUsage });
+  return ok({ body: withMembers(raw, members), stripUsage });
 }

@@ -77,6 +77,14 @@ describe('upstreamBody with proxy.models', () => {
     expect(out.ok && out.value.body.toString()).toBe('{"max_tokens":64,"stream_options":{"include_usage":true},"model":"Qwen",  "stream":true}');
   });
 
+  it('renames an alias in the bytes as sent when nothing else changes, with the other splices beside it', () => {
+    const raw = '{ "model" : "qwen", "max_tokens": 100,"messages":[{"role":"model","content":"{\\"model\\":1}"}]}';
+    const out = upstreamBody(ex(), 'chat', body(JSON.parse(raw) as Record<string, unknown>, raw), qwen, settings);
+    expect(out.ok && out.value.body.toString()).toBe(raw.replace('"qwen"', '"Qwen"'));
+    const streamed = upstreamBody(ex(true), 'chat', body({ model: 'qwen', stream: true }, '{"model":"qwen","stream":true}'), qwen, settings);
+    expect(streamed.ok && streamed.value.body.toString()).toBe('{"max_tokens":64,"stream_options":{"include_usage":true},"model":"Qwen","stream":true}');
+  });
+
   it('re-serialises when a value changes (a clamp, an alias renamed to the served model)', () => {
     const e = ex();
     const out = upstreamBody(e, 'chat', body({ model: 'qwen', max_tokens: 1000 }), qwen, settings);
