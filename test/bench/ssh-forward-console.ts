@@ -13,7 +13,8 @@
 //            based), so the bench can lay them beside its slow requests.
 // Environment: BENCH_CONFIG (the config JSON), BENCH_POLL_MS (poll interval,
 // default 1000 as in the app; 0: no poll rounds), BENCH_OPENSSH_DIR (the
-// openssh transport's control folder), BENCH_TRACE=1, BENCH_CIPHER (an
+// openssh transport's control folder), BENCH_COMMAND_SHELL=0 (openssh: an `ssh`
+// process per command instead of the command shell), BENCH_TRACE=1, BENCH_CIPHER (an
 // experiment: the ssh2 cipher list to offer, comma-separated, in place of the
 // console's default).
 import { createRequire } from 'node:module';
@@ -122,6 +123,8 @@ try {
   const options: FleetServiceOptions = { config, logger: silentLogger, pollIntervalMs: pollMs > 0 ? pollMs : 86_400_000 };
   const controlDir = process.env['BENCH_OPENSSH_DIR'];
   if (controlDir) options.openssh = { controlDir };
+  // The openssh session's own option (OpenSshSessionOptions.commandShell), passed through the fleet's sshOptions as the factory spreads them.
+  if (process.env['BENCH_COMMAND_SHELL'] === '0') options.sshOptions = { commandShell: false } as FleetServiceOptions['sshOptions'];
   fleet = new FleetService(options);
   fleet.start();
 } catch (err) {
@@ -145,7 +148,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     const t = h.services[0]!.tunnel;
     const why = h.state === 'connected' ? '' : ` error=${JSON.stringify((h as { lastError?: { message?: string } | null }).lastError?.message ?? '')}`;
     process.stdout.write(
-      `status host=${h.state} tunnel=${t.state} probe=${t.lastProbe?.ok ? 'ok' : 'failing'} probeLatencyMs=${t.lastProbe?.latencyMs ?? '-'} gpus=${h.gpus.length}${h.gpuStale ? ` (stale: ${h.gpuStaleReason ?? '?'})` : ''} cipher=${negotiated}${why}\n`,
+      `status host=${h.state} tunnel=${t.state} probe=${t.lastProbe?.ok ? 'ok' : 'failing'} probeLatencyMs=${t.lastProbe?.latencyMs ?? '-'} gpus=${h.gpus.length}${h.gpuStale ? ` (stale: ${h.gpuStaleReason ?? '?'})` : ''} cipher=${negotiated} commands=${JSON.stringify(h.transport?.commands ?? '')}${why}\n`,
     );
   } else if (cmd === 'trace') {
     const out = { ...trace, loopDelayP99Ms: loopDelay.percentile(99) / 1e6, loopDelayMaxMs: loopDelay.max / 1e6 };

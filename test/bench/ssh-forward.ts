@@ -10,6 +10,10 @@
 //   gate-builtin, gate-openssh  the same tunnels' public ports (127.0.0.1, what
 //                    operators and apps use): the console's HTTP gate, which
 //                    refuses engine admin paths, in front of the private socket.
+//   console-openssh-1shot  the openssh transport with its commands as an `ssh`
+//                    process each (no command shell on the master), so the shell
+//                    session's cost on a forwarded request is read in the same run
+//                    (--no-one-shot-row leaves it out).
 // Requests go to /v1/small and /v1/blob (a path the gate passes) on every row.
 // Figures:
 //   - latency of a small HTTP request (p50/p99, concurrency 1 and 16), absolute
@@ -22,7 +26,7 @@
 // for their own commands as on a GPU host; `status` says whether GPUs were read.
 // Every path is warmed first (untimed) so the figures are steady state, not
 // the JIT's first thousand requests. The paths take turns in blocks of 100 × c
-// requests, so outside load on the machine lands on all of them alike;
+// requests, each block in a shuffled order, so outside load on the machine lands on all of them alike;
 // percentiles are over all requests of a path. Requests over 30 ms (a delayed
 // ACK behind sshd's Nagle at the end of a burst) are counted beside them.
 // Also printed: the CPU each forwarding process spends per request (user/sys,
@@ -32,7 +36,7 @@
 // The console runs from an esbuild bundle with the shipped V8 flags.
 //   npx tsx test/bench/ssh-forward.ts [--requests N] [--mb N] [--rounds N] [--warmup N]
 //       [--concurrency 1,16] [--trace] [--poll-ms N] [--cipher LIST]
-//       [--console-node-flags="FLAGS"] [--prof DIR]
+//       [--console-node-flags="FLAGS"] [--prof DIR] [--no-one-shot-row]
 // --trace lays each console row's slowest requests (at or above its p99) beside
 // what the console process did meanwhile (GC pauses, the fleet's own execs and
 // HTTP scrapes/probes, event-loop delay), with the base rate over all requests,
@@ -65,6 +69,7 @@ const { values } = parseArgs({
     'console-node-flags': { type: 'string', default: '' },
     concurrency: { type: 'string', default: '1,16' },
     prof: { type: 'string' },
+    'one-shot-row': { type: 'boolean', default: true },
   },
 });
 const REQUESTS = Number(values.requests);
@@ -104,6 +109,23 @@ const sock = net.connect({ host, port: 22, noDelay: true }, () => {
   })).listen(Number(port), '127.0.0.1'));
   c.connect({ sock, username: user, privateKey: fs.readFileSync(key), hostVerifier: (k) => k.toString('base64') === hostKey });
 });`;
+
+/** A fixed-seed generator (mulberry32): the same block orders in every run. */
+let seed = 0x5eed;
+function random(): number {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+function shuffled<T>(xs: readonly T[]): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
 
 /** CPU time (user, sys) of a process in ms, from /proc (Linux, as the network namespaces are). */
 function cpuMs(pid: number): [number, number] {
@@ -348,9 +370,11 @@ try {
     ],
   });
   // The console in its own process, as in production: clients are other processes.
-  const startConsole = async (transport: 'builtin' | 'openssh'): Promise<{ proc: ConsoleProc; url: string; socketPath: string } | { error: string }> => {
-    const env: Record<string, string> = transport === 'openssh' ? { BENCH_OPENSSH_DIR: mkdtempSync(join(tmpdir(), 'gc-bench-ctl-')) } : {};
-    const proc = new ConsoleProc(configFor(transport), env, values.prof ? ['--cpu-prof', '--cpu-prof-dir', values.prof, '--cpu-prof-name', `console-${transport}.cpuprofile`] : []);
+  // oneShot: the openssh console runs each command as an `ssh` process of its own (no command shell on the master).
+  const startConsole = async (transport: 'builtin' | 'openssh', oneShot = false): Promise<{ proc: ConsoleProc; url: string; socketPath: string } | { error: string }> => {
+    const env: Record<string, string> = transport === 'openssh' ? { BENCH_OPENSSH_DIR: mkdtempSync(join(tmpdir(), 'gc-bench-ctl-')), ...(oneShot ? { BENCH_COMMAND_SHELL: '0' } : {}) } : {};
+    const role = `console-${transport}${oneShot ? '-1shot' : ''}`;
+    const proc = new ConsoleProc(configFor(transport), env, values.prof ? ['--cpu-prof', '--cpu-prof-dir', values.prof, '--cpu-prof-name', `${role}.cpuprofile`] : []);
     consoles.push(proc);
     try {
       const line = await proc.next(['url ', 'error ']);
@@ -370,6 +394,9 @@ try {
   if ('error' in builtin) throw new Error(`console-builtin did not come up: ${builtin.error}`);
   const openssh = await startConsole('openssh');
   const opensshNote = 'error' in openssh ? `openssh transport: not available (${openssh.error})` : null;
+  // The same transport without the command shell, in the same run: what an open shell session costs a forwarded request.
+  const oneShot = values['one-shot-row'] && !opensshNote ? await startConsole('openssh', true) : null;
+  if (oneShot && 'error' in oneShot) throw new Error(`console-openssh-1shot did not come up: ${oneShot.error}`);
 
   const sshPort = 20000 + (process.pid % 20000);
   ssh = spawn(
@@ -400,6 +427,7 @@ try {
     { name: 'direct', url: directUrl, pid: null, console: null },
     ...tunnelRows('builtin', builtin),
     ...('error' in openssh ? [] : tunnelRows('openssh', openssh)),
+    ...(oneShot && !('error' in oneShot) ? [{ name: 'console-openssh-1shot', url: 'http://tunnel', socketPath: oneShot.socketPath, pid: oneShot.proc.pid, console: oneShot.proc }] : []),
     { name: 'ssh -L', url: sshUrl, pid: ssh.pid!, console: null },
     { name: 'ssh2 bare', url: bareUrl, pid: bare.pid!, console: null },
     { name: 'relay', url: relayUrl, pid: relay.pid!, console: null },
@@ -429,13 +457,16 @@ try {
     for (let r = 0; r < ROUNDS; r++) {
       for (const p of paths) if (TRACE) await p.console?.ask('trace'); // start the round's trace afresh
       const round: Record<string, Array<[number, number]>> = {};
-      // Interleave in blocks of `block` requests, each block in a rotated order, so that a burst of outside
-      // load (another process on the machine) lands on every path alike rather than on one path's p99.
+      // Interleave in blocks of `block` requests, each block in its own shuffled order, so that a burst of
+      // outside load (another process on the machine) lands on every path alike rather than on one path's p99,
+      // and no path always follows the same one: a rotation kept each path behind a fixed predecessor, and the
+      // console's work after a gate block (its GC, its answers' aftermath) landed on the next path's block.
       const block = BLOCK_PER_CONNECTION * c;
       for (let b = 0; b * block < REQUESTS; b++) {
         const n = Math.min(block, REQUESTS - b * block);
+        const order = shuffled(paths);
         for (let k = 0; k < paths.length; k++) {
-          const p = paths[(b + k) % paths.length]!;
+          const p = order[k]!;
           const before = p.pid === null ? null : cpuMs(p.pid);
           const times = await clients.get(p.name)!.run(n);
           if (p.pid !== null) {
@@ -481,8 +512,9 @@ try {
         `  ratio ${p.name} / ssh -L  absolute p50 ${f(r50, 2)} p99 ${f(r99, 2)} | added p50 ${f(added(p.name, 'p50') / added('ssh -L', 'p50'), 2)} p99 ${f(added(p.name, 'p99') / added('ssh -L', 'p99'), 2)} | ` +
           `p99 ratio of single rounds ${f(perRound[0]!, 2)}–${f(perRound[perRound.length - 1]!, 2)} (median ${f(median(perRound), 2)})`,
       );
-      if (p.name === 'console-builtin') verdicts.push(verdict(`builtin p99 / ssh -L, c=${c}`, r99, '≤', 1.5, '×'));
-      else if (c === 1) verdicts.push(verdict('openssh p50 / ssh -L, c=1', r50, '≤', 1.05, '×'), verdict('openssh p99 / ssh -L, c=1', r99, '≤', 1.05, '×'));
+      const kind = p.name.slice('console-'.length);
+      if (p.name === 'console-builtin') verdicts.push(verdict(`builtin p99 / ssh -L, c=${c}`, r99, '≤', 1.3, '×'));
+      else if (c === 1) verdicts.push(verdict(`${kind} p50 / ssh -L, c=1`, r50, '≤', 1.05, '×'), verdict(`${kind} p99 / ssh -L, c=1`, r99, '≤', 1.05, '×'));
       for (const t of traces[p.name] ?? []) console.log(`    trace ${p.name}: ${t}`);
     }
     // What the public port's gate costs: against the same tunnel's private socket, and against ssh -L.
