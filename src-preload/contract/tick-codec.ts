@@ -4,6 +4,7 @@ import { FleetSnapshotSchema, GpuViewSchema, HostViewSchema, ServiceViewSchema, 
 import { HostTickSchema, TelemetryTickSchema, type TelemetryTick } from './telemetry.js';
 import { ClassFiguresSchema, ProxyStatsSchema, TrafficClassSchema, UpstreamFiguresSchema, UpstreamKeySchema, type ProxyStats } from './proxy.js';
 import { applyObject, DeltaApplyError, diffObject, listPatchSchema, sparseObjectSchema, unsetSchema, type ObjectSpec } from './delta.js';
+import { CompactShapeError, compactPatch, compactWireParts, expandPatch } from './tick-compact.js';
 
 // Delta ticks: `fleet.tick`, `telemetry.tick` and `proxy.stats` leave a bridge as what changed
 // since the last tick that bridge wrote to that subscriber, not the whole fleet.
@@ -27,6 +28,7 @@ export const GpuPatchSchema = z
     key: z.number().int(),
     set: sparseObjectSchema(GpuViewSchema.omit({ index: true })).optional(),
     unset: unsetSchema(GpuViewSchema).optional(),
+    ...compactWireParts,
   })
   .strict();
 
@@ -35,6 +37,7 @@ export const ServicePatchSchema = z
     key: z.string(),
     set: sparseObjectSchema(ServiceViewSchema.omit({ id: true })).optional(),
     unset: unsetSchema(ServiceViewSchema).optional(),
+    ...compactWireParts,
   })
   .strict();
 
@@ -43,6 +46,7 @@ export const HostPatchSchema = z
     key: z.string(),
     set: sparseObjectSchema(HostViewSchema.omit({ label: true, gpus: true, services: true })).optional(),
     unset: unsetSchema(HostViewSchema).optional(),
+    ...compactWireParts,
     gpus: listPatchSchema(z.number().int(), GpuViewSchema, GpuPatchSchema).optional(),
     services: listPatchSchema(z.string(), ServiceViewSchema, ServicePatchSchema).optional(),
   })
@@ -56,6 +60,7 @@ export const FleetTickWireSchema = z.discriminatedUnion('kind', [
       seq: SeqSchema,
       base: SeqSchema,
       set: FleetSnapshotSchema.omit({ hosts: true }).partial().optional(),
+      ...compactWireParts,
       hosts: listPatchSchema(z.string(), HostViewSchema, HostPatchSchema).optional(),
     })
     .strict(),
@@ -66,8 +71,9 @@ export const HostTickPatchSchema = z
   .object({
     key: z.string(),
     set: HostTickSchema.pick({ staleReason: true }).partial().optional(),
+    ...compactWireParts,
     values: z
-      .object({ set: HostTickSchema.shape.values.optional(), unset: z.array(z.string()).min(1).optional() })
+      .object({ set: HostTickSchema.shape.values.optional(), unset: z.array(z.string()).min(1).optional(), ...compactWireParts })
       .strict()
       .optional(),
   })
@@ -81,6 +87,7 @@ export const TelemetryTickWireSchema = z.discriminatedUnion('kind', [
       seq: SeqSchema,
       base: SeqSchema,
       set: TelemetryTickSchema.omit({ hosts: true }).partial().optional(),
+      ...compactWireParts,
       hosts: listPatchSchema(z.string(), HostTickSchema, HostTickPatchSchema).optional(),
     })
     .strict(),
@@ -94,6 +101,7 @@ export const ClassFiguresPatchSchema = z
     key: TrafficClassSchema,
     set: sparseObjectSchema(ClassFiguresSchema.omit({ class: true })).optional(),
     unset: unsetSchema(ClassFiguresSchema).optional(),
+    ...compactWireParts,
   })
   .strict();
 
@@ -102,6 +110,7 @@ export const UpstreamFiguresPatchSchema = z
     key: UpstreamKeySchema,
     set: sparseObjectSchema(UpstreamFiguresSchema.omit({ upstream: true, classes: true })).optional(),
     unset: unsetSchema(UpstreamFiguresSchema).optional(),
+    ...compactWireParts,
     classes: listPatchSchema(TrafficClassSchema, ClassFiguresSchema, ClassFiguresPatchSchema).optional(),
   })
   .strict();
@@ -115,6 +124,7 @@ export const ProxyStatsWireSchema = z.discriminatedUnion('kind', [
       base: SeqSchema,
       set: sparseObjectSchema(ProxyStatsSchema.omit({ upstreams: true })).optional(),
       unset: unsetSchema(ProxyStatsSchema).optional(),
+      ...compactWireParts,
       upstreams: listPatchSchema(UpstreamKeySchema, UpstreamFiguresSchema, UpstreamFiguresPatchSchema).optional(),
     })
     .strict(),
@@ -200,8 +210,9 @@ export class TickStreamEncoder {
     const last = this.sent.get(channel);
     this.sent.set(channel, { seq, state: state as unknown as Obj });
     if (last === undefined) return { kind: 'key', seq, state } as TickWire<C>;
-    const patch = diffObject(last.state, state as unknown as Obj, CODECS[channel].spec) ?? {};
-    return { kind: 'delta', seq, base: last.seq, ...patch } as TickWire<C>;
+    const spec = CODECS[channel].spec;
+    const patch = diffObject(last.state, state as unknown as Obj, spec);
+    return { kind: 'delta', seq, base: last.seq, ...(patch === undefined ? {} : compactPatch(patch, last.state, spec)) } as TickWire<C>;
   }
 
   /** Any event channel: delta-coded ones encoded, others unchanged. */
@@ -243,17 +254,27 @@ export class TickStreamDecoder {
 
   decode<C extends DeltaChannel>(channel: C, raw: unknown): TickDecodeResult<TickState<C>> {
     const codec = CODECS[channel];
-    const parsed = codec.schema.safeParse(raw);
-    if (!parsed.success) return this.refuse(channel, 'invalid', `${channel}: ${describeWireIssues(raw, parsed.error)}`);
+    // A delta is judged against the state held first: its compact parts can only be read against that state.
+    const delta = deltaHeader(raw);
+    const held = this.held.get(channel);
+    if (delta !== null && held === undefined) return this.refuse(channel, 'no-state', `${channel}: a delta on #${delta.base} before any keyframe`);
+    if (delta !== null && held!.seq !== delta.base) return this.refuse(channel, 'out-of-step', `${channel}: a delta on #${delta.base}, but the state held is #${held!.seq}`);
+    let named: unknown = raw;
+    try {
+      if (delta !== null) named = { kind: 'delta', seq: delta.seq, base: delta.base, ...(expandPatch(delta.patch, held!.state, codec.spec, '') as Obj) };
+    } catch (error) {
+      if (error instanceof CompactShapeError) return this.refuse(channel, 'invalid', `${channel}: ${error.message}`);
+      if (error instanceof DeltaApplyError) return this.refuse(channel, 'unfit', `${channel}: ${error.message}`);
+      throw error;
+    }
+    const parsed = codec.schema.safeParse(named);
+    if (!parsed.success) return this.refuse(channel, 'invalid', `${channel}: ${describeWireIssues(named, parsed.error)}`);
     const wire = parsed.data as { kind: 'key'; seq: number; state: Obj } | ({ kind: 'delta'; seq: number; base: number } & Obj);
     if (wire.kind === 'key') return this.accept(channel, wire.seq, wire.state);
-    const { kind: _kind, seq, base, ...patch } = wire;
-    const held = this.held.get(channel);
-    if (held === undefined) return this.refuse(channel, 'no-state', `${channel}: a delta on #${base} before any keyframe`);
-    if (held.seq !== base) return this.refuse(channel, 'out-of-step', `${channel}: a delta on #${base}, but the state held is #${held.seq}`);
+    const { kind: _kind, seq, base: _base, ...patch } = wire;
     let next: Obj;
     try {
-      next = applyObject(held.state, patch, codec.spec, '');
+      next = applyObject(held!.state, patch, codec.spec, '');
     } catch (error) {
       if (!(error instanceof DeltaApplyError)) throw error;
       return this.refuse(channel, 'unfit', `${channel}: ${error.message}`);
@@ -289,6 +310,14 @@ export class TickStreamDecoder {
     this.refused.set(channel, count);
     return { ok: false, refusal, message, resync: count === 1 || count % RESYNC_REPEAT_EVERY === 0 };
   }
+}
+
+/** A delta's seq, base and patch, when `raw` is one with readable numbers (else null: the schema judges it). */
+function deltaHeader(raw: unknown): { kind: 'delta'; seq: number; base: number; patch: Obj } | null {
+  if (typeof raw !== 'object' || raw === null || (raw as Obj).kind !== 'delta') return null;
+  const { kind: _kind, seq, base, ...patch } = raw as Obj;
+  if (!SeqSchema.safeParse(seq).success || !SeqSchema.safeParse(base).success) return null;
+  return { kind: 'delta', seq: seq as number, base: base as number, patch };
 }
 
 /**

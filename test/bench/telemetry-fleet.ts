@@ -34,7 +34,8 @@ import { silentLogger } from '../../src-main/core/base/index.js';
 import { cpuMs } from './lib/children.js';
 import { startApp } from '../../src-main/core/app.js';
 import { createApi } from '../../src-main/core/api.js';
-import { TickStreamEncoder } from '../../src-preload/contract/index.js';
+import { DELTA_CHANNELS, isDeltaChannel, TickStreamEncoder, type DeltaChannel } from '../../src-preload/contract/index.js';
+import { WireAnatomy } from './lib/wire-anatomy.js';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -46,6 +47,8 @@ const GPUS = arg('gpus', 8);
 const SERVICES = arg('services', 2);
 const WARMUP_S = arg('warmup', 60);
 const TRAFFIC = process.argv.includes('--traffic');
+/** --anatomy N: print the N heaviest paths of the deltas (what changes each second and what it costs). */
+const ANATOMY = arg('anatomy', 0);
 const READ_ARG = process.argv.indexOf('--read') >= 0 ? process.argv[process.argv.indexOf('--read') + 1] : 'collector';
 if (READ_ARG !== 'collector' && READ_ARG !== 'tunnels' && READ_ARG !== 'both') throw new Error(`--read must be collector, tunnels or both, not ${READ_ARG}`);
 const READS: readonly Read[] = READ_ARG === 'both' ? ['collector', 'tunnels'] : [READ_ARG];
@@ -127,37 +130,47 @@ function tunnelsConfig(configFile: string): string {
   return out;
 }
 
+/** Bytes to the renderer: per tick and per second for each coded channel, whole state and delta, beside the target. */
+function printBytes(whole: Map<DeltaChannel, number>, wire: Map<DeltaChannel, number>, ticks: number, wallMs: number, keyframes: number, encodeMs: number): void {
+  const s = wallMs / 1000;
+  const kib = (bytes: number): string => `${fmt(bytes / s / 1024, 2)} KiB/s`;
+  const sum = (m: Map<DeltaChannel, number>): number => [...m.values()].reduce((a, b) => a + b, 0);
+  for (const [label, m] of [['whole state', whole], ['delta (one subscriber)', wire]] as const) {
+    const parts = DELTA_CHANNELS.map((c) => `${c} ${kib(m.get(c) ?? 0)} (${fmt((m.get(c) ?? 0) / Math.max(1, ticks) / 1024)} KiB/tick)`);
+    console.log(`  to the renderer, ${label}: ${parts.join(' + ')} = ${kib(sum(m))}`);
+  }
+  console.log(`  bytes to the renderer, delta ticks, all channels: ${kib(sum(wire))}   [target <= 30 KiB/s total, traffic on]   (${keyframes} keyframes; diff + stringify ${fmt(encodeMs / Math.max(1, ticks), 2)} ms per tick)`);
+}
+
 async function measure(read: Read, configFile: string, dataDir: string, childPid: number): Promise<PhaseResult> {
   console.log(`\n[${read}]`);
   const app = await startApp({ mode: 'web', version: 'bench', dataDir, configFile, logger: silentLogger });
   let ticks = 0;
-  let fleetBytes = 0;
-  let telemetryBytes = 0;
-  let fleetWireBytes = 0;
-  let telemetryWireBytes = 0;
+  // Per channel: whole-state JSON (what the bridges sent before delta ticks) and one subscriber's wire form.
+  const whole = new Map<DeltaChannel, number>();
+  const wire = new Map<DeltaChannel, number>();
+  let anatomy = new WireAnatomy();
   let keyframes = 0;
   let encodeMs = 0;
   let lastSnapshot: { connected: number; gpus: number; fresh: number; stale: number } = { connected: 0, gpus: 0, fresh: 0, stale: 0 };
+  const addTo = (m: Map<DeltaChannel, number>, c: DeltaChannel, n: number): void => void m.set(c, (m.get(c) ?? 0) + n);
   app.onEvent((e) => {
-    const bytes = Buffer.byteLength(JSON.stringify(e.payload));
-    if (e.channel === 'fleet.tick') {
-      ticks++;
-      fleetBytes += bytes;
-    } else if (e.channel === 'telemetry.tick') telemetryBytes += bytes;
+    if (!isDeltaChannel(e.channel)) return;
+    if (e.channel === 'fleet.tick') ticks++;
+    addTo(whole, e.channel, Buffer.byteLength(JSON.stringify(e.payload)));
   });
   // One subscriber of a bridge: the api's (parsed, fresh) events through one encoder, as server.ts writes them.
   const api = createApi(app, silentLogger);
   const encoder = new TickStreamEncoder();
   api.onEvent((e) => {
-    if (e.channel !== 'fleet.tick' && e.channel !== 'telemetry.tick') return;
+    if (!isDeltaChannel(e.channel)) return;
     const t = performance.now();
-    const wire = encoder.encodeEvent(e.channel, e.payload) as { kind: string };
-    const text = JSON.stringify(wire);
+    const out = encoder.encodeEvent(e.channel, e.payload) as { kind: string };
+    const text = JSON.stringify(out);
     encodeMs += performance.now() - t;
-    if (wire.kind === 'key') keyframes++;
-    const bytes = Buffer.byteLength(text);
-    if (e.channel === 'fleet.tick') fleetWireBytes += bytes;
-    else telemetryWireBytes += bytes;
+    if (out.kind === 'key') keyframes++;
+    else if (ANATOMY) anatomy.add(e.channel, out);
+    addTo(wire, e.channel, Buffer.byteLength(text));
   });
   const census = (): void => {
     const s = app.fleet.snapshot();
@@ -192,10 +205,9 @@ async function measure(read: Read, configFile: string, dataDir: string, childPid
   const fleetCpu0 = cpuMs(childPid);
   const wall0 = performance.now();
   const ticks0 = ticks;
-  fleetBytes = 0;
-  telemetryBytes = 0;
-  fleetWireBytes = 0;
-  telemetryWireBytes = 0;
+  whole.clear();
+  wire.clear();
+  anatomy = new WireAnatomy();
   keyframes = 0;
   encodeMs = 0;
   const rss: number[] = [];
@@ -225,12 +237,11 @@ async function measure(read: Read, configFile: string, dataDir: string, childPid
   console.log(`  main thread busy (event-loop utilisation, includes waiting for a core): ${fmt(elu.utilization * 100, 2)} %`);
   console.log(`  process CPU, all threads (user ${fmt(cpu.user / 1000)} ms + system ${fmt(cpu.system / 1000)} ms): ${fmt(processPct, 2)} % of one core   [target < 8 %]`);
   console.log(`  RSS over the run: ${fmt(minR / MiB)} … ${fmt(maxR / MiB)} MiB, spread ${fmt(((maxR - minR) / rss0) * 100, 2)} % of the post-warm-up RSS; last vs first minute ${fmt(((rss[rss.length - 1]! - rss[0]!) / rss[0]!) * 100, 2)} %   [target ±5 %]`);
-  const perTick = (bytes: number): string => `${fmt(bytes / Math.max(1, n) / 1024)} KiB`;
-  console.log(`  to the renderer per tick, whole state: fleet.tick ${perTick(fleetBytes)} + telemetry.tick ${perTick(telemetryBytes)} (JSON)`);
-  console.log(
-    `  to the renderer per tick, delta ticks: fleet.tick ${perTick(fleetWireBytes)} + telemetry.tick ${perTick(telemetryWireBytes)} (JSON, one subscriber, ${keyframes} keyframes)` +
-      ` = ${fmt((100 * (fleetWireBytes + telemetryWireBytes)) / Math.max(1, fleetBytes + telemetryBytes))} % of the whole state; diff + stringify ${fmt(encodeMs / Math.max(1, n), 2)} ms per tick`,
-  );
+  printBytes(whole, wire, n, wallMs, keyframes, encodeMs);
+  if (ANATOMY) {
+    console.log('  heaviest parts of the deltas (bytes per second, leaves per tick):');
+    for (const [path, bytes, leaves] of anatomy.top(ANATOMY)) console.log(`    ${fmt(bytes / (wallMs / 1000) / 1024, 2).padStart(7)} KiB/s  ${fmt(leaves / Math.max(1, n), 1).padStart(7)}  ${path}`);
+  }
   console.log(`  ticks per second: ${fmt(n / (wallMs / 1000), 2)} (1.00 = no round lost)`);
   console.log(`  the demo fleet's own process (not counted above): CPU ${fmt((fleetCpu / wallMs) * 100, 2)} % of one core, RSS ${fmt(rssOf(childPid) / MiB)} MiB`);
   const reads = app.fleet.snapshot().hosts.reduce<Record<string, number>>((m, h) => ({ ...m, [h.read?.mode ?? 'unknown']: (m[h.read?.mode ?? 'unknown'] ?? 0) + 1 }), {});

@@ -139,14 +139,16 @@ describe('fleet.tick delta codec', () => {
     const next = structuredClone(first);
     next.at = 2;
     next.hosts[1]!.gpus[0]!.powerW = 321;
+    // Numbers both ends hold go by position among the held object's sorted keys (tick-compact.ts): `at` is 0 of
+    // [at, hosts], powerW 5 of a GPU's [index, memoryTotalMiB, memoryUsedMiB, name, powerLimitW, powerW, …].
     expect(encoder.encode('fleet.tick', next)).toEqual({
       kind: 'delta',
       seq: 1,
       base: 0,
-      set: { at: 2 },
-      hosts: { patch: [{ key: 'b', gpus: { patch: [{ key: 0, set: { powerW: 321 } }] } }] },
+      n: [0, 2],
+      hosts: { patch: [{ key: 'b', gpus: { patch: [{ key: 0, n: [5, 321] }] } }] },
     });
-    expect(encoder.encode('fleet.tick', { ...structuredClone(next), at: 3 })).toEqual({ kind: 'delta', seq: 2, base: 1, set: { at: 3 } });
+    expect(encoder.encode('fleet.tick', { ...structuredClone(next), at: 3 })).toEqual({ kind: 'delta', seq: 2, base: 1, n: [0, 3] });
   });
 
   it('lists optional fields that disappeared in `unset`, and the decoded host no longer has them', () => {
@@ -167,7 +169,7 @@ describe('fleet.tick delta codec', () => {
     expect('gpuVendor' in decoded.state.hosts[0]!).toBe(false);
     // a key present with `undefined` (structured clone keeps it) counts as absent too
     const again = encoder.encode('fleet.tick', fleet(3, [{ ...without, hostKey: undefined }]));
-    expect(again).toEqual({ kind: 'delta', seq: 2, base: 1, set: { at: 3 } });
+    expect(again).toEqual({ kind: 'delta', seq: 2, base: 1, n: [0, 3] });
   });
 
   it('adds hosts whole, makes removals and moves visible through `order`', () => {
@@ -176,7 +178,7 @@ describe('fleet.tick delta codec', () => {
     decoder.decode('fleet.tick', overJson(encoder.encode('fleet.tick', fleet(1, [hostView('a'), hostView('b'), hostView('c')]))));
     const d = hostView('d', 1);
     const wire = overJson(encoder.encode('fleet.tick', fleet(2, [hostView('c'), d, hostView('a')])));
-    expect(wire).toEqual({ kind: 'delta', seq: 1, base: 0, set: { at: 2 }, hosts: { order: ['c', 'd', 'a'], add: [overJson(d)] } });
+    expect(wire).toEqual({ kind: 'delta', seq: 1, base: 0, n: [0, 2], hosts: { order: ['c', 'd', 'a'], add: [overJson(d)] } });
     const decoded = decoder.decode('fleet.tick', wire);
     if (!decoded.ok) throw new Error(decoded.message);
     expect(decoded.state.hosts.map((h) => h.label)).toEqual(['c', 'd', 'a']);
@@ -311,12 +313,12 @@ describe('telemetry.tick delta codec', () => {
       tick(4, [['b', { 'svc.q.running': null, 'svc.q.waiting': 0 }], ['c', {}]]),
     ];
     const wires = ticks.map((t) => overJson(encoder.encode('telemetry.tick', t)));
-    expect(wires[1]).toEqual({ kind: 'delta', seq: 1, base: 0, set: { at: 2 }, hosts: { patch: [{ key: 'a', values: { set: { 'gpu.0.util_pct': 5 } } }] } });
+    expect(wires[1]).toEqual({ kind: 'delta', seq: 1, base: 0, n: [0, 2], hosts: { patch: [{ key: 'a', values: { n: [0, 5] } }] } });
     expect(wires[2]).toEqual({
       kind: 'delta',
       seq: 2,
       base: 1,
-      set: { at: 3 },
+      n: [0, 3],
       hosts: {
         patch: [
           { key: 'a', values: { unset: ['host.cost_usd_h'] } },
