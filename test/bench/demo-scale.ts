@@ -2,21 +2,23 @@
 // the built `gpu-console serve --demo-hosts N` (N synthetic hosts of 8 GPUs and
 // 2 services, each behind its own ssh2 server in the same process, read at
 // 1 Hz through real SSH sessions), with one UI client on the real web bridge's
-// event stream as an open window would be. Everything the process does counts:
-// the console core, both ends of every SSH session, the simulated hosts, the
-// bridge. With --fleet-process the hosts run in `gpu-console demo-fleet --hosts
-// N` instead, and `serve --config` reads the file it writes: the console's
-// figures are then its own, and the fleet process's are printed apart (its
-// --traffic goes straight to the simulators, not through the proxy).
+// event stream as an open window would be. By default the hosts run in
+// `gpu-console demo-fleet --hosts N`, a process of their own, and `serve
+// --config` reads the file it writes: the console's figures are its own, the
+// fleet process's are printed apart (its --traffic goes straight to the
+// simulators, not through the proxy). With --in-process the hosts run inside
+// the console (`serve --demo-hosts N`) and everything counts together: the
+// console core, both ends of every SSH session, the simulated hosts, the bridge.
 //
-//   node --import tsx test/bench/demo-scale.ts [--hosts 64] [--minutes 10] [--warmup 60] [--traffic on|off] [--no-ui] [--fleet-process] [--node-flags '--flag ...']
+//   node --import tsx test/bench/demo-scale.ts [--hosts 64] [--minutes 10] [--warmup 60] [--traffic on|off] [--no-ui] [--in-process] [--node-flags '--flag ...']
 //
 // --node-flags passes V8/Node flags to the console process (to compare GC settings).
 //
 // Figures: start-up to the ready line and to every host connected; process CPU
 // (all threads, /proc/<pid>/stat) and main-thread CPU [target < 25 % of one
 // core]; RSS sampled every 10 s after warm-up: min, max, drift first→last
-// minute [target flat ±5 %, at most 400 MB]; bytes per tick the UI received.
+// minute [target flat ±5 %, at most 400 MB]; bytes per second the UI's event
+// stream received (SSE frames as sent), per channel and in all [target <= 30 KiB/s, traffic on].
 // Needs the build (`npm run build`).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -35,7 +37,7 @@ const MINUTES = Number(arg('minutes', '10'));
 const WARMUP_S = Number(arg('warmup', '60'));
 const TRAFFIC = arg('traffic', 'off');
 const UI = !process.argv.includes('--no-ui');
-const FLEET_PROCESS = process.argv.includes('--fleet-process');
+const FLEET_PROCESS = !process.argv.includes('--in-process');
 const NODE_FLAGS = arg('node-flags', '').split(' ').filter((f) => f.length > 0);
 const MB = 1_000_000;
 const MiB = 1_048_576;
@@ -104,6 +106,16 @@ async function startFleetProcess(dir: string): Promise<{ pid: number; config: st
     fleet.kill('SIGTERM');
   });
   return { pid: fleet.pid!, config, stop };
+}
+
+/** What the UI's event stream carried per second: the three delta-coded channels, the rest, and the total beside the target. */
+function printStreamBytes(bytes: ReadonlyMap<string, number>, seconds: number): void {
+  const kib = (b: number): string => `${fmt(b / seconds / 1024, 2)} KiB/s`;
+  const ticks = ['fleet.tick', 'telemetry.tick', 'proxy.stats'];
+  const other = [...bytes].filter(([c]) => !ticks.includes(c)).reduce((n, [, b]) => n + b, 0);
+  const total = [...bytes.values()].reduce((a, b) => a + b, 0);
+  const parts = ticks.map((c) => `${c} ${kib(bytes.get(c) ?? 0)}`);
+  console.log(`  the UI's event stream: ${parts.join(' + ')} + other events ${kib(other)} = ${kib(total)}   [target <= 30 KiB/s total, traffic on] ${total / seconds / 1024 <= 30 ? 'met' : 'MISSED'}`);
 }
 
 async function main(): Promise<void> {
@@ -196,10 +208,7 @@ async function main(): Promise<void> {
     console.log(`  the demo fleet's own process (not counted in the console's figures): CPU ${fmt((fleetCpu / wallMs) * 100, 1)} % of one core, RSS ${fmt(Math.min(...fleetRss) / MB)} … ${fmt(Math.max(...fleetRss) / MB)} MB`);
   }
   console.log(`  RSS: ${fmt(minR / MB)} … ${fmt(maxR / MB)} MB, spread ${fmt(((maxR - minR) / minR) * 100, 2)} %, last vs first minute ${fmt(drift, 2)} %   [target flat ±5 %, ≤ 400 MB] ${Math.abs(drift) <= 5 && maxR <= 400 * MB ? 'met' : 'MISSED'}`);
-  if (UI) {
-    const perTick = [...bytes].filter(([, b]) => b > 0).sort((a, b) => b[1] - a[1]).map(([c, b]) => `${c} ${fmt(b / ticks / 1024)} KiB`);
-    console.log(`  the UI's event stream per second: ${perTick.join(', ') || 'nothing'}`);
-  }
+  if (UI) printStreamBytes(bytes, ticks);
   await new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
