@@ -69,13 +69,13 @@ function unwrap(command: string, host: CollectorHost): string {
   return command;
 }
 
-async function commandPart(b: string, name: string, command: string, host: CollectorHost): Promise<string> {
+export async function commandPart(b: string, name: string, command: string, host: CollectorHost): Promise<string> {
   const r = await host.run(unwrap(command, host));
   // $(…) drops the trailing newlines of stderr, as the shell does.
   return `${b} ${name} {\n${r.stdout}\n${b} ${name} } ${r.code}\n${r.stderr.replace(/\n+$/, '')}\n${b} ${name} .\n`;
 }
 
-async function httpPart(b: string, timeoutS: number, urls: readonly string[], host: CollectorHost): Promise<string> {
+export async function httpPart(b: string, timeoutS: number, urls: readonly string[], host: CollectorHost): Promise<string> {
   let out = `${b} http {\n`;
   const errors: string[] = [];
   let rc = 0;

@@ -13,7 +13,7 @@
 // operators (| ; & > <) fail with 2.
 
 import type { AmdSysfsSample } from './amd-gpu-model.js';
-import { answerCollector } from './collector.js';
+import { answerCollector, type CollectorHost } from './collector.js';
 import { AMD_SYSFS_SCRIPT, GPU_DETECT_SCRIPT, amdSysfsOutput, catSysfs, gpuDetectOutput } from './gpu-commands.js';
 import { runNvidiaSmi, type ExecResult } from './nvidia-smi.js';
 import type { GpuSample } from './gpu-model.js';
@@ -132,10 +132,15 @@ function formatUptime(host: ExecHost): string {
   return ` ${time} up ${up},  1 user,  load average: ${a.toFixed(2)}, ${b.toFixed(2)}, ${c.toFixed(2)}\n`;
 }
 
+/** The host as the collector's answers see it (collector.ts, and the resident loop of collector-resident.ts). */
+export function collectorHostOf(host: ExecHost): CollectorHost {
+  return { nowMs: () => host.nowMs(), servicePort: (p) => host.servicePort?.(p) ?? null, run: (c) => runCommand(c, host), tokenize };
+}
+
 export async function runCommand(command: string, host: ExecHost): Promise<ExecResult> {
   const vendor = host.gpuVendor ?? 'nvidia';
   const line = command.trim();
-  const collected = answerCollector(line, { nowMs: () => host.nowMs(), servicePort: (p) => host.servicePort?.(p) ?? null, run: (c) => runCommand(c, host), tokenize });
+  const collected = answerCollector(line, collectorHostOf(host));
   if (collected) return collected;
   if (line === GPU_DETECT_SCRIPT) return gpuDetectOutput(vendor, host.amdSamples?.() ?? []);
   if (line === AMD_SYSFS_SCRIPT) return amdSysfsOutput(vendor === 'amd' ? (host.amdSamples?.() ?? []) : []);

@@ -8,7 +8,8 @@ import { connect, type Socket } from 'node:net';
 import ssh2 from 'ssh2';
 import type { Connection, ParsedKey, ServerChannel } from 'ssh2';
 import { toAppError, type Logger } from '../core/base/index.js';
-import { runCommand, tokenize, type ExecHost } from './exec.js';
+import { collectorHostOf, runCommand, tokenize, type ExecHost } from './exec.js';
+import { residentChannelIo, serveResident } from './collector-resident.js';
 import { streamLogCommand, type LogSink } from './log-stream.js';
 import { DemoLink } from './ssh-link.js';
 
@@ -152,6 +153,7 @@ export class DemoSshServer {
     const log = this.options.logger;
     log.debug('exec', { command });
     if (this.streamLogs(command, stream)) return;
+    if (serveResident(command, residentChannelIo(stream), collectorHostOf(this.options.execHost))) return;
     runCommand(command, this.options.execHost)
       .catch((err: unknown) => ({ stdout: '', stderr: `demo host: ${toAppError(err).message}\n`, code: 1 }))
       .then((result) => {

@@ -416,6 +416,7 @@ export type HostHealthView = z.infer<typeof HostHealthViewSchema>;
  * How the console reads a host's telemetry: `collector` — one command a poll
  * (GPU tool, every service endpoint, host health on every Nth poll); `tunnels` —
  * HTTP through each service's tunnel plus execs, with the reason (`CODE: message`);
+ * with `collector`, a reason says why the resident shell is not used (one exec a poll instead);
  * `probing` — not yet known (just connected). A host clock off by more than a
  * minute is reported in seconds (readings keep the console's time).
  */

@@ -7,6 +7,49 @@ import { FleetErrorCode } from './errors.js';
 
 export type ExecAnswer = Awaited<ReturnType<ExecRunner>>;
 
+/** A source's exec waiting for the collector's answer. */
+export interface PendingExec {
+  command: string;
+  timeoutMs: number;
+  maxBytes: number;
+  resolve(v: ExecAnswer): void;
+  reject(e: unknown): void;
+}
+/** A source's HTTP GET waiting for the collector's answer. */
+export interface PendingGet {
+  url: string;
+  /** The endpoint as the service names it: loopback address and port on the host. */
+  host: string;
+  port: number;
+  path: string;
+  maxBytes: number;
+  resolve(v: HttpText): void;
+  reject(e: unknown): void;
+}
+/** Everything one poll's sources asked before the event loop turned. */
+export interface Batch {
+  execs: PendingExec[];
+  gets: PendingGet[];
+}
+
+/** Settles each part of `batch` from one framed answer. */
+export function settleBatch(batch: Batch, answer: CollectorAnswer, useTimeout: boolean, httpTimeoutMs: number, truncated: boolean): void {
+  batch.execs.forEach((e, i) => settle(e, execPartResult(answer, `x${i}`, e.command, useTimeout, truncated)));
+  const https = httpPartResults(answer, batch.gets, httpTimeoutMs, truncated);
+  batch.gets.forEach((g, i) => settle(g, https[i]!));
+}
+
+function settle<T>(p: { resolve(v: T): void; reject(e: unknown): void }, r: T | AppError): void {
+  if (r instanceof AppError) p.reject(r);
+  else p.resolve(r);
+}
+
+/** Fails every part of `batch` with one error. */
+export function failBatch(batch: Batch, err: AppError): void {
+  for (const p of batch.execs) p.reject(err);
+  for (const p of batch.gets) p.reject(err);
+}
+
 /** `timeout`'s exit status when the command ran past it. */
 const TIMEOUT_EXIT = 124;
 

@@ -4,13 +4,18 @@
 // asked before the event loop turns) and answered from ONE exec of the
 // collector script (collector-script.ts), part by part. A part that fails
 // fails alone, with its own code; the sources parse their parts as before.
+// Where the session can stream (ssh2), that one exec stays open between polls
+// (collector-resident*.ts): each poll is one request line on its stdin, which
+// saves the open/close of an exec channel per host per poll; what it cannot
+// answer, and every poll while it is broken, goes through one exec as before.
 // Hosts that cannot run it (the probe: not a POSIX shell, no curl, curl too
 // old) or whose answers keep failing are read through the tunnels, with the
 // reason shown; they are probed again later.
 import { AppError, toAppError, type Clock, type Logger } from '../base/index.js';
 import type { ExecRunner, HttpGet, HttpText } from '../telemetry/index.js';
 import { COLLECTOR_PROBE, collectorScript, curlRecentEnough, endpointUrl, MIN_CURL, newBoundary, parseCollectorAnswer, parseProbe } from './collector-script.js';
-import { execPartResult, httpPartResults, type ExecAnswer } from './collector-parts.js';
+import { failBatch, settleBatch, type Batch, type ExecAnswer } from './collector-parts.js';
+import { ResidentCollector, type StreamRunner } from './collector-resident-host.js';
 import { FleetErrorCode } from './errors.js';
 
 /** Exec parts with a longer deadline than this (a `du` round) run on their own: the poll does not wait for them (a figures-only health round, 10 s + the faults query's 28 s, rides along). */
@@ -48,25 +53,8 @@ export interface CollectorOptions {
   httpTimeoutMs: number;
   /** `tunnels`: never use the collector on this host (config `telemetry.read`). */
   read?: 'auto' | 'tunnels';
-}
-
-interface PendingExec {
-  command: string;
-  timeoutMs: number;
-  maxBytes: number;
-  resolve(v: ExecAnswer): void;
-  reject(e: unknown): void;
-}
-interface PendingGet {
-  url: string;
-  path: string;
-  maxBytes: number;
-  resolve(v: HttpText): void;
-  reject(e: unknown): void;
-}
-interface Batch {
-  execs: PendingExec[];
-  gets: PendingGet[];
+  /** The session's streaming exec: with it the collector stays resident (one exec open, a request line a poll). */
+  stream?: StreamRunner;
 }
 
 export class HostCollector {
@@ -78,11 +66,21 @@ export class HostCollector {
   private skewS: number | null = null;
   private batch: Batch | null = null;
   private epoch = 0;
+  private readonly resident: ResidentCollector;
 
   /** The exec the host's sources use: batched while the collector runs, else the session's. */
   readonly exec: ExecRunner;
 
   constructor(private readonly options: CollectorOptions) {
+    this.resident = new ResidentCollector({
+      label: options.label,
+      stream: options.stream ?? null,
+      clock: options.clock,
+      logger: options.logger,
+      httpTimeoutMs: options.httpTimeoutMs,
+      fallback: (batch) => void this.run(batch),
+      onHostTime: (t, started, ended) => this.noteSkew(t, started, ended),
+    });
     if (options.read === 'tunnels') this.toTunnels({ code: FleetErrorCode.COLLECTOR_UNSUPPORTED, message: 'telemetry.read is tunnels for this host' }, Infinity);
     this.exec = (command, o) => {
       const timeoutMs = o.timeoutMs ?? 10_000;
@@ -96,17 +94,24 @@ export class HostCollector {
     return (path, o = {}) => {
       if (this.mode !== 'collector' || o.signal) return direct(path, o);
       const url = endpointUrl(remoteHost, remotePort, path);
-      return new Promise<HttpText>((resolve, reject) => this.queue().gets.push({ url, path, maxBytes: o.maxBytes ?? 8 * 1024 * 1024, resolve, reject }));
+      return new Promise<HttpText>((resolve, reject) => this.queue().gets.push({ url, host: remoteHost, port: remotePort, path, maxBytes: o.maxBytes ?? 8 * 1024 * 1024, resolve, reject }));
     };
   }
 
   state(): HostReadState {
-    return { mode: this.mode, reason: this.reason, clockSkewS: this.skewS };
+    const reason = this.mode === 'collector' ? this.resident.reason() : this.reason;
+    return { mode: this.mode, reason, clockSkewS: this.skewS };
+  }
+
+  dispose(): void {
+    this.epoch++;
+    this.resident.dispose();
   }
 
   /** SSH went away: the next connection is probed afresh (it may be another machine behind the name). */
   onDisconnected(): void {
     this.epoch++;
+    this.resident.reset(false);
     if (this.options.read === 'tunnels') return;
     this.mode = 'probing';
     this.reason = null;
@@ -134,6 +139,7 @@ export class HostCollector {
     if (p.curl === null) return unsupported('curl is not installed on the host');
     if (!curlRecentEnough(p.curlVersion)) return unsupported(`curl ${p.curlVersion ?? '(version unknown)'} is older than ${MIN_CURL.join('.')}`);
     this.useTimeout = p.timeout;
+    this.resident.reset(p.timeout);
     this.mode = 'collector';
     this.reason = null;
     this.failures = 0;
@@ -153,7 +159,9 @@ export class HostCollector {
     // Everything the poll's sources ask before the loop turns rides this one exec.
     setImmediate(() => {
       this.batch = null;
-      void this.run(batch);
+      const resident = this.resident.take(batch);
+      if (resident) void this.resident.run(resident);
+      if (batch.execs.length + batch.gets.length > 0) void this.run(batch);
     });
     return batch;
   }
@@ -185,13 +193,11 @@ export class HostCollector {
     if (epoch === this.epoch) this.failures = 0;
     this.noteSkew(answer.hostTimeS, started, clock.now());
     const truncated = res.truncated === true;
-    batch.execs.forEach((e, i) => settle(e, execPartResult(answer, `x${i}`, e.command, this.useTimeout, truncated)));
-    const https = httpPartResults(answer, batch.gets, httpTimeoutMs, truncated);
-    batch.gets.forEach((g, i) => settle(g, https[i]!));
+    settleBatch(batch, answer, this.useTimeout, httpTimeoutMs, truncated);
   }
 
   private failAll(batch: Batch, err: AppError, epoch: number): void {
-    for (const p of [...batch.execs, ...batch.gets]) p.reject(err);
+    failBatch(batch, err);
     if (epoch !== this.epoch || this.mode !== 'collector') return;
     this.options.logger.warn('collector answer failed', { code: err.code, message: err.message });
     if (++this.failures >= FAILURES_BEFORE_FALLBACK) this.toTunnels({ code: err.code, message: `${FAILURES_BEFORE_FALLBACK} collector answers in a row failed; last: ${err.message}` }, REPROBE_AFTER_MS);
@@ -202,9 +208,4 @@ export class HostCollector {
     const skew = Math.round(hostTimeS - (startedMs + endedMs) / 2000);
     this.skewS = Math.abs(skew) > SKEW_REPORTED_S ? skew : null;
   }
-}
-
-function settle<T>(p: { resolve(v: T): void; reject(e: unknown): void }, r: T | AppError): void {
-  if (r instanceof AppError) p.reject(r);
-  else p.resolve(r);
 }

@@ -39,6 +39,17 @@ export const FleetErrorCode = {
   COLLECTOR_PART_FAILED: 'FLEET_COLLECTOR_PART_FAILED',
   /** The host cannot run the collector (not a POSIX shell, no curl, curl too old): it is read through tunnels. */
   COLLECTOR_UNSUPPORTED: 'FLEET_COLLECTOR_UNSUPPORTED',
+  // the resident collector (fleet/collector-resident*.ts): one exec that stays open, a request line a poll
+  /** The resident collector's channel ended (exit, EOF, the link) or never said it was ready: reopened later. */
+  COLLECTOR_CHANNEL_CLOSED: 'FLEET_COLLECTOR_CHANNEL_CLOSED',
+  /** The resident collector did not finish a poll's answer within the poll's deadline: the channel is closed. */
+  COLLECTOR_TIMEOUT: 'FLEET_COLLECTOR_TIMEOUT',
+  /** A resident answer grew past its size cap: the channel is closed. */
+  COLLECTOR_TOO_LARGE: 'FLEET_COLLECTOR_TOO_LARGE',
+  /** The resident loop refused a request line (a word outside its fixed shapes): nothing ran. */
+  COLLECTOR_REFUSED: 'FLEET_COLLECTOR_REFUSED',
+  /** The host is read by one exec a poll instead of the resident shell (the transport has no stdin, or it kept failing). */
+  COLLECTOR_RESIDENT_OFF: 'FLEET_COLLECTOR_RESIDENT_OFF',
 } as const;
 
 export type FleetErrorCode = (typeof FleetErrorCode)[keyof typeof FleetErrorCode];

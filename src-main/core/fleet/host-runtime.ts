@@ -94,6 +94,7 @@ export class HostRuntime {
     this.collector = new HostCollector({
       label: config.label,
       exec: (command, options) => session.exec(command, options),
+      stream: session.execStream ? (command, options) => session.execStream!(command, options) : undefined,
       clock,
       logger,
       httpTimeoutMs: sources.settings.timeoutMs,
@@ -116,6 +117,7 @@ export class HostRuntime {
           );
     });
     this.disposables.add(session.onDidChangeState((change) => this.handleState(change)));
+    this.disposables.add(this.collector);
   }
 
   private useGpuTool(tool: GpuToolKind): void {

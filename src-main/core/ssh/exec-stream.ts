@@ -44,6 +44,12 @@ export interface ExecStream extends AsyncIterable<ExecChunk> {
   readonly paused: boolean;
   /** Stops the command (the channel closes; the wrapper kills its process group). Harmless after the end. */
   close(): void;
+  /**
+   * Writes to the command's stdin (meant for `killOnClose: false`: the wrapper reads stdin itself);
+   * false when the stream has ended, is not open yet, or its transport keeps stdin (openssh today).
+   * An empty string writes nothing: it only asks.
+   */
+  writeStdin?(data: string): boolean;
 }
 
 /** What the queue drives on the transport's side. */
@@ -52,6 +58,8 @@ export interface StreamSource {
   resume(): void;
   /** Close the channel / end the `ssh` process. */
   close(): void;
+  /** The command's stdin; absent where the transport does not offer it. */
+  write?(data: string): void;
 }
 
 const DEFAULT_HIGH_WATER = 256 * 1024;
@@ -128,6 +136,12 @@ export class ExecChunkQueue implements ExecStream {
     this.ending = { error };
     this.rejectExit(error);
     this.notify();
+  }
+
+  writeStdin(data: string): boolean {
+    if (this.ending || !this.source?.write) return false;
+    if (data.length > 0) this.source.write(data);
+    return true;
   }
 
   close(): void {

@@ -185,6 +185,9 @@ export function streamOnClient(client: Client, command: string, options: ExecStr
             // already closed
           }
         },
+        write: (data) => {
+          ch.write(data);
+        },
       });
     });
   } catch (err) {

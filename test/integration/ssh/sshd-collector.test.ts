@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostView } from '../../../src-preload/contract/index.js';
 import type { FleetService } from '../../../src-main/core/fleet/index.js';
+import { createLogger } from '../../../src-main/core/base/index.js';
 import { ROOT } from '../../helpers/imports.js';
 import { createNetnsHost, knownHostsLine, preClean, type NetnsHost } from '../../helpers/netns-sshd.js';
 import { freePort, HAVE_OPENSSH } from '../../helpers/ssh-tools.js';
@@ -20,6 +21,8 @@ import { startFleet, waitHost } from './helpers.js';
 let ns: NetnsHost;
 let fleet: FleetService;
 let server: ChildProcess;
+/** The fleet's log lines about the resident collector (which host opened one, which broke). */
+const residentLines: string[] = [];
 
 /** A PATH folder with every command of this machine except curl (links, nothing copied). */
 function pathWithoutCurl(dir: string): string {
@@ -60,7 +63,8 @@ beforeAll(async () => {
   });
   const hosts = [host('with-curl', 22, await freePort()), host('no-curl', 2222, await freePort()), host('forced', 2223, await freePort())];
   if (HAVE_OPENSSH) hosts.push(host('with-curl-openssh', 22, await freePort(), 'openssh'));
-  fleet = startFleet(hosts, { pollIntervalMs: 500 }).fleet;
+  const logger = createLogger({ level: 'debug', write: (line) => void (/resident collector/.test(line) && residentLines.push(line)) });
+  fleet = startFleet(hosts, { pollIntervalMs: 500, logger }).fleet;
 }, 40_000);
 
 afterAll(async () => {
@@ -90,6 +94,18 @@ describe('the collector on a real sshd', () => {
     expect(health.health!.memTotalBytes!).toBeGreaterThan(0);
   }, 60_000);
 
+  it('keeps one resident shell open on the builtin transport: polls are request lines on it, none of them breaks it', async () => {
+    const opened = (host: string) => residentLines.filter((l) => l.includes('resident collector open') && l.includes(`"host":"${host}"`));
+    await waitHost(fleet, 'with-curl', () => opened('with-curl').length > 0, 20_000);
+    // A few more polls (500 ms each) read through it; the figures stay current.
+    let ticks = 0;
+    const h = await waitHost(fleet, 'with-curl', (v) => read(v) && ++ticks > 6, 20_000);
+    expect(h.read).toMatchObject({ mode: 'collector', reason: null });
+    expect(residentLines.filter((l) => l.includes('resident collector failed') && l.includes('"host":"with-curl"'))).toEqual([]);
+    // Opened again only when the command table grew (the GPU-less host's table is small), not per poll.
+    expect(opened('with-curl').length).toBeLessThanOrEqual(3);
+  }, 40_000);
+
   it('reads a login with a forced command through tunnels, saying its shell did not answer as POSIX sh', async () => {
     const f = await waitHost(fleet, 'forced', read, 20_000);
     expect(f.read).toMatchObject({ mode: 'tunnels', reason: expect.stringMatching(/^FLEET_COLLECTOR_UNSUPPORTED: .*POSIX sh/) });
@@ -97,8 +113,9 @@ describe('the collector on a real sshd', () => {
   }, 30_000);
 
   it.skipIf(!HAVE_OPENSSH)('runs through the OpenSSH transport too (its command shell quotes the script once more)', async () => {
-    const c = await waitHost(fleet, 'with-curl-openssh', read, 30_000);
-    expect(c.read).toMatchObject({ mode: 'collector', reason: null });
+    const c = await waitHost(fleet, 'with-curl-openssh', (h) => read(h) && h.read?.reason != null, 30_000);
+    // Its streams give the command no stdin to write to: one exec a poll, and the host says so.
+    expect(c.read).toMatchObject({ mode: 'collector', reason: expect.stringMatching(/^FLEET_COLLECTOR_RESIDENT_OFF: .*stdin/) });
     expect(c.services[0]!.kvCachePct).not.toBeNull();
   }, 40_000);
 });

@@ -12,7 +12,7 @@ function skewText(s: number): string {
 export function HostReadLine({ read }: { read: HostReadView | undefined }): React.JSX.Element | null {
   if (!read) return null;
   const text =
-    read.mode === 'collector' ? 'read by one command a poll' : read.mode === 'tunnels' ? `read through tunnels${read.reason ? `: ${read.reason}` : ''}` : 'read through tunnels until the host is probed';
+    read.mode === 'collector' ? `read by one command a poll${read.reason ? ` (${read.reason})` : ''}` : read.mode === 'tunnels' ? `read through tunnels${read.reason ? `: ${read.reason}` : ''}` : 'read through tunnels until the host is probed';
   return (
     <p className="muted small" data-testid="host-read" data-mode={read.mode}>
       Telemetry: {text}
