@@ -112,6 +112,9 @@ export function listPatchSchema<K extends z.ZodType, I extends z.ZodType, P exte
       add: z.array(item).min(1).optional(),
       patch: z.array(patch).min(1).optional(),
       all: z.array(item).optional(),
+      // the compact form's numbers by item (tick-compact.ts): item position, field position, value
+      n: z.array(z.number()).optional(),
+      d: z.array(z.number().int()).optional(),
     })
     .strict();
 }

@@ -15,6 +15,8 @@ import { DeltaApplyError, jsonEqual, type ObjectSpec } from './delta.js';
 //   n: [position, value, …]   a number field that holds a number
 //   d: [position, change, …]  a whole-number field: held + change (both safe integers)
 //   o: [position, sub, …]     a plain object field: sub = { s?: {field: value}, u?: [field], n?, d?, o? }
+// and beside a keyed list's `patch`, for items whose change is numbers alone:
+//   n, d: [item position in the held list, field position, value, …]
 
 type Obj = Record<string, unknown>;
 type Key = string | number;
@@ -140,8 +142,23 @@ export function compactPatch(patch: Obj, base: Obj, spec: ObjectSpec): Obj {
 function compactList(patch: Obj, base: readonly Obj[], spec: { keyField: string; item: ObjectSpec }): Obj {
   const items = patch.patch as Array<Obj & { key: Key }> | undefined;
   if (items === undefined) return patch;
-  const byKey = new Map(base.map((item) => [item[spec.keyField] as Key, item]));
-  return { ...patch, patch: items.map((p) => ({ key: p.key, ...compactPatch(withoutKey(p), byKey.get(p.key)!, spec.item) })) };
+  const at = new Map(base.map((item, i) => [item[spec.keyField] as Key, i]));
+  const kept: Obj[] = [];
+  const n: number[] = [];
+  const d: number[] = [];
+  for (const p of items) {
+    const i = at.get(p.key)!;
+    const item = compactPatch(withoutKey(p), base[i]!, spec.item);
+    // An item whose change is numbers alone joins the list's triples: no wrapper, no key, per item.
+    if (Object.keys(item).every((k) => k === 'n' || k === 'd')) {
+      for (const [part, into] of [['n', n], ['d', d]] as const) {
+        const pairs = (item[part] as number[] | undefined) ?? [];
+        for (let j = 0; j < pairs.length; j += 2) into.push(i, pairs[j]!, pairs[j + 1]!);
+      }
+    } else kept.push({ key: p.key, ...item });
+  }
+  const { patch: _patch, ...rest } = patch;
+  return { ...rest, ...(kept.length > 0 ? { patch: kept } : {}), ...(n.length > 0 ? { n } : {}), ...(d.length > 0 ? { d } : {}) };
 }
 
 function withoutKey(p: Obj): Obj {
@@ -236,14 +253,37 @@ function expandRecord(patch: Obj, base: unknown, where: string): Obj {
 }
 
 function expandList(patch: unknown, base: unknown, spec: { keyField: string; item: ObjectSpec }, where: string): unknown {
-  if (!isPlain(patch) || !Array.isArray(patch.patch) || !Array.isArray(base)) return patch;
+  if (!isPlain(patch) || !Array.isArray(base)) return patch;
+  const { n, d, ...rest } = patch;
+  if (n === undefined && d === undefined && !Array.isArray(rest.patch)) return patch;
   const byKey = new Map<unknown, unknown>();
   for (const item of base as unknown[]) if (isPlain(item)) byKey.set(item[spec.keyField], item);
-  const items = patch.patch.map((p: unknown) => {
+  const items: unknown[] = Array.isArray(rest.patch) ? [...(rest.patch as unknown[])] : [];
+  items.push(...itemsOfTriples(n, d, base as unknown[], spec.keyField, where));
+  const expanded = items.map((p: unknown) => {
     if (!isPlain(p)) return p;
     const held = byKey.get(p.key);
     if (held === undefined) return p;
     return { key: p.key, ...(expandPatch(withoutKey(p), held, spec.item, `${where}[${String(p.key)}]`) as Obj) };
   });
-  return { ...patch, patch: items };
+  return expanded.length > 0 ? { ...rest, patch: expanded } : rest;
+}
+
+/** A list's triples (item position, field position, value) as item patches of pairs, keyed by the held items' keys. */
+function itemsOfTriples(n: unknown, d: unknown, base: readonly unknown[], keyField: string, where: string): Obj[] {
+  const byPosition = new Map<number, Obj & { n: unknown[]; d: unknown[] }>();
+  for (const [part, raw] of [['n', n], ['d', d]] as const) {
+    if (raw === undefined) continue;
+    if (!Array.isArray(raw) || raw.length % 3 !== 0) throw new CompactShapeError(where, `\`${part}\` is not a list of item, position, value triples`);
+    for (let i = 0; i < raw.length; i += 3) {
+      const at: unknown = raw[i];
+      if (typeof at !== 'number' || !Number.isInteger(at) || at < 0) throw new CompactShapeError(where, `\`${part}\` names item ${String(at)}`);
+      const held = base[at];
+      if (!isPlain(held)) throw new DeltaApplyError(where, `\`${part}\` names item ${at}, but the list held has ${base.length}`);
+      let item = byPosition.get(at);
+      if (item === undefined) byPosition.set(at, (item = { key: held[keyField], n: [], d: [] }));
+      item[part].push(raw[i + 1], raw[i + 2]);
+    }
+  }
+  return [...byPosition.values()].map(({ key, n: ns, d: ds }) => ({ key, ...(ns.length > 0 ? { n: ns } : {}), ...(ds.length > 0 ? { d: ds } : {}) }));
 }

@@ -140,13 +140,13 @@ describe('fleet.tick delta codec', () => {
     next.at = 2;
     next.hosts[1]!.gpus[0]!.powerW = 321;
     // Numbers both ends hold go by position among the held object's sorted keys (tick-compact.ts): `at` is 0 of
-    // [at, hosts], powerW 5 of a GPU's [index, memoryTotalMiB, memoryUsedMiB, name, powerLimitW, powerW, …].
+    // [at, hosts]; GPU 0's powerW is item 0, field 5 of [index, memoryTotalMiB, memoryUsedMiB, name, powerLimitW, powerW, …].
     expect(encoder.encode('fleet.tick', next)).toEqual({
       kind: 'delta',
       seq: 1,
       base: 0,
       n: [0, 2],
-      hosts: { patch: [{ key: 'b', gpus: { patch: [{ key: 0, n: [5, 321] }] } }] },
+      hosts: { patch: [{ key: 'b', gpus: { n: [0, 5, 321] } }] },
     });
     expect(encoder.encode('fleet.tick', { ...structuredClone(next), at: 3 })).toEqual({ kind: 'delta', seq: 2, base: 1, n: [0, 3] });
   });

@@ -114,6 +114,8 @@ describe('compact parts', () => {
       [{ n: ['at', 2] }, 'invalid', /./],
       [{ n: [0, 2], set: { at: 3 } }, 'unfit', /at: set twice/],
       [{ hosts: { patch: [{ key: 'a', values: { o: [0, {}] } }] } }, 'unfit', /gpu\.0\.power_w: patched by field/],
+      [{ hosts: { n: [3, 0, 1] } }, 'unfit', /hosts: `n` names item 3, but the list held has 1/],
+      [{ hosts: { n: [0, 0] } }, 'invalid', /hosts: `n` is not a list of item, position, value triples/],
     ];
     for (const [patch, refusal, message] of cases) {
       const decoder = new TickStreamDecoder();
@@ -130,10 +132,14 @@ describe('compact parts', () => {
     const decoder = new TickStreamDecoder();
     const ticks = recorded().filter((t) => t.channel === 'fleet.tick').map((t) => t.state as FleetSnapshot);
     decoder.decode('fleet.tick', overJson(encoder.encode('fleet.tick', ticks[0]!)));
-    const wire = overJson(encoder.encode('fleet.tick', ticks[1]!)) as { hosts: { patch: Array<{ gpus?: { patch: Obj[] } }> } };
-    const gpuPatches = wire.hosts.patch.flatMap((h) => h.gpus?.patch ?? []);
-    expect(gpuPatches.length).toBeGreaterThan(0);
-    for (const p of gpuPatches) expect(JSON.stringify(p)).not.toMatch(/powerW|temperatureC|utilizationPct/);
+    const wire = overJson(encoder.encode('fleet.tick', ticks[1]!)) as { hosts: { patch: Array<{ gpus?: Obj }> } };
+    const gpuParts = wire.hosts.patch.flatMap((h) => (h.gpus === undefined ? [] : [h.gpus]));
+    expect(gpuParts.length).toBeGreaterThan(0);
+    // GPUs whose numbers alone moved travel as (GPU, field, value) triples: no names, no per-GPU wrapper
+    for (const p of gpuParts) {
+      expect(JSON.stringify(p)).not.toMatch(/powerW|temperatureC|utilizationPct/);
+      expect((p.n as number[] | undefined)?.length ?? 0).toBeGreaterThan(0);
+    }
     const out = decoder.decode('fleet.tick', wire);
     expect(out.ok && out.state).toEqual(overJson(ticks[1]));
   });
