@@ -6,24 +6,25 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { FleetSnapshot, PoolCaps, ProxyStats, StorageHealth, UpstreamState } from '../../../src-preload/contract/index.js';
+import type { FleetSnapshot, PoolCaps, ProxyStats, StorageHealth } from '../../../src-preload/contract/index.js';
 import { AppError, silentLogger, systemClock, type Clock, type Disposable, type Logger, type OffPremCounter } from '../base/index.js';
 import type { ProxyConfig } from '../config/index.js';
 import type { SecretStore } from '../ports.js';
 import { renderFleetExposition } from '../telemetry/index.js';
-import { CLASS_ORDER, perClass } from './classes.js';
+import { perClass } from './classes.js';
 import { ProxyErrorCode } from './errors.js';
 import { Exchange, wire, writeError } from './exchange.js';
 import { IdempotencyCache, type IdempotencyLimits, type IdempotencyUsage, type StoredAnswer } from './idempotency.js';
-import { LiveList } from './live-list.js';
+import { LiveList, type LiveNode } from './live-list.js';
 import { AnswerWindow, isUpstreamFailure } from './answer-window.js';
-import { inFlightView, type InFlightView } from './in-flight.js';
+import type { InFlightView } from './in-flight.js';
+import { upstreamFigures, type FigureSources } from './upstream-figures.js';
 import { renderProxyMetrics, renderStorageMetrics } from './metrics-text.js';
 import { PriorityPool, validateCaps, type DrainInfo, type PoolPolicy } from './pool.js';
 import type { ModelRegistry } from './registry.js';
 import type { RequestLog } from './request-log.js';
 import type { UpstreamResolver } from './resolver.js';
-import { admit } from './stages/admit.js';
+import { admit, admitNow } from './stages/admit.js';
 import { authorize } from './stages/auth.js';
 import { readJsonBody } from './stages/body.js';
 import { answerMalformed } from './stages/malformed.js';
@@ -102,6 +103,7 @@ export class ProxyServer implements Disposable {
   private readonly dispatchStage: DispatchStage;
   private readonly router: ReplicaRouter;
   private readonly chooser: ChooseContext;
+  private readonly figureSources: FigureSources;
   private failoversTotal = 0;
   private closed: Promise<void> | null = null;
   private port = 0;
@@ -116,6 +118,8 @@ export class ProxyServer implements Disposable {
     this.dispatchStage = new DispatchStage(this.env, options.resolver, options.secrets ?? null, options.offPrem ?? null, this.logger);
     this.router = new ReplicaRouter(this.mono);
     this.chooser = { pools: this.pools, router: this.router, resolver: options.resolver, env: this.env };
+    const stage = this.dispatchStage;
+    this.figureSources = { pools: this.pools, stats: this.stats, answers: this.answers, resolver: options.resolver, router: this.router, runningOn: (key) => stage.runningOn(key) };
     this.idempotency = new IdempotencyCache(this.clock, options.settings.idempotencyTtlMs, options.idempotencyLimits);
     this.syncPools();
     this.server = createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 0, ServerResponse: TappedResponse }, (req, res) => this.handle(req, res));
@@ -235,42 +239,13 @@ export class ProxyServer implements Disposable {
   private figures(live: Map<string, InFlightView> | null): ProxyStats {
     const now = this.clock.now();
     const mono = this.mono();
-    const { holdBudgetMs } = this.env.settings;
+    const upstreams = this.registry.upstreams.map((spec) => upstreamFigures(spec, this.figureSources, this.env.settings.holdBudgetMs, now, mono, live));
     let inFlight = 0;
     let queued = 0;
-    const upstreams = this.registry.upstreams.map((spec) => {
-      const pool = this.pools.get(spec.key)!;
-      const st = this.stats.get(spec.key)!;
-      inFlight += pool.inFlightTotal;
-      queued += pool.queuedTotal;
-      let state: UpstreamState = 'ready';
-      if (pool.isDraining) state = 'draining';
-      else {
-        const avail = this.options.resolver.resolve(spec);
-        if (!avail.ok) state = avail.code === 'model_sleeping' ? 'sleeping' : 'down';
-      }
-      const running = inFlightView(this.dispatchStage.runningOn(spec.key), mono);
-      live?.set(spec.key, running);
-      return {
-        upstream: spec.key,
-        label: spec.label,
-        serviceId: spec.serviceId,
-        model: spec.model,
-        aliases: [...spec.aliases],
-        state,
-        slots: pool.slots,
-        caps: pool.caps,
-        inFlight: pool.inFlightTotal,
-        queued: pool.queuedTotal,
-        serviceMsEstimate: pool.serviceMsEstimate === null ? null : Math.round(pool.serviceMsEstimate),
-        classes: CLASS_ORDER.map((cls) => ({ class: cls, inFlight: pool.inFlightOf(cls), queued: pool.queuedOf(cls), ...st[cls].figures(now), holdBudgetMs: holdBudgetMs[cls] })),
-        weight: spec.weight,
-        routed: this.router.routed(spec.key),
-        failing: this.router.isFailing(spec.key),
-        errors: this.answers.get(spec.key)!.figures(now),
-        stalled: running.stalled,
-      };
-    });
+    for (const u of upstreams) {
+      inFlight += u.inFlight;
+      queued += u.queued;
+    }
     return {
       at: now,
       url: this.closed ? null : this.url,
@@ -318,15 +293,20 @@ export class ProxyServer implements Disposable {
         ex.abort?.('client');
       }
     });
-    this.run(ex, req)
-      .catch((err: unknown) => {
-        this.logger.error('proxy request failed', { id: ex.id, error: err instanceof Error ? err.message : String(err) });
-        writeError(ex, wire(500, 'internal_error', 'internal error in the proxy'));
-      })
-      .finally(() => {
-        this.open.remove(openNode);
-        this.finish(ex);
-      });
+    void this.serve(ex, req, openNode);
+  }
+
+  /** One request to its end: never rejects (a bug in a stage becomes a 500), always leaves one row. */
+  private async serve(ex: Exchange, req: IncomingMessage, openNode: LiveNode<Exchange>): Promise<void> {
+    try {
+      await this.run(ex, req);
+    } catch (err) {
+      this.logger.error('proxy request failed', { id: ex.id, error: err instanceof Error ? err.message : String(err) });
+      writeError(ex, wire(500, 'internal_error', 'internal error in the proxy'));
+    } finally {
+      this.open.remove(openNode);
+      this.finish(ex);
+    }
   }
 
   private finish(ex: Exchange): void {
@@ -429,7 +409,8 @@ export class ProxyServer implements Disposable {
         const { spec } = target;
         const out = upstreamBody(ex, endpoint, body.value, spec, this.env.settings);
         if (!out.ok) return stop(ex, out.error);
-        const lease = await admit(ex, target, cls.value, req.headers, this.stats.get(spec.key)![cls.value], this.env);
+        const st = this.stats.get(spec.key)![cls.value];
+        const lease = admitNow(ex, target.pool, cls.value, st, this.env) ?? (await admit(ex, target, cls.value, req.headers, st, this.env));
         if (!lease.ok) return stop(ex, lease.error);
         // Counted as routed only now: an idempotent twin or a refusal never reached the replica.
         this.router.count(spec.key);

@@ -15,6 +15,16 @@ import { DONE, fail, ok, type StageEnv, type StageResult } from './stage.js';
 import { holdLeftMs } from './hold-limit.js';
 import type { Target } from './upstream.js';
 
+/** A free slot now (the usual case), without a promise; null when the request must queue (admit). */
+export function admitNow(ex: Exchange, pool: Target['pool'], cls: TrafficClass, st: ClassStats, env: StageEnv): StageResult<Lease> | null {
+  const now = env.mono();
+  const fast = pool.tryAcquire(cls);
+  if (!fast) return null;
+  ex.queueMs = env.mono() - now;
+  st.recordWait(env.clock.now(), ex.queueMs);
+  return ok(fast);
+}
+
 /** Records the queue time on `ex` and in `st`; 429 queue_full or hold_timeout, 503 upstream_draining; DONE when the client left. */
 export async function admit(
   ex: Exchange,
@@ -24,14 +34,10 @@ export async function admit(
   st: ClassStats,
   env: StageEnv,
 ): Promise<StageResult<Lease>> {
+  const fast = admitNow(ex, pool, cls, st, env);
+  if (fast) return fast;
   const { clock, mono, settings } = env;
   const now = mono();
-  const fast = pool.tryAcquire(cls);
-  if (fast) {
-    ex.queueMs = mono() - now;
-    st.recordWait(clock.now(), ex.queueMs);
-    return ok(fast);
-  }
   let ticket: QueueTicket;
   try {
     // What is left of the hold budget after any time held for a recovery (reconnect, wake, restart).
