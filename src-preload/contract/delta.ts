@@ -149,7 +149,9 @@ export function diffObject(prev: Obj, next: Obj, spec: ObjectSpec, keyField?: st
   const patch: Obj = {};
   let set: Obj | undefined;
   let unset: string[] | undefined;
-  const structured = (key: string): boolean => key === keyField || spec.lists?.[key] !== undefined || spec.records?.includes(key) === true;
+  // An optional list (a GPU's processes) that is absent on one side is set or unset whole, like any field.
+  const keyedList = (key: string): boolean => spec.lists?.[key] !== undefined && Array.isArray(prev[key]) && Array.isArray(next[key]);
+  const structured = (key: string): boolean => key === keyField || keyedList(key) || spec.records?.includes(key) === true;
   for (const key of Object.keys(next)) {
     if (structured(key)) continue;
     const value = next[key];
@@ -163,6 +165,7 @@ export function diffObject(prev: Obj, next: Obj, spec: ObjectSpec, keyField?: st
   if (set) patch.set = set;
   if (unset) patch.unset = unset;
   for (const [field, list] of Object.entries(spec.lists ?? {})) {
+    if (!keyedList(field)) continue;
     const p = diffList(prev[field] as Obj[], next[field] as Obj[], list);
     if (p) patch[field] = p;
   }

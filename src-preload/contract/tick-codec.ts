@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { eventChannels } from './channels.js';
-import { FleetSnapshotSchema, GpuViewSchema, HostViewSchema, ServiceViewSchema, type FleetSnapshot } from './fleet.js';
+import { FleetSnapshotSchema, GpuProcessViewSchema, GpuViewSchema, HostViewSchema, ServiceViewSchema, type FleetSnapshot } from './fleet.js';
 import { HostTickSchema, TelemetryTickSchema, type TelemetryTick } from './telemetry.js';
 import { ClassFiguresSchema, ProxyStatsSchema, TrafficClassSchema, UpstreamFiguresSchema, UpstreamKeySchema, type ProxyStats } from './proxy.js';
 import { applyObject, DeltaApplyError, diffObject, listPatchSchema, sparseObjectSchema, unsetSchema, type ObjectSpec } from './delta.js';
@@ -23,11 +23,19 @@ const SeqSchema = z.number().int().nonnegative();
 
 // ── wire schemas, built from the real ones: changed fields are validated as strictly as full ones ──
 
+const PidSchema = z.number().int().nullable();
+
+/** A GPU's processes are keyed by pid: a process whose memory moved is one figure, not the list again. */
+export const GpuProcessPatchSchema = z
+  .object({ key: PidSchema, set: sparseObjectSchema(GpuProcessViewSchema.omit({ pid: true })).optional(), ...compactWireParts })
+  .strict();
+
 export const GpuPatchSchema = z
   .object({
     key: z.number().int(),
     set: sparseObjectSchema(GpuViewSchema.omit({ index: true })).optional(),
     unset: unsetSchema(GpuViewSchema).optional(),
+    processes: listPatchSchema(PidSchema, GpuProcessViewSchema, GpuProcessPatchSchema).optional(),
     ...compactWireParts,
   })
   .strict();
@@ -136,7 +144,7 @@ const FLEET_SPEC: ObjectSpec = {
   lists: {
     hosts: {
       keyField: 'label',
-      item: { lists: { gpus: { keyField: 'index', item: {} }, services: { keyField: 'id', item: {} } } },
+      item: { lists: { gpus: { keyField: 'index', item: { lists: { processes: { keyField: 'pid', item: {} } } } }, services: { keyField: 'id', item: {} } } },
     },
   },
 };

@@ -71,7 +71,9 @@ describe('compact delta ticks on a recorded demo stream', () => {
 
 // The codec's specs (tick-codec.ts keeps them private; these must match for the byte comparison only).
 const SPEC: Record<DeltaChannel, object> = {
-  'fleet.tick': { lists: { hosts: { keyField: 'label', item: { lists: { gpus: { keyField: 'index', item: {} }, services: { keyField: 'id', item: {} } } } } } },
+  'fleet.tick': {
+    lists: { hosts: { keyField: 'label', item: { lists: { gpus: { keyField: 'index', item: { lists: { processes: { keyField: 'pid', item: {} } } } }, services: { keyField: 'id', item: {} } } } } },
+  },
   'telemetry.tick': { lists: { hosts: { keyField: 'host', item: { records: ['values'] } } } },
   'proxy.stats': { lists: { upstreams: { keyField: 'upstream', item: { lists: { classes: { keyField: 'class', item: {} } } } } } },
 };
@@ -125,6 +127,32 @@ describe('compact parts', () => {
       expect(out, JSON.stringify(patch)).toMatchObject({ ok: false, refusal, message: expect.stringMatching(message) });
       expect(held.state).toEqual(first);
     }
+  });
+
+  it("a GPU's processes: keyed by pid (a moved figure is one triple), set whole when they appear, unset when they go, whole again when pids repeat", () => {
+    const encoder = new TickStreamEncoder();
+    const decoder = new TickStreamDecoder();
+    const first = recorded().find((t) => t.channel === 'fleet.tick')!.state as FleetSnapshot;
+    const proc = (pid: number | null, mib: number) => ({ pid, name: 'vllm', user: 'ops', usedMemoryMiB: mib, serviceId: 'svc0', why: 'it or its parent listens on :8000' });
+    const withProcesses = (at: number, processes: ReturnType<typeof proc>[] | undefined): FleetSnapshot => {
+      const next = structuredClone(first);
+      next.at = at;
+      const { processes: _p, ...gpu } = next.hosts[0]!.gpus[0]!;
+      next.hosts[0]!.gpus[0] = processes === undefined ? gpu : { ...gpu, processes };
+      return next;
+    };
+    const states = [withProcesses(1, undefined), withProcesses(2, [proc(7, 100), proc(8, 5)]), withProcesses(3, [proc(7, 180), proc(8, 5)]), withProcesses(4, [proc(null, 1), proc(null, 2)]), withProcesses(5, undefined)];
+    const wires = states.map((state) => overJson(encoder.encode('fleet.tick', state)));
+    const gpus = (w: unknown) => JSON.stringify((w as { hosts: { patch: Array<{ gpus?: unknown }> } }).hosts.patch[0]!.gpus);
+    // process 0's usedMemoryMiB (field 3 of name, pid, serviceId, usedMemoryMiB, user, why) moved by 80
+    expect(gpus(wires[2])).toBe(JSON.stringify({ patch: [{ key: 0, processes: { d: [0, 3, 80] } }] }));
+    expect(gpus(wires[3])).toContain('"all":[');
+    expect(gpus(wires[4])).toContain('"unset":["processes"]');
+    wires.forEach((wire, i) => {
+      const out = decoder.decode('fleet.tick', wire);
+      if (!out.ok) throw new Error(`${i}: ${out.message}`);
+      expect(out.state, `state ${i}`).toEqual(overJson(states[i]));
+    });
   });
 
   it('a fleet whose GPU figures move sends them by position, and decodes them', () => {
