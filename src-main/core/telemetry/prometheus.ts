@@ -121,7 +121,29 @@ function parseSampleLine(line: string): MetricSample | null {
   return sample;
 }
 
-export function parsePrometheusText(input: string, options: { maxBytes?: number } = {}): ParsedMetrics {
+/**
+ * A source's sample lines from its previous exposition, parsed. Between two
+ * polls most lines of a model server's /metrics are byte for byte the same
+ * (every bucket of a histogram that saw nothing new; all of them while idle):
+ * those are taken from here instead of being read and allocated again (64
+ * hosts read ~25,000 lines a second). It keeps only the lines of the last
+ * exposition, so it is bounded by one body. The samples are shared between
+ * readings: readers never change a sample or its labels.
+ */
+export class SampleLineMemo {
+  private previous = new Map<string, MetricSample | null>();
+
+  /** The lines of the exposition being read; `commit` makes them the ones the next read looks up. */
+  lookup(line: string): MetricSample | null | undefined {
+    return this.previous.get(line);
+  }
+
+  commit(lines: Map<string, MetricSample | null>): void {
+    this.previous = lines;
+  }
+}
+
+export function parsePrometheusText(input: string, options: { maxBytes?: number; memo?: SampleLineMemo } = {}): ParsedMetrics {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_METRICS_BYTES;
   let text = input;
   let truncated = false;
@@ -135,6 +157,8 @@ export function parsePrometheusText(input: string, options: { maxBytes?: number 
     errors++;
   }
 
+  const memo = options.memo;
+  const seen = memo ? new Map<string, MetricSample | null>() : null;
   const families: MetricFamily[] = [];
   const byName = new Map<string, MetricFamily>();
   const family = (name: string): MetricFamily => {
@@ -179,12 +203,15 @@ export function parsePrometheusText(input: string, options: { maxBytes?: number 
       }
       continue;
     }
-    const sample = parseSampleLine(line);
+    let sample = memo?.lookup(line);
+    if (sample === undefined) sample = parseSampleLine(line);
+    seen?.set(line, sample);
     if (!sample) {
       errors++;
       continue;
     }
     familyOfSample(sample.name).samples.push(sample);
   }
+  if (memo && seen) memo.commit(seen);
   return { families, errors, truncated };
 }

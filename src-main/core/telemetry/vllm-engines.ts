@@ -47,6 +47,18 @@ export const byRank = (a: string, b: string): number => {
   return Number.isFinite(na) && Number.isFinite(nb) ? na - nb : a < b ? -1 : a > b ? 1 : 0;
 };
 
+/** Keys of parsed samples, kept while the sample lives (an unchanged line's sample is reused poll after poll: SampleLineMemo). */
+const SAMPLE_KEYS = new WeakMap<MetricSample, string>();
+
+function sampleKey(s: MetricSample): string {
+  let key = SAMPLE_KEYS.get(s);
+  if (key === undefined) {
+    key = seriesKey(s);
+    SAMPLE_KEYS.set(s, key);
+  }
+  return key;
+}
+
 function seriesKey(s: MetricSample): string {
   return (
     s.name +
@@ -106,7 +118,7 @@ export class FamilyReader {
     let complete = true;
     for (const s of f.samples) {
       if (isCreated(s) || !where(s)) continue;
-      const key = seriesKey(s);
+      const key = sampleKey(s);
       if (seen.has(key)) {
         this.issue(VllmIssueCode.DUPLICATE_SERIES, f.name, `${f.name}: the same series twice (${s.name}${JSON.stringify(s.labels)})`);
         complete = false;

@@ -1,5 +1,5 @@
 import type { SleepState } from '../../../src-preload/contract/index.js';
-import { parsePrometheusText, DEFAULT_MAX_METRICS_BYTES, type MetricFamily } from './prometheus.js';
+import { parsePrometheusText, DEFAULT_MAX_METRICS_BYTES, type MetricFamily, type SampleLineMemo } from './prometheus.js';
 import { FamilyReader, VllmIssueCode, isCreated, type Histogram, type VllmIssue } from './vllm-engines.js';
 
 export { VllmIssueCode, type Histogram, type HistogramBucket, type VllmIssue } from './vllm-engines.js';
@@ -276,7 +276,7 @@ export interface VllmExposition {
  * from `300.0` to `30` would read as 30), and so is the family it ended in,
  * whose remaining series may lack an engine or a reason (issue BODY_CUT).
  */
-export function readVllmExposition(text: string, options: { maxBytes?: number } = {}): VllmExposition {
+export function readVllmExposition(text: string, options: { maxBytes?: number; memo?: SampleLineMemo } = {}): VllmExposition {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_METRICS_BYTES;
   let body = text;
   let cut = false;
@@ -290,7 +290,7 @@ export function readVllmExposition(text: string, options: { maxBytes?: number } 
     body = body.slice(0, body.length - partial.length);
     cut = true;
   }
-  const parsed = parsePrometheusText(body, { maxBytes: Number.POSITIVE_INFINITY });
+  const parsed = parsePrometheusText(body, { maxBytes: Number.POSITIVE_INFINITY, memo: options.memo });
   let families = parsed.families;
   const cutFamily = cut ? familyAtCut(families, body, partial.trim()) : undefined;
   if (cutFamily !== undefined) families = families.map((x) => (x === cutFamily ? { ...x, samples: [] } : x));

@@ -7,6 +7,7 @@ import { serviceReadingFromVllm } from './reading-from-metrics.js';
 import { staleFromError, staleReason, type HttpGet, type TelemetrySource } from './source.js';
 import { parseVllmIsSleeping, parseVllmModels, parseVllmVersion, vllmMaxModelLen, vllmModelPath } from './vllm-endpoints.js';
 import { readVllmExposition, type VllmExposition } from './vllm-metrics.js';
+import { SampleLineMemo } from './prometheus.js';
 
 export interface HttpServiceSourceOptions {
   id: string;
@@ -51,6 +52,8 @@ export class VllmHttpSource implements TelemetrySource {
   readonly id: string;
   private facts: { atMs: number; version: string | null; maxModelLen: number | null; modelPath: string | null } | null = null;
   private isSleepingMissing = false;
+  /** The last exposition's sample lines, parsed: an unchanged line is not read again. */
+  private readonly lines = new SampleLineMemo();
 
   constructor(private readonly options: HttpServiceSourceOptions) {
     this.id = options.id;
@@ -78,7 +81,7 @@ export class VllmHttpSource implements TelemetrySource {
     if (looksLikeHtml(res.text)) {
       return { ok: false, atMs: at, stale: staleReason(TelemetryErrorCode.NOT_METRICS, 'GET /metrics answered an HTML page, not metrics', at) };
     }
-    const x = readVllmExposition(res.text, { maxBytes });
+    const x = readVllmExposition(res.text, { maxBytes, memo: this.lines });
     const unusable = unusableExposition(x);
     if (unusable !== null) return { ok: false, atMs: at, stale: staleReason(unusable.code, unusable.message, at) };
     const m = x.metrics;
