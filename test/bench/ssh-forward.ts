@@ -30,7 +30,7 @@
 // percentiles are over all requests of a path. Requests over 30 ms (a delayed
 // ACK behind sshd's Nagle at the end of a burst) are counted beside them.
 // Also printed: the CPU each forwarding process spends per request (user/sys,
-// from /proc); a bare ssh2 forward (ssh2 and pipe, nothing of the console's):
+// from /proc; on openssh rows the console and its ControlMaster together); a bare ssh2 forward (ssh2 and pipe, nothing of the console's):
 // what the console adds beyond ssh2; and a plain Node TCP relay (no SSH, no
 // sshd hop) to the direct server: the floor of any forward written in Node.
 // The console runs from an esbuild bundle with the shipped V8 flags.
@@ -46,7 +46,7 @@
 // defaults are what the app runs. --prof DIR writes CPU profiles of the console
 // rows and the bare ssh2 forward. BENCH_BARE_FLAGS: node flags for the bare one.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,6 +109,20 @@ const sock = net.connect({ host, port: 22, noDelay: true }, () => {
   })).listen(Number(port), '127.0.0.1'));
   c.connect({ sock, username: user, privateKey: fs.readFileSync(key), hostVerifier: (k) => k.toString('base64') === hostKey });
 });`;
+
+/** The openssh transport's ControlMaster of a console process (its `ssh -M` child): the forwarder of that console's tunnel. */
+function masterOf(consolePid: number): number | null {
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] !== String(consolePid)) continue;
+      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes('-M')) return Number(d);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return null;
+}
 
 /** A fixed-seed generator (mulberry32): the same block orders in every run. */
 let seed = 0x5eed;
@@ -418,7 +432,8 @@ try {
   const bareUrl = `http://127.0.0.1:${barePort}`;
 
   /** `socketPath`: the row connects to this Unix socket (a tunnel's private end); `gate`: the tunnel's public port. */
-  type Path = { name: string; url: string; pid: number | null; console: ConsoleProc | null; socketPath?: string; gate?: boolean };
+  /** `pids`: the processes whose CPU the row's requests cost (openssh rows: the console and its ControlMaster, which forwards). */
+  type Path = { name: string; url: string; pid: number | null; console: ConsoleProc | null; socketPath?: string; gate?: boolean; pids?: number[] };
   const tunnelRows = (t: 'builtin' | 'openssh', c: { proc: ConsoleProc; url: string; socketPath: string }): Path[] => [
     { name: `console-${t}`, url: 'http://tunnel', socketPath: c.socketPath, pid: c.proc.pid, console: c.proc },
     { name: `gate-${t}`, url: c.url, pid: c.proc.pid, console: c.proc, gate: true },
@@ -432,6 +447,11 @@ try {
     { name: 'ssh2 bare', url: bareUrl, pid: bare.pid!, console: null },
     { name: 'relay', url: relayUrl, pid: relay.pid!, console: null },
   ];
+  for (const p of paths) {
+    const master = p.name.includes('openssh') && p.pid !== null ? masterOf(p.pid) : null;
+    if (master !== null) p.pids = [p.pid!, master];
+  }
+  const cpuOf = (pids: number[]): [number, number] => pids.map(cpuMs).reduce((a, b) => [a[0] + b[0], a[1] + b[1]], [0, 0]);
   const consoleRows = paths.filter((p) => p.console !== null && !p.gate);
   const gateRows = paths.filter((p) => p.gate === true);
   const privateOf = (gate: Path): string => gate.name.replace(/^gate-/, 'console-');
@@ -467,10 +487,11 @@ try {
         const order = shuffled(paths);
         for (let k = 0; k < paths.length; k++) {
           const p = order[k]!;
-          const before = p.pid === null ? null : cpuMs(p.pid);
+          const pids = p.pids ?? (p.pid === null ? [] : [p.pid]);
+          const before = pids.length === 0 ? null : cpuOf(pids);
           const times = await clients.get(p.name)!.run(n);
-          if (p.pid !== null) {
-            const after = cpuMs(p.pid);
+          if (before) {
+            const after = cpuOf(pids);
             const sum = (cpu[p.name] ??= [0, 0]);
             sum[0] += after[0] - before![0];
             sum[1] += after[1] - before![1];
