@@ -300,11 +300,7 @@ export const AuditCoverageSchema = z
     /** Whether the whole chain verified when the report was built. */
     chainVerified: z.boolean(),
     chainProblem: z.string().nullable(),
-    /**
-     * Rows 1..throughSeq were walked in full at `at` (the console's scheduled check, or this build); the rows
-     * after it were checked at build time from that head. Null: no full walk verified; absent: an export
-     * made before this field, whose build walked the whole chain.
-     */
+    /** Rows 1..throughSeq walked in full at `at`, the rest at the build from that head; null: none verified; absent: older export (a full walk at its build). */
     fullWalk: z.object({ throughSeq: z.number().int().nonnegative(), at: z.number() }).strict().nullable().optional(),
   })
   .strict();

@@ -63,8 +63,12 @@ export interface ReportSources {
   actions(fromMs: number, toMs: number): ActionView[];
   /** The host view's cost figures of `host` over [fromMs, toMs) (`cost.summary`'s function). */
   hostCost(host: string, fromMs: number, toMs: number): HostCost;
-  /** Series of a host covering the window (the finest stored range that spans it). */
-  series(host: string, fromMs: number, toMs: number, metrics: string[]): SeriesResult | null;
+  /**
+   * Series of a host covering the window (the finest stored range that spans it). With `anyOf`, `present`
+   * may say per bucket whether any series matching it holds a value (read without their columns); absent,
+   * the builder looks at the series returned.
+   */
+  series(host: string, fromMs: number, toMs: number, metrics: string[], anyOf?: string[]): ReportSeries | null;
   gateMarks(): ReadonlyMap<string, GateMark>;
   /** Router URLs of the chosen hosts and the console's off-prem refusals, for the on-prem gate; absent: that gate is unverified. */
   onPrem?(hosts: readonly string[]): OnPremFacts;
@@ -77,6 +81,14 @@ export interface ReportSources {
   /** Fires when the caller gives up: the build stops before its next host or section. */
   signal?: AbortSignal;
 }
+
+/** A host's series for the report: charts read `series`; telemetry coverage reads `present` when given. */
+export type ReportSeries = SeriesResult & { present?: readonly boolean[] };
+
+/** What the charts draw (generation, each GPU's VRAM) and the cost reads (generation, busy). */
+const CHART_SERIES = [hostSeries('gen_tok_s'), hostSeries('busy_pct'), 'gpu.*.vram_used_mib'];
+/** A bucket counts as fresh telemetry when any of these holds a value in it. */
+const FRESH_SERIES = [hostSeries('gen_tok_s'), hostSeries('busy_pct'), 'gpu.*'];
 
 /** Gaps in telemetry at least this long are listed as stale periods. */
 const STALE_GAP_MS = 60_000;
@@ -104,9 +116,9 @@ export async function buildEvidence(request: ReportRequest, src: ReportSources):
   const { inventory, security } = want.has('inventory') || want.has('security') || want.has('gates') ? await hostChecks(request, hosts, src, want, notes) : NO_CHECKS;
 
   const charts: EvidenceChart[] = [];
-  const seriesByHost = new Map<string, SeriesResult | null>();
+  const seriesByHost = new Map<string, ReportSeries | null>();
   const seriesOf = (host: string) => {
-    if (!seriesByHost.has(host)) seriesByHost.set(host, src.series(host, fromMs, toMs, [hostSeries('gen_tok_s'), hostSeries('busy_pct'), 'gpu.*']));
+    if (!seriesByHost.has(host)) seriesByHost.set(host, src.series(host, fromMs, toMs, CHART_SERIES, FRESH_SERIES));
     return seriesByHost.get(host) ?? null;
   };
 
@@ -393,7 +405,7 @@ function decisionMismatches(actions: readonly ActionView[], events: readonly Aud
   return out;
 }
 
-function hostHealth(label: string, s: SeriesResult | null, events: AuditEvent[], fromMs: number, toMs: number): HostHealth {
+function hostHealth(label: string, s: ReportSeries | null, events: AuditEvent[], fromMs: number, toMs: number): HostHealth {
   const mine = events.filter((e) => e.target === label || e.target?.startsWith(`${label}/`));
   const connectionEvents = mine
     .filter((e) => /^(host\.|ssh\.hostkey\.)/.test(e.type))
@@ -405,10 +417,11 @@ function hostHealth(label: string, s: SeriesResult | null, events: AuditEvent[],
   const step = s.stepMs;
   // A bucket counts as fresh when any series holds a value in it.
   const fresh: number[] = [];
+  const present = s.present;
   for (let i = 0; i < s.t.length; i++) {
     const t = s.t[i]!;
     if (t + step <= fromMs || t >= toMs) continue;
-    if (s.series.some((c) => c.avg[i] !== null && c.avg[i] !== undefined)) fresh.push(t);
+    if (present ? present[i] === true : s.series.some((c) => c.avg[i] !== null && c.avg[i] !== undefined)) fresh.push(t);
   }
   const expected = Math.max(1, Math.ceil((toMs - fromMs) / step));
   const stale: { fromMs: number; toMs: number; reason: string }[] = [];

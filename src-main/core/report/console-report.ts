@@ -4,7 +4,6 @@
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import {
-  SERIES_RANGES,
   type ActionView,
   type AuditCoverage,
   type BenchRun,
@@ -13,7 +12,6 @@ import {
   type HostCost,
   type InventoryHost,
   type SeriesQuery,
-  type SeriesRange,
   type SeriesResult,
 } from '../../../src-preload/contract/index.js';
 import type { Clock, Logger, OffPremCounter } from '../base/index.js';
@@ -27,6 +25,7 @@ import { hostStateOf, serviceLogReader, type LogTail } from './host-state-facts.
 import { runLiveChecks } from './live-checks.js';
 import { inventoryFromState, sessionFacts } from './fleet-facts.js';
 import type { ReportSources } from './builder.js';
+import { reportSeriesReads, type ReportSeriesStore } from './series-window.js';
 import { ReportRepository } from './repository.js';
 import { ReportService } from './service.js';
 
@@ -35,7 +34,7 @@ export interface ConsoleReportDeps {
   config: ConfigService;
   fleet: Pick<FleetService, 'state' | 'exec' | 'upstream'>;
   secrets: SecretStore;
-  series: { query(q: SeriesQuery): SeriesResult };
+  series: ReportSeriesStore;
   bench: {
     /** The runs overlapping a window, oldest first: each a run, or what is damaged in a row that no longer reads as one. */
     repo: { runsOverlapping(fromMs: number, toMs: number): ({ ok: true; run: BenchRun } | { ok: false; damaged: DamagedRun })[] };
@@ -43,7 +42,7 @@ export interface ConsoleReportDeps {
     evaluateWindow(fromMs: number, toMs: number): Evaluation;
   };
   /** The host view's cost function (TelemetryService): a report's cost rows are its figures for the report's window. */
-  cost: { hostCostOver(host: string, fromMs: number, toMs: number): HostCost };
+  cost: { hostCostOver(host: string, fromMs: number, toMs: number, series?: (q: SeriesQuery) => SeriesResult): HostCost };
   actions: { proposedBetween(fromMs: number, toMs: number): ActionView[] };
   pdf: PdfPrinter | null;
   emit: EventSink;
@@ -62,7 +61,6 @@ export interface ConsoleReportDeps {
   offPrem?: Pick<OffPremCounter, 'check' | 'counts'>;
 }
 
-const RANGES: SeriesRange[] = ['15m', '1h', '24h', '7d'];
 const MAX_AUDIT_ROWS = 50_000;
 
 export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
@@ -82,29 +80,6 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
     return ref ? await deps.secrets.get(ref) : null;
   };
 
-  const series = (host: string, fromMs: number, toMs: number, metrics: string[]): SeriesResult | null => {
-    const span = toMs - fromMs;
-    const range = RANGES.find((r) => SERIES_RANGES[r].spanMs >= span) ?? '7d';
-    try {
-      const r = deps.series.query({ host, range, metrics, endMs: Math.min(toMs, clock.now()) });
-      const keep: number[] = [];
-      r.t.forEach((t, i) => {
-        if (t + r.stepMs > fromMs && t < toMs) keep.push(i);
-      });
-      // Reports read the means only: the maxima are dropped rather than copied (a 7-day window of
-      // 64 hosts × 42 series holds 5.4 million of each until the build ends).
-      const all = keep.length === r.t.length;
-      return {
-        ...r,
-        t: all ? r.t : keep.map((i) => r.t[i]!),
-        series: r.series.map((c) => ({ ...c, avg: all ? c.avg : keep.map((i) => c.avg[i] ?? null), max: null })),
-      };
-    } catch (err) {
-      logger.warn('series query for a report failed', { host, error: (err as Error).message });
-      return null;
-    }
-  };
-
   const auditCoverage = (fromMs: number, toMs: number): AuditCoverage => {
     const span = store.audit.seqSpan(fromMs, toMs);
     // The rows since the last full walk (the scheduled check's, or an earlier build's) are walked now; the
@@ -122,41 +97,44 @@ export function createConsoleReport(deps: ConsoleReportDeps): ReportService {
     };
   };
 
-  const sources = (actor: string): ReportSources => ({
-    now: () => clock.now(),
-    actor,
-    // The config in force says whether its hosts are simulated (the demo fleet's config sets fleet.simulated).
-    console: { version: deps.version, mode: deps.mode, demo: config.current.fleet.simulated },
-    hosts: () => config.current.hosts.map((h) => ({ label: h.label, pricePerHourUsd: h.pricePerHourUsd ?? null })),
-    offlineInventory,
-    liveChecks: async (label) => {
-      // Fresh at export, through the fleet's own SSH exec and each service's UpstreamClient.
-      return runLiveChecks(hostConfig(label)!, {
-        exec: (command, opts) => fleet.exec(label, command, opts),
-        upstream: (serviceId) => fleet.upstream(upstreamKey(label, serviceId)),
-        apiKey: (serviceId) => apiKey(label, serviceId),
-        ...sessionFacts(hostState(label)),
-        clock,
-      });
-    },
-    auditEvents: (fromMs, toMs, prefixes) => store.audit.between({ fromMs, toMs, typePrefixes: prefixes ?? [], limit: MAX_AUDIT_ROWS }),
-    auditCoverage,
-    benchRuns: (fromMs, toMs) => runsIn(fromMs, toMs).flatMap((r) => (r.ok ? [{ run: r.run, evaluation: deps.bench.evaluateRun(r.run.id) }] : [])),
-    damagedBenchRuns: (fromMs, toMs) => runsIn(fromMs, toMs).flatMap((r) => (r.ok ? [] : [r.damaged])),
-    trafficEvaluation: (fromMs, toMs) => deps.bench.evaluateWindow(fromMs, toMs),
-    actions: (fromMs, toMs) => deps.actions.proposedBetween(fromMs, toMs),
-    series,
-    hostCost: (label, fromMs, toMs) => deps.cost.hostCostOver(label, fromMs, toMs),
-    gateMarks: () => repo.gateMarks(),
-    hostState: (label) => hostStateOf(label, hostState(label)),
-    ...(deps.logs ? { serviceLogs: serviceLogReader(deps.logs) } : {}),
-    onPrem: (labels) => ({
-      routers: config.current.hosts
-        .filter((h) => labels.includes(h.label))
-        .flatMap((h) => h.services.flatMap((s) => (s.lifecycle?.routerBaseUrl ? [{ target: upstreamKey(h.label, s.id), url: s.lifecycle.routerBaseUrl }] : []))),
-      offPremCalls: deps.offPrem?.counts() ?? null,
-    }),
-  });
+  const sources = (actor: string): ReportSources => {
+    const reads = reportSeriesReads(deps.series, clock, logger);
+    return {
+      now: () => clock.now(),
+      actor,
+      // The config in force says whether its hosts are simulated (the demo fleet's config sets fleet.simulated).
+      console: { version: deps.version, mode: deps.mode, demo: config.current.fleet.simulated },
+      hosts: () => config.current.hosts.map((h) => ({ label: h.label, pricePerHourUsd: h.pricePerHourUsd ?? null })),
+      offlineInventory,
+      liveChecks: async (label) => {
+        // Fresh at export, through the fleet's own SSH exec and each service's UpstreamClient.
+        return runLiveChecks(hostConfig(label)!, {
+          exec: (command, opts) => fleet.exec(label, command, opts),
+          upstream: (serviceId) => fleet.upstream(upstreamKey(label, serviceId)),
+          apiKey: (serviceId) => apiKey(label, serviceId),
+          ...sessionFacts(hostState(label)),
+          clock,
+        });
+      },
+      auditEvents: (fromMs, toMs, prefixes) => store.audit.between({ fromMs, toMs, typePrefixes: prefixes ?? [], limit: MAX_AUDIT_ROWS }),
+      auditCoverage,
+      benchRuns: (fromMs, toMs) => runsIn(fromMs, toMs).flatMap((r) => (r.ok ? [{ run: r.run, evaluation: deps.bench.evaluateRun(r.run.id) }] : [])),
+      damagedBenchRuns: (fromMs, toMs) => runsIn(fromMs, toMs).flatMap((r) => (r.ok ? [] : [r.damaged])),
+      trafficEvaluation: (fromMs, toMs) => deps.bench.evaluateWindow(fromMs, toMs),
+      actions: (fromMs, toMs) => deps.actions.proposedBetween(fromMs, toMs),
+      series: reads.series,
+      hostCost: (label, fromMs, toMs) => deps.cost.hostCostOver(label, fromMs, toMs, reads.reader(label)),
+      gateMarks: () => repo.gateMarks(),
+      hostState: (label) => hostStateOf(label, hostState(label)),
+      ...(deps.logs ? { serviceLogs: serviceLogReader(deps.logs) } : {}),
+      onPrem: (labels) => ({
+        routers: config.current.hosts
+          .filter((h) => labels.includes(h.label))
+          .flatMap((h) => h.services.flatMap((s) => (s.lifecycle?.routerBaseUrl ? [{ target: upstreamKey(h.label, s.id), url: s.lifecycle.routerBaseUrl }] : []))),
+        offPremCalls: deps.offPrem?.counts() ?? null,
+      }),
+    };
+  };
 
   let principal = 'operator';
   try {

@@ -142,16 +142,7 @@ export function createAuditLog(db: Database.Database, clock: Clock, ensureOpen: 
   const allStmt = db.prepare<[], AuditRow>('SELECT * FROM audit_events ORDER BY seq');
   const listStmts = new Map<string, Database.Statement>();
   const windowStmts = new Map<number, Database.Statement<unknown[], AuditRow>>();
-  const hashAtStmt = db.prepare<[number], { hash: string }>('SELECT hash FROM audit_events WHERE seq = ?');
-  const tailStmt = db.prepare<[number], AuditRow>('SELECT * FROM audit_events WHERE seq > ? ORDER BY seq');
-  // The head of the last full walk that verified, and when it ran: this process's memory only.
-  let checkpoint: { head: AuditHead; at: number } | null = null;
-  const fullWalk = (): RecentAuditVerify => {
-    const at = clock.now();
-    const result = walkChain(allStmt.iterate());
-    checkpoint = result.ok && result.head ? { head: result.head, at } : null;
-    return { ...result, fullWalk: checkpoint ? { throughSeq: checkpoint.head.seq, at } : null };
-  };
+  const walks = chainWalks(db, clock, allStmt);
   const spanStmt = db.prepare<[number, number], { lo: number | null; hi: number | null }>('SELECT MIN(seq) AS lo, MAX(seq) AS hi FROM audit_events WHERE ts >= ? AND ts < ?');
 
   const appendTx = db.transaction((input: AuditEventInput): AuditEvent => {
@@ -243,20 +234,37 @@ export function createAuditLog(db: Database.Database, clock: Clock, ensureOpen: 
 
     verify(): AuditVerifyResult {
       ensureOpen();
-      const { fullWalk: _, ...result } = fullWalk();
+      const { fullWalk: _, ...result } = walks.full();
       return result;
     },
 
     verifyRecent(): RecentAuditVerify {
       ensureOpen();
-      const cp = checkpoint;
-      if (cp && hashAtStmt.get(cp.head.seq)?.hash === cp.head.hash) {
-        const tail = walkChain(tailStmt.iterate(cp.head.seq), cp.head);
-        return { ...tail, fullWalk: { throughSeq: cp.head.seq, at: cp.at } };
-      }
-      return fullWalk();
+      return walks.recent();
     },
   };
+}
+
+/** The full walk, which leaves its verified head as the checkpoint, and the walk of the rows after it. */
+function chainWalks(db: Database.Database, clock: Clock, allStmt: Database.Statement<[], AuditRow>): { full(): RecentAuditVerify; recent(): RecentAuditVerify } {
+  const hashAtStmt = db.prepare<[number], { hash: string }>('SELECT hash FROM audit_events WHERE seq = ?');
+  const tailStmt = db.prepare<[number], AuditRow>('SELECT * FROM audit_events WHERE seq > ? ORDER BY seq');
+  // The head of the last full walk that verified, and when it ran: this process's memory only.
+  let checkpoint: { head: AuditHead; at: number } | null = null;
+  const full = (): RecentAuditVerify => {
+    const at = clock.now();
+    const result = walkChain(allStmt.iterate());
+    checkpoint = result.ok && result.head ? { head: result.head, at } : null;
+    return { ...result, fullWalk: checkpoint ? { throughSeq: checkpoint.head.seq, at } : null };
+  };
+  const recent = (): RecentAuditVerify => {
+    const cp = checkpoint;
+    if (cp && hashAtStmt.get(cp.head.seq)?.hash === cp.head.hash) {
+      return { ...walkChain(tailStmt.iterate(cp.head.seq), cp.head), fullWalk: { throughSeq: cp.head.seq, at: cp.at } };
+    }
+    return full();
+  };
+  return { full, recent };
 }
 
 /**

@@ -16,9 +16,18 @@ export function selectColumns(names: readonly string[], patterns: readonly strin
   const out: number[] = [];
   names.forEach((name, i) => {
     if (name === '') return;
-    if (patterns === undefined || patterns.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : name === p))) out.push(i);
+    if (patterns === undefined || patterns.some((p) => matches(name, p))) out.push(i);
   });
   return out;
+}
+
+/** `gpu.*` is a prefix; `gpu.*.vram_used_mib` a prefix and a suffix (one figure of every GPU); else the exact name. */
+function matches(name: string, pattern: string): boolean {
+  const star = pattern.indexOf('*');
+  if (star < 0) return name === pattern;
+  const head = pattern.slice(0, star);
+  const tail = pattern.slice(star + 1);
+  return name.length >= head.length + tail.length && name.startsWith(head) && name.endsWith(tail);
 }
 
 /** The blob as Float32 values: a view when aligned, else a copy. */
@@ -58,7 +67,24 @@ export class Accumulator {
     private readonly sum: Float64Array,
     private readonly cnt: Uint32Array,
     private readonly max: Float64Array,
+    /** Columns read only to learn which buckets hold any value of them (queryWithPresence); `present` per bucket. */
+    readonly presenceCols: readonly number[] = [],
+    readonly present: Uint8Array | null = null,
   ) {}
+
+  private lastBucket = -1;
+
+  /** Marks the bucket of the last bucket() call present when any presence column has a value in `valueOf`. */
+  mark(valueOf: (col: number) => number): void {
+    const bi = this.lastBucket;
+    if (this.present === null || bi < 0 || this.present[bi] === 1) return;
+    for (const c of this.presenceCols) {
+      if (!Number.isNaN(valueOf(c))) {
+        this.present[bi] = 1;
+        return;
+      }
+    }
+  }
 
   /** Offset of bucket(tMs) in the sums; -1 outside the range or already filled by a finer tier. */
   bucket(tMs: number): number {
@@ -66,6 +92,7 @@ export class Accumulator {
     const bi = Math.floor((tMs - this.b0) / this.stepMs);
     if (bi >= this.nb || this.claimed[bi] === 1) return -1;
     this.touched[bi] = 1;
+    this.lastBucket = bi;
     return bi * this.cols.length;
   }
 

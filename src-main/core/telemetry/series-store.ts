@@ -277,15 +277,29 @@ export class SeriesStore implements Disposable {
   }
 
   query(q: SeriesQuery): SeriesResult {
+    return this.read(q, []).result;
+  }
+
+  /**
+   * query(), and from the same read, for each of its buckets (parallel to `t`) whether any series matching
+   * `anyOf` holds a value there: what query() with those series too would show, without their columns
+   * (a report's telemetry coverage counts every GPU figure; its charts draw one).
+   */
+  queryWithPresence(q: SeriesQuery, anyOf: readonly string[]): { result: SeriesResult; present: boolean[] } {
+    return this.read(q, anyOf);
+  }
+
+  private read(q: SeriesQuery, anyOf: readonly string[]): { result: SeriesResult; present: boolean[] } {
     this.ensureOpen();
     const { spanMs, stepMs } = SERIES_RANGES[q.range];
     const toMs = q.endMs ?? this.clock.now();
     const fromMs = toMs - spanMs;
     const h = this.hostsByLabel.get(q.host);
-    const empty: SeriesResult = { host: q.host, range: q.range, fromMs, toMs, stepMs, t: [], series: [], tiers: [] };
+    const empty = { result: { host: q.host, range: q.range, fromMs, toMs, stepMs, t: [], series: [], tiers: [] } as SeriesResult, present: [] };
     if (h === undefined) return empty;
     const cols = selectColumns(h.names, q.metrics);
-    if (cols.length === 0) return empty;
+    const presenceCols = anyOf.length ? selectColumns(h.names, anyOf) : [];
+    if (cols.length === 0 && presenceCols.length === 0) return empty;
 
     const b0 = Math.floor(fromMs / stepMs) * stepMs;
     const nb = Math.max(1, Math.ceil((toMs + 1 - b0) / stepMs));
@@ -297,7 +311,8 @@ export class SeriesStore implements Disposable {
     const touched = new Uint8Array(nb);
     const used: ('1s' | '10s' | '5m')[] = [];
 
-    const acc = new Accumulator(b0, stepMs, nb, toMs, cols, claimed, touched, sum, cnt, max);
+    const present = presenceCols.length ? new Uint8Array(nb) : null;
+    const acc = new Accumulator(b0, stepMs, nb, toMs, cols, claimed, touched, sum, cnt, max, presenceCols, present);
 
     const tiers: { name: '1s' | '10s' | '5m'; res: number }[] = [
       { name: '1s', res: SLOT_MS },
@@ -349,7 +364,7 @@ export class SeriesStore implements Disposable {
       maxes.push(mx);
     }
     const order = ['1s', '10s', '5m'] as const;
-    return {
+    const result: SeriesResult = {
       host: q.host,
       range: q.range,
       fromMs,
@@ -359,6 +374,7 @@ export class SeriesStore implements Disposable {
       series: cols.map((c, j) => ({ metric: h.names[c]!, unit: metricUnit(h.names[c]!), avg: avgs[j]!, max: maxes[j]! })),
       tiers: order.filter((n) => used.includes(n)),
     };
+    return { result, present: present ? filled.map((i) => present[i] === 1) : [] };
   }
 
   private readRing(h: HostSeries, fromMs: number, toMs: number, acc: Accumulator): void {
@@ -374,6 +390,7 @@ export class SeriesStore implements Disposable {
         const v = h.ring[cols[j]!]?.[idx] ?? Number.NaN;
         acc.add(o + j, v, v);
       }
+      acc.mark((c) => h.ring[c]?.[idx] ?? Number.NaN);
     }
   }
 
@@ -396,6 +413,7 @@ export class SeriesStore implements Disposable {
         const v = c < n ? f[c]! : Number.NaN;
         acc.add(o + j, v, hasMax && c < n ? f[r.n + c]! : v);
       }
+      acc.mark((c) => (c < n ? f[c]! : Number.NaN));
     }
   }
 

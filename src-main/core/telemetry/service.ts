@@ -16,6 +16,8 @@ import {
   type HostCost,
   type ProxyFigure,
   type ProxyStats,
+  type SeriesQuery,
+  type SeriesResult,
   type TelemetryTick,
 } from '../../../src-preload/contract/index.js';
 import { AlertEngine, alertTickFromValues, hostAlertSettingsOf, withReadings, type AlertThresholds, type HostAlertTick, type HostHealthAlertInput, type LogFailureInput } from '../alerts/index.js';
@@ -150,7 +152,8 @@ export class TelemetryService implements Disposable {
   private readonly rolling = new Map<string, RollingCost>();
   readonly costSummary: (query: CostSummaryQuery) => CostSummary;
   /** Every cost figure of `host` over [fromMs, toMs) cut at now: what `cost.summary` answers for that window (reports read it). */
-  readonly hostCostOver: (host: string, fromMs: number, toMs: number) => HostCost;
+  /** `series`: where the window's readings are read (a report hands the rows it already holds); default the store. */
+  readonly hostCostOver: (host: string, fromMs: number, toMs: number, series?: (q: SeriesQuery) => SeriesResult) => HostCost;
   private readonly unreadableBaselines: unknown[];
 
   constructor(private readonly deps: TelemetryServiceDeps) {
@@ -171,9 +174,9 @@ export class TelemetryService implements Disposable {
     const costSources: WindowCostSources = { series: (q) => series.query(q), requestSpans: spansBetween, now: () => clock.now(), pollIntervalMs: () => config.current.telemetry?.pollIntervalMs ?? 1000 };
     const priceOf = (label: string) => config.current.hosts.find((h) => h.label === label)?.pricePerHourUsd ?? null;
     // One function for the host view and evidence reports: the same window gives the same figures.
-    const costOver = (host: string, fromMs: number, toMs: number, budget: { monthlyUsd: number | null; spentUsd: number | null }): HostCost =>
-      hostCost({ host, pricePerHourUsd: priceOf(host), usage: windowUsage(costSources, host, fromMs, toMs), monthlyBudgetUsd: budget.monthlyUsd, spentThisMonthUsd: budget.spentUsd });
-    this.hostCostOver = (host, fromMs, toMs) => costOver(host, fromMs, toMs, { monthlyUsd: null, spentUsd: null });
+    const costOver = (host: string, fromMs: number, toMs: number, budget: { monthlyUsd: number | null; spentUsd: number | null }, src = costSources): HostCost =>
+      hostCost({ host, pricePerHourUsd: priceOf(host), usage: windowUsage(src, host, fromMs, toMs), monthlyBudgetUsd: budget.monthlyUsd, spentThisMonthUsd: budget.spentUsd });
+    this.hostCostOver = (host, fromMs, toMs, read) => costOver(host, fromMs, toMs, { monthlyUsd: null, spentUsd: null }, read ? { ...costSources, series: read } : costSources);
 
     function costSummary(query: CostSummaryQuery): CostSummary {
       const now = clock.now();
