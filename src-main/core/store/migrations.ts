@@ -12,6 +12,7 @@
 import { CLIENT_LIMITS_MIGRATION } from './migrations-client-limits.js';
 import { TRACES_MIGRATION } from './migrations-traces.js';
 import { CAPTURES_MIGRATION } from './migrations-captures.js';
+import { AUDIT_TS_MIGRATION } from './migrations-audit-ts.js';
 
 export interface Migration {
   /** 1, 2, 3… without gaps. */
@@ -393,6 +394,7 @@ export const MIGRATIONS: readonly Migration[] = [
   CLIENT_LIMITS_MIGRATION,
   TRACES_MIGRATION,
   CAPTURES_MIGRATION,
+  AUDIT_TS_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
