@@ -12,6 +12,7 @@ import { DeltaApplyError, jsonEqual, type ObjectSpec } from './delta.js';
 // checked by the wire schema and applied as before.
 //
 // Parts, beside an object patch's `set` (and a record patch's):
+// (each position after a part's first is the distance from the one before, in position order)
 //   n: [position, value, …]   a number field that holds a number
 //   d: [position, change, …]  a whole-number field: held + change (both safe integers)
 //   o: [position, sub, …]     a plain object field: sub = { s?: {field: value}, u?: [field], n?, d?, o? }
@@ -103,9 +104,35 @@ function compactSet(set: Obj, base: Obj, out: Obj, setField: 's' | 'set'): void 
     }
   }
   if (kept > 0) out[setField] = named;
-  if (n.length > 0) out.n = n;
-  if (d.length > 0) out.d = d;
-  if (o.length > 0) out.o = o;
+  if (n.length > 0) out.n = gapped(n);
+  if (d.length > 0) out.d = gapped(d);
+  if (o.length > 0) out.o = gapped(o);
+}
+
+/** Pairs in position order, each position after the first as its distance from the one before (shorter in a record of 150 figures). */
+function gapped(pairs: unknown[]): unknown[] {
+  const order: Array<[number, unknown]> = [];
+  for (let i = 0; i < pairs.length; i += 2) order.push([pairs[i] as number, pairs[i + 1]]);
+  order.sort((a, b) => a[0] - b[0]);
+  const out: unknown[] = [];
+  let last = 0;
+  for (const [at, value] of order) {
+    out.push(at - last, value);
+    last = at;
+  }
+  return out;
+}
+
+/** Positions back from `gapped`'s distances; a distance that is no whole number ≥ 0 cannot be read. */
+function ungapped(pairs: unknown[], where: string, part: string): number[] {
+  const out: number[] = [];
+  let at = 0;
+  for (let i = 0; i < pairs.length; i += 2) {
+    const gap = pairs[i];
+    if (typeof gap !== 'number' || !Number.isInteger(gap) || gap < 0) throw new CompactShapeError(where, `\`${part}\` names position ${String(gap)}`);
+    out.push((at += gap));
+  }
+  return out;
 }
 
 /** A nested object's change as a sub-patch (fields set, removed, numbers and objects by position). */
@@ -181,18 +208,19 @@ function expandSet(patch: Obj, base: unknown, where: string, setField: 's' | 'se
   if (named !== undefined && !isPlain(named)) throw new CompactShapeError(where, `\`${setField}\` is not an object`);
   const { keys } = layoutOf(base);
   const set: Obj = { ...(named ?? {}) };
-  const field = (at: unknown, part: string): string => {
-    if (typeof at !== 'number' || !Number.isInteger(at) || at < 0) throw new CompactShapeError(where, `\`${part}\` names position ${String(at)}`);
+  const field = (at: number, part: string): string => {
     const key = keys[at];
     if (key === undefined) throw new DeltaApplyError(where, `\`${part}\` names position ${at}, but the object held has ${keys.length} fields`);
     if (Object.prototype.hasOwnProperty.call(set, key)) throw new DeltaApplyError(`${where}.${key}`, 'set twice');
     return key;
   };
   const n = patch.n === undefined ? [] : pairs(patch.n, where, 'n');
-  for (let i = 0; i < n.length; i += 2) assignOwn(set, field(n[i], 'n'), n[i + 1]);
+  const nAt = ungapped(n, where, 'n');
+  for (let i = 0; i < n.length; i += 2) assignOwn(set, field(nAt[i / 2]!, 'n'), n[i + 1]);
   const d = patch.d === undefined ? [] : pairs(patch.d, where, 'd');
+  const dAt = ungapped(d, where, 'd');
   for (let i = 0; i < d.length; i += 2) {
-    const key = field(d[i], 'd');
+    const key = field(dAt[i / 2]!, 'd');
     const held = own(base, key);
     const change = d[i + 1];
     const value = typeof held === 'number' && typeof change === 'number' ? held + change : Number.NaN;
@@ -200,8 +228,9 @@ function expandSet(patch: Obj, base: unknown, where: string, setField: 's' | 'se
     assignOwn(set, key, value);
   }
   const o = patch.o === undefined ? [] : pairs(patch.o, where, 'o');
+  const oAt = ungapped(o, where, 'o');
   for (let i = 0; i < o.length; i += 2) {
-    const key = field(o[i], 'o');
+    const key = field(oAt[i / 2]!, 'o');
     assignOwn(set, key, expandPlain(own(base, key), o[i + 1], `${where}.${key}`));
   }
   return set;

@@ -90,6 +90,15 @@ describe('compact parts', () => {
     expect(expandPatch(overJson(wire), base, spec, '')).toEqual({ set: { atMs: 1796489768255, power: 521.5, source: next.source } });
   });
 
+  it('positions go in order, each after the first as its distance from the one before', () => {
+    const held = { values: { 'gpu.0.power_w': 1, 'gpu.0.temp_c': 2, 'gpu.1.power_w': 3, 'gpu.1.temp_c': 4, 'host.load1': 5.5 } };
+    const next = { values: { ...held.values, 'host.load1': 6.25, 'gpu.0.temp_c': 7.5, 'gpu.1.power_w': 8.5 } };
+    const rec = { records: ['values'] };
+    const wire = compactPatch(diffObject(held, next, rec)!, held, rec);
+    expect(wire).toEqual({ values: { n: [1, 7.5, 1, 8.5, 2, 6.25] } });
+    expect(expandPatch(overJson(wire), held, rec, '')).toEqual({ values: { set: { 'gpu.0.temp_c': 7.5, 'gpu.1.power_w': 8.5, 'host.load1': 6.25 } } });
+  });
+
   it('a nested field added or removed, and a number that becomes null, stay named', () => {
     const next = { ...base, power: null, source: { kind: 'vllm', atMs: 1796489767000, version: '0.9' } };
     const wire = compactPatch(diffObject(base, next, spec)!, base, spec);
