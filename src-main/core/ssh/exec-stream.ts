@@ -46,7 +46,7 @@ export interface ExecStream extends AsyncIterable<ExecChunk> {
   close(): void;
   /**
    * Writes to the command's stdin (meant for `killOnClose: false`: the wrapper reads stdin itself);
-   * false when the stream has ended, is not open yet, or its transport keeps stdin (openssh today).
+   * false when the stream has ended, is not open yet, or its transport keeps stdin.
    * An empty string writes nothing: it only asks.
    */
   writeStdin?(data: string): boolean;

@@ -147,6 +147,10 @@ export function streamCommand(run: CommandRun, options: ExecStreamOptions = {}, 
       child.stdin.end();
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     },
+    // The mux client passes its stdin to the command (no -n here), as an ssh2 channel's write does.
+    write: (data) => {
+      child.stdin.write(data);
+    },
   });
   return queue;
 }

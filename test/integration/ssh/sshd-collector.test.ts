@@ -112,10 +112,14 @@ describe('the collector on a real sshd', () => {
     expect(f.services[0]!.kvCachePct).not.toBeNull();
   }, 30_000);
 
-  it.skipIf(!HAVE_OPENSSH)('runs through the OpenSSH transport too (its command shell quotes the script once more)', async () => {
-    const c = await waitHost(fleet, 'with-curl-openssh', (h) => read(h) && h.read?.reason != null, 30_000);
-    // Its streams give the command no stdin to write to: one exec a poll, and the host says so.
-    expect(c.read).toMatchObject({ mode: 'collector', reason: expect.stringMatching(/^FLEET_COLLECTOR_RESIDENT_OFF: .*stdin/) });
+  it.skipIf(!HAVE_OPENSSH)('stays resident on the OpenSSH transport too: its stream is an ssh mux client whose stdin reaches the loop', async () => {
+    const opened = (host: string) => residentLines.filter((l) => l.includes('resident collector open') && l.includes(`"host":"${host}"`));
+    await waitHost(fleet, 'with-curl-openssh', () => opened('with-curl-openssh').length > 0, 30_000);
+    let ticks = 0;
+    const c = await waitHost(fleet, 'with-curl-openssh', (h) => read(h) && ++ticks > 6, 20_000);
+    expect(c.read).toMatchObject({ mode: 'collector', reason: null });
     expect(c.services[0]!.kvCachePct).not.toBeNull();
-  }, 40_000);
+    expect(residentLines.filter((l) => l.includes('resident collector failed') && l.includes('"host":"with-curl-openssh"'))).toEqual([]);
+    expect(opened('with-curl-openssh').length).toBeLessThanOrEqual(3);
+  }, 60_000);
 });
