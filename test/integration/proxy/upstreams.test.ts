@@ -78,7 +78,10 @@ describe('proxy against stub upstreams', () => {
   });
 
   it('429 queue_full and hold_timeout carry Retry-After, retry-after-ms, X-Queue-Depth and an OpenAI error body', async () => {
-    const { client } = await setup(okAfter(400), { queueBound: { interactive: 1 }, holdBudgetMs: { interactive: 100 } }, 1);
+    // The third request must arrive while the second still waits in the one queue place: a hold budget of 100 ms
+    // left 60 ms for that, and a full CI run (load 8) once took longer, so the second had already timed out and the
+    // third was queued (hold_timeout, not queue_full). 1 s of budget, the slot busy for 1.5 s.
+    const { client } = await setup(okAfter(1_500), { queueBound: { interactive: 1 }, holdBudgetMs: { interactive: 1_000 } }, 1);
     const c = client();
     const running = c.chat.completions.create({ model: 'M', messages: msg });
     await new Promise((r) => setTimeout(r, 20));
