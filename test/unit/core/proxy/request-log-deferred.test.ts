@@ -4,31 +4,13 @@ import { FakeClock, silentLogger } from '../../../../src-main/core/base/index.js
 import { RequestLog, type RequestRecord } from '../../../../src-main/core/proxy/index.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 import { tempDir } from '../store/helpers.js';
+import { requestRecord } from '../../../helpers/request-records.js';
 
 // Issue #31 item 2: a full batch of request rows is written after the request that filled it, on the
 // next turn of the event loop, not inside it; a caller adding rows without yielding still never
 // holds more than a few batches, and nothing is dropped while writes succeed.
 
-const record = (i: number): RequestRecord => ({
-  id: `r${i}`,
-  ts: 1_700_000_000_000 + i,
-  client: 'c',
-  class: 'interactive',
-  endpoint: '/v1/chat/completions',
-  model: 'm',
-  upstream: 'h/s',
-  stream: false,
-  status: 200,
-  errorCode: null,
-  queueMs: 0,
-  ttftMs: null,
-  totalMs: 1,
-  tokensIn: 1,
-  tokensOut: 1,
-  bytesIn: 1,
-  bytesOut: 1,
-  replayed: false,
-});
+const record = (i: number): RequestRecord => requestRecord(i);
 
 let store: Store | undefined;
 let log: RequestLog | undefined;

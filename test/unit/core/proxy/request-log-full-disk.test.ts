@@ -4,31 +4,13 @@ import { FakeClock, silentLogger } from '../../../../src-main/core/base/index.js
 import { RequestLog, type RequestRecord } from '../../../../src-main/core/proxy/index.js';
 import { openStore, type Store } from '../../../../src-main/core/store/index.js';
 import { tempDir } from '../store/helpers.js';
+import { requestRecord } from '../../../helpers/request-records.js';
 
 // The request log on a full data folder (issue #33 item 3): rows wait in a bounded backlog, the oldest
 // beyond it are dropped and counted, tries are spaced, the store's health names the writer, and when
 // space returns what waited is written at once. A real SQLITE_FULL: the database capped at its page count.
 
-const record = (i: number): RequestRecord => ({
-  id: `r${i}-${'x'.repeat(2_000)}`,
-  ts: 1_700_000_000_000 + i,
-  client: 'c',
-  class: 'interactive',
-  endpoint: '/v1/chat/completions',
-  model: 'm',
-  upstream: 'h/s',
-  stream: false,
-  status: 200,
-  errorCode: null,
-  queueMs: 0,
-  ttftMs: null,
-  totalMs: 1,
-  tokensIn: 1,
-  tokensOut: 1,
-  bytesIn: 1,
-  bytesOut: 1,
-  replayed: false,
-});
+const record = (i: number): RequestRecord => requestRecord(i, { id: `r${i}-${'x'.repeat(2_000)}` });
 
 let store: Store | undefined;
 let log: RequestLog | undefined;
